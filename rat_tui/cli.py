@@ -1,0 +1,66 @@
+"""`rat-tui`: launch the TUI on a project folder, or run a script headless."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import __version__
+from .core.errors import RatError
+
+DESCRIPTION = """\
+A keyboard-driven terminal workbench over a local Iceberg lakehouse.
+
+  rat-tui [PROJECT_DIR]                 open the TUI on PROJECT_DIR (default: .)
+  rat-tui [PROJECT_DIR] --script FILE   run FILE's commands headless ('-' reads stdin);
+                                        JSON Lines on stdout, exit 0 ok / 1 failed / 2 bad script
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rat-tui", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("project", nargs="?", default=".", metavar="PROJECT_DIR", help="project folder (default: .)")
+    parser.add_argument("--script", metavar="FILE", help="run the commands in FILE ('-' for stdin) headless")
+    parser.add_argument("--events", action="store_true", help="with --script: also print run events as JSON lines")
+    parser.add_argument("--keep-going", action="store_true", help="with --script: continue after a failed command")
+    parser.add_argument("--version", action="version", version=f"rat-tui {__version__}")
+    return parser
+
+
+def _read_script(source: str) -> str:
+    if source == "-":
+        return sys.stdin.read()
+    return Path(source).read_text(encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from .core.logs import setup_logging
+    from .core.workbench import Workbench
+
+    try:
+        workbench = Workbench(args.project)
+    except RatError as exc:
+        print(f"rat-tui: {exc.sentence()}", file=sys.stderr)
+        return 2
+    setup_logging(workbench.project.state_dir)
+    if args.script is None:
+        from .tui.app import RatApp
+
+        RatApp(workbench).run()
+        return 0
+
+    from .script.executor import EXIT_BAD_SCRIPT, run_script
+
+    try:
+        text = _read_script(args.script)
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"rat-tui: cannot read script {args.script}: {exc}", file=sys.stderr)
+        return EXIT_BAD_SCRIPT
+    return run_script(workbench, text, keep_going=args.keep_going, events=args.events)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

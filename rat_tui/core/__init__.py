@@ -1,0 +1,1 @@
+"""The core: project model, runner, catalog, versions and state. Knows nothing of Textual."""

@@ -1,0 +1,1 @@
+"""`--script`: the headless face over the command layer (see SCRIPT.md)."""

@@ -1,0 +1,57 @@
+"""Running a parsed script: one JSON line per result on stdout, exit status per SCRIPT.md."""
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import Any, TextIO
+
+from ..core.errors import RatError
+from ..core.workbench import Workbench
+from .commands import COMMANDS, ArgumentError
+from .parser import ScriptError, ScriptLine, parse_script
+
+log = logging.getLogger(__name__)
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_SCRIPT = 0, 1, 2
+
+
+def emit(obj: dict[str, Any], out: TextIO) -> None:
+    out.write(json.dumps(obj, default=str) + "\n")
+    out.flush()
+
+
+def run_line(wb: Workbench, item: ScriptLine) -> dict[str, Any]:
+    result: dict[str, Any] = {"line": item.line, "cmd": item.cmd}
+    spec = COMMANDS[item.cmd]
+    try:
+        args = spec.parser.parse_args(item.args)
+        fields = spec.handler(wb, args, item.body)
+        result.update({"ok": True, **fields})
+    except ArgumentError as exc:
+        result.update({"ok": False, "error": str(exc)})
+    except RatError as exc:
+        result.update({"ok": False, **exc.result, "error": exc.sentence()})
+    except Exception as exc:  # an internal bug: keep the traceback in the log, one sentence on stdout
+        log.exception("internal error in script line %s (%s)", item.line, item.cmd)
+        result.update({"ok": False, "error": f"internal error ({type(exc).__name__}: {exc}); see .rat/logs/app.log"})
+    return result
+
+
+def run_script(
+    wb: Workbench, text: str, out: TextIO = sys.stdout, keep_going: bool = False, events: bool = False
+) -> int:
+    try:
+        lines = parse_script(text, set(COMMANDS))
+    except ScriptError as exc:
+        emit({"line": exc.line, "cmd": None, "ok": False, "error": str(exc)}, out)
+        return EXIT_BAD_SCRIPT
+    status = EXIT_OK
+    for item in lines:
+        result = run_line(wb, item)
+        emit(result, out)
+        if not result["ok"]:
+            status = EXIT_FAILED
+            if not keep_going:
+                break
+    return status

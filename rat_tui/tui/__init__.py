@@ -1,0 +1,1 @@
+"""The Textual face: renders core state and sends commands; no behaviour of its own."""

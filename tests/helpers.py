@@ -1,0 +1,22 @@
+"""Helpers shared by tests."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def run_cli(*args: str, stdin: str | None = None, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    """The real `rat-tui` entry point in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "rat_tui", *args],
+        input=stdin, capture_output=True, text=True, cwd=cwd, timeout=timeout,
+    )
+
+
+def run_script(project: Path, script: str, *flags: str, timeout: float = 300) -> tuple[int, list[dict], str]:
+    """Run a script through the CLI; returns (exit status, parsed JSON lines, stderr)."""
+    proc = run_cli(str(project), "--script", "-", *flags, stdin=script, timeout=timeout)
+    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    return proc.returncode, lines, proc.stderr
