@@ -53,3 +53,45 @@ def _ls(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
 @command("validate", arg("pipeline", nargs="?"))
 def _validate(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
     return wb.validate(a.pipeline)
+
+
+@command("run", arg("pipeline"), arg("--full-refresh", action="store_true"), arg("--published", action="store_true"))
+def _run(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
+    return wb.run(a.pipeline, full_refresh=a.full_refresh, published=a.published)
+
+
+@command("preview", arg("pipeline"), arg("--limit", type=int, default=20))
+def _preview(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
+    return wb.preview(a.pipeline, a.limit)
+
+
+@command("query", arg("sql", nargs="+"))
+def _query(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
+    return wb.query(" ".join(a.sql))
+
+
+@command("tables")
+def _tables(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
+    return wb.tables()
+
+
+@command("snapshots", arg("pipeline"))
+def _snapshots(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
+    return wb.snapshots(a.pipeline)
+
+
+@command("runs", arg("pipeline", nargs="?"), arg("--limit", type=int, default=20))
+def _runs(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
+    return wb.runs(a.pipeline, a.limit)
+
+
+@command("write", arg("path"))
+def _write(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
+    if body is None:
+        raise ArgumentError("write needs a heredoc body: write PATH <<EOF … EOF")
+    return wb.write(a.path, body)
+
+
+@command("wait-idle", arg("--timeout", type=float, default=None))
+def _wait_idle(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
+    return wb.wait_idle(a.timeout)

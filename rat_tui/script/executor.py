@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import threading
 from typing import Any, TextIO
 
 from ..core.errors import RatError
@@ -16,9 +17,14 @@ log = logging.getLogger(__name__)
 EXIT_OK, EXIT_FAILED, EXIT_BAD_SCRIPT = 0, 1, 2
 
 
+_OUT_LOCK = threading.Lock()  # run events arrive from run threads
+
+
 def emit(obj: dict[str, Any], out: TextIO) -> None:
-    out.write(json.dumps(obj, default=str) + "\n")
-    out.flush()
+    line = json.dumps(obj, default=str)
+    with _OUT_LOCK:
+        out.write(line + "\n")
+        out.flush()
 
 
 def run_line(wb: Workbench, item: ScriptLine) -> dict[str, Any]:
@@ -46,6 +52,22 @@ def run_script(
     except ScriptError as exc:
         emit({"line": exc.line, "cmd": None, "ok": False, "error": str(exc)}, out)
         return EXIT_BAD_SCRIPT
+    unsubscribe = wb.events.subscribe(lambda event: emit(event.as_dict(), out)) if events else None
+    try:
+        if wb.needs_cleanup():
+            for done in wb.cleanup_leftovers():
+                print(f"rat-tui: {done}", file=sys.stderr)
+        return _run_lines(wb, lines, out, keep_going)
+    except RatError as exc:
+        print(f"rat-tui: {exc.sentence()}", file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        if unsubscribe:
+            unsubscribe()
+        wb.close()
+
+
+def _run_lines(wb: Workbench, lines: list[ScriptLine], out: TextIO, keep_going: bool) -> int:
     status = EXIT_OK
     for item in lines:
         result = run_line(wb, item)

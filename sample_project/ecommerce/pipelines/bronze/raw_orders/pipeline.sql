@@ -1,8 +1,7 @@
 -- @merge_strategy: append_only
 -- @archive_landing_zones: true
--- @description: Raw orders as uploaded, one row per CSV line, with the file each came from
+-- @description: Raw orders as uploaded, one row per CSV line; _source_file names the file it came from
 SELECT
   *,
-  _metadata.file_name AS source_file,
   TIMESTAMP '{{ run_started_at }}' AS ingested_at
 FROM {{ landing_zone('orders') }}

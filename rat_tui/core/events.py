@@ -1,0 +1,116 @@
+"""The one typed event stream: runs and the Spark session report through it; faces subscribe."""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Event:
+    at: float = field(default_factory=time.time, kw_only=True)
+
+    @property
+    def kind(self) -> str:
+        return type(self).__name__
+
+    def as_dict(self) -> dict:
+        return {"event": self.kind, **asdict(self)}
+
+
+@dataclass(frozen=True)
+class SessionStateChanged(Event):
+    state: str  # stopped | starting | ready | busy | failed
+    reason: str = ""
+    master: str = ""
+
+
+@dataclass(frozen=True)
+class RunQueued(Event):
+    run_id: str
+    pipeline: str
+
+
+@dataclass(frozen=True)
+class RunStarted(Event):
+    run_id: str
+    pipeline: str
+    version: str  # "draft" or the published version number
+
+
+@dataclass(frozen=True)
+class PhaseStarted(Event):
+    run_id: str
+    phase: str
+
+
+@dataclass(frozen=True)
+class PhaseFinished(Event):
+    run_id: str
+    phase: str
+    ms: int
+    ok: bool
+    rows: int | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class QualityResultEvent(Event):
+    run_id: str
+    name: str
+    severity: str
+    status: str
+    violations: int
+    ms: int
+
+
+@dataclass(frozen=True)
+class LogLine(Event):
+    run_id: str | None
+    level: str
+    message: str
+
+
+@dataclass(frozen=True)
+class RunFinished(Event):
+    run_id: str
+    pipeline: str
+    status: str
+    rows_written: int
+    error: str | None
+    snapshot_id: int | None
+
+
+Listener = Callable[[Event], None]
+
+
+class EventBus:
+    """Thread-safe fan-out. A failing listener is logged and never breaks the publisher."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
+        self._lock = threading.Lock()
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def publish(self, event: Event) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(event)
+            except Exception:
+                log.exception("event listener failed on %s", event.kind)

@@ -1,0 +1,262 @@
+"""One run of one pipeline in five phases, on its own Iceberg branch.
+
+Whatever happens (failure, cancellation, an exception), the branch is dropped and a table
+created by this run is removed again unless the run reached `main`.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from . import testpoints
+from .build import build
+from .catalog import IcebergTable
+from .errors import RatError, RunCancelled
+from .events import EventBus, LogLine, PhaseFinished, PhaseStarted, QualityResultEvent
+from .pipeline_source import LoadedPipeline, load_pipeline
+from .project import PipelineRef, Project
+from .quality import run_quality_test
+from .run_context import RunContext
+from .spark_errors import is_cancellation, summarise
+from .state import RunRecord, StateDB
+from .strategies import ORDER_COLUMN, WRITERS, WriteJob, partition_by, table_properties, table_schema
+from .templating import syntax_problem
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+log = logging.getLogger(__name__)
+
+PHASES = ("branch_creation", "config_loading", "build_result", "iceberg_write", "quality_tests", "branch_resolution")
+MERGE_ATTEMPTS = 3
+
+
+@dataclass
+class RunOptions:
+    full_refresh: bool = False
+    files: dict[str, bytes] | None = None  # pinned content for `run --published`; None = working folder
+
+
+class Execution:
+    def __init__(
+        self,
+        spark: "SparkSession",
+        project: Project,
+        record: RunRecord,
+        ref: PipelineRef,
+        options: RunOptions,
+        state: StateDB,
+        events: EventBus,
+        cancelled: threading.Event,
+        ensure_catalog: Callable[[str], None],
+    ):
+        self.spark, self.project, self.record, self.ref = spark, project, record, ref
+        self.options, self.state, self.events, self.cancelled = options, state, events, cancelled
+        self.ensure_catalog = ensure_catalog
+        self.table = IcebergTable(spark, ref)
+        self.branch = f"run_{record.run_id}"
+        self.branch_made = False
+        self.ctx: RunContext | None = None
+        self.result: DataFrame | None = None
+        self.pipeline: LoadedPipeline | None = None
+
+    # -- plumbing -----------------------------------------------------------------
+    def log(self, message: str, level: str = "info") -> None:
+        getattr(log, level if level != "warn" else "warning")("[%s] %s", self.record.run_id, message)
+        self.events.publish(LogLine(self.record.run_id, level, message))
+
+    def check_cancel(self) -> None:
+        if self.cancelled.is_set():
+            raise RunCancelled()
+
+    @contextlib.contextmanager
+    def phase(self, name: str) -> Iterator[dict]:
+        self.check_cancel()
+        info: dict = {"rows": None}
+        self.events.publish(PhaseStarted(self.record.run_id, name))
+        began = time.monotonic()
+        ok, message = False, ""
+        try:
+            yield info
+            ok = True
+        except BaseException as exc:
+            message = exc.sentence() if isinstance(exc, RatError) else ("cancelled" if isinstance(exc, RunCancelled) else str(exc))
+            raise
+        finally:
+            ms = int((time.monotonic() - began) * 1000)
+            self.record.phases[name] = ms
+            self.state.update_run(self.record.run_id, phases=self.record.phases)
+            self.events.publish(PhaseFinished(self.record.run_id, name, ms, ok, info["rows"], message))
+            testpoints.reached(f"after:{name}")
+
+    # -- the phases -------------------------------------------------------------------
+    def run(self) -> None:
+        """Runs the phases; raises RatError / RunCancelled; always cleans up its branch."""
+        started = datetime.now(timezone.utc).replace(microsecond=0)
+        run_started_at = started.strftime("%Y-%m-%d %H:%M:%S")
+        self.spark.sparkContext.setJobGroup(self.record.run_id, f"rat run {self.ref.fqn}", interruptOnCancel=True)
+        try:
+            with self.phase("branch_creation"):
+                self.ensure_catalog(self.ref.namespace)
+                if self.table.exists():
+                    self.make_branch()
+            with self.phase("config_loading"):
+                self.pipeline = self.load()
+                self.ctx = RunContext(
+                    self.spark, self.project, self.ref, self.pipeline.config, self.record.run_id, run_started_at,
+                    self.table, self.branch_made, self.options.full_refresh, self.log, self.ensure_catalog,
+                )
+            with self.phase("build_result") as info:
+                self.result = self.materialise(build(self.ctx, self.pipeline))
+                info["rows"] = self.result.count()
+            with self.phase("iceberg_write") as info:
+                info["rows"] = self.record.rows_written = self.write()
+            with self.phase("quality_tests"):
+                blocking = self.quality()
+            with self.phase("branch_resolution"):
+                if blocking:
+                    raise RatError(blocking)
+                self.merge()
+        except BaseException as exc:
+            if is_cancellation(exc) and self.cancelled.is_set():
+                raise RunCancelled() from None
+            raise
+        finally:
+            self.cleanup()
+
+    def make_branch(self) -> None:
+        self.state.update_run(self.record.run_id, branch=self.branch)
+        self.table.create_branch(self.branch)
+        self.branch_made = True
+
+    def load(self) -> LoadedPipeline:
+        files = self.options.files if self.options.files is not None else self.project.read_pipeline_files(self.ref)
+        pipeline, problems = load_pipeline(self.ref, files)
+        errors = [p for p in problems if p.is_error]
+        if pipeline is not None:
+            texts = [(pipeline.source_relpath, pipeline.source)] if pipeline.kind == "sql" else []
+            texts += [(t.relpath, t.sql) for t in pipeline.quality_tests]
+            errors += [p for p in (syntax_problem(text, path) for path, text in texts) if p]
+        for problem in problems:
+            if not problem.is_error:
+                self.log(problem.sentence(), "warn")
+        if errors:
+            raise RatError.from_problem(errors[0])
+        assert pipeline is not None
+        return pipeline
+
+    def materialise(self, df: "DataFrame") -> "DataFrame":
+        """Run the query once; later phases read the checkpoint, so the result cannot change under them."""
+        from pyspark.sql import functions as F
+
+        try:
+            return df.withColumn(ORDER_COLUMN, F.monotonically_increasing_id()).localCheckpoint(eager=True)
+        except Exception as exc:
+            if is_cancellation(exc):
+                raise
+            message, line = summarise(exc)
+            assert self.pipeline is not None
+            raise RatError(f"query failed: {message}", self.pipeline.source_relpath, line) from None
+
+    def write(self) -> int:
+        assert self.ctx is not None and self.result is not None and self.pipeline is not None
+        config = self.pipeline.config
+        if not self.branch_made:
+            self.state.update_run(self.record.run_id, created_table=True)
+            self.table.create_empty(
+                table_schema(self.result.schema, config),
+                table_properties(config, self.project.settings.target_file_size_bytes),
+                partition_by(config),
+            )
+            self.make_branch()
+            self.log(f"created table {self.ref.fqn}")
+        elif self.options.full_refresh and config.merge_strategy.value != "full_refresh":
+            from pyspark.sql import functions as F
+
+            self.spark.createDataFrame([], self.table.schema()).writeTo(self.table.branch_ident(self.branch)).overwrite(F.lit(True))
+        job = WriteJob(self.table, self.branch, self.result, config, self.record.run_id, self.ctx.run_started_at)
+        before = self.table.refs().get(self.branch)
+        try:
+            WRITERS[config.merge_strategy](job)
+        except RatError:
+            raise
+        except Exception as exc:
+            if is_cancellation(exc):
+                raise
+            message, _ = summarise(exc)
+            raise RatError(f"writing {self.ref.fqn} failed: {message}", self.pipeline.source_relpath) from None
+        testpoints.reached("during:iceberg_write")
+        after = self.table.refs().get(self.branch)
+        return self._added_rows(after) if after != before else 0
+
+    def _added_rows(self, snapshot_id: int | None) -> int:
+        rows = self.spark.sql(
+            f"SELECT summary['added-records'] AS added FROM {self.table.ident}.snapshots WHERE snapshot_id = {int(snapshot_id or 0)}"
+        ).collect()
+        return int(rows[0].added or 0) if rows else 0
+
+    def quality(self) -> str | None:
+        """Runs every test; returns why the merge is blocked, or None."""
+        assert self.ctx is not None and self.pipeline is not None
+        timeout = self.project.settings.quality_timeout_seconds
+        blocking = []
+        for test in self.pipeline.quality_tests:
+            self.check_cancel()
+            outcome = run_quality_test(self.ctx, test, self.table.branch_ident(self.branch), timeout, self.record.run_id)
+            if self.cancelled.is_set():
+                raise RunCancelled()
+            self.record.quality.append(outcome)
+            self.state.save_quality(self.record.run_id, outcome)
+            self.events.publish(QualityResultEvent(
+                self.record.run_id, outcome.name, outcome.severity, outcome.status, outcome.violations, outcome.ms))
+            if outcome.status == "failed":
+                blocking.append(f"quality test {test.name} failed with {outcome.violations} violating row(s)")
+            elif outcome.status == "error":
+                blocking.append(f"quality test {test.name} could not run: {outcome.error}")
+            elif outcome.status == "warned":
+                self.log(f"quality test {test.name} warned: {outcome.violations} row(s)", "warn")
+        return "; ".join(blocking) or None
+
+    def merge(self) -> None:
+        """Fast-forward main to the branch; retry when a concurrent commit got in the way."""
+        for attempt in range(1, MERGE_ATTEMPTS + 1):
+            self.check_cancel()
+            try:
+                self.table.fast_forward(self.branch)
+                break
+            except Exception as exc:
+                message, _ = summarise(exc)
+                if attempt == MERGE_ATTEMPTS:
+                    raise RatError(
+                        f"could not move main of {self.ref.fqn} to the run's branch after {MERGE_ATTEMPTS} attempts: {message}"
+                    ) from None
+                self.log(f"fast-forward attempt {attempt} failed ({message}); retrying", "warn")
+                time.sleep(0.2 * 2 ** attempt)
+        self.record.snapshot_id = self.table.refs().get("main")
+        self.state.update_run(self.record.run_id, snapshot_id=self.record.snapshot_id, created_table=False)
+
+    def cleanup(self) -> None:
+        """Drop the branch (and a table this run created but did not publish); never raises."""
+        if self.ctx is not None:
+            self.ctx.cleanup()
+        if self.result is not None:
+            with contextlib.suppress(Exception):
+                self.result.unpersist()
+        self.spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+        try:
+            record = self.state.get_run(self.record.run_id)
+            drop_table = bool(record and record.created_table)
+            if drop_table:
+                self.table.drop()
+                self.log(f"dropped table {self.ref.fqn}, which this run had created")
+            elif self.branch_made:
+                self.table.drop_branch(self.branch)
+            self.state.update_run(self.record.run_id, branch=None, created_table=False)
+        except Exception:
+            log.exception("[%s] cleanup of branch %s failed; the next start will retry", self.record.run_id, self.branch)

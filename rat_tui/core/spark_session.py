@@ -1,0 +1,212 @@
+"""The managed SparkSession: started once in the background, shared by every run and query."""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import RatError
+from .events import EventBus, SessionStateChanged
+from .java import find_java_home, iceberg_jar
+from .project import Project
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+log = logging.getLogger(__name__)
+
+_LOG4J = """\
+rootLogger.level = {level}
+rootLogger.appenderRef.file.ref = file
+appender.file.type = File
+appender.file.name = file
+appender.file.fileName = {path}
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = %d{{yy/MM/dd HH:mm:ss}} %p %c{{1}}: %m%n
+"""
+
+
+class SessionState(str, Enum):
+    STOPPED = "stopped"
+    STARTING = "starting"
+    READY = "ready"
+    BUSY = "busy"
+    FAILED = "failed"
+
+
+def catalog_conf(namespace: str, warehouse: Path, catalog_type: str, properties: dict[str, str]) -> dict[str, str]:
+    """Spark settings registering one Iceberg catalog named after the namespace."""
+    prefix = f"spark.sql.catalog.{namespace}"
+    conf = {prefix: "org.apache.iceberg.spark.SparkCatalog", f"{prefix}.cache-enabled": "false"}
+    if catalog_type == "hadoop":
+        conf[f"{prefix}.type"] = "hadoop"
+        conf[f"{prefix}.warehouse"] = warehouse.resolve().as_uri()
+    else:
+        conf[f"{prefix}.type"] = catalog_type
+        conf.update({f"{prefix}.{k}": v.replace("{namespace}", namespace) for k, v in properties.items()})
+    return conf
+
+
+class SparkManager:
+    """Owns the one SparkSession of the process and reports its state on the event bus."""
+
+    def __init__(self, project: Project, events: EventBus):
+        self.project = project
+        self.events = events
+        self.state = SessionState.STOPPED
+        self.reason = ""
+        self._spark: SparkSession | None = None
+        self._lock = threading.Lock()
+        self._ready = threading.Event()
+        self._starter: threading.Thread | None = None
+        self._catalogs: set[str] = set()
+        self._active = 0
+        self.start_seconds: float | None = None
+
+    # -- state ------------------------------------------------------------------
+    def _set_state(self, state: SessionState, reason: str = "") -> None:
+        self.state, self.reason = state, reason
+        self.events.publish(SessionStateChanged(state.value, reason, self.project.settings.spark_master))
+
+    def start_background(self) -> None:
+        """Start the session in a thread unless it is already starting or running."""
+        with self._lock:
+            if self._starter is not None and (self._starter.is_alive() or self._spark is not None):
+                return
+            self._ready.clear()
+            self._starter = threading.Thread(target=self._start, name="spark-start", daemon=True)
+            self._set_state(SessionState.STARTING)
+            self._starter.start()
+
+    def session(self, timeout: float | None = None) -> "SparkSession":
+        """The ready session, starting it if needed; raises RatError when it failed to start."""
+        if self._spark is None:
+            if self.state in (SessionState.STOPPED, SessionState.FAILED):
+                self.start_background()
+            if not self._ready.wait(timeout):
+                raise RatError(f"the Spark session did not start within {timeout:.0f} s")
+        if self._spark is None:
+            raise RatError(f"the Spark session failed to start: {self.reason}")
+        return self._spark
+
+    @contextlib.contextmanager
+    def using(self) -> Iterator["SparkSession"]:
+        """The session, marked busy while the block runs."""
+        spark = self.session()
+        with self._lock:
+            self._active += 1
+            if self._active == 1:
+                self._set_state(SessionState.BUSY)
+        try:
+            yield spark
+        finally:
+            with self._lock:
+                self._active -= 1
+                if self._active == 0 and self._spark is not None:
+                    self._set_state(SessionState.READY)
+
+    def ensure_catalog(self, namespace: str) -> None:
+        """Register the namespace's Iceberg catalog (namespaces may appear while the app runs)."""
+        if namespace in self._catalogs:
+            return
+        spark = self.session()
+        settings = self.project.settings
+        for key, value in catalog_conf(
+            namespace, self.project.warehouse_dir(namespace), settings.catalog_type, settings.catalog_properties
+        ).items():
+            spark.conf.set(key, value)
+        self._catalogs.add(namespace)
+
+    # -- start and stop -----------------------------------------------------------
+    def _conf(self, logs: Path) -> dict[str, str]:
+        settings = self.project.settings
+        log4j = logs / "log4j2.properties"
+        log4j.write_text(_LOG4J.format(level=settings.spark_log_level.lower(), path=logs / "spark.log"))
+        java_opts = f"-Dlog4j2.configurationFile={log4j.as_uri()}"
+        jars = ",".join(settings.spark_jars) if settings.spark_jars is not None else str(iceberg_jar())
+        conf = {
+            "spark.app.name": f"rat-tui {self.project.root.name}",
+            "spark.master": settings.spark_master,
+            "spark.jars": jars,
+            "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.session.timeZone": "UTC",
+            "spark.driver.host": "127.0.0.1",
+            "spark.driver.bindAddress": "127.0.0.1",
+            "spark.sql.shuffle.partitions": "8",
+            "spark.driver.extraJavaOptions": java_opts,
+            "spark.executor.extraJavaOptions": java_opts,
+            "spark.sql.warehouse.dir": (self.project.state_dir / "spark-warehouse").as_uri(),
+        }
+        if settings.spark_jars_packages:
+            conf["spark.jars.packages"] = ",".join(settings.spark_jars_packages)
+        if settings.spark_driver_memory:
+            conf["spark.driver.memory"] = settings.spark_driver_memory
+        for ns in self.project.scan().namespaces:
+            conf.update(
+                catalog_conf(ns.name, self.project.warehouse_dir(ns.name), settings.catalog_type, settings.catalog_properties)
+            )
+        conf.update(settings.spark_conf)
+        return conf
+
+    def _start(self) -> None:
+        began = time.monotonic()
+        try:
+            java_home = find_java_home()
+            os.environ["JAVA_HOME"] = str(java_home)
+            logs = self.project.state_dir / "logs"
+            logs.mkdir(parents=True, exist_ok=True)
+            conf = self._conf(logs)
+            from pyspark.sql import SparkSession
+
+            builder = SparkSession.builder
+            for key, value in conf.items():
+                builder = builder.config(key, value)
+            with _stderr_to(logs / "spark.log"):
+                spark = builder.getOrCreate()
+            spark.sparkContext.setLogLevel(self.project.settings.spark_log_level.upper())
+            self._catalogs = {k.split(".")[3] for k in conf if k.count(".") == 3 and k.startswith("spark.sql.catalog.")}
+            self._spark = spark
+            self.start_seconds = time.monotonic() - began
+            log.info("Spark session ready in %.1f s (master %s)", self.start_seconds, conf["spark.master"])
+            self._set_state(SessionState.READY)
+        except RatError as exc:
+            self._set_state(SessionState.FAILED, exc.sentence())
+        except Exception as exc:
+            log.exception("Spark session failed to start")
+            self._set_state(SessionState.FAILED, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}; see .rat/logs/spark.log")
+        finally:
+            self._ready.set()
+
+    def stop(self) -> None:
+        with self._lock:
+            spark, self._spark = self._spark, None
+        if spark is not None:
+            try:
+                spark.stop()
+            except Exception:
+                log.exception("stopping Spark failed")
+        self._catalogs.clear()
+        self._starter = None
+        self._ready.clear()
+        self._set_state(SessionState.STOPPED)
+
+
+@contextlib.contextmanager
+def _stderr_to(path: Path) -> Iterator[None]:
+    """Point fd 2 at a file while the JVM is spawned, so its start-up chatter never hits the terminal."""
+    saved = os.dup(2)
+    with path.open("ab") as target:
+        os.dup2(target.fileno(), 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)

@@ -1,0 +1,202 @@
+"""`.rat/state.db`: run history and quality results, shared safely by several app processes."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    pipeline TEXT NOT NULL,
+    status TEXT NOT NULL,            -- queued | running | success | failed | cancelled
+    version TEXT NOT NULL DEFAULT 'draft',
+    trigger TEXT NOT NULL DEFAULT 'manual',
+    queued_at REAL NOT NULL,
+    started_at REAL,
+    finished_at REAL,
+    rows_written INTEGER NOT NULL DEFAULT 0,
+    phases TEXT NOT NULL DEFAULT '{}',
+    snapshot_id INTEGER,
+    error TEXT,
+    branch TEXT,
+    created_table INTEGER NOT NULL DEFAULT 0,
+    host TEXT,
+    pid INTEGER,
+    archived_files TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX IF NOT EXISTS runs_by_pipeline ON runs (pipeline, queued_at);
+CREATE TABLE IF NOT EXISTS quality_results (
+    run_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    status TEXT NOT NULL,
+    violations INTEGER NOT NULL,
+    ms INTEGER NOT NULL,
+    sample TEXT NOT NULL DEFAULT '[]',
+    error TEXT,
+    PRIMARY KEY (run_id, name)
+);
+"""
+
+
+@dataclass
+class QualityOutcome:
+    name: str
+    severity: str
+    status: str  # passed | failed | warned | error
+    violations: int
+    ms: int = 0
+    sample: list[list[Any]] = field(default_factory=list)
+    error: str | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "name": self.name, "severity": self.severity, "status": self.status,
+            "violations": self.violations, "ms": self.ms, "sample": self.sample, "error": self.error,
+        }
+
+
+@dataclass
+class RunRecord:
+    run_id: str
+    pipeline: str
+    status: str
+    version: str = "draft"
+    trigger: str = "manual"
+    queued_at: float = field(default_factory=time.time)
+    started_at: float | None = None
+    finished_at: float | None = None
+    rows_written: int = 0
+    phases: dict[str, int] = field(default_factory=dict)
+    snapshot_id: int | None = None
+    error: str | None = None
+    branch: str | None = None
+    created_table: bool = False
+    host: str | None = None
+    pid: int | None = None
+    quality: list[QualityOutcome] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {
+            "run_id": self.run_id, "pipeline": self.pipeline, "status": self.status, "version": self.version,
+            "trigger": self.trigger, "queued_at": self.queued_at, "started_at": self.started_at,
+            "finished_at": self.finished_at, "rows_written": self.rows_written, "phases": self.phases,
+            "quality": [q.as_dict() for q in self.quality], "snapshot_id": self.snapshot_id, "error": self.error,
+        }
+
+
+def _process_alive(host: str | None, pid: int | None) -> bool:
+    if host != socket.gethostname() or not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class StateDB:
+    """SQLite in WAL mode with a busy timeout: a TUI and a `--script` may share one project."""
+
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._local = threading.local()
+        self._conn().executescript(_SCHEMA)
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA busy_timeout=30000")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    # -- writes ---------------------------------------------------------------------
+    def insert_run(self, run: RunRecord) -> None:
+        run.host, run.pid = socket.gethostname(), os.getpid()
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO runs (run_id, pipeline, status, version, trigger, queued_at, host, pid)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (run.run_id, run.pipeline, run.status, run.version, run.trigger, run.queued_at, run.host, run.pid),
+            )
+
+    def update_run(self, run_id: str, **fields: Any) -> None:
+        if "phases" in fields:
+            fields["phases"] = json.dumps(fields["phases"])
+        if "created_table" in fields:
+            fields["created_table"] = int(bool(fields["created_table"]))
+        assignments = ", ".join(f"{key} = ?" for key in fields)
+        with self._tx() as db:
+            db.execute(f"UPDATE runs SET {assignments} WHERE run_id = ?", (*fields.values(), run_id))
+
+    def save_quality(self, run_id: str, outcome: QualityOutcome) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO quality_results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, outcome.name, outcome.severity, outcome.status, outcome.violations, outcome.ms,
+                 json.dumps(outcome.sample, default=str), outcome.error),
+            )
+
+    # -- reads ----------------------------------------------------------------------
+    def _record(self, row: sqlite3.Row) -> RunRecord:
+        quality = [
+            QualityOutcome(q["name"], q["severity"], q["status"], q["violations"], q["ms"], json.loads(q["sample"]), q["error"])
+            for q in self._conn().execute("SELECT * FROM quality_results WHERE run_id = ? ORDER BY name", (row["run_id"],))
+        ]
+        return RunRecord(
+            run_id=row["run_id"], pipeline=row["pipeline"], status=row["status"], version=row["version"],
+            trigger=row["trigger"], queued_at=row["queued_at"], started_at=row["started_at"],
+            finished_at=row["finished_at"], rows_written=row["rows_written"], phases=json.loads(row["phases"]),
+            snapshot_id=row["snapshot_id"], error=row["error"], branch=row["branch"],
+            created_table=bool(row["created_table"]), host=row["host"], pid=row["pid"], quality=quality,
+        )
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        row = self._conn().execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return self._record(row) if row else None
+
+    def runs(self, pipeline: str | None = None, limit: int = 20) -> list[RunRecord]:
+        if pipeline:
+            rows = self._conn().execute(
+                "SELECT * FROM runs WHERE pipeline = ? ORDER BY queued_at DESC LIMIT ?", (pipeline, limit))
+        else:
+            rows = self._conn().execute("SELECT * FROM runs ORDER BY queued_at DESC LIMIT ?", (limit,))
+        return [self._record(row) for row in rows.fetchall()]
+
+    def orphaned_runs(self) -> list[RunRecord]:
+        """Runs left queued or running by a process that no longer exists."""
+        rows = self._conn().execute("SELECT * FROM runs WHERE status IN ('queued', 'running')").fetchall()
+        return [self._record(r) for r in rows if not _process_alive(r["host"], r["pid"])]
+
+    def unresolved_branches(self) -> list[RunRecord]:
+        """Finished runs whose branch (or created table) was never cleaned up."""
+        rows = self._conn().execute(
+            "SELECT * FROM runs WHERE status IN ('failed', 'cancelled') AND branch IS NOT NULL").fetchall()
+        return [self._record(r) for r in rows]

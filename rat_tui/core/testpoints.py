@@ -1,0 +1,20 @@
+"""Deterministic pause points for crash tests: `RAT_TEST_PAUSE_AT=<point>` stops the process there.
+
+When the named point is reached the runner writes `RAT_TEST_PAUSE_FILE` and sleeps, so a
+test can SIGKILL it at exactly that point instead of relying on timing.
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+
+def reached(point: str) -> None:
+    if os.environ.get("RAT_TEST_PAUSE_AT") != point:
+        return
+    marker = os.environ.get("RAT_TEST_PAUSE_FILE")
+    if marker:
+        Path(marker).write_text(point)
+    while True:
+        time.sleep(3600)
