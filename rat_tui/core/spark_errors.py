@@ -35,7 +35,7 @@ def summarise(exc: BaseException) -> tuple[str, int | None]:
     first = _SQL_TAIL.sub("", first).strip()
     match = _LINE.search(text)
     line = int(match.group(1)) if match else None
-    first = _LINE.sub("", first).strip().rstrip(".")
+    first = _LINE.sub("", first).strip().rstrip(".; ")
     caused = next((ln for ln in lines if ln.startswith("Caused by:")), None)
     if not first and caused:
         first = _CLASS_PREFIX.sub("", caused.removeprefix("Caused by:").strip())

@@ -1,0 +1,172 @@
+"""The five-phase runner on a real Spark session with real Iceberg tables on disk."""
+from __future__ import annotations
+
+import pytest
+
+from tests.lakehelpers import Scratch
+
+pytestmark = pytest.mark.spark
+
+PHASES = ["branch_creation", "config_loading", "build_result", "iceberg_write", "quality_tests", "branch_resolution"]
+
+
+def test_sample_bronze_and_gold_full_refresh_and_append_run_end_to_end(lake):
+    raw = lake.run("ecommerce.bronze.raw_orders")["run"]
+    assert raw["status"] == "success" and raw["rows_written"] == 300
+    assert list(raw["phases"]) == PHASES
+    products = lake.run("ecommerce.bronze.raw_products")["run"]
+    assert products["rows_written"] == 40
+    lake.run("ecommerce.silver.clean_orders")
+    gold = lake.run("ecommerce.gold.daily_revenue")["run"]
+    assert [q["status"] for q in gold["quality"]] == ["passed"]
+    total = lake.query("SELECT SUM(orders) AS n, COUNT(*) AS days FROM ecommerce.gold.daily_revenue")["rows"][0]
+    assert total[0] == 299  # the one order with a negative amount is left out
+    assert lake.query("SELECT COUNT(*) FROM ecommerce.bronze.raw_products WHERE price > 0")["rows"] == [[40]]
+    # the samples file is never read: every row comes from a monthly file
+    files = lake.query("SELECT DISTINCT _source_file FROM ecommerce.bronze.raw_orders ORDER BY 1")["rows"]
+    assert files == [["orders_2024_01.csv"], ["orders_2024_02.csv"], ["orders_2024_03.csv"]]
+
+
+def test_error_quality_failure_leaves_main_untouched_and_drops_the_branch(scratch: Scratch):
+    fqn = scratch.pipeline("silver", "numbers", "SELECT id FROM VALUES (1), (2) AS v(id)")
+    first = scratch.run(fqn)
+    assert first["status"] == "success"
+    before = scratch.refs(fqn)
+    scratch.pipeline("silver", "numbers", "SELECT id FROM VALUES (-1), (3) AS v(id)",
+                     tests={"no_negative": "-- @severity: error\nSELECT * FROM {{ this }} WHERE id < 0"})
+    failed = scratch.run(fqn)
+    assert failed["status"] == "failed"
+    assert "quality test no_negative failed with 1 violating row" in failed["error"]
+    assert failed["quality"][0] | {"ms": 0} == {
+        "name": "no_negative", "severity": "error", "status": "failed", "violations": 1, "ms": 0,
+        "sample": [[-1]], "error": None}
+    assert scratch.refs(fqn) == before == {"main": first["snapshot_id"]}
+    assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2]]
+
+
+def test_warn_quality_failure_merges_and_reports_warned(scratch: Scratch):
+    fqn = scratch.pipeline("silver", "numbers", "SELECT id FROM VALUES (-1), (3) AS v(id)",
+                           tests={"no_negative": "-- @severity: warn\nSELECT * FROM {{ this }} WHERE id < 0"})
+    run = scratch.run(fqn)
+    assert run["status"] == "success"
+    assert [(q["status"], q["violations"]) for q in run["quality"]] == [("warned", 1)]
+    assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[-1], [3]]
+    assert list(scratch.refs(fqn)) == ["main"]
+
+
+def test_quality_tests_read_the_branch_not_main(scratch: Scratch):
+    fqn = scratch.pipeline("silver", "n", "SELECT 1 AS id")
+    scratch.run(fqn)
+    scratch.pipeline("silver", "n", "SELECT 2 AS id", tests={"sees_new": "SELECT * FROM {{ this }} WHERE id = 1"})
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]  # main still holds id=1, the branch id=2
+
+
+@pytest.mark.parametrize(
+    "sql, expected",
+    [
+        ("SELECT nope FROM VALUES (1) AS v(id)", "pipeline.sql:1: SQL error: A column or function parameter with name `nope` cannot be resolved"),
+        ("SELECT 1 AS id\n{% if %}", "pipeline.sql:2: Jinja syntax error"),
+        ("SELECT {{ missing_var }} AS id", "pipeline.sql:1: undefined template variable: 'missing_var' is undefined"),
+        ("SELECT 1 AS id FROM\nWHERE", "pipeline.sql:2: SQL error"),
+    ],
+    ids=["sql", "jinja", "undefined", "syntax-line"],
+)
+def test_bad_sql_and_templates_fail_naming_the_file_and_write_nothing(scratch: Scratch, sql: str, expected: str):
+    fqn = scratch.pipeline("bronze", "broken", sql)
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert f"{scratch.ns}/pipelines/bronze/broken/{expected}" in run["error"]
+    assert not scratch.table_exists("bronze", "broken")
+
+
+def test_a_failed_run_on_an_existing_table_writes_nothing(scratch: Scratch):
+    fqn = scratch.pipeline("bronze", "t", "SELECT 1 AS id")
+    ok = scratch.run(fqn)
+    scratch.pipeline("bronze", "t", "SELECT CAST('x' AS INT) / 0 AS id, raise_error('boom') AS e")
+    bad = scratch.run(fqn)
+    assert bad["status"] == "failed" and "boom" in bad["error"]
+    assert scratch.refs(fqn) == {"main": ok["snapshot_id"]}
+
+
+def test_landing_zone_reads_only_active_files(scratch: Scratch):
+    header = "id,label\n"
+    scratch.landing("drops", "a.csv", header + "1,active\n")
+    scratch.landing("drops", "nested/b.csv", header + "2,nested\n")
+    scratch.landing("drops", "_samples/s.csv", header + "90,sample\n")
+    scratch.landing("drops", "_processed/run1/old.csv", header + "91,processed\n")
+    scratch.landing("drops", ".hidden.csv", header + "92,hidden\n")
+    scratch.landing("drops", "notes.txt", "not data\n")
+    fqn = scratch.pipeline("bronze", "drops", "SELECT id, label, _source_file FROM {{ landing_zone('drops') }}")
+    assert scratch.run(fqn)["status"] == "success"
+    assert scratch.rows(f"SELECT id, label, _source_file FROM {fqn} ORDER BY id") == [
+        [1, "active", "a.csv"], [2, "nested", "b.csv"]]
+
+
+def test_empty_landing_zone_is_a_clear_error(scratch: Scratch):
+    scratch.landing("empty", "_samples/s.csv", "id\n1\n")
+    fqn = scratch.pipeline("bronze", "e", "SELECT * FROM {{ landing_zone('empty') }}")
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert f"landing zone {scratch.ns}/landing/empty has no active files" in run["error"]
+
+
+def test_preview_executes_without_writing(scratch: Scratch):
+    fqn = scratch.pipeline("gold", "p", "SELECT id, id * 2 AS twice FROM VALUES (1), (2), (3) AS v(id)")
+    result = scratch.wb.preview(fqn, limit=2)
+    assert result == {"columns": ["id", "twice"], "rows": [[1, 2], [2, 4]]}
+    assert not scratch.table_exists("gold", "p")
+
+
+def test_query_is_read_only_and_truncates(scratch: Scratch):
+    from rat_tui.core.errors import RatError
+
+    with pytest.raises(RatError, match="read-only"):
+        scratch.wb.query("DROP TABLE ecommerce.bronze.raw_orders")
+    result = scratch.wb.query("SELECT id FROM range(1005)")
+    assert len(result["rows"]) == 1000 and result["truncated"] is True
+
+
+def test_runs_are_recorded_with_phases_and_quality(scratch: Scratch):
+    fqn = scratch.pipeline("silver", "r", "SELECT 1 AS id", tests={"t": "SELECT * FROM {{ this }} WHERE id IS NULL"})
+    run = scratch.run(fqn)
+    history = scratch.wb.runs(fqn)["runs"]
+    assert [h["run_id"] for h in history] == [run["run_id"]]
+    assert history[0]["quality"][0]["status"] == "passed"
+    assert set(history[0]["phases"]) == set(PHASES)
+
+
+def test_same_pipeline_runs_are_serialised_and_different_ones_concurrent(scratch: Scratch):
+    a = scratch.pipeline("bronze", "a", "-- @merge_strategy: append_only\nSELECT 1 AS id")
+    b = scratch.pipeline("bronze", "b", "SELECT 2 AS id")
+    handles = [scratch.wb.submit(a), scratch.wb.submit(a), scratch.wb.submit(b)]
+    records = [h.wait(120) for h in handles]
+    assert [r.status for r in records] == ["success"] * 3
+    first, second = records[0], records[1]
+    assert first.finished_at <= second.started_at or second.finished_at <= first.started_at
+    assert scratch.rows(f"SELECT COUNT(*) FROM {a}") == [[2]]
+
+
+def test_cancel_mid_query_drops_the_branch(scratch: Scratch):
+    import threading
+
+    from rat_tui.core.events import PhaseStarted
+
+    fqn = scratch.pipeline("bronze", "slow", "SELECT 1 AS id")
+    scratch.run(fqn)
+    before = scratch.refs(fqn)
+    scratch.pipeline("bronze", "slow", "SELECT SUM(hash(a.id, b.id)) AS id FROM range(400000) a CROSS JOIN range(40000) b")
+    building = threading.Event()
+    unsubscribe = scratch.wb.events.subscribe(
+        lambda e: building.set() if isinstance(e, PhaseStarted) and e.phase == "build_result" else None)
+    try:
+        handle = scratch.wb.submit(fqn)
+        assert building.wait(60)
+        threading.Event().wait(1.0)  # let the Spark job start
+        assert scratch.wb.cancel(handle.run_id)
+        record = handle.wait(60)
+    finally:
+        unsubscribe()
+    assert record.status == "cancelled"
+    assert record.finished_at - record.started_at < 30
+    assert scratch.refs(fqn) == before
