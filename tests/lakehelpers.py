@@ -58,3 +58,12 @@ class Scratch:
 
     def table_exists(self, layer: str, name: str) -> bool:
         return (self.root / "warehouse" / layer / name / "metadata").is_dir()
+
+
+def copy_sample_namespace(scratch: Scratch) -> None:
+    """The sample's ecommerce pipelines and landing files, inside the scratch namespace."""
+    import shutil
+
+    source = Path(__file__).resolve().parent.parent / "sample_project" / "ecommerce"
+    shutil.copytree(source / "pipelines", scratch.root / "pipelines", dirs_exist_ok=True)
+    shutil.copytree(source / "landing", scratch.root / "landing", dirs_exist_ok=True)

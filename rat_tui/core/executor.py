@@ -6,6 +6,7 @@ created by this run is removed again unless the run reached `main`.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import threading
 import time
@@ -15,6 +16,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from . import testpoints
+from .archive import archive_files
 from .build import build
 from .catalog import IcebergTable
 from .errors import RatError, RunCancelled
@@ -123,6 +125,8 @@ class Execution:
                 if blocking:
                     raise RatError(blocking)
                 self.merge()
+            if self.pipeline.config.archive_landing_zones:
+                self.archive()
         except BaseException as exc:
             if is_cancellation(exc) and self.cancelled.is_set():
                 raise RunCancelled() from None
@@ -240,6 +244,22 @@ class Execution:
                 time.sleep(0.2 * 2 ** attempt)
         self.record.snapshot_id = self.table.refs().get("main")
         self.state.update_run(self.record.run_id, snapshot_id=self.record.snapshot_id, created_table=False)
+
+    def archive(self) -> None:
+        """After a successful merge: move the zone files this run read (and only those)."""
+        assert self.ctx is not None
+        archived = []
+        for (namespace, zone), files in self.ctx.files_read.items():
+            zone_dir = self.project.zone_dir(namespace, zone)
+            try:
+                moved = archive_files(zone_dir, files, self.record.run_id)
+            except RatError as exc:  # main already moved: the run stands, the problem is reported
+                self.record.error = exc.sentence()
+                self.log(exc.sentence(), "error")
+                continue
+            archived += [f"{namespace}/landing/{zone}/{name}" for name in moved]
+            self.log(f"archived {len(moved)} file(s) of landing zone {zone} to _processed/{self.record.run_id}/")
+        self.state.update_run(self.record.run_id, archived_files=json.dumps(archived))
 
     def cleanup(self) -> None:
         """Drop the branch (and a table this run created but did not publish); never raises."""

@@ -1,0 +1,77 @@
+"""The sample's incremental silver pipeline over two batches, and landing-zone archival."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from rat_tui.core.events import PhaseStarted
+from tests.lakehelpers import Scratch, copy_sample_namespace
+
+pytestmark = pytest.mark.spark
+
+HEADER = "order_id,customer_id,customer_name,customer_city,product_id,quantity,amount,status,order_date,updated_at\n"
+
+
+def test_clean_orders_second_run_changes_exactly_the_new_and_updated_keys(scratch: Scratch):
+    copy_sample_namespace(scratch)
+    ns = scratch.ns
+    zone = scratch.root / "landing" / "orders"
+    first = scratch.run(f"{ns}.bronze.raw_orders")
+    assert first["status"] == "success" and first["rows_written"] == 300
+    # the run archived exactly the three files it read
+    processed = sorted(p.name for p in (zone / "_processed" / first["run_id"]).iterdir())
+    assert processed == ["orders_2024_01.csv", "orders_2024_02.csv", "orders_2024_03.csv"]
+    assert sorted(p.name for p in zone.glob("*.csv")) == []
+    assert (zone / "_samples" / "orders_sample.csv").exists()
+
+    silver = scratch.run(f"{ns}.silver.clean_orders")
+    assert silver["status"] == "success", silver["error"]
+    assert {q["name"]: q["status"] for q in silver["quality"]} == {
+        "order_id_not_null": "passed", "positive_amount": "warned", "unique_order_id": "passed"}
+    before = {r[0]: r[1:] for r in scratch.rows(f"SELECT order_id, status, amount FROM {ns}.silver.clean_orders")}
+
+    scratch.landing("orders", "orders_2024_04.csv", HEADER
+                    + "7,1,Ana Silva,Lisbon,3,2,99.90,returned,2024-01-05,2024-04-02 09:00:00\n"
+                    + "301,2,Eva Costa,Porto,4,1,12.50,placed,2024-04-01,2024-04-01 10:00:00\n")
+    assert scratch.run(f"{ns}.bronze.raw_orders")["rows_written"] == 2
+    second = scratch.run(f"{ns}.silver.clean_orders")
+    assert second["status"] == "success" and second["rows_written"] == 2
+    after = {r[0]: r[1:] for r in scratch.rows(f"SELECT order_id, status, amount FROM {ns}.silver.clean_orders")}
+    changed = {k for k in after if after[k] != before.get(k)}
+    assert changed == {7, 301}
+    assert after[7] == ["returned", "99.90"] and after[301] == ["placed", "12.50"]
+    assert len(after) == 301
+
+
+def test_a_file_arriving_during_the_run_stays_active(scratch: Scratch):
+    scratch.landing("drops", "a.csv", "id\n1\n")
+    fqn = scratch.pipeline("bronze", "drops", "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\n"
+                           "SELECT id FROM {{ landing_zone('drops') }}")
+    late = scratch.root / "landing" / "drops" / "late.csv"
+    arrived = threading.Event()
+
+    def drop_late_file(event) -> None:
+        if isinstance(event, PhaseStarted) and event.phase == "iceberg_write" and not arrived.is_set():
+            late.write_text("id\n2\n")
+            arrived.set()
+
+    unsubscribe = scratch.wb.events.subscribe(drop_late_file)
+    try:
+        run = scratch.run(fqn)
+    finally:
+        unsubscribe()
+    assert run["status"] == "success" and arrived.is_set()
+    assert late.exists()
+    assert (scratch.root / "landing" / "drops" / "_processed" / run["run_id"] / "a.csv").exists()
+    assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
+
+
+def test_a_failed_run_archives_nothing(scratch: Scratch):
+    scratch.landing("drops", "a.csv", "id\n1\n")
+    fqn = scratch.pipeline("bronze", "drops", "-- @archive_landing_zones: true\nSELECT id FROM {{ landing_zone('drops') }}",
+                           tests={"never": "SELECT * FROM {{ this }}"})
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert (scratch.root / "landing" / "drops" / "a.csv").exists()
+    assert not (scratch.root / "landing" / "drops" / "_processed").exists()

@@ -1,0 +1,126 @@
+"""Each merge strategy on small hand-written tables, checking the exact resulting rows."""
+from __future__ import annotations
+
+import pytest
+
+from tests.lakehelpers import Scratch
+
+pytestmark = pytest.mark.spark
+
+
+def values(rows: list[tuple], columns: str) -> str:
+    body = ", ".join("(" + ", ".join(repr(v) if v is not None else "NULL" for v in row) + ")" for row in rows)
+    return f"SELECT * FROM VALUES {body} AS v({columns})"
+
+
+def step(scratch: Scratch, header: str, rows: list[tuple], columns: str, name: str = "t") -> dict:
+    fqn = scratch.pipeline("silver", name, header + "\n" + values(rows, columns))
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    return run
+
+
+def table(scratch: Scratch, order: str, columns: str = "*", name: str = "t") -> list[list]:
+    return scratch.rows(f"SELECT {columns} FROM {scratch.ns}.silver.{name} ORDER BY {order}")
+
+
+def test_full_refresh_replaces_and_append_only_appends(scratch: Scratch):
+    step(scratch, "", [(1, "a"), (2, "b")], "id, v")
+    step(scratch, "", [(3, "c")], "id, v")
+    assert table(scratch, "id") == [[3, "c"]]
+    append = "-- @merge_strategy: append_only"
+    step(scratch, append, [(1, "a")], "id, v", name="log")
+    step(scratch, append, [(1, "a"), (2, "b")], "id, v", name="log")
+    assert table(scratch, "id, v", name="log") == [[1, "a"], [1, "a"], [2, "b"]]
+
+
+def test_incremental_upserts_and_the_last_duplicate_wins(scratch: Scratch):
+    header = "-- @merge_strategy: incremental\n-- @unique_key: id"
+    step(scratch, header, [(1, "a"), (2, "b"), (3, "c")], "id, v")
+    run = step(scratch, header, [(2, "first"), (4, "d"), (2, "last")], "id, v")
+    assert table(scratch, "id") == [[1, "a"], [2, "last"], [3, "c"], [4, "d"]]
+    assert run["rows_written"] == 2
+
+
+def test_incremental_with_a_composite_key(scratch: Scratch):
+    header = "-- @merge_strategy: incremental\n-- @unique_key: order_id, line"
+    step(scratch, header, [(1, 1, 10), (1, 2, 20), (2, 1, 30)], "order_id, line, qty")
+    step(scratch, header, [(1, 2, 25), (2, 2, 40)], "order_id, line, qty")
+    assert table(scratch, "order_id, line") == [[1, 1, 10], [1, 2, 25], [2, 1, 30], [2, 2, 40]]
+
+
+def test_delete_insert_replaces_keys_and_keeps_duplicates(scratch: Scratch):
+    header = "-- @merge_strategy: delete_insert\n-- @unique_key: k"
+    step(scratch, header, [(1, "a"), (1, "b"), (2, "c")], "k, v")
+    step(scratch, header, [(1, "x"), (1, "y"), (1, "z"), (3, "d")], "k, v")
+    assert table(scratch, "k, v") == [[1, "x"], [1, "y"], [1, "z"], [2, "c"], [3, "d"]]
+
+
+def test_scd2_over_three_runs(scratch: Scratch):
+    header = "-- @merge_strategy: scd2\n-- @unique_key: id"
+    first = step(scratch, header, [(1, "Lisbon"), (2, "Porto")], "id, city")
+    step(scratch, header, [(1, "Madrid"), (2, "Porto"), (3, "Rome")], "id, city")  # 1 changes, 2 same, 3 new
+    step(scratch, header, [(2, "Porto"), (1, "Paris"), (1, "Madrid")], "id, city")  # last duplicate wins: unchanged
+    rows = table(scratch, "id, valid_from", "id, city, valid_to IS NULL AS current")
+    assert rows == [[1, "Lisbon", False], [1, "Madrid", True], [2, "Porto", True], [3, "Rome", True]]
+    closed = scratch.rows(f"SELECT valid_to FROM {scratch.ns}.silver.t WHERE city = 'Lisbon'")[0][0]
+    opened = scratch.rows(f"SELECT valid_from FROM {scratch.ns}.silver.t WHERE city = 'Madrid'")[0][0]
+    assert closed == opened
+    assert first["status"] == "success"
+
+
+def test_scd2_custom_validity_columns(scratch: Scratch):
+    header = "-- @merge_strategy: scd2\n-- @unique_key: id\n-- @scd_valid_from: since\n-- @scd_valid_to: until"
+    step(scratch, header, [(1, "a")], "id, v")
+    step(scratch, header, [(1, "b")], "id, v")
+    assert table(scratch, "since", "v, until IS NULL") == [["a", False], ["b", True]]
+
+
+def test_snapshot_replaces_present_partitions_only(scratch: Scratch):
+    header = "-- @merge_strategy: snapshot\n-- @partition_column: month"
+    step(scratch, header, [("2024-01", 1), ("2024-01", 2), ("2024-02", 3)], "month, n")
+    step(scratch, header, [("2024-02", 30), ("2024-03", 40)], "month, n")
+    assert table(scratch, "month, n") == [["2024-01", 1], ["2024-01", 2], ["2024-02", 30], ["2024-03", 40]]
+
+
+@pytest.mark.parametrize("strategy, extra, column", [
+    ("incremental", "-- @unique_key: id", "id"),
+    ("snapshot", "-- @partition_column: id", "id"),
+])
+def test_null_keys_are_a_clear_run_error(scratch: Scratch, strategy: str, extra: str, column: str):
+    fqn = scratch.pipeline("silver", "n", f"-- @merge_strategy: {strategy}\n{extra}\n" + values([(1, "a"), (None, "b")], "id, v"))
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert f"1 row(s) of the result have NULL in the" in run["error"] and f"column(s) {column}" in run["error"]
+    assert not scratch.table_exists("silver", "n")
+
+
+def test_missing_key_column_names_the_column(scratch: Scratch):
+    run = scratch.run(scratch.pipeline("silver", "m", "-- @merge_strategy: incremental\n-- @unique_key: nope\nSELECT 1 AS id"))
+    assert "unique_key column 'nope' is not in the pipeline's result (columns: id)" in run["error"]
+
+
+def test_is_incremental_and_watermark_value(scratch: Scratch):
+    template = """\
+        -- @merge_strategy: incremental
+        -- @unique_key: id
+        -- @watermark_column: ts
+        SELECT id, ts, '{{ is_incremental() }}' AS inc FROM VALUES {rows} AS v(id, ts)
+        {% if is_incremental() %} WHERE ts > '{{ watermark_value }}' {% endif %}
+    """
+    first = template.replace("{rows}", "(1, 10), (2, 20)")
+    fqn = scratch.pipeline("silver", "w", first)
+    assert scratch.run(fqn)["status"] == "success"
+    assert table(scratch, "id", name="w") == [[1, 10, "False"], [2, 20, "False"]]
+    scratch.pipeline("silver", "w", template.replace("{rows}", "(1, 5), (2, 25), (3, 30)"))
+    assert scratch.run(fqn)["status"] == "success"
+    # id 1 at ts 5 is below the watermark (20) and is filtered out
+    assert table(scratch, "id", name="w") == [[1, 10, "False"], [2, 25, "True"], [3, 30, "True"]]
+
+
+def test_full_refresh_flag_rebuilds_an_incremental_table(scratch: Scratch):
+    header = "-- @merge_strategy: incremental\n-- @unique_key: id"
+    step(scratch, header, [(1, "a"), (2, "b")], "id, v")
+    fqn = scratch.pipeline("silver", "t", header + "\n" + values([(3, "c")], "id, v"))
+    assert scratch.run(fqn, full_refresh=True)["status"] == "success"
+    assert table(scratch, "id") == [[3, "c"]]
