@@ -170,3 +170,30 @@ def test_cancel_mid_query_drops_the_branch(scratch: Scratch):
     assert record.status == "cancelled"
     assert record.finished_at - record.started_at < 30
     assert scratch.refs(fqn) == before
+
+
+def test_a_quality_test_past_its_timeout_is_an_error_and_blocks_the_merge(scratch: Scratch, monkeypatch):
+    import dataclasses
+
+    project = scratch.wb.project
+    monkeypatch.setattr(project, "settings", dataclasses.replace(project.settings, quality_timeout_seconds=2))
+    fqn = scratch.pipeline("silver", "slowtest", "SELECT 1 AS id", tests={
+        "slow": "SELECT * FROM {{ this }} CROSS JOIN range(400000) a CROSS JOIN range(40000) b WHERE hash(a.id, b.id) = 7"})
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    outcome = run["quality"][0]
+    assert outcome["status"] == "error" and "timed out after 2 s" in outcome["error"]
+    assert outcome["ms"] < 20_000
+    assert not scratch.table_exists("silver", "slowtest")
+
+
+def test_write_creates_files_atomically_inside_the_project_only(scratch: Scratch):
+    from rat_tui.core.errors import RatError
+
+    result = scratch.wb.write(f"{scratch.ns}/pipelines/gold/w/pipeline.sql", "SELECT 1 AS id\n")
+    assert result == {"path": f"{scratch.ns}/pipelines/gold/w/pipeline.sql"}
+    folder = scratch.root / "pipelines" / "gold" / "w"
+    assert (folder / "pipeline.sql").read_text() == "SELECT 1 AS id\n"
+    assert [p.name for p in folder.iterdir()] == ["pipeline.sql"]  # no temp file left behind
+    with pytest.raises(RatError, match="outside the project folder"):
+        scratch.wb.write("../escape.sql", "x")

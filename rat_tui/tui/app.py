@@ -14,7 +14,7 @@ class RatApp(App):
     def __init__(self, workbench: Workbench):
         super().__init__()
         self.workbench = workbench
-        self.sub_title = str(workbench.project.root)
+        self.sub_title = workbench.project.root.name
 
     def compose(self) -> ComposeResult:
         yield Header()
