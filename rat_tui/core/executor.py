@@ -66,6 +66,7 @@ class Execution:
         self.branch_made = False
         self.ctx: RunContext | None = None
         self.result: DataFrame | None = None
+        self.result_rows = 0
         self.pipeline: LoadedPipeline | None = None
 
     # -- plumbing -----------------------------------------------------------------
@@ -116,7 +117,7 @@ class Execution:
                 )
             with self.phase("build_result") as info:
                 self.result = self.materialise(build(self.ctx, self.pipeline))
-                info["rows"] = self.result.count()
+                info["rows"] = self.result_rows = self.result.count()
             with self.phase("iceberg_write") as info:
                 info["rows"] = self.record.rows_written = self.write()
             with self.phase("quality_tests"):
@@ -184,7 +185,8 @@ class Execution:
             from pyspark.sql import functions as F
 
             self.spark.createDataFrame([], self.table.schema()).writeTo(self.table.branch_ident(self.branch)).overwrite(F.lit(True))
-        job = WriteJob(self.table, self.branch, self.result, config, self.record.run_id, self.ctx.run_started_at)
+        job = WriteJob(
+            self.table, self.branch, self.result, config, self.record.run_id, self.ctx.run_started_at, self.result_rows)
         before = self.table.refs().get(self.branch)
         try:
             WRITERS[config.merge_strategy](job)
