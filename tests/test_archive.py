@@ -1,0 +1,31 @@
+from pathlib import Path
+
+import pytest
+
+from rat_tui.core.archive import archive_files
+from rat_tui.core.errors import RatError
+
+
+def test_archive_moves_exactly_the_given_files_keeping_sub_paths(tmp_path: Path):
+    zone = tmp_path / "zone"
+    (zone / "nested").mkdir(parents=True)
+    read = [zone / "a.csv", zone / "nested" / "b.csv"]
+    for f in read + [zone / "late.csv"]:
+        f.write_text("id\n1\n")
+    assert archive_files(zone, read, "r1") == ["a.csv", "nested/b.csv"]
+    assert (zone / "_processed" / "r1" / "nested" / "b.csv").read_text() == "id\n1\n"
+    assert (zone / "late.csv").exists() and not (zone / "a.csv").exists()
+
+
+def test_a_failed_move_is_reported_and_every_file_stays_in_one_place(tmp_path: Path):
+    zone = tmp_path / "zone"
+    zone.mkdir()
+    files = [zone / name for name in ("a.csv", "b.csv", "c.csv")]
+    for f in files:
+        f.write_text("x\n")
+    (zone / "_processed" / "r1" / "b.csv").mkdir(parents=True)  # blocks b's move
+    with pytest.raises(RatError, match=r"archiving b.csv failed after 1 file\(s\) were moved"):
+        archive_files(zone, files, "r1")
+    active = {p.name for p in zone.glob("*.csv")}
+    archived = {p.name for p in (zone / "_processed" / "r1").glob("*.csv") if p.is_file()}
+    assert active == {"b.csv", "c.csv"} and archived == {"a.csv"}
