@@ -137,6 +137,20 @@ class StateDB:
             raise
         conn.execute("COMMIT")
 
+    # -- generic access for other stores sharing the database ----------------------
+    def script(self, sql: str) -> None:
+        self._conn().executescript(sql)
+
+    def execute(self, sql: str, params: tuple = ()) -> None:
+        with self._tx() as db:
+            db.execute(sql, params)
+
+    def query(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
+        return self._conn().execute(sql, params).fetchall()
+
+    def query_one(self, sql: str, params: tuple = ()) -> sqlite3.Row | None:
+        return self._conn().execute(sql, params).fetchone()
+
     # -- writes ---------------------------------------------------------------------
     def insert_run(self, run: RunRecord) -> None:
         run.host, run.pid = socket.gethostname(), os.getpid()

@@ -14,6 +14,8 @@ from .events import EventBus
 from .executor import RunOptions
 from .pipeline_source import load_pipeline
 from .project import PipelineRef, Project
+from .purge import Reaper, needs_spark
+from .quality import json_value as row_value
 from .quality import row_values
 from .recovery import drop_leftovers, mark_orphans
 from .run_context import RunContext
@@ -24,6 +26,7 @@ from .spark_session import SparkManager
 from .state import StateDB
 from .table_metadata import load_table, snapshots, table_stats
 from .validate import validate
+from .versions import VersionStore
 
 QUERY_ROW_LIMIT = 1000
 _READ_ONLY = re.compile(r"^\s*(select|with|show|describe|desc|explain|values|table)\b", re.I)
@@ -39,6 +42,7 @@ class Workbench:
         self.state = StateDB(self.project.state_dir / "state.db")
         self.spark = SparkManager(self.project, self.events)
         self.runner = Runner(self.project, self.spark, self.state, self.events)
+        self.versions = VersionStore(self.state, self.project.state_dir / "objects")
         self.recovered = mark_orphans(self.state)
         self._cleanup_lock = threading.Lock()
 
@@ -114,11 +118,15 @@ class Workbench:
     # -- running --------------------------------------------------------------------
     def submit(self, pipeline: str, full_refresh: bool = False, published: bool = False, trigger: str = "manual") -> RunHandle:
         ref = self.resolve(pipeline)
+        options, version = RunOptions(full_refresh=full_refresh), "draft"
         if published:
-            raise RatError(f"{ref.fqn} has no published version yet; publish it first or run the working copy")
+            pinned = self.versions.current(ref)
+            if pinned is None:
+                raise RatError(f"{ref.fqn} has no published version yet; publish it first or run the working copy")
+            options.files, version = self.versions.read_pinned(ref, pinned), str(pinned.version)
         if self.needs_cleanup():
             self.cleanup_leftovers()
-        return self.runner.submit(ref, RunOptions(full_refresh=full_refresh), trigger=trigger)
+        return self.runner.submit(ref, options, version=version, trigger=trigger)
 
     def run(self, pipeline: str, full_refresh: bool = False, published: bool = False) -> dict:
         record = self.submit(pipeline, full_refresh, published).wait()
@@ -178,14 +186,148 @@ class Workbench:
             message, _ = summarise(exc)
             raise RatError(f"query failed: {message}", where) from None
 
+    # -- table history ------------------------------------------------------------------
+    def _table(self, pipeline: str):
+        ref = PipelineRef.parse(pipeline)
+        return ref, load_table(self.project.table_dir(ref), ref.fqn)
+
+    def rollback_table(self, pipeline: str, snapshot_id: int) -> dict:
+        """Point main at any snapshot still in history (so a rollback can be undone)."""
+        ref, table = self._table(pipeline)
+        if table.metadata.snapshot_by_id(snapshot_id) is None:
+            raise RatError(f"table {ref.fqn} has no snapshot {snapshot_id} (see `snapshots {ref.fqn}`)")
+        with self.spark.using() as spark:
+            self.spark.ensure_catalog(ref.namespace)
+            IcebergTable(spark, ref).set_current(snapshot_id)
+        return {"snapshot_id": snapshot_id}
+
+    def table_preview(self, pipeline: str, snapshot_id: int | None = None, limit: int = 20) -> dict:
+        """First rows at a snapshot, with that snapshot's schema; PyIceberg, no JVM."""
+        ref, table = self._table(pipeline)
+        snapshot = table.metadata.snapshot_by_id(snapshot_id) if snapshot_id else table.metadata.current_snapshot()
+        if snapshot is None:
+            raise RatError(f"table {ref.fqn} has no snapshot {snapshot_id}" if snapshot_id else f"table {ref.fqn} is empty")
+        arrow = table.scan(snapshot_id=snapshot.snapshot_id, limit=limit).to_arrow()
+        rows = [[row_value(v) for v in record.values()] for record in arrow.to_pylist()]
+        return {"snapshot_id": snapshot.snapshot_id, "columns": arrow.column_names, "rows": rows}
+
+    def diff_snapshots(self, pipeline: str, old: int, new: int, limit: int = 20) -> dict:
+        """Rows added and removed between two snapshots, and schema changes."""
+        ref, table = self._table(pipeline)
+        schemas = {}
+        for snapshot_id in (old, new):
+            snap = table.metadata.snapshot_by_id(snapshot_id)
+            if snap is None:
+                raise RatError(f"table {ref.fqn} has no snapshot {snapshot_id}")
+            schema = next(s for s in table.metadata.schemas if s.schema_id == snap.schema_id)
+            schemas[snapshot_id] = {f.name: str(f.field_type) for f in schema.fields}
+        before, after = schemas[old], schemas[new]
+        changes = [{"column": c, "change": "added", "type": after[c]} for c in after if c not in before]
+        changes += [{"column": c, "change": "dropped", "type": before[c]} for c in before if c not in after]
+        changes += [{"column": c, "change": "type", "from": before[c], "to": after[c]}
+                    for c in after if c in before and before[c] != after[c]]
+        common = ", ".join(f"`{c}`" for c in after if c in before)
+        with self.spark.using() as spark:
+            self.spark.ensure_catalog(ref.namespace)
+            ident = IcebergTable(spark, ref).ident
+            side = {sid: f"SELECT {common} FROM {ident} VERSION AS OF {sid}" for sid in (old, new)}
+            added = spark.sql(f"{side[new]} EXCEPT ALL {side[old]}")
+            removed = spark.sql(f"{side[old]} EXCEPT ALL {side[new]}")
+            result = {
+                "columns": added.columns,
+                "added": added.count(), "removed": removed.count(),
+                "added_rows": [row_values(r) for r in added.limit(limit).collect()],
+                "removed_rows": [row_values(r) for r in removed.limit(limit).collect()],
+            }
+        return {**result, "schema_changes": changes}
+
+    # -- purge -----------------------------------------------------------------------
+    def purge(self, dry_run: bool = False, now: float | None = None, namespace: str | None = None) -> dict:
+        reaper = Reaper(self.project, self.state, self.versions, self.table_refs(), namespace)
+        plan = reaper.plan(now)
+        if not dry_run:
+            if needs_spark(plan):
+                with self.spark.using() as spark:
+                    reaper.apply(plan, spark, self.spark.ensure_catalog)
+            else:
+                reaper.apply(plan)
+        return {"purged": plan.counts(), "items": plan.as_dict(), "dry_run": dry_run}
+
+    # -- versions -----------------------------------------------------------------------
+    def record_working_copy(self, ref: PipelineRef) -> dict[str, str]:
+        """Version every file of the pipeline as it is now; {name: version_id}."""
+        base = ref.relpath.as_posix()
+        return {name: self.versions.record(f"{base}/{name}", data)
+                for name, data in self.project.read_pipeline_files(ref).items()}
+
+    def publish(self, pipeline: str, message: str = "") -> dict:
+        ref = self.resolve(pipeline)
+        errors = [p for p in validate(self.project, ref) if p.is_error]
+        if errors:
+            raise RatError(f"cannot publish {ref.fqn}: {errors[0].sentence()}")
+        files = self.record_working_copy(ref)
+        version = self.versions.pin(ref, files, message, None, self.project.settings.max_versions)
+        return {"version": version.version, "files": version.files}
+
+    def list_versions(self, pipeline: str) -> dict:
+        ref = self.resolve(pipeline)
+        published = self.versions.published(ref)
+        return {"versions": [v.as_dict() for v in published], "current": published[-1].version if published else None}
+
+    def rollback(self, pipeline: str, version: int | None = None, restore: bool = False) -> dict:
+        ref = self.resolve(pipeline)
+        published = {v.version: v for v in self.versions.published(ref)}
+        current = max(published) if published else None
+        if current is None:
+            raise RatError(f"{ref.fqn} has no published version to roll back")
+        target = version if version is not None else current - 1
+        if target not in published:
+            known = ", ".join(str(v) for v in sorted(published))
+            raise RatError(f"{ref.fqn} has no published version {target} (kept versions: {known})")
+        chosen = published[target]
+        files = self.versions.read_pinned(ref, chosen)  # fails before anything changes if a blob is bad
+        pinned = self.versions.pin(ref, chosen.files, f"rollback to version {target}", target,
+                                   self.project.settings.max_versions)
+        if restore:
+            self.restore_files(ref, files)
+        return {"version": pinned.version, "pinned_from": target}
+
+    def restore_files(self, ref: PipelineRef, files: dict[str, bytes]) -> None:
+        """Make the working folder hold exactly `files`; the working copy is versioned first."""
+        self.record_working_copy(ref)
+        base = self.project.pipeline_dir(ref)
+        for name in self.project.read_pipeline_files(ref):
+            if name not in files:
+                (base / name).unlink()
+        for name, data in files.items():
+            self._atomic_write(base / name, data)
+
     # -- files ----------------------------------------------------------------------
     def write(self, relpath: str, content: str) -> dict:
         """Write a project file atomically (temp file, then rename), as an editor save would."""
         target = (self.project.root / relpath).resolve()
         if self.project.root not in target.parents:
             raise RatError(f"'{relpath}' is outside the project folder")
+        self._atomic_write(target, content.encode("utf-8"))
+        relpath = self.project.rel(target)
+        owner = self.pipeline_of(relpath)
+        if owner is not None:
+            self.versions.record(relpath, target.read_bytes())
+        return {"path": relpath}
+
+    def pipeline_of(self, relpath: str) -> PipelineRef | None:
+        """The pipeline a project file belongs to, when it is one of its versioned files."""
+        parts = relpath.split("/")
+        if len(parts) >= 5 and parts[1] == "pipelines":
+            name = "/".join(parts[4:])
+            if name in ("pipeline.sql", "pipeline.py", "config.yaml") or (
+                    name.startswith("tests/quality/") and name.endswith(".sql")):
+                return PipelineRef(parts[0], parts[2], parts[3])
+        return None
+
+    @staticmethod
+    def _atomic_write(target: Path, data: bytes) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         temp = target.with_name(f".{target.name}.rat-tmp-{os.getpid()}")
-        temp.write_text(content, encoding="utf-8")
+        temp.write_bytes(data)
         os.replace(temp, target)
-        return {"path": self.project.rel(target)}

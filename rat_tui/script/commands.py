@@ -95,3 +95,38 @@ def _write(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
 @command("wait-idle", arg("--timeout", type=float, default=None))
 def _wait_idle(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
     return wb.wait_idle(a.timeout)
+
+
+@command("publish", arg("pipeline"), arg("-m", "--message", default=""))
+def _publish(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
+    return wb.publish(a.pipeline, a.message)
+
+
+@command("versions", arg("pipeline"))
+def _versions(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
+    return wb.list_versions(a.pipeline)
+
+
+@command("rollback", arg("pipeline"), arg("version", nargs="?", type=int), arg("--restore", action="store_true"))
+def _rollback(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
+    return wb.rollback(a.pipeline, a.version, a.restore)
+
+
+@command("rollback-table", arg("pipeline"), arg("snapshot_id", type=int))
+def _rollback_table(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
+    return wb.rollback_table(a.pipeline, a.snapshot_id)
+
+
+@command("table-preview", arg("pipeline"), arg("--snapshot", type=int), arg("--limit", type=int, default=20))
+def _table_preview(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
+    return wb.table_preview(a.pipeline, a.snapshot, a.limit)
+
+
+@command("diff", arg("pipeline"), arg("old", type=int), arg("new", type=int), arg("--limit", type=int, default=20))
+def _diff(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
+    return wb.diff_snapshots(a.pipeline, a.old, a.new, a.limit)
+
+
+@command("purge", arg("--dry-run", action="store_true"), arg("--namespace"))
+def _purge(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
+    return wb.purge(a.dry_run, namespace=a.namespace)

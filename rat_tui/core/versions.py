@@ -1,0 +1,187 @@
+"""File versions and published pipeline versions, S3-style, for a local folder.
+
+Every distinct content of a pipeline file gets an immutable version (a content-addressed
+blob in `.rat/objects/` plus a row in state.db). Publishing pins the version ids of all
+of a pipeline's files; rolling back re-pins an earlier set as a new version. History is
+never rewritten: a rollback adds a version, it does not remove one.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import RatError
+from .project import PipelineRef
+from .state import StateDB
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS file_versions (
+    version_id TEXT PRIMARY KEY,
+    relpath TEXT NOT NULL,          -- relative to the project root
+    sha256 TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS file_versions_by_path ON file_versions (relpath, created_at);
+CREATE TABLE IF NOT EXISTS published_versions (
+    pipeline TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    message TEXT NOT NULL,
+    published_at REAL NOT NULL,
+    files TEXT NOT NULL,            -- {path relative to the pipeline folder: version_id}
+    pinned_from INTEGER,
+    PRIMARY KEY (pipeline, version)
+);
+"""
+
+
+@dataclass(frozen=True)
+class FileVersion:
+    version_id: str
+    relpath: str
+    sha256: str
+    size: int
+    created_at: float
+
+
+@dataclass(frozen=True)
+class PublishedVersion:
+    pipeline: str
+    version: int
+    message: str
+    published_at: float
+    files: dict[str, str]
+    pinned_from: int | None
+
+    def as_dict(self) -> dict:
+        return {"version": self.version, "message": self.message, "published_at": self.published_at,
+                "files": self.files, "pinned_from": self.pinned_from}
+
+
+class VersionStore:
+    def __init__(self, state: StateDB, objects: Path, clock=time.time):
+        self.state = state
+        self.objects = objects
+        self.clock = clock
+        state.script(_SCHEMA)
+
+    # -- blobs ----------------------------------------------------------------------
+    def _blob_path(self, sha: str) -> Path:
+        return self.objects / sha[:2] / sha[2:]
+
+    def _write_blob(self, sha: str, data: bytes) -> None:
+        path = self._blob_path(sha)
+        if path.exists() and hashlib.sha256(path.read_bytes()).hexdigest() == sha:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        with temp.open("wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(temp, path)  # a crash leaves a stray temp file, never a torn blob under its name
+
+    def read(self, version_id: str) -> bytes:
+        version = self.get(version_id)
+        path = self._blob_path(version.sha256)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise RatError(f"file version {version_id} of {version.relpath} has lost its content (blob missing)") from None
+        if hashlib.sha256(data).hexdigest() != version.sha256:
+            raise RatError(f"file version {version_id} of {version.relpath} is damaged (checksum mismatch); not served")
+        return data
+
+    def blob_ok(self, version: FileVersion) -> bool:
+        path = self._blob_path(version.sha256)
+        return path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == version.sha256
+
+    # -- file versions ----------------------------------------------------------------
+    def _row(self, row) -> FileVersion:
+        return FileVersion(row["version_id"], row["relpath"], row["sha256"], row["size"], row["created_at"])
+
+    def get(self, version_id: str) -> FileVersion:
+        row = self.state.query_one("SELECT * FROM file_versions WHERE version_id = ?", (version_id,))
+        if row is None:
+            raise RatError(f"no file version {version_id}")
+        return self._row(row)
+
+    def latest(self, relpath: str) -> FileVersion | None:
+        row = self.state.query_one(
+            "SELECT * FROM file_versions WHERE relpath = ? ORDER BY created_at DESC, rowid DESC LIMIT 1", (relpath,))
+        return self._row(row) if row else None
+
+    def history(self, relpath: str) -> list[FileVersion]:
+        rows = self.state.query("SELECT * FROM file_versions WHERE relpath = ? ORDER BY created_at, rowid", (relpath,))
+        return [self._row(r) for r in rows]
+
+    def all_versions(self) -> list[FileVersion]:
+        return [self._row(r) for r in self.state.query("SELECT * FROM file_versions ORDER BY created_at, rowid")]
+
+    def record(self, relpath: str, data: bytes) -> str:
+        """The version id of this content; a new version only when the content changed."""
+        sha = hashlib.sha256(data).hexdigest()
+        latest = self.latest(relpath)
+        if latest is not None and latest.sha256 == sha and self.blob_ok(latest):
+            return latest.version_id
+        self._write_blob(sha, data)
+        version_id = f"{int(self.clock() * 1000):x}{secrets.token_hex(4)}"
+        self.state.execute(
+            "INSERT INTO file_versions VALUES (?, ?, ?, ?, ?)", (version_id, relpath, sha, len(data), self.clock()))
+        return version_id
+
+    def delete_versions(self, version_ids: list[str]) -> int:
+        """Forget file versions (purge); blobs no other version uses are removed too."""
+        doomed = [self.get(v) for v in version_ids]
+        for version in doomed:
+            self.state.execute("DELETE FROM file_versions WHERE version_id = ?", (version.version_id,))
+        for sha in {v.sha256 for v in doomed}:
+            if self.state.query_one("SELECT 1 FROM file_versions WHERE sha256 = ?", (sha,)) is None:
+                self._blob_path(sha).unlink(missing_ok=True)
+        return len(doomed)
+
+    # -- published versions --------------------------------------------------------------
+    def _published(self, row) -> PublishedVersion:
+        return PublishedVersion(row["pipeline"], row["version"], row["message"], row["published_at"],
+                                json.loads(row["files"]), row["pinned_from"])
+
+    def published(self, ref: PipelineRef) -> list[PublishedVersion]:
+        rows = self.state.query("SELECT * FROM published_versions WHERE pipeline = ? ORDER BY version", (ref.fqn,))
+        return [self._published(r) for r in rows]
+
+    def current(self, ref: PipelineRef) -> PublishedVersion | None:
+        versions = self.published(ref)
+        return versions[-1] if versions else None
+
+    def all_published(self) -> list[PublishedVersion]:
+        return [self._published(r) for r in self.state.query("SELECT * FROM published_versions")]
+
+    def pin(self, ref: PipelineRef, files: dict[str, str], message: str, pinned_from: int | None, keep: int) -> PublishedVersion:
+        current = self.current(ref)
+        number = (current.version if current else 0) + 1
+        self.state.execute(
+            "INSERT INTO published_versions VALUES (?, ?, ?, ?, ?, ?)",
+            (ref.fqn, number, message, self.clock(), json.dumps(files, sort_keys=True), pinned_from),
+        )
+        self.state.execute(
+            "DELETE FROM published_versions WHERE pipeline = ? AND version <= ?", (ref.fqn, number - keep))
+        return self.current(ref)  # type: ignore[return-value]
+
+    def pinned_ids(self) -> set[str]:
+        return {vid for p in self.all_published() for vid in p.files.values()}
+
+    def read_pinned(self, ref: PipelineRef, version: PublishedVersion) -> dict[str, bytes]:
+        base = ref.relpath.as_posix()
+        files = {}
+        for name, version_id in version.files.items():
+            data = self.read(version_id)
+            if self.get(version_id).relpath != f"{base}/{name}":
+                raise RatError(f"published version {version.version} of {ref.fqn} pins {version_id} for {name}, "
+                               "but that version belongs to another file")
+            files[name] = data
+        return files
