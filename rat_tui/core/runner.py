@@ -56,6 +56,11 @@ class Runner:
         threading.Thread(target=self._work, args=(handle,), name=f"run-{record.run_id}", daemon=True).start()
         return handle
 
+    def queued_run(self, ref: PipelineRef) -> RunHandle | None:
+        """A run of this pipeline that has not started yet (it will read the files when it does)."""
+        with self._lock:
+            return next((h for h in self.active.values() if h.ref == ref and h.record.status == "queued"), None)
+
     def cancel(self, run_id: str) -> bool:
         with self._lock:
             handle = self.active.get(run_id)

@@ -164,13 +164,7 @@ class SparkManager:
             logs = self.project.state_dir / "logs"
             logs.mkdir(parents=True, exist_ok=True)
             conf = self._conf(logs)
-            from pyspark.sql import SparkSession
-
-            builder = SparkSession.builder
-            for key, value in conf.items():
-                builder = builder.config(key, value)
-            with _stderr_to(logs / "spark.log"):
-                spark = builder.getOrCreate()
+            spark = _launch(conf, logs / "spark.log")
             spark.sparkContext.setLogLevel(self.project.settings.spark_log_level.upper())
             self._catalogs = {k.split(".")[3] for k in conf if k.count(".") == 3 and k.startswith("spark.sql.catalog.")}
             self._spark = spark
@@ -199,14 +193,23 @@ class SparkManager:
         self._set_state(SessionState.STOPPED)
 
 
-@contextlib.contextmanager
-def _stderr_to(path: Path) -> Iterator[None]:
-    """Point fd 2 at a file while the JVM is spawned, so its start-up chatter never hits the terminal."""
-    saved = os.dup(2)
-    with path.open("ab") as target:
-        os.dup2(target.fileno(), 2)
-    try:
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
+def _launch(conf: dict[str, str], log_path: Path) -> "SparkSession":
+    """Start the JVM with its stdout and stderr in the log file.
+
+    The JVM inherits the terminal otherwise, and its start-up chatter would draw over the
+    TUI (Textual itself writes to stderr, so redirecting our own fd 2 is no option).
+    """
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+    from pyspark.sql import SparkSession
+
+    if SparkContext._active_spark_context is not None:  # tests may open a second Workbench
+        builder = SparkSession.builder
+        for key, value in conf.items():
+            builder = builder.config(key, value)
+        return builder.getOrCreate()
+    spark_conf = SparkConf(loadDefaults=False).setAll(list(conf.items()))
+    with log_path.open("ab") as log_file:
+        gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": log_file, "stderr": log_file})
+    context = SparkContext(conf=spark_conf, gateway=gateway)
+    return SparkSession(context)

@@ -1,6 +1,7 @@
 """The command layer: every action the TUI and `--script` offer, as plain methods returning data."""
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import secrets
@@ -13,7 +14,8 @@ from .errors import RatError
 from .events import EventBus
 from .executor import RunOptions
 from .pipeline_source import load_pipeline
-from .project import PipelineRef, Project
+from .landing_preview import read_head
+from .project import LANDING_EXTENSIONS, PipelineRef, Project, active_landing_files
 from .purge import Reaper, needs_spark
 from .quality import json_value as row_value
 from .quality import row_values
@@ -71,6 +73,40 @@ class Workbench:
             ]
         }
 
+    def overview(self) -> dict:
+        """Everything the project tree shows, in one pass over disk and state (no Spark)."""
+        scan = self.project.scan()
+        tables = {ref.fqn: ref for ref in self.table_refs()}
+        namespaces = []
+        for ns in scan.namespaces:
+            pipelines = []
+            for ref in ns.pipelines:
+                last = self.state.runs(ref.fqn, limit=1)
+                pipelines.append({"ref": ref, "last_status": last[0].status if last else None,
+                                  "published": self.versions.current(ref) is not None, "drift": self.drift(ref)})
+            zones = [{"name": z.name, "files": len(z.active_files())} for z in ns.zones]
+            ns_tables = []
+            for fqn, ref in tables.items():
+                if ref.namespace == ns.name:
+                    try:
+                        stats = table_stats(load_table(self.project.table_dir(ref), fqn))
+                    except Exception:  # a damaged table still shows, with its name
+                        stats = {"snapshot_id": None, "rows": None}
+                    ns_tables.append({"ref": ref, **stats})
+            namespaces.append({"name": ns.name, "pipelines": pipelines, "zones": zones, "tables": ns_tables})
+        return {"namespaces": namespaces, "problems": [p.sentence() for p in scan.problems if p.is_error]}
+
+    def drift(self, ref: PipelineRef) -> bool:
+        """Whether the working copy differs from the current published version."""
+        current = self.versions.current(ref)
+        if current is None:
+            return False
+        working = self.project.read_pipeline_files(ref)
+        if set(working) != set(current.files):
+            return True
+        return any(hashlib.sha256(working[name]).hexdigest() != self.versions.get(vid).sha256
+                   for name, vid in current.files.items())
+
     def validate(self, pipeline: str | None = None) -> dict:
         only = self.project.find_pipeline(pipeline) if pipeline else None
         problems = validate(self.project, only)
@@ -127,6 +163,10 @@ class Workbench:
         if self.needs_cleanup():
             self.cleanup_leftovers()
         return self.runner.submit(ref, options, version=version, trigger=trigger)
+
+    def request_run(self, ref: PipelineRef, trigger: str) -> RunHandle:
+        """A draft run for a save: a burst of saves, or saves during a run, give one more run, not many."""
+        return self.runner.queued_run(ref) or self.submit(ref.fqn, trigger=trigger)
 
     def run(self, pipeline: str, full_refresh: bool = False, published: bool = False) -> dict:
         record = self.submit(pipeline, full_refresh, published).wait()
@@ -191,6 +231,10 @@ class Workbench:
         ref = PipelineRef.parse(pipeline)
         return ref, load_table(self.project.table_dir(ref), ref.fqn)
 
+    def table_schema(self, pipeline: str) -> str:
+        ref, table = self._table(pipeline)
+        return ", ".join(f"{f.name} {f.field_type}" for f in table.schema().fields)
+
     def rollback_table(self, pipeline: str, snapshot_id: int) -> dict:
         """Point main at any snapshot still in history (so a rollback can be undone)."""
         ref, table = self._table(pipeline)
@@ -240,6 +284,25 @@ class Workbench:
                 "removed_rows": [row_values(r) for r in removed.limit(limit).collect()],
             }
         return {**result, "schema_changes": changes}
+
+    # -- landing files -------------------------------------------------------------------
+    def sample(self, namespace: str, zone: str, file: str | None = None, limit: int = 20) -> dict:
+        """First rows of a landing file with DuckDB (no JVM); without FILE, the zone's first sample."""
+        base = self.project.zone_dir(namespace, zone)
+        if not base.is_dir():
+            raise RatError(f"landing zone {namespace}/landing/{zone} does not exist")
+        if file is None:
+            candidates = sorted((base / "_samples").glob("*")) or active_landing_files(base)
+            candidates = [c for c in candidates if c.suffix.lower() in LANDING_EXTENSIONS]
+            if not candidates:
+                raise RatError(f"landing zone {namespace}/landing/{zone} has no files to sample")
+            path = candidates[0]
+        else:
+            path = (base / file).resolve()
+            if base.resolve() not in path.parents or not path.is_file():
+                raise RatError(f"no file {file} in landing zone {namespace}/landing/{zone}")
+        columns, rows = read_head(path, limit)
+        return {"file": path.relative_to(base.resolve() if file else base).as_posix(), "columns": columns, "rows": rows}
 
     # -- purge -----------------------------------------------------------------------
     def purge(self, dry_run: bool = False, now: float | None = None, namespace: str | None = None) -> dict:

@@ -130,3 +130,8 @@ def _diff(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
 @command("purge", arg("--dry-run", action="store_true"), arg("--namespace"))
 def _purge(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
     return wb.purge(a.dry_run, namespace=a.namespace)
+
+
+@command("sample", arg("namespace"), arg("zone"), arg("file", nargs="?"), arg("--limit", type=int, default=20))
+def _sample(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
+    return wb.sample(a.namespace, a.zone, a.file, a.limit)

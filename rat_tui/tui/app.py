@@ -1,34 +1,487 @@
-"""The Textual application."""
+"""The Textual application: wires the panels to the Workbench; every slow call runs in a thread worker."""
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
-from textual.widgets import Footer, Header, Tree
+import difflib
+import time
 
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.command import Hit, Hits, Provider
+from textual.containers import Container, Horizontal
+from textual.widgets import DataTable, Footer, Header, RichLog, Static, Tree
+
+from ..core.errors import RatError
+from ..core.events import LogLine, PhaseFinished, QualityResultEvent, RunFinished, RunQueued, RunStarted, SessionStateChanged
+from ..core.watch import PipelineChanged, ProjectWatcher
 from ..core.workbench import Workbench
+from .components.help_screen import HelpScreen
+from .components.modals import AskText, Confirm, purge_plan_text
+from .components.pipeline_view import PipelineView
+from .components.project_tree import NodeData, ProjectTree
+from .components.run_view import RunState, RunView
+from .components.status_bar import StatusBar
+from .components.table_view import TableView
+from .components.zone_view import ZoneView
+from .keymap import DEFAULT_KEYMAP, bindings, resolve_keymap
+from .messages import ActionDone, ActionFailed, CoreEvent, FilesChanged
+from ..core.details import pipeline_detail, zone_files, zone_readers
+
+
+class ActionCommands(Provider):
+    """The command palette offers every keymap action by name."""
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        app = self.app
+        assert isinstance(app, RatApp)
+        for key in app.keymap:
+            score = matcher.match(key.description)
+            if score > 0:
+                yield Hit(score, matcher.highlight(key.description), lambda a=key.action: app.run_action(a),
+                          help=f"key {key.key}")
 
 
 class RatApp(App):
     TITLE = "rat-tui"
-    BINDINGS = [("q", "quit", "Quit")]
+    CSS_PATH = "app.tcss"
+    BINDINGS = bindings(list(DEFAULT_KEYMAP))
+    COMMANDS = App.COMMANDS | {ActionCommands}
 
-    def __init__(self, workbench: Workbench):
+    def __init__(self, workbench: Workbench, watch: bool | None = None, warm_spark: bool = True):
         super().__init__()
         self.workbench = workbench
+        settings = workbench.project.settings
+        self.keymap = resolve_keymap(settings.keymap)
+        self.watch_enabled = settings.watch_enabled if watch is None else watch
+        self.warm_spark = warm_spark
+        self.watcher = ProjectWatcher(workbench.project, lambda changes: self.post_message(FilesChanged(changes)),
+                                      settings.watch_debounce_ms / 1000)
+        self.selected: NodeData | None = None
+        self.runs: dict[str, RunState] = {}
+        self.latest_run: dict[str, str] = {}  # pipeline fqn -> run id shown in its Run tab
         self.sub_title = workbench.project.root.name
+        self._unsubscribe = None
 
+    # -- layout ---------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Tree("project", id="project-tree")
+        with Horizontal(id="main"):
+            yield ProjectTree()
+            yield Container(Static(self._welcome(), id="welcome"), id="detail")
+        yield RichLog(id="log-panel", markup=False, wrap=True, max_lines=2000)
+        yield StatusBar()
         yield Footer()
 
+    def _welcome(self) -> Text:
+        return Text("Select a pipeline, landing zone or table in the tree.\n"
+                    "r run · p preview · P publish · b roll back · x purge · w watch · ? help")
+
     def on_mount(self) -> None:
-        tree = self.query_one(Tree)
-        tree.root.expand()
-        for ns in self.workbench.ls()["namespaces"]:
-            node = tree.root.add(ns["name"], expand=True)
-            pipes = node.add("pipelines", expand=True)
-            for fqn in ns["pipelines"]:
-                pipes.add_leaf(fqn.split(".", 1)[1])
-            zones = node.add("landing", expand=True)
-            for zone in ns["zones"]:
-                zones.add_leaf(zone)
+        self.set_interval(0.5, self._tick)
+        if self.workbench.project.settings.keymap:
+            self.set_keymap(self.workbench.project.settings.keymap)
+        self._unsubscribe = self.workbench.events.subscribe(lambda e: self.post_message(CoreEvent(e)))
+        self.query_one(StatusBar).update_status(master=self.workbench.project.settings.spark_master,
+                                                watching=self.watch_enabled)
+        self.query_one(ProjectTree).focus()
+        self.refresh_tree()
+        if self.watch_enabled:
+            self.watcher.start()
+        if self.warm_spark:
+            self.warm_up()
+
+    def _tick(self) -> None:
+        """Elapsed times of running phases move even when no event arrives."""
+        view = self._current(RunView)
+        if view is not None and view.state is not None and view.state.status in ("queued", "running"):
+            view.refresh_view()
+
+    def on_unmount(self) -> None:
+        self.watcher.stop()
+        if self._unsubscribe:
+            self._unsubscribe()
+
+    # -- workers --------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="tree")
+    def refresh_tree(self) -> None:
+        overview = self.workbench.overview()
+        self.call_from_thread(self.query_one(ProjectTree).load, overview)
+
+    @work(thread=True, group="spark")
+    def warm_up(self) -> None:
+        self.workbench.spark.start_background()
+        try:
+            done = self.workbench.cleanup_leftovers()
+        except RatError as exc:
+            self.post_message(ActionFailed("start Spark", exc.sentence()))
+            return
+        for line in done:
+            self.post_message(ActionDone("recovery", line))
+
+    @work(thread=True, exclusive=True, group="detail")
+    def load_detail(self, node: NodeData) -> None:
+        wb = self.workbench
+        try:
+            if node.kind == "pipeline" and node.ref is not None:
+                detail = pipeline_detail(wb, node.ref)
+                runs = wb.runs(node.ref.fqn, limit=20)["runs"]
+                versions = wb.list_versions(node.ref.fqn)
+                self.call_from_thread(self._show_pipeline, node, detail, runs, versions)
+            elif node.kind == "zone":
+                files = zone_files(wb, node.namespace, node.name)
+                readers = zone_readers(wb, node.namespace, node.name)
+                self.call_from_thread(self._show_zone, node, files, readers)
+            elif node.kind == "table" and node.ref is not None:
+                snaps = wb.snapshots(node.ref.fqn)
+                table = wb.table_schema(node.ref.fqn)
+                self.call_from_thread(self._show_table, node, snaps, table)
+        except RatError as exc:
+            self.post_message(ActionFailed(f"show {node.kind} {node.name}", exc.sentence()))
+
+    def run_in_worker(self, action: str, fn, *args, done: str = "", **kwargs) -> None:
+        """Run a Workbench call off the UI thread; report the outcome as a message."""
+        self._work(action, fn, args, kwargs, done)
+
+    @work(thread=True, group="actions")
+    def _work(self, action: str, fn, args, kwargs, done: str) -> None:
+        try:
+            result = fn(*args, **kwargs)
+        except RatError as exc:
+            self.post_message(ActionFailed(action, exc.sentence()))
+            return
+        self.post_message(ActionDone(action, done.format(result=result) if done else "", result))
+
+    # -- showing things ---------------------------------------------------------------
+    def _detail(self):
+        return self.query_one("#detail", Container)
+
+    async def _replace_detail(self, widget) -> None:
+        detail = self._detail()
+        await detail.remove_children()
+        await detail.mount(widget)
+
+    async def _show_pipeline(self, node: NodeData, detail: dict, runs: list[dict], versions: dict) -> None:
+        if node != self.selected:
+            return
+        view = self._current(PipelineView)
+        if view is None or view.fqn != node.ref.fqn:
+            view = PipelineView(node.ref.fqn)
+            await self._replace_detail(view)
+        self._fill_pipeline(view, detail, runs, versions)
+
+    def _fill_pipeline(self, view: PipelineView, detail: dict, runs: list[dict], versions: dict) -> None:
+        view.show_source(detail)
+        view.show_runs(runs)
+        view.show_versions(versions)
+        fqn = view.fqn
+        run_id = self.latest_run.get(fqn) or (runs[0]["run_id"] if runs else None)
+        state = self.runs.get(run_id) if run_id else None
+        if state is None and runs:
+            state = RunState.from_record(runs[0])
+        previous = [r for r in runs if state is None or r["run_id"] != state.run_id][:10]
+        view.query_one(RunView).show(state, [r for r in previous if r["status"] == "success"])
+        if versions["versions"]:
+            self.show_version_diff(fqn, versions["current"])
+
+    def _current(self, kind):
+        found = self._detail().query(kind)
+        return found.first() if found else None
+
+    async def _show_zone(self, node: NodeData, files: list[dict], readers: list[str]) -> None:
+        if node != self.selected:
+            return
+        view = ZoneView(node.namespace, node.name)
+        await self._replace_detail(view)
+        view.show_files(files, readers)
+
+    async def _show_table(self, node: NodeData, snaps: dict, schema: str) -> None:
+        if node != self.selected:
+            return
+        view = TableView(node.ref.fqn)
+        await self._replace_detail(view)
+        view.show_snapshots(snaps, schema)
+
+    @work(thread=True, exclusive=True, group="version-diff")
+    def show_version_diff(self, fqn: str, version: int | None) -> None:
+        if version is None:
+            return
+        wb = self.workbench
+        ref = wb.resolve(fqn)
+        pinned = next(v for v in wb.versions.published(ref) if v.version == version)
+        files = wb.versions.read_pinned(ref, pinned)
+        working = wb.project.read_pipeline_files(ref)
+        lines: list[str] = []
+        for name in sorted(set(files) | set(working)):
+            old = files.get(name, b"").decode("utf-8", "replace").splitlines(keepends=True)
+            new = working.get(name, b"").decode("utf-8", "replace").splitlines(keepends=True)
+            lines += difflib.unified_diff(old, new, f"v{version}/{name}", f"working/{name}")
+        view = self._current(PipelineView)
+        if view is not None and view.fqn == fqn:
+            self.call_from_thread(view.show_version_diff, "".join(lines))
+
+    # -- events from the core ---------------------------------------------------------
+    def on_core_event(self, message: CoreEvent) -> None:
+        event = message.event
+        status = self.query_one(StatusBar)
+        if isinstance(event, SessionStateChanged):
+            status.update_status(spark_state=event.state, spark_reason=event.reason)
+            if event.state == "failed":
+                self.notify(event.reason, title="Spark did not start", severity="error", timeout=10)
+        if isinstance(event, RunQueued):
+            self.runs[event.run_id] = RunState(event.run_id, event.pipeline)
+            self.latest_run[event.pipeline] = event.run_id
+        state = self.runs.get(getattr(event, "run_id", None) or "")
+        if state is not None:
+            state.apply(event)
+        if isinstance(event, (RunQueued, RunStarted, RunFinished)):
+            queued, running = self.workbench.runner.queued_and_running()
+            status.update_status(queued=queued, running=running)
+        view = self._current(RunView)
+        if view is not None:
+            pipeline_view = self._current(PipelineView)
+            if isinstance(event, RunQueued) and pipeline_view is not None and pipeline_view.fqn == event.pipeline:
+                view.show(self.runs[event.run_id], view.previous)
+            else:
+                view.apply(event)
+        self._log_event(event)
+        if isinstance(event, RunFinished):
+            severity = {"success": "information", "cancelled": "warning"}.get(event.status, "error")
+            self.notify(event.error or f"{event.rows_written:,} rows written", title=f"{event.pipeline}: {event.status}",
+                        severity=severity, timeout=6)
+            self.refresh_tree()
+            if self.selected is not None:
+                self.load_detail(self.selected)
+
+    def _log_event(self, event) -> None:
+        log = self.query_one("#log-panel", RichLog)
+        stamp = time.strftime("%H:%M:%S", time.localtime(event.at))
+        if isinstance(event, LogLine):
+            style = {"error": "red", "warn": "yellow"}.get(event.level, "")
+            log.write(Text(f"{stamp} [{event.run_id or '-'}] {event.message}", style=style))
+        elif isinstance(event, PhaseFinished):
+            log.write(Text(f"{stamp} [{event.run_id}] {event.phase} {'ok' if event.ok else 'FAILED'} "
+                           f"in {event.ms} ms{'' if event.ok else ': ' + event.message}", style="" if event.ok else "red"))
+        elif isinstance(event, QualityResultEvent):
+            log.write(f"{stamp} [{event.run_id}] quality {event.name}: {event.status} ({event.violations})")
+        elif isinstance(event, (RunQueued, RunStarted, RunFinished)):
+            log.write(f"{stamp} [{event.run_id}] {event.kind} {event.pipeline}"
+                      + (f" {event.status}" if isinstance(event, RunFinished) else ""))
+        elif isinstance(event, SessionStateChanged):
+            log.write(f"{stamp} Spark {event.state} {event.reason}")
+
+    def on_files_changed(self, message: FilesChanged) -> None:
+        for change in message.changes:
+            if isinstance(change, PipelineChanged):
+                self.auto_run(change)
+        self.refresh_tree()
+
+    @work(thread=True, group="watch")
+    def auto_run(self, change: PipelineChanged) -> None:
+        wb = self.workbench
+        for path in change.paths:
+            file = wb.project.root / path
+            if file.is_file():
+                wb.versions.record(path, file.read_bytes())
+        if not wb.project.pipeline_dir(change.pipeline).is_dir():
+            return
+        try:
+            handle = wb.request_run(change.pipeline, trigger="watch")
+        except RatError as exc:
+            self.post_message(ActionFailed(f"auto-run {change.pipeline.fqn}", exc.sentence()))
+            return
+        self.post_message(ActionDone("auto-run", f"saved: running {change.pipeline.fqn} ({handle.run_id})"))
+
+    def on_action_done(self, message: ActionDone) -> None:
+        if message.summary:
+            self.notify(message.summary, title=message.action)
+        if message.action in ("publish", "rollback", "rollback table", "purge"):
+            self.refresh_tree()
+            if self.selected is not None:
+                self.load_detail(self.selected)
+        if message.action == "preview":
+            view = self._current(PipelineView)
+            if view is not None:
+                view.show_preview(message.result)
+                view.show_tab("tab-preview")
+        elif message.action == "preview file":
+            view = self._current(ZoneView)
+            if view is not None:
+                view.show_preview(message.result)
+        elif message.action == "table preview":
+            view = self._current(TableView)
+            if view is not None:
+                view.show_preview(message.result)
+        elif message.action == "diff":
+            view = self._current(TableView)
+            if view is not None:
+                view.show_diff(message.result["diff"], message.result["old"], message.result["new"])
+        elif message.action == "purge plan":
+            self.push_screen(Confirm("Purge all of this?", purge_plan_text(message.result)), self._purge_confirmed)
+
+    def on_action_failed(self, message: ActionFailed) -> None:
+        self.notify(message.error, title=f"{message.action} failed", severity="error", timeout=10)
+        self.query_one("#log-panel", RichLog).write(Text(f"{message.action} failed: {message.error}", style="red"))
+
+    # -- selection --------------------------------------------------------------------
+    @on(Tree.NodeHighlighted, "#project-tree")
+    def node_highlighted(self, event: Tree.NodeHighlighted) -> None:
+        data = event.node.data
+        if data is None or data.kind == "namespace" or data == self.selected:
+            return
+        self.selected = data
+        self.load_detail(data)
+
+    @on(DataTable.RowHighlighted, "#snapshots-table")
+    def snapshot_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        view = self._current(TableView)
+        if view is not None and event.row_key.value:
+            self.run_in_worker("table preview", self.workbench.table_preview, view.fqn, int(event.row_key.value))
+
+    @on(DataTable.RowHighlighted, "#versions-table")
+    def version_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        view = self._current(PipelineView)
+        if view is not None and event.row_key.value:
+            self.show_version_diff(view.fqn, int(event.row_key.value))
+
+    @on(DataTable.RowSelected, "#zone-files")
+    def zone_file_selected(self, event: DataTable.RowSelected) -> None:
+        view = self._current(ZoneView)
+        if view is not None:
+            self.run_in_worker("preview file", self.workbench.sample, view.namespace, view.zone, str(event.row_key.value))
+
+    # -- actions ------------------------------------------------------------------------
+    def _pipeline(self) -> str | None:
+        if self.selected is None or self.selected.kind not in ("pipeline", "table") or self.selected.ref is None:
+            self.notify("Select a pipeline first.", severity="warning")
+            return None
+        return self.selected.ref.fqn
+
+    def _submit(self, published: bool) -> None:
+        fqn = self._pipeline()
+        if fqn is None:
+            return
+        view = self._current(PipelineView)
+        if view is not None:
+            view.show_tab("tab-run")
+        self.run_in_worker("run", self.workbench.submit, fqn, published=published)
+
+    def action_run(self) -> None:
+        self._submit(published=False)
+
+    def action_run_published(self) -> None:
+        self._submit(published=True)
+
+    def action_cancel(self) -> None:
+        fqn = self._pipeline()
+        active = [rid for rid, h in self.workbench.runner.active.items() if h.record.pipeline == fqn]
+        if not active:
+            self.notify(f"No run of {fqn} is queued or running.", severity="warning")
+            return
+        for run_id in active:
+            self.workbench.cancel(run_id)
+        self.notify(f"Cancelling {len(active)} run(s) of {fqn}")
+
+    def action_preview(self) -> None:
+        fqn = self._pipeline()
+        if fqn is not None:
+            self.run_in_worker("preview", self.workbench.preview, fqn, 50, done="")
+
+    def action_publish(self) -> None:
+        fqn = self._pipeline()
+        if fqn is None:
+            return
+
+        def publish(message: str | None) -> None:
+            if message is not None:
+                self.run_in_worker("publish", self.workbench.publish, fqn, message,
+                                   done=f"{fqn}: published version {{result[version]}}")
+
+        self.push_screen(AskText(f"Publish {fqn}: message", "what changed?"), publish)
+
+    def action_rollback(self) -> None:
+        fqn = self._pipeline()
+        if fqn is None:
+            return
+        current = self.workbench.list_versions(fqn)["current"]
+        if current is None:
+            self.notify(f"{fqn} has no published version yet.", severity="warning")
+            return
+        view = self._current(PipelineView)
+        default = (view.selected_version() if view is not None else None) or max(current - 1, 1)
+
+        def chosen(value: str | None) -> None:
+            if not value:
+                return
+            try:
+                version = int(value)
+            except ValueError:
+                self.notify(f"'{value}' is not a version number.", severity="error")
+                return
+            self.push_screen(
+                Confirm(f"Roll back {fqn} to version {version}?",
+                        "Pins that version as a new published version and restores its files to the working "
+                        "folder. The working copy is saved as a file version first, so nothing is lost."),
+                lambda ok: ok and self.run_in_worker(
+                    "rollback", self.workbench.rollback, fqn, version, True,
+                    done=f"{fqn}: version {{result[version]}} pins version {version}"))
+
+        self.push_screen(AskText(f"Roll back {fqn} to which version? (current: {current})", value=str(default)), chosen)
+
+    def action_rollback_table(self) -> None:
+        view = self._current(TableView)
+        snapshot = view.selected_snapshot() if view is not None else None
+        if view is None or snapshot is None:
+            self.notify("Select a table and one of its snapshots first.", severity="warning")
+            return
+        self.push_screen(
+            Confirm(f"Point main of {view.fqn} at snapshot {snapshot}?",
+                    "Later snapshots stay in history until purged, so this can be undone."),
+            lambda ok: ok and self.run_in_worker("rollback table", self.workbench.rollback_table, view.fqn, snapshot,
+                                                 done=f"{view.fqn}: main is now snapshot {snapshot}"))
+
+    def action_diff(self) -> None:
+        view = self._current(TableView)
+        snapshot = view.selected_snapshot() if view is not None else None
+        previous = view.previous_of(snapshot) if snapshot is not None else None
+        if previous is None:
+            self.notify("Select a snapshot that has an earlier one.", severity="warning")
+            return
+
+        def diff() -> dict:
+            return {"diff": self.workbench.diff_snapshots(view.fqn, previous, snapshot), "old": previous, "new": snapshot}
+
+        self.run_in_worker("diff", diff)
+
+    def action_purge(self) -> None:
+        self.run_in_worker("purge plan", self.workbench.purge, True)
+
+    def _purge_confirmed(self, ok: bool | None) -> None:
+        if ok:
+            self.run_in_worker("purge", self.workbench.purge, False, done="purged {result[purged]}")
+
+    def action_toggle_watch(self) -> None:
+        self.watch_enabled = not self.watch_enabled
+        if self.watch_enabled:
+            self.watcher.start()
+        else:
+            self.watcher.stop()
+        self.query_one(StatusBar).update_status(watching=self.watch_enabled)
+        self.notify(f"Watch {'on' if self.watch_enabled else 'off'}")
+
+    def action_refresh(self) -> None:
+        self.refresh_tree()
+        if self.selected is not None:
+            self.load_detail(self.selected)
+
+    def action_toggle_log(self) -> None:
+        self.query_one("#log-panel").toggle_class("shown")
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self.keymap))
+
+    def action_focus_tree(self) -> None:
+        self.query_one(ProjectTree).focus()
+
+    def action_focus_detail(self) -> None:
+        self._detail().focus()

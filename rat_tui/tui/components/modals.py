@@ -1,0 +1,75 @@
+"""Modal screens: ask for a message, confirm an action, show a purge plan."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+
+class AskText(ModalScreen[str | None]):
+    """One line of text (publish message, version number); Enter accepts, Escape cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, prompt: str, placeholder: str = "", value: str = "") -> None:
+        super().__init__()
+        self.prompt, self.placeholder, self.value = prompt, placeholder, value
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.prompt)
+            yield Input(value=self.value, placeholder=self.placeholder, id="ask-input")
+            yield Label(Text("Enter to accept · Escape to cancel", style="grey50"))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class Confirm(ModalScreen[bool]):
+    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
+
+    def __init__(self, question: str, detail: str = "") -> None:
+        super().__init__()
+        self.question, self.detail = question, detail
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(Text(self.question, style="bold"))
+            if self.detail:
+                yield VerticalScroll(Static(self.detail), classes="dialog-detail")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Yes (y)", id="yes", variant="warning")
+                yield Button("No (n)", id="no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+
+def purge_plan_text(result: dict) -> str:
+    """The dry-run list, grouped, with sizes."""
+    lines = []
+    labels = {
+        "processed_files": "processed landing files", "snapshots_expired": "snapshots to expire",
+        "orphan_files": "orphan files", "orphan_branches": "orphan run branches", "stuck_runs": "stuck runs",
+        "file_versions": "old file versions",
+    }
+    for key, label in labels.items():
+        items = result["items"][key]
+        lines.append(f"{label}: {len(items)}")
+        for item in items[:20]:
+            size = item.get("bytes", item.get("added_bytes"))
+            name = item.get("path") or item.get("branch") or item.get("run_id") or item.get("snapshot_id")
+            where = f"{item['table']} " if "table" in item else ""
+            lines.append(f"    {where}{name}" + (f"  ({size:,} bytes)" if size is not None else ""))
+        if len(items) > 20:
+            lines.append(f"    … and {len(items) - 20} more")
+    return "\n".join(lines)

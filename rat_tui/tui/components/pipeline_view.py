@@ -1,0 +1,94 @@
+"""A pipeline: source with highlighting, effective config with its sources, tests, runs, versions, preview."""
+from __future__ import annotations
+
+from rich.console import Group
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
+
+from .run_view import RunView
+
+
+class PipelineView(Vertical):
+    def __init__(self, fqn: str) -> None:
+        super().__init__(id="pipeline-view")
+        self.fqn = fqn
+
+    def show_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    def compose(self) -> ComposeResult:
+        with TabbedContent(initial="tab-source"):
+            with TabPane("Source", id="tab-source"):
+                yield VerticalScroll(Static(Text("loading…", style="grey50"), id="pipeline-source"))
+            with TabPane("Run", id="tab-run"):
+                yield VerticalScroll(RunView())
+            with TabPane("Runs", id="tab-runs"):
+                yield DataTable(id="runs-table", cursor_type="row")
+            with TabPane("Versions", id="tab-versions"):
+                yield DataTable(id="versions-table", cursor_type="row")
+                yield VerticalScroll(Static(id="version-diff"))
+            with TabPane("Preview", id="tab-preview"):
+                yield DataTable(id="preview-table")
+
+    def show_source(self, detail: dict) -> None:
+        config = Table(title="Effective config", title_justify="left", box=None, header_style="bold")
+        for column in ("key", "value", "from"):
+            config.add_column(column)
+        for key, value in detail["config"].items():
+            source = detail["sources"].get(key, "default")
+            shown = ", ".join(value) if isinstance(value, list) else "—" if value is None else str(value)
+            config.add_row(key, shown, Text(source, style={"annotation": "cyan", "config.yaml": "magenta"}.get(source, "grey50")))
+        tests = Table(title="Quality tests", title_justify="left", box=None, header_style="bold")
+        for column in ("test", "severity", "description"):
+            tests.add_column(column)
+        for test in detail["tests"]:
+            tests.add_row(test["name"], Text(test["severity"], style="red" if test["severity"] == "error" else "yellow"),
+                          test["description"])
+        header = Text.assemble((detail["fqn"], "bold"), "  ", (detail["description"], "italic grey70"))
+        problems = Text("\n".join(detail["problems"]), style="red") if detail["problems"] else Text("")
+        source = Syntax(detail["source"], "sql" if detail["kind"] == "sql" else "python", line_numbers=True,
+                        theme="ansi_dark", word_wrap=True)
+        self.query_one("#pipeline-source", Static).update(Group(header, problems, source, Text(""), config, Text(""), tests))
+
+    def show_runs(self, runs: list[dict]) -> None:
+        table = self.query_one("#runs-table", DataTable)
+        table.clear(columns=True)
+        table.add_columns("run", "status", "version", "trigger", "rows", "total ms", "error")
+        for run in runs:
+            total = sum(run["phases"].values())
+            table.add_row(run["run_id"], run["status"], run["version"], run["trigger"], f"{run['rows_written']:,}",
+                          str(total), (run["error"] or "")[:60], key=run["run_id"])
+
+    def show_versions(self, versions: dict) -> None:
+        table = self.query_one("#versions-table", DataTable)
+        table.clear(columns=True)
+        table.add_columns("", "version", "message", "published", "pinned from")
+        from datetime import datetime, timezone
+
+        for v in reversed(versions["versions"]):
+            stamp = datetime.fromtimestamp(v["published_at"], timezone.utc).strftime("%Y-%m-%d %H:%M")
+            current = "▶" if v["version"] == versions["current"] else ""
+            table.add_row(current, str(v["version"]), v["message"], stamp, str(v["pinned_from"] or ""), key=str(v["version"]))
+        if not versions["versions"]:
+            self.query_one("#version-diff", Static).update(Text("Not published yet. Press P to publish.", style="grey50"))
+
+    def show_version_diff(self, diff: str) -> None:
+        body = Syntax(diff, "diff", theme="ansi_dark") if diff else Text("Working copy equals this version.", style="green")
+        self.query_one("#version-diff", Static).update(body)
+
+    def selected_version(self) -> int | None:
+        table = self.query_one("#versions-table", DataTable)
+        if table.row_count == 0:
+            return None
+        return int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+
+    def show_preview(self, result: dict) -> None:
+        table = self.query_one("#preview-table", DataTable)
+        table.clear(columns=True)
+        table.add_columns(*result["columns"])
+        for row in result["rows"]:
+            table.add_row(*["NULL" if v is None else str(v) for v in row])

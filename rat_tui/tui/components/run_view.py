@@ -1,0 +1,159 @@
+"""The live run view: five phases, quality results, totals, phase bars against earlier runs."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from ...core.events import Event, PhaseFinished, PhaseStarted, QualityResultEvent, RunFinished, RunStarted
+from ...core.executor import PHASES
+
+QUALITY_STYLE = {"passed": "green", "warned": "yellow", "failed": "red", "error": "red"}
+
+
+@dataclass
+class PhaseState:
+    status: str = "pending"  # pending | running | done | failed
+    started: float | None = None
+    ms: int | None = None
+    rows: int | None = None
+    message: str = ""
+
+
+@dataclass
+class RunState:
+    run_id: str
+    pipeline: str
+    status: str = "queued"
+    started: float | None = None
+    finished: float | None = None
+    error: str | None = None
+    phases: dict[str, PhaseState] = field(default_factory=lambda: {p: PhaseState() for p in PHASES})
+    quality: list[dict] = field(default_factory=list)
+
+    @classmethod
+    def from_record(cls, record: dict) -> "RunState":
+        state = cls(record["run_id"], record["pipeline"], record["status"], record["started_at"],
+                    record["finished_at"], record["error"])
+        for name, ms in record["phases"].items():
+            state.phases[name] = PhaseState("done", ms=ms)
+        if record["status"] == "failed" and record["phases"]:
+            last = list(record["phases"])[-1]
+            state.phases[last].status, state.phases[last].message = "failed", record["error"] or ""
+        if record["phases"].get("iceberg_write") is not None:
+            state.phases["iceberg_write"].rows = record["rows_written"]
+        state.quality = record["quality"]
+        return state
+
+    def apply(self, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            self.status, self.started = "running", event.at
+        elif isinstance(event, PhaseStarted):
+            self.phases[event.phase] = PhaseState("running", started=event.at)
+        elif isinstance(event, PhaseFinished):
+            phase = self.phases[event.phase]
+            phase.status = "done" if event.ok else "failed"
+            phase.ms, phase.rows, phase.message = event.ms, event.rows, event.message
+        elif isinstance(event, QualityResultEvent):
+            self.quality.append({"name": event.name, "severity": event.severity, "status": event.status,
+                                 "violations": event.violations, "ms": event.ms, "sample": [], "error": None})
+        elif isinstance(event, RunFinished):
+            self.status, self.finished, self.error = event.status, event.at, event.error
+
+
+def _bar(ms: int, scale: int, width: int = 24) -> str:
+    return "█" * max(1 if ms else 0, round(width * ms / scale)) if scale else ""
+
+
+class RunView(Static):
+    """Renders one RunState; the app feeds it events and ticks it for elapsed times."""
+
+    def __init__(self) -> None:
+        super().__init__(id="run-view")
+        self.state: RunState | None = None
+        self.previous: list[dict] = []
+
+    def show(self, state: RunState | None, previous: list[dict]) -> None:
+        self.state, self.previous = state, previous
+        self.refresh_view()
+
+    def apply(self, event: Event) -> None:
+        if self.state is not None and getattr(event, "run_id", None) == self.state.run_id:
+            self.state.apply(event)
+            self.refresh_view()
+
+    def refresh_view(self) -> None:
+        if self.state is None:
+            self.update(Text("No run yet. Press r to run this pipeline.", style="grey50"))
+            return
+        self.update(Group(self._header(), self._phases(), self._quality(), self._chart()))
+
+    def _header(self) -> Text:
+        s = self.state
+        assert s is not None
+        style = {"success": "green", "failed": "red", "cancelled": "yellow"}.get(s.status, "cyan")
+        text = Text.assemble(("Run ", "bold"), (s.run_id, "bold"), f"  {s.pipeline}  ", (s.status.upper(), f"bold {style}"))
+        if s.started:
+            end = s.finished or time.time()
+            text.append(f"  total {end - s.started:.1f} s", style="grey50")
+        if s.error:
+            text.append(f"\n{s.error}", style="red")
+        return text
+
+    def _phases(self) -> Table:
+        table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
+        for column in ("", "phase", "time", "rows", ""):
+            table.add_column(column)
+        marks = {"pending": ("·", "grey50"), "running": ("▶", "cyan"), "done": ("✔", "green"), "failed": ("✘", "red")}
+        assert self.state is not None
+        for name, phase in self.state.phases.items():
+            mark, style = marks[phase.status]
+            if phase.status == "running" and phase.started:
+                elapsed = f"{time.time() - phase.started:.1f} s…"
+            elif phase.ms is not None:
+                elapsed = f"{phase.ms} ms"
+            else:
+                elapsed = ""
+            table.add_row(Text(mark, style=style), Text(name, style=style if phase.status != "pending" else "grey50"),
+                          elapsed, "" if phase.rows is None else f"{phase.rows:,}",
+                          Text(phase.message[:120], style="red") if phase.status == "failed" else "")
+        return table
+
+    def _quality(self) -> Table | Text:
+        assert self.state is not None
+        if not self.state.quality:
+            return Text("")
+        table = Table(title="Quality tests", title_justify="left", box=None, header_style="bold")
+        for column in ("test", "severity", "status", "violations", "sample / error"):
+            table.add_column(column)
+        for q in self.state.quality:
+            detail = q.get("error") or "; ".join(str(r) for r in q.get("sample", [])[:3])
+            table.add_row(q["name"], q["severity"], Text(q["status"], style=QUALITY_STYLE.get(q["status"], "")),
+                          str(q["violations"]), detail[:100])
+        return table
+
+    def _chart(self) -> Table | Text:
+        """This run's phase durations next to the previous runs' median."""
+        assert self.state is not None
+        durations = {n: p.ms for n, p in self.state.phases.items() if p.ms is not None}
+        if not durations or not self.previous:
+            return Text("")
+        earlier: dict[str, list[int]] = {}
+        for run in self.previous:
+            for name, ms in run["phases"].items():
+                earlier.setdefault(name, []).append(ms)
+        typical = {n: sorted(v)[len(v) // 2] for n, v in earlier.items()}
+        scale = max([*durations.values(), *typical.values(), 1])
+        table = Table(title=f"Phase times (this run vs median of {len(self.previous)} earlier)", title_justify="left",
+                      box=None, header_style="bold")
+        table.add_column("phase")
+        table.add_column("this run")
+        table.add_column("earlier")
+        for name in PHASES:
+            now, before = durations.get(name, 0), typical.get(name, 0)
+            table.add_row(name, Text(f"{_bar(now, scale)} {now}", style="cyan"), Text(f"{_bar(before, scale)} {before}", style="grey50"))
+        return table

@@ -1,0 +1,34 @@
+"""Status bar: Spark session state, watch on/off, running and queued runs."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+STATE_STYLE = {"stopped": "grey50", "starting": "yellow", "ready": "green", "busy": "cyan", "failed": "red"}
+
+
+class StatusBar(Static):
+    def __init__(self) -> None:
+        super().__init__(id="status-bar")
+        self.spark_state, self.spark_reason, self.master = "stopped", "", ""
+        self.watching, self.running, self.queued = False, 0, 0
+
+    def on_mount(self) -> None:
+        self.render_status()
+
+    def update_status(self, **fields) -> None:
+        for key, value in fields.items():
+            setattr(self, key, value)
+        self.render_status()
+
+    def render_status(self) -> None:
+        text = Text.assemble(
+            "Spark ", (self.spark_state, STATE_STYLE.get(self.spark_state, "")),
+            (f" ({self.master})" if self.master else "", "grey50"),
+        )
+        if self.spark_state == "failed" and self.spark_reason:
+            text.append(f": {self.spark_reason}", style="red")
+        text.append("  │  watch ")
+        text.append("on" if self.watching else "off", style="green" if self.watching else "grey50")
+        text.append(f"  │  running {self.running} · queued {self.queued}")
+        self.update(text)
