@@ -49,17 +49,33 @@ def main(argv: list[str] | None = None) -> int:
     if args.script is None:
         from .tui.app import RatApp
 
-        RatApp(workbench).run()
+        try:
+            RatApp(workbench).run()
+        finally:
+            workbench.close()
         return 0
+    return _run_script(workbench, args)
 
-    from .script.executor import EXIT_BAD_SCRIPT, run_script
+
+def _run_script(workbench, args: argparse.Namespace) -> int:
+    """Parse first (a bad script runs nothing), then run it inside the real app, headless."""
+    from .script.executor import EXIT_BAD_SCRIPT, parse
+    from .tui.app import RatApp, ScriptJob
 
     try:
         text = _read_script(args.script)
     except (OSError, UnicodeDecodeError) as exc:
         print(f"rat-tui: cannot read script {args.script}: {exc}", file=sys.stderr)
         return EXIT_BAD_SCRIPT
-    return run_script(workbench, text, keep_going=args.keep_going, events=args.events)
+    lines = parse(text, sys.stdout)
+    if lines is None:
+        return EXIT_BAD_SCRIPT
+    app = RatApp(workbench, warm_spark=False, script=ScriptJob(lines, args.keep_going, args.events))
+    try:
+        app.run(headless=True, size=(120, 40))
+    finally:
+        workbench.close()
+    return app.return_code if app.return_code is not None else 1
 
 
 if __name__ == "__main__":

@@ -66,6 +66,12 @@ class ProjectWatcher:
     def running(self) -> bool:
         return self._observer is not None
 
+    @property
+    def pending(self) -> bool:
+        """Changes seen but not yet reported (the debounce is still waiting)."""
+        with self._lock:
+            return bool(self._pending)
+
     def start(self) -> None:
         from watchdog.events import FileSystemEventHandler
         from watchdog.observers import Observer

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.errors import RatError
 from ..core.workbench import Workbench
 
 
@@ -18,7 +19,20 @@ class _Parser(argparse.ArgumentParser):
         raise ArgumentError(f"{self.prog}: {message}")
 
 
-Handler = Callable[[Workbench, argparse.Namespace, str | None], dict[str, Any]]
+@dataclass
+class ScriptContext:
+    """What a command may use: the Workbench, and the headless app when the script runs inside it."""
+
+    wb: Workbench
+    app: Any = None  # rat_tui.tui.app.RatApp; typed loosely so the script layer never imports Textual
+
+    def need_app(self, cmd: str) -> Any:
+        if self.app is None:
+            raise ArgumentError(f"{cmd} needs the app; it is only available in `rat-tui --script`")
+        return self.app
+
+
+Handler = Callable[[ScriptContext, argparse.Namespace, str | None], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -46,92 +60,113 @@ def arg(*args: Any, **kwargs: Any) -> tuple[tuple, dict]:
 
 
 @command("ls")
-def _ls(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
-    return wb.ls()
+def _ls(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.ls()
 
 
 @command("validate", arg("pipeline", nargs="?"))
-def _validate(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
-    return wb.validate(a.pipeline)
+def _validate(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.validate(a.pipeline)
 
 
 @command("run", arg("pipeline"), arg("--full-refresh", action="store_true"), arg("--published", action="store_true"))
-def _run(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
-    return wb.run(a.pipeline, full_refresh=a.full_refresh, published=a.published)
+def _run(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.run(a.pipeline, full_refresh=a.full_refresh, published=a.published)
 
 
 @command("preview", arg("pipeline"), arg("--limit", type=int, default=20))
-def _preview(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
-    return wb.preview(a.pipeline, a.limit)
+def _preview(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.preview(a.pipeline, a.limit)
 
 
 @command("query", arg("sql", nargs="+"))
-def _query(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
-    return wb.query(" ".join(a.sql))
+def _query(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.query(" ".join(a.sql))
 
 
 @command("tables")
-def _tables(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
-    return wb.tables()
+def _tables(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.tables()
 
 
 @command("snapshots", arg("pipeline"))
-def _snapshots(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
-    return wb.snapshots(a.pipeline)
+def _snapshots(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.snapshots(a.pipeline)
 
 
 @command("runs", arg("pipeline", nargs="?"), arg("--limit", type=int, default=20))
-def _runs(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
-    return wb.runs(a.pipeline, a.limit)
+def _runs(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.runs(a.pipeline, a.limit)
 
 
 @command("write", arg("path"))
-def _write(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
+def _write(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     if body is None:
         raise ArgumentError("write needs a heredoc body: write PATH <<EOF … EOF")
-    return wb.write(a.path, body)
+    return ctx.wb.write(a.path, body)
 
 
 @command("wait-idle", arg("--timeout", type=float, default=None))
-def _wait_idle(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
-    return wb.wait_idle(a.timeout)
+def _wait_idle(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    if ctx.app is not None:
+        ctx.app.settle_from_thread(a.timeout)
+    return ctx.wb.wait_idle(a.timeout)
 
 
 @command("publish", arg("pipeline"), arg("-m", "--message", default=""))
-def _publish(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
-    return wb.publish(a.pipeline, a.message)
+def _publish(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.publish(a.pipeline, a.message)
 
 
 @command("versions", arg("pipeline"))
-def _versions(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
-    return wb.list_versions(a.pipeline)
+def _versions(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.list_versions(a.pipeline)
 
 
 @command("rollback", arg("pipeline"), arg("version", nargs="?", type=int), arg("--restore", action="store_true"))
-def _rollback(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
-    return wb.rollback(a.pipeline, a.version, a.restore)
+def _rollback(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.rollback(a.pipeline, a.version, a.restore)
 
 
 @command("rollback-table", arg("pipeline"), arg("snapshot_id", type=int))
-def _rollback_table(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
-    return wb.rollback_table(a.pipeline, a.snapshot_id)
+def _rollback_table(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.rollback_table(a.pipeline, a.snapshot_id)
 
 
 @command("table-preview", arg("pipeline"), arg("--snapshot", type=int), arg("--limit", type=int, default=20))
-def _table_preview(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
-    return wb.table_preview(a.pipeline, a.snapshot, a.limit)
+def _table_preview(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.table_preview(a.pipeline, a.snapshot, a.limit)
 
 
 @command("diff", arg("pipeline"), arg("old", type=int), arg("new", type=int), arg("--limit", type=int, default=20))
-def _diff(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
-    return wb.diff_snapshots(a.pipeline, a.old, a.new, a.limit)
+def _diff(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.diff_snapshots(a.pipeline, a.old, a.new, a.limit)
 
 
 @command("purge", arg("--dry-run", action="store_true"), arg("--namespace"))
-def _purge(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
-    return wb.purge(a.dry_run, namespace=a.namespace)
+def _purge(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.purge(a.dry_run, namespace=a.namespace)
 
 
 @command("sample", arg("namespace"), arg("zone"), arg("file", nargs="?"), arg("--limit", type=int, default=20))
-def _sample(wb: Workbench, a: argparse.Namespace, body: str | None) -> dict:
-    return wb.sample(a.namespace, a.zone, a.file, a.limit)
+def _sample(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.sample(a.namespace, a.zone, a.file, a.limit)
+
+
+@command("press", arg("keys", nargs="+"))
+def _press(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    ctx.need_app("press").press_from_thread(a.keys)
+    return {}
+
+
+@command("screenshot", arg("path"))
+def _screenshot(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return {"path": ctx.need_app("screenshot").screenshot_from_thread(a.path)}
+
+
+@command("expect-screen", arg("text", nargs="+"), arg("--timeout", type=float, default=10.0))
+def _expect_screen(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    text = " ".join(a.text)
+    if not ctx.need_app("expect-screen").wait_for_text(text, a.timeout):
+        raise RatError(f"'{text}' did not appear on the screen within {a.timeout:g} s")
+    return {}

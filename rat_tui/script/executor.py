@@ -8,8 +8,7 @@ import threading
 from typing import Any, TextIO
 
 from ..core.errors import RatError
-from ..core.workbench import Workbench
-from .commands import COMMANDS, ArgumentError
+from .commands import COMMANDS, ArgumentError, ScriptContext
 from .parser import ScriptError, ScriptLine, parse_script
 
 log = logging.getLogger(__name__)
@@ -27,12 +26,12 @@ def emit(obj: dict[str, Any], out: TextIO) -> None:
         out.flush()
 
 
-def run_line(wb: Workbench, item: ScriptLine) -> dict[str, Any]:
+def run_line(ctx: ScriptContext, item: ScriptLine) -> dict[str, Any]:
     result: dict[str, Any] = {"line": item.line, "cmd": item.cmd}
     spec = COMMANDS[item.cmd]
     try:
         args = spec.parser.parse_args(item.args)
-        fields = spec.handler(wb, args, item.body)
+        fields = spec.handler(ctx, args, item.body)
         result.update({"ok": True, **fields})
     except ArgumentError as exc:
         result.update({"ok": False, "error": str(exc)})
@@ -44,36 +43,36 @@ def run_line(wb: Workbench, item: ScriptLine) -> dict[str, Any]:
     return result
 
 
-def run_script(
-    wb: Workbench, text: str, out: TextIO = sys.stdout, keep_going: bool = False, events: bool = False
-) -> int:
+def parse(text: str, out: TextIO) -> list[ScriptLine] | None:
+    """The script's commands, or None (after reporting the line) when it cannot run at all."""
     try:
-        lines = parse_script(text, set(COMMANDS))
+        return parse_script(text, set(COMMANDS))
     except ScriptError as exc:
         emit({"line": exc.line, "cmd": None, "ok": False, "error": str(exc)}, out)
-        return EXIT_BAD_SCRIPT
+        return None
+
+
+def execute(ctx: ScriptContext, lines: list[ScriptLine], out: TextIO = sys.stdout, keep_going: bool = False,
+            events: bool = False) -> int:
+    """Run parsed commands in order; one JSON line per result (and per event with `events`)."""
+    wb = ctx.wb
     unsubscribe = wb.events.subscribe(lambda event: emit(event.as_dict(), out)) if events else None
     try:
         if wb.needs_cleanup():
             for done in wb.cleanup_leftovers():
                 print(f"rat-tui: {done}", file=sys.stderr)
-        return _run_lines(wb, lines, out, keep_going)
+        status = EXIT_OK
+        for item in lines:
+            result = run_line(ctx, item)
+            emit(result, out)
+            if not result["ok"]:
+                status = EXIT_FAILED
+                if not keep_going:
+                    break
+        return status
     except RatError as exc:
         print(f"rat-tui: {exc.sentence()}", file=sys.stderr)
         return EXIT_FAILED
     finally:
         if unsubscribe:
             unsubscribe()
-        wb.close()
-
-
-def _run_lines(wb: Workbench, lines: list[ScriptLine], out: TextIO, keep_going: bool) -> int:
-    status = EXIT_OK
-    for item in lines:
-        result = run_line(wb, item)
-        emit(result, out)
-        if not result["ok"]:
-            status = EXIT_FAILED
-            if not keep_going:
-                break
-    return status

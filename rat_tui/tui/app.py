@@ -1,13 +1,18 @@
 """The Textual application: wires the panels to the Workbench; every slow call runs in a thread worker."""
 from __future__ import annotations
 
+import asyncio
 import difflib
 import time
+from dataclasses import dataclass
+from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.command import Hit, Hits, Provider
+from textual.pilot import Pilot
+from textual.worker import WorkerState
 from textual.containers import Container, Horizontal
 from textual.widgets import DataTable, Footer, Header, RichLog, Static, Tree
 
@@ -42,14 +47,25 @@ class ActionCommands(Provider):
                           help=f"key {key.key}")
 
 
+@dataclass
+class ScriptJob:
+    """A parsed `--script` that the app runs in a worker once it is on screen (headless)."""
+
+    lines: list
+    keep_going: bool = False
+    events: bool = False
+
+
 class RatApp(App):
     TITLE = "rat-tui"
     CSS_PATH = "app.tcss"
     BINDINGS = bindings(list(DEFAULT_KEYMAP))
     COMMANDS = App.COMMANDS | {ActionCommands}
 
-    def __init__(self, workbench: Workbench, watch: bool | None = None, warm_spark: bool = True):
+    def __init__(self, workbench: Workbench, watch: bool | None = None, warm_spark: bool = True,
+                 script: ScriptJob | None = None):
         super().__init__()
+        self.script = script
         self.workbench = workbench
         settings = workbench.project.settings
         self.keymap = resolve_keymap(settings.keymap)
@@ -90,6 +106,65 @@ class RatApp(App):
             self.watcher.start()
         if self.warm_spark:
             self.warm_up()
+        if self.script is not None:
+            self.run_script()
+
+    # -- headless script --------------------------------------------------------------
+    @work(thread=True, group="script")
+    def run_script(self) -> None:
+        import sys
+
+        from ..script.commands import ScriptContext
+        from ..script.executor import execute
+
+        assert self.script is not None
+        self.call_from_thread(self.wait_for_idle_screen)
+        status = execute(ScriptContext(self.workbench, self), self.script.lines, sys.stdout,
+                         self.script.keep_going, self.script.events)
+        self.call_from_thread(self.exit, return_code=status)
+
+    async def wait_for_idle_screen(self) -> None:
+        """Until the tree and detail panels have loaded what the last key asked for."""
+        busy = (WorkerState.PENDING, WorkerState.RUNNING)
+        while any(w.state in busy for w in self.workers if w.group in ("tree", "detail", "version-diff")):
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0)
+
+    def press_from_thread(self, keys: list[str]) -> None:
+        self.call_from_thread(Pilot(self).press, *keys)
+        self.call_from_thread(self.wait_for_idle_screen)
+
+    def screenshot_from_thread(self, path: str) -> str:
+        target = Path(path) if Path(path).is_absolute() else self.workbench.project.root / path
+        svg = self.call_from_thread(self.export_screenshot)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(svg, encoding="utf-8")
+        return str(target)
+
+    def settle_from_thread(self, timeout: float | None) -> None:
+        """Until saves seen by the watcher have been debounced and turned into runs."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        time.sleep(0.2)  # let the file system event arrive
+        while self.watcher.pending or self.call_from_thread(self._auto_runs_busy):
+            if deadline is not None and time.monotonic() > deadline:
+                return
+            time.sleep(0.05)
+
+    def _auto_runs_busy(self) -> bool:
+        return any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in self.workers if w.group == "watch")
+
+    def screen_text(self) -> str:
+        strips = self.screen._compositor.render_strips()
+        return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+
+    def wait_for_text(self, text: str, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while True:
+            if text in self.call_from_thread(self.screen_text):
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
 
     def _tick(self) -> None:
         """Elapsed times of running phases move even when no event arrives."""

@@ -1,0 +1,105 @@
+"""Real flows in the real app on the shared Spark session: run, watch, publish, roll back."""
+from __future__ import annotations
+
+import pytest
+
+from rat_tui.tui.app import RatApp
+from rat_tui.tui.components.pipeline_view import PipelineView
+from rat_tui.tui.components.run_view import RunView
+from rat_tui.tui.components.table_view import TableView
+from tests.lakehelpers import Scratch
+from tests.tui_helpers import screen, select, until
+
+pytestmark = pytest.mark.spark
+SIZE = (140, 45)
+
+
+def run_view(app: RatApp) -> RunView:
+    return app.query_one(RunView)
+
+
+async def test_run_a_pipeline_and_watch_the_phases_complete(scratch: Scratch):
+    fqn = scratch.pipeline("silver", "numbers", "SELECT id, id * 10 AS tens FROM VALUES (1), (2), (3) AS v(id)",
+                           tests={"positive": "SELECT * FROM {{ this }} WHERE id <= 0"})
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline source")
+        await pilot.press("r")
+        await until(pilot, lambda: run_view(app).state is not None and run_view(app).state.status == "running",
+                    30, "the run to start")
+        await until(pilot, lambda: run_view(app).state.status == "success", 90, "the run to finish")
+        text = screen(app)
+        assert "SUCCESS" in text
+        for phase in ("branch_creation", "config_loading", "build_result", "iceberg_write", "quality_tests",
+                      "branch_resolution"):
+            assert f"✔  {phase}" in text
+        assert "positive" in text and "passed" in text
+        await pilot.press("p")
+        await until(pilot, lambda: "30" in screen(app) and "tens" in screen(app), 30, "preview rows")
+    assert scratch.rows(f"SELECT tens FROM {fqn} ORDER BY id") == [[10], [20], [30]]
+
+
+async def test_saving_a_file_triggers_a_run_through_the_watcher(scratch: Scratch):
+    fqn = scratch.pipeline("bronze", "watched", "SELECT 1 AS id")
+    app = RatApp(scratch.wb, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        source = scratch.root / "pipelines" / "bronze" / "watched" / "pipeline.sql"
+        for n in (2, 3, 4):  # a burst of saves gives one run
+            source.write_text(f"SELECT {n} AS id\n")
+        await until(pilot, lambda: any(r["trigger"] == "watch" and r["status"] == "success"
+                                       for r in scratch.wb.runs(fqn)["runs"]), 90, "the auto-run")
+        await until(pilot, lambda: not scratch.wb.runner.active, 60, "runs to settle")
+        watch_runs = [r for r in scratch.wb.runs(fqn)["runs"] if r["trigger"] == "watch"]
+        assert len(watch_runs) == 1
+        await until(pilot, lambda: "SUCCESS" in screen(app), 20, "the run view")
+    assert scratch.rows(f"SELECT id FROM {fqn}") == [[4]]
+    history = scratch.wb.versions.history(f"{scratch.ns}/pipelines/bronze/watched/pipeline.sql")
+    assert scratch.wb.versions.read(history[-1].version_id) == b"SELECT 4 AS id\n"
+
+
+async def test_publish_then_roll_back_from_the_keyboard(scratch: Scratch):
+    fqn = scratch.pipeline("gold", "pub", "SELECT 'one' AS v")
+    source = scratch.root / "pipelines" / "gold" / "pub" / "pipeline.sql"
+    app = RatApp(scratch.wb, watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await pilot.press("P")
+        await pilot.press(*"first", "enter")
+        await until(pilot, lambda: scratch.wb.list_versions(fqn)["current"] == 1, 20, "version 1")
+        source.write_text("SELECT 'two' AS v\n")
+        await pilot.press("P", *"second", "enter")
+        await until(pilot, lambda: scratch.wb.list_versions(fqn)["current"] == 2, 20, "version 2")
+        await until(pilot, lambda: app.query_one(PipelineView).selected_version() == 2, 20, "versions table")
+        await pilot.press("b")
+        await until(pilot, lambda: "Roll back" in screen(app) and "which version" in screen(app), 10, "the version prompt")
+        await pilot.press("enter")  # the default is the previous version
+        await until(pilot, lambda: "Yes (y)" in screen(app), 10, "the confirmation")
+        await pilot.press("y")
+        await until(pilot, lambda: scratch.wb.list_versions(fqn)["current"] == 3, 20, "version 3")
+    assert source.read_text() == "SELECT 'one' AS v\n"
+    versions = scratch.wb.list_versions(fqn)["versions"]
+    assert [(v["version"], v["message"], v["pinned_from"]) for v in versions] == [
+        (1, "first", None), (2, "second", None), (3, "rollback to version 1", 1)]
+
+
+async def test_roll_back_a_table_to_the_selected_snapshot(scratch: Scratch):
+    fqn = scratch.pipeline("silver", "tab", "SELECT 1 AS id")
+    first = scratch.run(fqn)
+    scratch.pipeline("silver", "tab", "SELECT 2 AS id")
+    scratch.run(fqn)
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "table", fqn)
+        await until(pilot, lambda: len(app.query(TableView)) and app.query_one(TableView).selected_snapshot(), 20,
+                    "the snapshots list")
+        table = app.query_one("#snapshots-table")
+        table.focus()
+        await pilot.press("down")  # newest first: the second row is the first run's snapshot
+        await until(pilot, lambda: app.query_one(TableView).selected_snapshot() == first["snapshot_id"], 10, "cursor")
+        await pilot.press("t")
+        await until(pilot, lambda: "Yes (y)" in screen(app), 10, "the confirmation")
+        await pilot.press("y")
+        await until(pilot, lambda: scratch.refs(fqn)["main"] == first["snapshot_id"], 60, "main to move")
+    assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]

@@ -1,0 +1,50 @@
+"""Driving the real app with Pilot: find tree nodes, wait for conditions, read the screen."""
+from __future__ import annotations
+
+import asyncio
+import time
+
+from rat_tui.tui.app import RatApp
+from rat_tui.tui.components.project_tree import ProjectTree
+
+
+async def until(pilot, predicate, timeout: float = 60.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}; screen:\n{screen(pilot.app)}")
+        await pilot.pause(0.1)
+
+
+def screen(app: RatApp) -> str:
+    return app.screen_text()
+
+
+async def select(pilot, kind: str, fqn_or_name: str) -> None:
+    """Move the tree cursor to a pipeline, table or zone node, waiting for the tree to hold it."""
+    app = pilot.app
+    tree = app.query_one(ProjectTree)
+
+    def find():
+        for node in _walk(tree.root):
+            data = node.data
+            if data is not None and data.kind == kind:
+                name = data.ref.fqn if data.ref is not None else f"{data.namespace}.{data.name}"
+                if name == fqn_or_name:
+                    return node
+        return None
+
+    app.refresh_tree()
+    await until(pilot, lambda: find() is not None, 30, f"{kind} {fqn_or_name} in the tree")
+    node = find()
+    node.parent.expand()
+    await pilot.pause()
+    tree.move_cursor(node)
+    await until(pilot, lambda: app.selected is not None and app.selected == node.data, 10, "selection")
+    await asyncio.sleep(0)
+
+
+def _walk(node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
