@@ -78,7 +78,7 @@ async def test_publish_then_roll_back_from_the_keyboard(scratch: Scratch):
         await until(pilot, lambda: "Yes (y)" in screen(app), 10, "the confirmation")
         await pilot.press("y")
         await until(pilot, lambda: scratch.wb.list_versions(fqn)["current"] == 3, 20, "version 3")
-    assert source.read_text() == "SELECT 'one' AS v\n"
+    assert source.read_text() == "SELECT 'one' AS v"
     versions = scratch.wb.list_versions(fqn)["versions"]
     assert [(v["version"], v["message"], v["pinned_from"]) for v in versions] == [
         (1, "first", None), (2, "second", None), (3, "rollback to version 1", 1)]

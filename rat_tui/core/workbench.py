@@ -349,10 +349,10 @@ class Workbench:
             raise RatError(f"{ref.fqn} has no published version {target} (kept versions: {known})")
         chosen = published[target]
         files = self.versions.read_pinned(ref, chosen)  # fails before anything changes if a blob is bad
-        pinned = self.versions.pin(ref, chosen.files, f"rollback to version {target}", target,
-                                   self.project.settings.max_versions)
         if restore:
             self.restore_files(ref, files)
+        pinned = self.versions.pin(ref, chosen.files, f"rollback to version {target}", target,
+                                   self.project.settings.max_versions)
         return {"version": pinned.version, "pinned_from": target}
 
     def restore_files(self, ref: PipelineRef, files: dict[str, bytes]) -> None:

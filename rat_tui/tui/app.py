@@ -317,6 +317,7 @@ class RatApp(App):
             pipeline_view = self._current(PipelineView)
             if isinstance(event, RunQueued) and pipeline_view is not None and pipeline_view.fqn == event.pipeline:
                 view.show(self.runs[event.run_id], view.previous)
+                pipeline_view.show_tab("tab-run")  # a save in the editor shows its run live
             else:
                 view.apply(event)
         self._log_event(event)
@@ -483,7 +484,8 @@ class RatApp(App):
             self.notify(f"{fqn} has no published version yet.", severity="warning")
             return
         view = self._current(PipelineView)
-        default = (view.selected_version() if view is not None else None) or max(current - 1, 1)
+        highlighted = view.selected_version() if view is not None else None
+        default = highlighted if highlighted not in (None, current) else max(current - 1, 1)
 
         def chosen(value: str | None) -> None:
             if not value:
