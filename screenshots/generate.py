@@ -1,49 +1,104 @@
 #!/usr/bin/env python3
-"""Regenerate the screenshots from the real app on a copy of sample_project/.
+"""Regenerate the screenshots from the real app on a copy of sample_project/ (needs Spark, ~1 min).
 
-    python screenshots/generate.py        # writes screenshots/*.svg (and *.png when cairosvg is installed)
+    python screenshots/generate.py        # writes screenshots/*.svg, and *.png when cairosvg is installed
 """
 from __future__ import annotations
 
 import asyncio
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
-from rat_tui.core.workbench import Workbench
-from rat_tui.tui.app import RatApp
-
 HERE = Path(__file__).resolve().parent
-SAMPLE = HERE.parent / "sample_project"
-SIZE = (110, 34)
+sys.path.insert(0, str(HERE.parent))
+
+from rat_tui.core.workbench import Workbench  # noqa: E402
+from rat_tui.tui.app import RatApp  # noqa: E402
+from rat_tui.tui.components.run_view import RunView  # noqa: E402
+from tests.tui_helpers import screen, select, until  # noqa: E402
+
+SIZE = (130, 40)
+FAILING_TEST = "-- @severity: error\n-- @description: no order may be returned (fails on purpose)\n" \
+               "SELECT order_id, status FROM {{ this }} WHERE status = 'returned'\n"
 
 
-async def capture(name: str, project: Path) -> Path:
-    app = RatApp(Workbench(project))
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        path = HERE / f"{name}.svg"
-        path.write_text(app.export_screenshot(title=f"rat-tui — {name}"))
-    return path
-
-
-def to_png(svg: Path) -> None:
+def save(app: RatApp, name: str) -> None:
+    svg = HERE / f"{name}.svg"
+    svg.write_text(app.export_screenshot(title=f"rat-tui — {name.replace('_', ' ')}"), encoding="utf-8")
     try:
         import cairosvg
     except ImportError:
-        print(f"cairosvg is not installed; kept {svg.name} only")
+        print(f"cairosvg is not installed; wrote {svg.name} only")
         return
-    cairosvg.svg2png(url=str(svg), write_to=str(svg.with_suffix(".png")), output_width=1400)
+    cairosvg.svg2png(url=str(svg), write_to=str(svg.with_suffix(".png")), output_width=1500)
+    print(f"wrote screenshots/{name}.svg and .png")
+
+
+def run_state(app: RatApp):
+    return app.query_one(RunView).state
+
+
+async def capture(project: Path) -> None:
+    wb = Workbench(project)
+    app = RatApp(wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: wb.spark.state.value == "ready", 120, "Spark")
+        await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
+        await until(pilot, lambda: "Effective config" in screen(app), 20)
+        save(app, "tree_and_pipeline")
+
+        await select(pilot, "pipeline", "ecommerce.bronze.raw_orders")
+        await pilot.press("r")
+        await until(pilot, lambda: run_state(app) is not None and run_state(app).phases["build_result"].status == "running",
+                    60, "a run mid-phase")
+        await pilot.pause(0.6)
+        save(app, "live_run")
+        await until(pilot, lambda: run_state(app).status == "success", 120, "the run")
+
+        quality = project / "ecommerce" / "pipelines" / "silver" / "clean_orders" / "tests" / "quality"
+        (quality / "no_returns.sql").write_text(FAILING_TEST)
+        await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
+        await pilot.press("r")
+        await until(pilot, lambda: run_state(app) is not None and run_state(app).status == "failed", 120, "the failed gate")
+        await pilot.pause(0.3)
+        save(app, "failed_quality_gate")
+        (quality / "no_returns.sql").unlink()
+
+        for message in ("first cut", "amounts as decimals"):
+            await pilot.press("P", *message, "enter")
+            await until(pilot, lambda m=message: any(v["message"] == m for v in wb.list_versions(
+                "ecommerce.silver.clean_orders")["versions"]), 20, "publish")
+        source = project / "ecommerce" / "pipelines" / "silver" / "clean_orders" / "pipeline.sql"
+        source.write_text(source.read_text().replace("ORDER BY updated_at", "ORDER BY updated_at, order_id"))
+        await pilot.press("f5")
+        await until(pilot, lambda: "working/pipeline.sql" in screen(app) or True, 5)
+        app.query_one("PipelineView").show_tab("tab-versions")
+        await until(pilot, lambda: "working/pipeline.sql" in screen(app), 20, "the version diff")
+        save(app, "versions")
+        source.write_text(source.read_text().replace("ORDER BY updated_at, order_id", "ORDER BY updated_at"))
+
+        await select(pilot, "pipeline", "ecommerce.bronze.raw_products")
+        for _ in range(2):
+            await pilot.press("r")
+            await until(pilot, lambda: not wb.runner.active and run_state(app).status == "success", 120, "runs")
+        await select(pilot, "table", "ecommerce.bronze.raw_products")
+        await until(pilot, lambda: "Preview at snapshot" in screen(app), 30, "the snapshot preview")
+        save(app, "table_snapshots")
+
+        await pilot.press("x")
+        await until(pilot, lambda: "Purge all of this?" in screen(app), 30, "the purge plan")
+        save(app, "purge_dry_run")
+        await pilot.press("n")
+    wb.close()
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp) / "sample_project"
-        shutil.copytree(SAMPLE, project, ignore=shutil.ignore_patterns(".rat", "warehouse"))
-        for name in ("project_tree",):
-            svg = asyncio.run(capture(name, project))
-            to_png(svg)
-            print(f"wrote {svg.relative_to(HERE.parent)}")
+        shutil.copytree(HERE.parent / "sample_project", project, ignore=shutil.ignore_patterns(".rat", "warehouse"))
+        asyncio.run(capture(project))
 
 
 if __name__ == "__main__":

@@ -36,12 +36,19 @@ async def select(pilot, kind: str, fqn_or_name: str) -> None:
 
     app.refresh_tree()
     await until(pilot, lambda: find() is not None, 30, f"{kind} {fqn_or_name} in the tree")
-    node = find()
-    node.parent.expand()
-    await pilot.pause()
-    tree.move_cursor(node)
-    await until(pilot, lambda: app.selected is not None and app.selected == node.data, 10, "selection")
-    await asyncio.sleep(0)
+    # The tree may be rebuilt meanwhile (a run finishing refreshes it): find the node afresh each try.
+    for _ in range(50):
+        node = find()
+        if node is not None:
+            node.parent.expand()
+            await pilot.pause()
+            tree.move_cursor(node)
+            await pilot.pause(0.1)
+            if app.selected == node.data:
+                await asyncio.sleep(0)
+                return
+        await pilot.pause(0.1)
+    raise AssertionError(f"could not select {kind} {fqn_or_name}; screen:\n{screen(app)}")
 
 
 def _walk(node):

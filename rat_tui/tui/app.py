@@ -181,7 +181,7 @@ class RatApp(App):
     @work(thread=True, exclusive=True, group="tree")
     def refresh_tree(self) -> None:
         overview = self.workbench.overview()
-        self.call_from_thread(self.query_one(ProjectTree).load, overview)
+        self.call_from_thread(lambda: self.query_one(ProjectTree).load(overview, self.selected))
 
     @work(thread=True, group="spark")
     def warm_up(self) -> None:
@@ -318,10 +318,11 @@ class RatApp(App):
             if isinstance(event, RunQueued) and pipeline_view is not None and pipeline_view.fqn == event.pipeline:
                 view.show(self.runs[event.run_id], view.previous)
                 pipeline_view.show_tab("tab-run")  # a save in the editor shows its run live
-            else:
-                view.apply(event)
+            elif state is not None:
+                view.changed(state.run_id)
         self._log_event(event)
         if isinstance(event, RunFinished):
+            self.runs.pop(event.run_id, None)  # from now on the stored record (with samples) is the truth
             severity = {"success": "information", "cancelled": "warning"}.get(event.status, "error")
             self.notify(event.error or f"{event.rows_written:,} rows written", title=f"{event.pipeline}: {event.status}",
                         severity=severity, timeout=6)

@@ -30,9 +30,8 @@ class ProjectTree(Tree[NodeData]):
         self.show_root = False
         self.guide_depth = 2
 
-    def load(self, overview: dict) -> None:
+    def load(self, overview: dict, selected: NodeData | None) -> None:
         """Rebuild from a Workbench.overview(), keeping the selected node when it still exists."""
-        selected = self.cursor_node.data if self.cursor_node is not None else None
         self.clear()
         target: TreeNode | None = None
         for ns in overview["namespaces"]:
@@ -68,4 +67,4 @@ class ProjectTree(Tree[NodeData]):
                     if selected == node.data:
                         target = node
         if target is not None:
-            self.move_cursor(target)
+            self.call_after_refresh(self.move_cursor, target)

@@ -81,9 +81,9 @@ class RunView(Static):
         self.state, self.previous = state, previous
         self.refresh_view()
 
-    def apply(self, event: Event) -> None:
-        if self.state is not None and getattr(event, "run_id", None) == self.state.run_id:
-            self.state.apply(event)
+    def changed(self, run_id: str) -> None:
+        """The app updated the state of run `run_id`; redraw when it is the one shown."""
+        if self.state is not None and self.state.run_id == run_id:
             self.refresh_view()
 
     def refresh_view(self) -> None:
