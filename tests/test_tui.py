@@ -19,3 +19,39 @@ async def test_tree_shows_namespaces_layers_pipelines_and_zones(sample_copy: Pat
         assert silver == ["○ clean_orders", "○ dim_customers"]
         zones = [str(n.label) for n in ecommerce.children[3].children]
         assert zones == ["events  1 files", "orders  3 files", "products  1 files"]
+
+
+async def test_rat_yaml_remaps_keys_and_help_lists_them(sample_copy: Path):
+    (sample_copy / "rat.yaml").write_text("keymap:\n  run: g\n")
+    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.wait_for_idle_screen()
+        await pilot.pause()
+        actions = {key: b.binding.action for key, b in app.active_bindings.items()}
+        assert actions.get("g") == "run" and "r" not in actions
+        await pilot.press("question_mark")
+        await pilot.pause()
+        text = app.screen_text()
+        assert "Roll back table" in text and "Purge" in text and "Ctrl+P" in text
+        help_rows = [line for line in text.splitlines() if "run_published" in line or " run " in line]
+        assert any(line.strip().startswith("│ g") or " g " in line for line in help_rows)
+
+
+async def test_errors_become_notifications_not_tracebacks(sample_copy: Path):
+    (sample_copy / "ecommerce" / "pipelines" / "gold" / "daily_revenue" / "pipeline.sql").write_text(
+        "-- @merge_strategy: incremental\nSELECT 1")
+    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        from tests.tui_helpers import select
+
+        await select(pilot, "pipeline", "ecommerce.gold.daily_revenue")
+        await app.wait_for_idle_screen()
+        await pilot.press("P", "x", "enter")
+        await pilot.pause(0.5)
+        for _ in range(20):
+            if any("cannot publish" in str(n.message) for n in app._notifications):
+                break
+            await pilot.pause(0.1)
+        messages = [str(n.message) for n in app._notifications]
+        assert any("cannot publish ecommerce.gold.daily_revenue" in m and "needs a unique_key" in m for m in messages)
+        assert "Traceback" not in app.screen_text()
