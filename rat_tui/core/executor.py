@@ -26,6 +26,7 @@ from .project import PipelineRef, Project
 from .quality import run_quality_test
 from .run_context import RunContext
 from .spark_errors import is_cancellation, summarise
+from .settings import target_file_size
 from .state import RunRecord, StateDB
 from .strategies import ORDER_COLUMN, WRITERS, WriteJob, partition_by, table_properties, table_schema
 from .templating import syntax_problem
@@ -176,7 +177,7 @@ class Execution:
             self.state.update_run(self.record.run_id, created_table=True)
             self.table.create_empty(
                 table_schema(self.result.schema, config),
-                table_properties(config, self.project.settings.target_file_size_bytes),
+                table_properties(config, target_file_size(self.project.settings, self.ref.fqn)),
                 partition_by(config),
             )
             self.make_branch()

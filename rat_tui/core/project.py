@@ -66,6 +66,11 @@ class ProjectScan:
         return [z for ns in self.namespaces for z in ns.zones]
 
 
+def in_namespace(name: str, namespace: str | None) -> bool:
+    """Whether `ns.layer.name` or `ns/...` belongs to `namespace` (None: every namespace)."""
+    return namespace is None or name.split(".")[0].split("/")[0] == namespace
+
+
 def _visible_dirs(path: Path) -> list[Path]:
     if not path.is_dir():
         return []

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 
 from .catalog import IcebergTable, sql_string
-from .project import PipelineRef, Project
+from .project import PipelineRef, Project, in_namespace
 from .state import StateDB
 from .table_files import unreferenced_files
 from .table_metadata import load_table
@@ -48,7 +48,7 @@ class Reaper:
         self.tables = [t for t in tables if self._mine(t.namespace)]
 
     def _mine(self, namespace_or_path: str) -> bool:
-        return self.namespace is None or namespace_or_path.split(".")[0].split("/")[0] == self.namespace
+        return in_namespace(namespace_or_path, self.namespace)
 
     def plan(self, now: float | None = None) -> PurgePlan:
         now = time.time() if now is None else now

@@ -31,7 +31,7 @@ _SCHEMA: dict[str, Any] = {
         "stuck_run_timeout_minutes": (int, float),
         "orphan_file_min_age_hours": (int, float),
     },
-    "tables": {"target_file_size_bytes": int},
+    "tables": {"target_file_size_bytes": int, "per_table": dict},
     "zones": dict,
     "keymap": dict,
 }
@@ -58,8 +58,15 @@ class Settings:
     stuck_run_timeout_minutes: float = 30
     orphan_file_min_age_hours: float = 24
     target_file_size_bytes: int = 128 * 1024 * 1024
+    per_table: dict[str, dict] = field(default_factory=dict)
     zones: dict[str, dict] = field(default_factory=dict)
     keymap: dict[str, str] = field(default_factory=dict)
+
+
+def target_file_size(settings: Settings, fqn: str) -> int:
+    """`tables.per_table.<fqn>.target_file_size_bytes`, else the global `tables.target_file_size_bytes`."""
+    own = settings.per_table.get(fqn) or {}
+    return int(own.get("target_file_size_bytes", settings.target_file_size_bytes))
 
 
 def _check(section: dict, schema: dict, prefix: str, path: str, lines: dict[str, int], problems: list[Problem]) -> dict:
@@ -144,6 +151,7 @@ def load_settings(root: Path) -> tuple[Settings, list[Problem]]:
         "quality_timeout_seconds": runs.get("quality_timeout_seconds"),
         "serialise_same_pipeline": runs.get("serialise_same_pipeline"),
         "target_file_size_bytes": tables.get("target_file_size_bytes"),
+        "per_table": tables.get("per_table"),
         "zones": clean.get("zones"),
         "keymap": {str(k): str(v) for k, v in clean.get("keymap", {}).items()} or None,
         **retention,

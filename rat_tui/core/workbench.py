@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .catalog import IcebergTable
 from .errors import RatError
+from .doctor import Doctor
 from .events import EventBus
 from .executor import RunOptions
 from .pipeline_source import load_pipeline
@@ -22,9 +23,11 @@ from .quality import row_values
 from .recovery import drop_leftovers, mark_orphans
 from .run_context import RunContext
 from .build import build
+from .run_log import RunLog
 from .runner import RunHandle, Runner
 from .spark_errors import summarise
 from .spark_session import SparkManager
+from .settings import target_file_size
 from .state import StateDB
 from .table_metadata import load_table, snapshots, table_stats
 from .validate import validate
@@ -45,6 +48,8 @@ class Workbench:
         self.spark = SparkManager(self.project, self.events)
         self.runner = Runner(self.project, self.spark, self.state, self.events)
         self.versions = VersionStore(self.state, self.project.state_dir / "objects")
+        self.run_log = RunLog(self.project.state_dir / "logs" / "runs.jsonl")
+        self.events.subscribe(self.run_log)
         self.recovered = mark_orphans(self.state)
         self._cleanup_lock = threading.Lock()
 
@@ -284,6 +289,36 @@ class Workbench:
                 "removed_rows": [row_values(r) for r in removed.limit(limit).collect()],
             }
         return {**result, "schema_changes": changes}
+
+    def compact(self, pipeline: str) -> dict:
+        """Rewrite small data files into target-sized ones, as a snapshot of its own."""
+        ref, table = self._table(pipeline)
+        before = table_stats(table)
+        target = target_file_size(self.project.settings, ref.fqn)
+        with self.spark.using() as spark:
+            self.spark.ensure_catalog(ref.namespace)
+            try:
+                spark.sql(
+                    f"CALL `{ref.namespace}`.system.rewrite_data_files(table => '{ref.layer}.{ref.name}', "
+                    f"options => map('target-file-size-bytes', '{target}', 'min-input-files', '2'))")
+            except Exception as exc:
+                message, _ = summarise(exc)
+                raise RatError(f"compacting {ref.fqn} failed: {message}") from None
+        after = table_stats(load_table(self.project.table_dir(ref), ref.fqn))
+        return {"files_before": before["data_files"], "files_after": after["data_files"],
+                "snapshot_id": after["snapshot_id"], "rows": after["rows"]}
+
+    def doctor(self, fix: bool = False, namespace: str | None = None) -> dict:
+        doctor = Doctor(self, namespace)
+        findings = doctor.check()
+        if fix and findings:
+            doctor.fix(findings)
+        result = {"findings": [f.as_dict() for f in findings]}
+        unfixed = [f for f in findings if not f.fixed]
+        if unfixed:
+            raise RatError.with_result(
+                f"{len(unfixed)} finding(s){' not fixed' if fix else ''}; first: {unfixed[0].kind} {unfixed[0].object}", result)
+        return result
 
     # -- landing files -------------------------------------------------------------------
     def sample(self, namespace: str, zone: str, file: str | None = None, limit: int = 20) -> dict:

@@ -170,3 +170,13 @@ def _expect_screen(ctx: ScriptContext, a: argparse.Namespace, body: str | None) 
     if not ctx.need_app("expect-screen").wait_for_text(text, a.timeout):
         raise RatError(f"'{text}' did not appear on the screen within {a.timeout:g} s")
     return {}
+
+
+@command("compact", arg("pipeline"))
+def _compact(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.compact(a.pipeline)
+
+
+@command("doctor", arg("--fix", action="store_true"), arg("--namespace"))
+def _doctor(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.doctor(a.fix, a.namespace)
