@@ -28,7 +28,10 @@ from .run_context import RunContext
 from .spark_errors import is_cancellation, summarise
 from .settings import target_file_size
 from .state import RunRecord, StateDB
-from .strategies import ORDER_COLUMN, WRITERS, WriteJob, partition_by, table_properties, table_schema
+from .schema_evolution import apply_plan, fill_missing, plan_schema
+from .strategies import (
+    ORDER_COLUMN, UNIQUE_KEY_PROPERTY, WRITERS, WriteJob, partition_by, table_properties, table_schema,
+)
 from .templating import syntax_problem
 
 if TYPE_CHECKING:
@@ -68,6 +71,7 @@ class Execution:
         self.ctx: RunContext | None = None
         self.result: DataFrame | None = None
         self.result_rows = 0
+        self.schema_notes: list[str] = []
         self.pipeline: LoadedPipeline | None = None
 
     # -- plumbing -----------------------------------------------------------------
@@ -96,7 +100,7 @@ class Execution:
             ms = int((time.monotonic() - began) * 1000)
             self.record.phases[name] = ms
             self.state.update_run(self.record.run_id, phases=self.record.phases)
-            self.events.publish(PhaseFinished(self.record.run_id, name, ms, ok, info["rows"], message))
+            self.events.publish(PhaseFinished(self.record.run_id, name, ms, ok, info["rows"], message or info.get("message", "")))
             testpoints.reached(f"after:{name}")
 
     # -- the phases -------------------------------------------------------------------
@@ -121,6 +125,7 @@ class Execution:
                 info["rows"] = self.result_rows = self.result.count()
             with self.phase("iceberg_write") as info:
                 info["rows"] = self.record.rows_written = self.write()
+                info["message"] = "; ".join(self.schema_notes)
             with self.phase("quality_tests"):
                 blocking = self.quality()
             with self.phase("branch_resolution"):
@@ -182,10 +187,13 @@ class Execution:
             )
             self.make_branch()
             self.log(f"created table {self.ref.fqn}")
-        elif self.options.full_refresh and config.merge_strategy.value != "full_refresh":
-            from pyspark.sql import functions as F
+        else:
+            self.evolve_schema(config)
+            if self.options.full_refresh and config.merge_strategy.value != "full_refresh":
+                from pyspark.sql import functions as F
 
-            self.spark.createDataFrame([], self.table.schema()).writeTo(self.table.branch_ident(self.branch)).overwrite(F.lit(True))
+                self.spark.createDataFrame([], self.table.schema()).writeTo(
+                    self.table.branch_ident(self.branch)).overwrite(F.lit(True))
         job = WriteJob(
             self.table, self.branch, self.result, config, self.record.run_id, self.ctx.run_started_at, self.result_rows)
         before = self.table.refs().get(self.branch)
@@ -201,6 +209,29 @@ class Execution:
         testpoints.reached("during:iceberg_write")
         after = self.table.refs().get(self.branch)
         return self._added_rows(after) if after != before else 0
+
+    def evolve_schema(self, config) -> None:
+        """Align the table's schema with the result (see schema_evolution); notes go to the run."""
+        assert self.result is not None
+        self.check_unique_key(config)
+        plan = plan_schema(self.table.schema(), table_schema(self.result.schema, config))
+        apply_plan(self.table, plan, rebuild=self.options.full_refresh)
+        self.result = fill_missing(self.result, plan)
+        for note in plan.notes():
+            self.log(f"schema: {note}", "warn" if "no longer produced" in note else "info")
+        self.schema_notes = plan.notes()
+
+    def check_unique_key(self, config) -> None:
+        rows = self.spark.sql(f"SHOW TBLPROPERTIES {self.table.ident}").collect()
+        stored = {row.key: row.value for row in rows}.get(UNIQUE_KEY_PROPERTY)
+        wanted = ",".join(config.unique_key)
+        if stored is None or stored == wanted:
+            return
+        if not self.options.full_refresh:
+            raise RatError(
+                f"unique_key changed from {stored or '(none)'} to {wanted or '(none)'}; "
+                f"run {self.ref.fqn} with --full-refresh to rebuild the table", self.pipeline.source_relpath)
+        self.spark.sql(f"ALTER TABLE {self.table.ident} SET TBLPROPERTIES ('{UNIQUE_KEY_PROPERTY}' = '{wanted}')")
 
     def _added_rows(self, snapshot_id: int | None) -> int:
         rows = self.spark.sql(

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 # so "last row wins" de-duplication is deterministic.
 ORDER_COLUMN = "__rat_order"
 BROADCAST_MAX_ROWS = 1_000_000
+UNIQUE_KEY_PROPERTY = "rat.unique-key"
 MERGING = (MergeStrategy.INCREMENTAL, MergeStrategy.DELETE_INSERT, MergeStrategy.SCD2)
 
 
@@ -197,7 +198,9 @@ def table_schema(result: "StructType", config: PipelineConfig) -> "StructType":
     """The schema a new table gets: the result's columns (plus validity columns for scd2)."""
     from pyspark.sql.types import StructField, StructType, TimestampType
 
-    fields = [f for f in result.fields if f.name != ORDER_COLUMN]
+    # Every column nullable: a first result of `SELECT 1 AS id` must not make id required,
+    # or a later run with a NULL there could never be written.
+    fields = [StructField(f.name, f.dataType, True, f.metadata) for f in result.fields if f.name != ORDER_COLUMN]
     if config.merge_strategy == MergeStrategy.SCD2:
         fields = [f for f in fields if f.name not in (config.scd_valid_from, config.scd_valid_to)]
         fields += [StructField(config.scd_valid_from, TimestampType()), StructField(config.scd_valid_to, TimestampType())]
@@ -205,7 +208,8 @@ def table_schema(result: "StructType", config: PipelineConfig) -> "StructType":
 
 
 def table_properties(config: PipelineConfig, target_file_size: int) -> dict[str, str]:
-    properties = {"format-version": "2", "write.target-file-size-bytes": str(target_file_size)}
+    properties = {"format-version": "2", "write.target-file-size-bytes": str(target_file_size),
+                  UNIQUE_KEY_PROPERTY: ",".join(config.unique_key)}
     if config.merge_strategy not in MERGING:
         # Lets `mergeSchema` add columns on append/overwrite. Not on merging tables: with it
         # Spark skips column resolution in MERGE INTO and every `t.col` fails to resolve.

@@ -47,6 +47,7 @@ class SnapshotInfo:
     total_rows: int
     is_current: bool
     run_id: str | None
+    schema_changes: list[str]
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -57,7 +58,9 @@ def snapshots(table: "StaticTable") -> tuple[list[SnapshotInfo], dict[str, int]]
     current = meta.current_snapshot_id
     refs = {name: ref.snapshot_id for name, ref in meta.refs.items()}
     found = []
+    by_id = {s.snapshot_id: s for s in meta.snapshots}
     for snap in meta.snapshots:
+        parent = by_id.get(snap.parent_snapshot_id) if snap.parent_snapshot_id else None
         summary = snap.summary
         extra = summary.additional_properties if summary is not None else {}
         found.append(SnapshotInfo(
@@ -69,8 +72,21 @@ def snapshots(table: "StaticTable") -> tuple[list[SnapshotInfo], dict[str, int]]
             total_rows=int(extra.get("total-records", 0)),
             is_current=snap.snapshot_id == current,
             run_id=extra.get("rat.run-id"),
+            schema_changes=schema_changes(meta, parent.schema_id if parent else None, snap.schema_id),
         ))
     return found, refs
+
+
+def schema_changes(meta, old_id: int | None, new_id: int | None) -> list[str]:
+    """Columns added, dropped or retyped between two schema ids of a table."""
+    if old_id is None or new_id is None or old_id == new_id:
+        return []
+    schemas = {s.schema_id: {f.name: str(f.field_type) for f in s.fields} for s in meta.schemas}
+    old, new = schemas.get(old_id, {}), schemas.get(new_id, {})
+    changes = [f"added column {c} {t}" for c, t in new.items() if c not in old]
+    changes += [f"dropped column {c}" for c in old if c not in new]
+    changes += [f"column {c} {old[c]} → {t}" for c, t in new.items() if c in old and old[c] != t]
+    return changes
 
 
 def table_stats(table: "StaticTable") -> dict:

@@ -372,7 +372,7 @@ class RatApp(App):
     def on_action_done(self, message: ActionDone) -> None:
         if message.summary:
             self.notify(message.summary, title=message.action)
-        if message.action in ("publish", "rollback", "rollback table", "purge"):
+        if message.action in ("publish", "rollback", "rollback table", "purge", "compact", "doctor fix"):
             self.refresh_tree()
             if self.selected is not None:
                 self.load_detail(self.selected)
@@ -393,6 +393,15 @@ class RatApp(App):
             view = self._current(TableView)
             if view is not None:
                 view.show_diff(message.result["diff"], message.result["old"], message.result["new"])
+        elif message.action == "doctor":
+            found = message.result["findings"]
+            detail = "\n".join(f"{f['kind']}: {f['object']} — {f['detail']} (fix: {f['fix']})" for f in found)
+            if not found:
+                self.notify("No inconsistencies found.", title="doctor")
+            else:
+                self.push_screen(Confirm(f"Apply the fixes of {len(found)} finding(s)?", detail),
+                                 lambda ok: ok and self.run_in_worker("doctor fix", self.workbench.doctor, True,
+                                                                      done="fixes applied"))
         elif message.action == "purge plan":
             self.push_screen(Confirm("Purge all of this?", purge_plan_text(message.result)), self._purge_confirmed)
 
@@ -530,6 +539,21 @@ class RatApp(App):
             return {"diff": self.workbench.diff_snapshots(view.fqn, previous, snapshot), "old": previous, "new": snapshot}
 
         self.run_in_worker("diff", diff)
+
+    def action_compact(self) -> None:
+        fqn = self._pipeline()
+        if fqn is not None:
+            self.run_in_worker("compact", self.workbench.compact, fqn,
+                               done=f"{fqn}: {{result[files_before]}} data files → {{result[files_after]}}")
+
+    def action_doctor(self) -> None:
+        def check() -> dict:
+            try:
+                return self.workbench.doctor()
+            except RatError as exc:  # findings are the answer here, not a failure
+                return exc.result
+
+        self.run_in_worker("doctor", check)
 
     def action_purge(self) -> None:
         self.run_in_worker("purge plan", self.workbench.purge, True)

@@ -25,6 +25,8 @@ DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
     KeyAction("rollback_table", "t", "rollback_table", "Roll back table"),
     KeyAction("diff", "d", "diff", "Diff snapshot", show=False),
     KeyAction("purge", "x", "purge", "Purge"),
+    KeyAction("compact", "k", "compact", "Compact table", show=False),
+    KeyAction("doctor", "D", "doctor", "Doctor", show=False),
     KeyAction("watch", "w", "toggle_watch", "Watch"),
     KeyAction("refresh", "f5", "refresh", "Refresh", show=False),
     KeyAction("tree", "f1", "focus_tree", "Focus tree", show=False),

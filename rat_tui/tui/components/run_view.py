@@ -120,7 +120,7 @@ class RunView(Static):
                 elapsed = ""
             table.add_row(Text(mark, style=style), Text(name, style=style if phase.status != "pending" else "grey50"),
                           elapsed, "" if phase.rows is None else f"{phase.rows:,}",
-                          Text(phase.message[:120], style="red") if phase.status == "failed" else "")
+                          Text(phase.message[:160], style="red" if phase.status == "failed" else "grey70"))
         return table
 
     def _quality(self) -> Table | Text:
