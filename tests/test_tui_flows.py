@@ -103,3 +103,28 @@ async def test_roll_back_a_table_to_the_selected_snapshot(scratch: Scratch):
         await pilot.press("y")
         await until(pilot, lambda: scratch.refs(fqn)["main"] == first["snapshot_id"], 60, "main to move")
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
+
+
+async def test_zone_panel_shows_readers_consumption_and_uploads(scratch: Scratch, tmp_path):
+    scratch.landing("drops", "a.csv", "id\n1\n")
+    reader = scratch.pipeline("bronze", "reader", "SELECT id FROM {{ landing_zone('drops') }}")
+    scratch.pipeline("bronze", "other", "SELECT 1 AS id")
+    assert scratch.run(reader)["status"] == "success"
+    scratch.landing("drops", "b.csv", "id\n2\n")
+    upload = tmp_path / "c.csv"
+    upload.write_text("id\n3\n")
+    app = RatApp(scratch.wb, watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "zone", f"{scratch.ns}.drops")
+        await until(pilot, lambda: "read by:" in screen(app), 20, "the zone panel")
+        text = screen(app)
+        assert f"read by: {reader}" in text and "other" not in text.split("read by:")[1].splitlines()[0]
+        table = app.query_one("#zone-files")
+        cells = {table.get_row_at(i)[0]: table.get_row_at(i)[4] for i in range(table.row_count)}
+        assert cells == {"a.csv": "yes", "b.csv": "not yet"}
+        await pilot.press("u")
+        await until(pilot, lambda: "Upload into" in screen(app), 10, "the upload prompt")
+        await pilot.press(*str(upload), "enter")
+        await until(pilot, lambda: (scratch.root / "landing" / "drops" / "c.csv").exists(), 20, "the upload")
+        await until(pilot, lambda: app.query_one("#zone-files").row_count == 4, 20, "the refreshed zone")
+    assert (scratch.root / "landing" / "drops" / "_samples" / "c_sample.csv").read_text() == "id\n3\n"

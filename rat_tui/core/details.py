@@ -28,6 +28,7 @@ def pipeline_detail(wb, ref: PipelineRef) -> dict:
 def zone_files(wb, namespace: str, zone: str) -> list[dict]:
     """Active files, `_samples/` and `_processed/<run>/` files, newest first within each kind."""
     base = wb.project.zone_dir(namespace, zone)
+    consumed = wb.state.consumed_files()
     found = []
     for path in sorted(base.rglob("*")) if base.is_dir() else []:
         if not path.is_file() or path.suffix.lower() not in LANDING_EXTENSIONS:
@@ -39,7 +40,8 @@ def zone_files(wb, namespace: str, zone: str) -> list[dict]:
         kind = "sample" if top == "_samples" else f"processed {relative.parts[1]}" if top == "_processed" else "active"
         stat = path.stat()
         found.append({"path": relative.as_posix(), "kind": kind, "bytes": stat.st_size,
-                      "modified": datetime.fromtimestamp(stat.st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M")})
+                      "modified": datetime.fromtimestamp(stat.st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M"),
+                      "consumed": (wb.project.rel(path), stat.st_mtime) in consumed if kind == "active" else None})
     order = {"active": 0, "sample": 1}
     return sorted(found, key=lambda f: (order.get(f["kind"], 2), f["path"]))
 

@@ -123,6 +123,7 @@ class Execution:
             with self.phase("build_result") as info:
                 self.result = self.materialise(build(self.ctx, self.pipeline))
                 info["rows"] = self.result_rows = self.result.count()
+                self.record_files_read()
             with self.phase("iceberg_write") as info:
                 info["rows"] = self.record.rows_written = self.write()
                 info["message"] = "; ".join(self.schema_notes)
@@ -174,6 +175,13 @@ class Execution:
             message, line = summarise(exc)
             assert self.pipeline is not None
             raise RatError(f"query failed: {message}", self.pipeline.source_relpath, line) from None
+
+    def record_files_read(self) -> None:
+        assert self.ctx is not None
+        read = [{"path": self.project.rel(f), "mtime": f.stat().st_mtime}
+                for files in self.ctx.files_read.values() for f in files if f.exists()]
+        if read:
+            self.state.update_run(self.record.run_id, files_read=json.dumps(read))
 
     def write(self) -> int:
         assert self.ctx is not None and self.result is not None and self.pipeline is not None

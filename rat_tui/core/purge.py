@@ -53,20 +53,22 @@ class Reaper:
     def plan(self, now: float | None = None) -> PurgePlan:
         now = time.time() if now is None else now
         plan = PurgePlan()
-        self._processed(plan, now)
+        plan.processed_files = self.processed_files(now)
         self._snapshots_and_branches(plan, now)
         self._orphans(plan, now)
         self._stuck(plan, now)
         self._file_versions(plan, now)
         return plan
 
-    def _processed(self, plan: PurgePlan, now: float) -> None:
+    def processed_files(self, now: float) -> list[dict]:
+        found = []
         for zone in [z for z in self.project.scan().zones() if self._mine(z.namespace)]:
             cutoff = now - _zone_max_age(self.project, zone.namespace, zone.name) * DAY
             processed = zone.path / "_processed"
             for path in sorted(processed.rglob("*")) if processed.is_dir() else []:
                 if path.is_file() and path.stat().st_mtime < cutoff:
-                    plan.processed_files.append({"path": self.project.rel(path), "bytes": path.stat().st_size})
+                    found.append({"path": self.project.rel(path), "bytes": path.stat().st_size})
+        return found
 
     def _snapshots_and_branches(self, plan: PurgePlan, now: float) -> None:
         cutoff_ms = (now - self.project.settings.snapshot_max_age_days * DAY) * 1000

@@ -31,7 +31,8 @@ CREATE TABLE IF NOT EXISTS runs (
     created_table INTEGER NOT NULL DEFAULT 0,
     host TEXT,
     pid INTEGER,
-    archived_files TEXT NOT NULL DEFAULT '[]'
+    archived_files TEXT NOT NULL DEFAULT '[]',
+    files_read TEXT NOT NULL DEFAULT '[]'  -- [{path, mtime}] of the landing files the run read
 );
 CREATE INDEX IF NOT EXISTS runs_by_pipeline ON runs (pipeline, queued_at);
 CREATE TABLE IF NOT EXISTS quality_results (
@@ -114,6 +115,9 @@ class StateDB:
         self.path = path
         self._local = threading.local()
         self._conn().executescript(_SCHEMA)
+        columns = {row[1] for row in self._conn().execute("PRAGMA table_info(runs)")}
+        if "files_read" not in columns:  # state.db written before landing files were tracked
+            self._conn().execute("ALTER TABLE runs ADD COLUMN files_read TEXT NOT NULL DEFAULT '[]'")
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -208,6 +212,13 @@ class StateDB:
         """Runs left queued or running by a process that no longer exists."""
         rows = self._conn().execute("SELECT * FROM runs WHERE status IN ('queued', 'running')").fetchall()
         return [self._record(r) for r in rows if not _process_alive(r["host"], r["pid"])]
+
+    def consumed_files(self) -> set[tuple[str, float]]:
+        """(path, mtime) of every landing file a successful run has read."""
+        found = set()
+        for row in self._conn().execute("SELECT files_read FROM runs WHERE status = 'success' AND files_read != '[]'"):
+            found |= {(f["path"], f["mtime"]) for f in json.loads(row["files_read"])}
+        return found
 
     def unresolved_branches(self) -> list[RunRecord]:
         """Finished runs whose branch (or created table) was never cleaned up."""

@@ -6,6 +6,7 @@ import os
 import re
 import secrets
 import threading
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from .executor import RunOptions
 from .pipeline_source import load_pipeline
 from .landing_preview import read_head
 from .project import LANDING_EXTENSIONS, PipelineRef, Project, active_landing_files
-from .purge import Reaper, needs_spark
+from .purge import PurgePlan, Reaper, needs_spark
 from .quality import json_value as row_value
 from .quality import row_values
 from .recovery import drop_leftovers, mark_orphans
@@ -31,6 +32,7 @@ from .settings import target_file_size
 from .state import StateDB
 from .table_metadata import load_table, snapshots, table_stats
 from .validate import validate
+from .uploads import create_zone, upload
 from .versions import VersionStore
 
 QUERY_ROW_LIMIT = 1000
@@ -339,6 +341,32 @@ class Workbench:
         columns, rows = read_head(path, limit)
         return {"file": path.relative_to(base.resolve() if file else base).as_posix(), "columns": columns, "rows": rows}
 
+    def zone_settings(self, namespace: str, zone: str) -> dict:
+        settings = self.project.settings
+        own = settings.zones.get(f"{namespace}/{zone}") or settings.zones.get(zone) or {}
+        return {"processed_max_age_days": own.get("processed_max_age_days", settings.processed_max_age_days),
+                "auto_purge": bool(own.get("auto_purge", False)), "schema": own.get("schema")}
+
+    def create_zone(self, namespace: str, zone: str) -> dict:
+        return {"zone": self.project.rel(create_zone(self.project, namespace, zone))}
+
+    def upload(self, namespace: str, zone: str, paths: list[str], as_name: str | None = None,
+               replace: bool = False, progress=None) -> dict:
+        zone_dir = create_zone(self.project, namespace, zone)
+        expected = self.zone_settings(namespace, zone)["schema"]
+        columns = list(expected) if isinstance(expected, dict) else expected
+        files = upload(zone_dir, [Path(p).expanduser().resolve() for p in paths], as_name, replace, columns, progress)
+        return {"files": files}
+
+    def auto_purge(self, now: float | None = None) -> dict:
+        """Old `_processed/` files of zones with `auto_purge: true` (at start-up and daily in the TUI)."""
+        reaper = Reaper(self.project, self.state, self.versions, [])
+        plan = PurgePlan(processed_files=[
+            item for item in reaper.processed_files(time.time() if now is None else now)
+            if self.zone_settings(*_zone_of(item["path"]))["auto_purge"]])
+        reaper.apply(plan)
+        return {"purged": plan.counts()["processed_files"]}
+
     # -- purge -----------------------------------------------------------------------
     def purge(self, dry_run: bool = False, now: float | None = None, namespace: str | None = None) -> dict:
         reaper = Reaper(self.project, self.state, self.versions, self.table_refs(), namespace)
@@ -429,3 +457,9 @@ class Workbench:
         temp = target.with_name(f".{target.name}.rat-tmp-{os.getpid()}")
         temp.write_bytes(data)
         os.replace(temp, target)
+
+
+def _zone_of(relpath: str) -> tuple[str, str]:
+    """(namespace, zone) of a path `ns/landing/zone/...`."""
+    parts = relpath.split("/")
+    return parts[0], parts[2]

@@ -180,3 +180,9 @@ def _compact(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dic
 @command("doctor", arg("--fix", action="store_true"), arg("--namespace"))
 def _doctor(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     return ctx.wb.doctor(a.fix, a.namespace)
+
+
+@command("upload", arg("namespace"), arg("zone"), arg("paths", nargs="+"), arg("--as", dest="as_name"),
+         arg("--replace", action="store_true"))
+def _upload(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.upload(a.namespace, a.zone, a.paths, a.as_name, a.replace)

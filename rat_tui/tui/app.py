@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,10 +19,12 @@ from textual.widgets import DataTable, Footer, Header, RichLog, Static, Tree
 
 from ..core.errors import RatError
 from ..core.events import LogLine, PhaseFinished, QualityResultEvent, RunFinished, RunQueued, RunStarted, SessionStateChanged
-from ..core.watch import PipelineChanged, ProjectWatcher
+from ..core.project import active_landing_files
+from ..core.uploads import refresh_samples
+from ..core.watch import PipelineChanged, ProjectWatcher, ZoneChanged
 from ..core.workbench import Workbench
 from .components.help_screen import HelpScreen
-from .components.modals import AskText, Confirm, purge_plan_text
+from .components.modals import AskText, Confirm, PathSuggester, purge_plan_text
 from .components.pipeline_view import PipelineView
 from .components.project_tree import NodeData, ProjectTree
 from .components.run_view import RunState, RunView
@@ -29,7 +32,7 @@ from .components.status_bar import StatusBar
 from .components.table_view import TableView
 from .components.zone_view import ZoneView
 from .keymap import DEFAULT_KEYMAP, bindings, resolve_keymap
-from .messages import ActionDone, ActionFailed, CoreEvent, FilesChanged
+from .messages import ActionDone, ActionFailed, CoreEvent, FilesChanged, UploadProgress
 from ..core.details import pipeline_detail, zone_files, zone_readers
 
 
@@ -108,6 +111,9 @@ class RatApp(App):
             self.warm_up()
         if self.script is not None:
             self.run_script()
+        else:
+            self.auto_purge()
+            self.set_interval(86400, self.auto_purge)
 
     # -- headless script --------------------------------------------------------------
     @work(thread=True, group="script")
@@ -206,7 +212,8 @@ class RatApp(App):
             elif node.kind == "zone":
                 files = zone_files(wb, node.namespace, node.name)
                 readers = zone_readers(wb, node.namespace, node.name)
-                self.call_from_thread(self._show_zone, node, files, readers)
+                settings = wb.zone_settings(node.namespace, node.name)
+                self.call_from_thread(self._show_zone, node, files, readers, settings)
             elif node.kind == "table" and node.ref is not None:
                 snaps = wb.snapshots(node.ref.fqn)
                 table = wb.table_schema(node.ref.fqn)
@@ -263,12 +270,14 @@ class RatApp(App):
         found = self._detail().query(kind)
         return found.first() if found else None
 
-    async def _show_zone(self, node: NodeData, files: list[dict], readers: list[str]) -> None:
+    async def _show_zone(self, node: NodeData, files: list[dict], readers: list[str], settings: dict) -> None:
         if node != self.selected:
             return
-        view = ZoneView(node.namespace, node.name)
-        await self._replace_detail(view)
-        view.show_files(files, readers)
+        view = self._current(ZoneView)
+        if view is None or (view.namespace, view.zone) != (node.namespace, node.name):
+            view = ZoneView(node.namespace, node.name)
+            await self._replace_detail(view)
+        view.show_files(files, readers, settings)
 
     async def _show_table(self, node: NodeData, snaps: dict, schema: str) -> None:
         if node != self.selected:
@@ -351,7 +360,49 @@ class RatApp(App):
         for change in message.changes:
             if isinstance(change, PipelineChanged):
                 self.auto_run(change)
+            elif isinstance(change, ZoneChanged):
+                self.refresh_zone(change)
         self.refresh_tree()
+
+    @work(thread=True, group="zone")
+    def refresh_zone(self, change: ZoneChanged) -> None:
+        """New or changed files in a zone get fresh samples; the zone panel reloads."""
+        zone_dir = self.workbench.project.zone_dir(change.namespace, change.zone)
+        try:
+            refresh_samples(zone_dir, active_landing_files(zone_dir))
+        except Exception as exc:  # a half-written or unreadable file: the upload check reports it
+            self.post_message(ActionFailed(f"sample of {change.namespace}/{change.zone}", str(exc).splitlines()[0]))
+        if self.selected is not None and (self.selected.kind, self.selected.namespace, self.selected.name) == (
+                "zone", change.namespace, change.zone):
+            self.load_detail(self.selected)
+
+    @work(thread=True, group="purge")
+    def auto_purge(self) -> None:
+        result = self.workbench.auto_purge()
+        if result["purged"]:
+            self.post_message(ActionDone("auto-purge", f"removed {result['purged']} old processed landing file(s)"))
+
+    def action_upload(self) -> None:
+        if self.selected is None or self.selected.kind != "zone":
+            self.notify("Select a landing zone first.", severity="warning")
+            return
+        namespace, zone = self.selected.namespace, self.selected.name
+
+        def chosen(value: str | None) -> None:
+            if not value:
+                return
+            paths = shlex.split(value)
+            self.run_in_worker("upload", self.workbench.upload, namespace, zone, paths,
+                               progress=lambda name, copied, total: self.post_message(UploadProgress(name, copied, total)),
+                               done=f"uploaded {{result[files]}} into {namespace}/{zone}")
+
+        self.push_screen(AskText(f"Upload into {namespace}/landing/{zone}: file paths (space-separated, → completes)",
+                                 "~/Downloads/orders_2024_05.csv", suggester=PathSuggester()), chosen)
+
+    def on_upload_progress(self, message: UploadProgress) -> None:
+        view = self._current(ZoneView)
+        if view is not None:
+            view.show_progress(message.name, message.copied, message.total)
 
     @work(thread=True, group="watch")
     def auto_run(self, change: PipelineChanged) -> None:
@@ -372,7 +423,7 @@ class RatApp(App):
     def on_action_done(self, message: ActionDone) -> None:
         if message.summary:
             self.notify(message.summary, title=message.action)
-        if message.action in ("publish", "rollback", "rollback table", "purge", "compact", "doctor fix"):
+        if message.action in ("publish", "rollback", "rollback table", "purge", "compact", "doctor fix", "upload"):
             self.refresh_tree()
             if self.selected is not None:
                 self.load_detail(self.selected)

@@ -33,3 +33,9 @@ class ActionDone(Message):
     def __init__(self, action: str, summary: str, result: Any = None) -> None:
         super().__init__()
         self.action, self.summary, self.result = action, summary, result
+
+
+class UploadProgress(Message):
+    def __init__(self, name: str, copied: int, total: int) -> None:
+        super().__init__()
+        self.name, self.copied, self.total = name, copied, total

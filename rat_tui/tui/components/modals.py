@@ -1,11 +1,14 @@
 """Modal screens: ask for a message, confirm an action, show a purge plan."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.suggester import Suggester
 from textual.widgets import Button, Input, Label, Static
 
 
@@ -14,14 +17,14 @@ class AskText(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, prompt: str, placeholder: str = "", value: str = "") -> None:
+    def __init__(self, prompt: str, placeholder: str = "", value: str = "", suggester: Suggester | None = None) -> None:
         super().__init__()
-        self.prompt, self.placeholder, self.value = prompt, placeholder, value
+        self.prompt, self.placeholder, self.value, self.suggester = prompt, placeholder, value, suggester
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.prompt)
-            yield Input(value=self.value, placeholder=self.placeholder, id="ask-input")
+            yield Input(value=self.value, placeholder=self.placeholder, id="ask-input", suggester=self.suggester)
             yield Label(Text("Enter to accept · Escape to cancel", style="grey50"))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -29,6 +32,28 @@ class AskText(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class PathSuggester(Suggester):
+    """Completes the last path typed; → accepts the suggestion."""
+
+    def __init__(self) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+
+    async def get_suggestion(self, value: str) -> str | None:
+        head, _, last = value.rpartition(" ")
+        if not last:
+            return None
+        typed = Path(last).expanduser()
+        folder, prefix = (typed, "") if last.endswith("/") else (typed.parent, typed.name)
+        try:
+            names = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir() if p.name.startswith(prefix))
+        except OSError:
+            return None
+        if not names:
+            return None
+        completed = last + names[0][len(prefix):]
+        return f"{head} {completed}" if head else completed
 
 
 class Confirm(ModalScreen[bool]):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, ProgressBar, Static
 
 
 class ZoneView(Vertical):
@@ -15,18 +15,30 @@ class ZoneView(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(Text(f"{self.namespace} / landing / {self.zone}", style="bold"), id="zone-title")
         yield DataTable(id="zone-files", cursor_type="row")
+        yield ProgressBar(id="upload-progress", show_eta=False)
         yield Static(Text("Select a file and press Enter to preview it.", style="grey50"), id="zone-hint")
         yield DataTable(id="zone-preview")
 
-    def show_files(self, files: list[dict], readers: list[str]) -> None:
+    def show_files(self, files: list[dict], readers: list[str], settings: dict) -> None:
+        purge = "auto-purge" if settings["auto_purge"] else "manual purge"
+        schema = f"  expected columns: {', '.join(settings['schema'])}" if settings.get("schema") else ""
         self.query_one("#zone-title", Static).update(Text.assemble(
             (f"{self.namespace} / landing / {self.zone}", "bold"),
-            ("   read by: " + (", ".join(readers) or "no pipeline"), "grey70")))
+            ("\nread by: " + (", ".join(readers) or "no pipeline"), "grey70"),
+            (f"\nprocessed files kept {settings['processed_max_age_days']:g} days ({purge}){schema}"
+             "  (zones: in rat.yaml)   u upload", "grey50")))
         table = self.query_one("#zone-files", DataTable)
         table.clear(columns=True)
-        table.add_columns("file", "kind", "size", "modified")
+        table.add_columns("file", "kind", "size", "modified", "consumed")
         for f in files:
-            table.add_row(f["path"], f["kind"], f"{f['bytes']:,}", f["modified"], key=f["path"])
+            consumed = "" if f["consumed"] is None else ("yes" if f["consumed"] else "not yet")
+            table.add_row(f["path"], f["kind"], f"{f['bytes']:,}", f["modified"], consumed, key=f["path"])
+
+    def show_progress(self, name: str, copied: int, total: int) -> None:
+        bar = self.query_one("#upload-progress", ProgressBar)
+        bar.display = True
+        bar.update(total=max(total, 1), progress=copied)
+        self.query_one("#zone-hint", Static).update(Text(f"uploading {name}: {copied:,} of {total:,} bytes", style="cyan"))
 
     def selected_file(self) -> str | None:
         table = self.query_one("#zone-files", DataTable)
