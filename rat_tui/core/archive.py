@@ -29,10 +29,38 @@ def archive_files(zone_dir: Path, files: list[Path], run_id: str) -> list[str]:
             log.warning("landing file %s vanished before it could be archived", source)
             continue
         except OSError as exc:
+            restore_archived(zone_dir, run_id)
             raise RatError(
                 f"archiving {relative} failed after {len(moved)} file(s) were moved: {exc.strerror}; "
-                "the remaining files stay active", zone_dir
+                "all of them were put back, nothing was merged", zone_dir
             ) from None
         moved.append(relative.as_posix())
         testpoints.reached("during:archive")
     return moved
+
+
+def restore_archived(zone_dir: Path, run_id: str) -> list[str]:
+    """Put a run's archived files back into the zone (its merge failed, or it crashed before merging).
+
+    A file whose name is taken again in the zone (a newer upload) stays archived, so nothing
+    is overwritten.
+    """
+    folder = zone_dir / "_processed" / run_id
+    if not folder.is_dir():
+        return []
+    restored = []
+    for source in sorted(p for p in folder.rglob("*") if p.is_file()):
+        relative = source.relative_to(folder)
+        target = zone_dir / relative
+        if target.exists():
+            log.warning("%s came back into the zone meanwhile; the archived copy stays in %s", relative, folder)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(source, target)
+        restored.append(relative.as_posix())
+    for empty in sorted((p for p in folder.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+        if not any(empty.iterdir()):
+            empty.rmdir()
+    if not any(folder.iterdir()):
+        folder.rmdir()
+    return restored

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from . import testpoints
-from .archive import archive_files
+from .archive import archive_files, restore_archived
 from .build import build
 from .catalog import IcebergTable
 from .errors import RatError, RunCancelled
@@ -132,9 +132,15 @@ class Execution:
             with self.phase("branch_resolution"):
                 if blocking:
                     raise RatError(blocking)
-                self.merge()
-            if self.pipeline.config.archive_landing_zones:
-                self.archive()
+                # Archive before merging: a crash in between is undone at the next start
+                # (files put back, main untouched), so no batch is ever read twice or lost.
+                if self.pipeline.config.archive_landing_zones:
+                    self.archive()
+                try:
+                    self.merge()
+                except BaseException:
+                    self.unarchive()
+                    raise
         except BaseException as exc:
             if is_cancellation(exc) and self.cancelled.is_set():
                 raise RunCancelled() from None
@@ -288,20 +294,22 @@ class Execution:
         self.state.update_run(self.record.run_id, snapshot_id=self.record.snapshot_id, created_table=False)
 
     def archive(self) -> None:
-        """After a successful merge: move the zone files this run read (and only those)."""
+        """Move the zone files this run read (and only those) into `_processed/<run_id>/`."""
         assert self.ctx is not None
         archived = []
         for (namespace, zone), files in self.ctx.files_read.items():
-            zone_dir = self.project.zone_dir(namespace, zone)
-            try:
-                moved = archive_files(zone_dir, files, self.record.run_id)
-            except RatError as exc:  # main already moved: the run stands, the problem is reported
-                self.record.error = exc.sentence()
-                self.log(exc.sentence(), "error")
-                continue
+            moved = archive_files(self.project.zone_dir(namespace, zone), files, self.record.run_id)
             archived += [f"{namespace}/landing/{zone}/{name}" for name in moved]
             self.log(f"archived {len(moved)} file(s) of landing zone {zone} to _processed/{self.record.run_id}/")
         self.state.update_run(self.record.run_id, archived_files=json.dumps(archived))
+
+    def unarchive(self) -> None:
+        if self.ctx is None:
+            return
+        for namespace, zone in self.ctx.files_read:
+            restored = restore_archived(self.project.zone_dir(namespace, zone), self.record.run_id)
+            if restored:
+                self.log(f"put {len(restored)} file(s) back into landing zone {zone}", "warn")
 
     def cleanup(self) -> None:
         """Drop the branch (and a table this run created but did not publish); never raises."""

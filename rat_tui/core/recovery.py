@@ -5,20 +5,36 @@ import logging
 import time
 
 from .catalog import IcebergTable
-from .project import PipelineRef
+from .archive import restore_archived
+from .project import PipelineRef, Project
 from .state import RunRecord, StateDB
 
 log = logging.getLogger(__name__)
 
+MERGED_THEN_CRASHED = "the process stopped after the run had published to main; its branch was dropped"
 CRASHED = "the process running it stopped before the run finished (crash or kill); its branch was dropped"
 
 
-def mark_orphans(state: StateDB) -> list[RunRecord]:
-    """Cheap, no Spark: runs whose process is gone become failed."""
+def mark_orphans(state: StateDB, project: Project) -> list[RunRecord]:
+    """Cheap, no Spark: runs whose process is gone become failed, and files they archived go back.
+
+    A run that had already moved main (its snapshot id is recorded) did publish its data: it
+    is marked a success and keeps its archived files.
+    """
     orphans = state.orphaned_runs()
     for run in orphans:
+        if run.snapshot_id is not None:
+            state.update_run(run.run_id, status="success", error=MERGED_THEN_CRASHED, finished_at=time.time())
+            continue
         state.update_run(run.run_id, status="failed", error=CRASHED, finished_at=time.time())
         log.warning("run %s of %s was left %s by a dead process; marked failed", run.run_id, run.pipeline, run.status)
+        namespace = run.pipeline.split(".")[0]
+        for zone in project.scan().zones():
+            if zone.namespace == namespace:
+                restored = restore_archived(zone.path, run.run_id)
+                if restored:
+                    log.warning("put %d archived file(s) of run %s back into %s/%s", len(restored), run.run_id,
+                                namespace, zone.name)
     return orphans
 
 

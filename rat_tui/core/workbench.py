@@ -52,7 +52,7 @@ class Workbench:
         self.versions = VersionStore(self.state, self.project.state_dir / "objects")
         self.run_log = RunLog(self.project.state_dir / "logs" / "runs.jsonl")
         self.events.subscribe(self.run_log)
-        self.recovered = mark_orphans(self.state)
+        self.recovered = mark_orphans(self.state, self.project)
         self._cleanup_lock = threading.Lock()
 
     def close(self) -> None:

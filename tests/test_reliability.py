@@ -1,0 +1,169 @@
+"""A failure anywhere leaves main, the landing zone and the version store as they were.
+
+Kills are real (SIGKILL of a `rat-tui --script` process paused at a named point); the
+recovery after them runs the same start-up functions the app runs.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from rat_tui.core.events import PhaseStarted
+from rat_tui.core.recovery import mark_orphans
+from tests.lakehelpers import Scratch
+
+pytestmark = pytest.mark.spark
+
+ARCHIVING = "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\nSELECT id FROM {{ landing_zone('drops') }}"
+KILL_POINTS = ["after:branch_creation", "after:config_loading", "after:build_result", "during:iceberg_write",
+               "after:iceberg_write", "after:quality_tests", "during:archive"]
+PHASES = ["branch_creation", "config_loading", "build_result", "iceberg_write", "quality_tests", "branch_resolution"]
+
+
+def landing_state(scratch: Scratch) -> dict[str, list[str]]:
+    zone = scratch.root / "landing" / "drops"
+    files = sorted(p.relative_to(zone).as_posix() for p in zone.rglob("*.csv") if p.is_file())
+    return {"active": [f for f in files if not f.startswith("_")], "processed": [f for f in files if f.startswith("_processed")]}
+
+
+def setup(scratch: Scratch) -> tuple[str, dict, dict]:
+    scratch.landing("drops", "a.csv", "id\n1\n")
+    fqn = scratch.pipeline("bronze", "orders", ARCHIVING, tests={"t": "SELECT * FROM {{ this }} WHERE id IS NULL"})
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.landing("drops", "b.csv", "id\n2\n")
+    scratch.landing("drops", "nested/c.csv", "id\n3\n")
+    version = scratch.wb.versions.record(f"{scratch.ns}/pipelines/bronze/orders/pipeline.sql", ARCHIVING.encode())
+    return fqn, scratch.refs(fqn), {"landing": landing_state(scratch), "version": version}
+
+
+def assert_untouched(scratch: Scratch, fqn: str, refs: dict, before: dict) -> None:
+    assert scratch.refs(fqn) == refs
+    assert landing_state(scratch) == before["landing"]
+    assert scratch.wb.versions.read(before["version"]) == ARCHIVING.encode()
+    assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
+
+
+def kill_at(project: Path, fqn: str, point: str, tmp: Path) -> str:
+    marker = tmp / f"paused-{point.replace(':', '-')}"
+    env = {**os.environ, "RAT_TEST_PAUSE_AT": point, "RAT_TEST_PAUSE_FILE": str(marker)}
+    proc = subprocess.Popen([sys.executable, "-m", "rat_tui", str(project), "--script", "-"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    proc.stdin.write(f"run {fqn}\n".encode())
+    proc.stdin.close()
+    deadline = time.monotonic() + 240
+    while not marker.exists():
+        assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+        assert time.monotonic() < deadline, f"never reached {point}"
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(30)
+    return marker.read_text()
+
+
+def test_sigkill_at_every_phase_and_the_archival_step(scratch: Scratch, tmp_path: Path):
+    fqn, refs, before = setup(scratch)
+    wb = scratch.wb
+    for point in KILL_POINTS:
+        assert kill_at(wb.project.root, fqn, point, tmp_path) == point
+        # what the next start of the app does:
+        orphans = [r for r in mark_orphans(wb.state, wb.project) if r.pipeline == fqn]
+        wb.cleanup_leftovers()
+        assert [r.status for r in orphans] == ["running"], point
+        record = wb.state.get_run(orphans[0].run_id)
+        assert record.status == "failed" and "stopped before the run finished" in record.error, point
+        assert_untouched(scratch, fqn, refs, before)
+    # and the pipeline still runs normally afterwards, reading each new file exactly once
+    assert scratch.run(fqn)["status"] == "success"
+    assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2], [3]]
+    assert landing_state(scratch)["active"] == []
+
+
+@pytest.mark.parametrize("phase", PHASES)
+def test_cancel_in_every_phase(scratch: Scratch, phase: str):
+    fqn, refs, before = setup(scratch)
+    handle: list = []
+    fired = threading.Event()
+
+    def cancel(event) -> None:
+        if isinstance(event, PhaseStarted) and event.phase == phase and handle and not fired.is_set():
+            fired.set()
+            scratch.wb.cancel(handle[0].run_id)
+
+    unsubscribe = scratch.wb.events.subscribe(cancel)
+    try:
+        handle.append(scratch.wb.runner.submit(scratch.wb.resolve(fqn)))
+        record = handle[0].wait(120)
+    finally:
+        unsubscribe()
+    assert fired.is_set() and record.status == "cancelled"
+    assert_untouched(scratch, fqn, refs, before)
+
+
+def test_a_conflicting_commit_is_retried_then_reported_never_overwritten(scratch: Scratch):
+    fqn = scratch.pipeline("silver", "c", "-- @merge_strategy: append_only\nSELECT 1 AS id")
+    scratch.run(fqn)
+
+    def sneak_in(event) -> None:
+        if isinstance(event, PhaseStarted) and event.phase == "quality_tests":
+            with scratch.wb.spark.using() as spark:
+                spark.sql(f"INSERT INTO `{scratch.ns}`.silver.c SELECT 99 AS id")
+
+    unsubscribe = scratch.wb.events.subscribe(sneak_in)
+    try:
+        run = scratch.run(fqn)
+    finally:
+        unsubscribe()
+    assert run["status"] == "failed"
+    assert f"could not move main of {fqn} to the run's branch after 3 attempts" in run["error"]
+    assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [99]]  # the other commit stands
+    assert list(scratch.refs(fqn)) == ["main"]
+
+
+def test_four_pipelines_at_once_and_two_of_the_same(scratch: Scratch):
+    names = [scratch.pipeline("bronze", f"p{i}", f"-- @merge_strategy: append_only\nSELECT {i} AS id, id AS n FROM range(100)")
+             for i in range(4)]
+    handles = [scratch.wb.submit(n) for n in names] + [scratch.wb.submit(names[0])]
+    records = [h.wait(180) for h in handles]
+    assert [r.status for r in records] == ["success"] * 5
+    for i, name in enumerate(names):
+        expected = 200 if i == 0 else 100
+        assert scratch.rows(f"SELECT COUNT(*), MIN(id), MAX(id) FROM {name}") == [[expected, i, i]]
+    same = [r for r in records if r.pipeline == names[0]]
+    assert same[0].finished_at <= same[1].started_at
+    overlapping = any(a.started_at < b.finished_at and b.started_at < a.finished_at
+                      for a in records[:4] for b in records[:4] if a is not b)
+    assert overlapping, "different pipelines ran concurrently"
+
+
+def test_two_processes_share_state(scratch: Scratch, tmp_path: Path):
+    from tests.helpers import run_script
+
+    fqn = scratch.pipeline("bronze", "shared", "SELECT 1 AS id")
+    marker = tmp_path / "paused"
+    env = {**os.environ, "RAT_TEST_PAUSE_AT": "after:build_result", "RAT_TEST_PAUSE_FILE": str(marker)}
+    other = subprocess.Popen([sys.executable, "-m", "rat_tui", str(scratch.wb.project.root), "--script", "-"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                             start_new_session=True)
+    other.stdin.write(f"run {fqn}\n".encode())
+    other.stdin.close()
+    try:
+        deadline = time.monotonic() + 240
+        while not marker.exists():
+            assert other.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        # this process sees the other's live run, and does not take it for a crashed one
+        live = scratch.wb.runs(fqn)["runs"]
+        assert [r["status"] for r in live] == ["running"]
+        assert [r for r in mark_orphans(scratch.wb.state, scratch.wb.project) if r.pipeline == fqn] == []
+        status, results, _ = run_script(scratch.wb.project.root, f"runs {fqn}\n")
+        assert status == 0 and [r["status"] for r in results[0]["runs"]] == ["running"]
+    finally:
+        os.killpg(other.pid, signal.SIGKILL)
+        other.wait(30)
