@@ -8,9 +8,7 @@ The stall is measured with a 10 ms timer on Textual's event loop: any gap well a
 from __future__ import annotations
 
 import asyncio
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -19,7 +17,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from rat_tui.core.workbench import Workbench  # noqa: E402
 from rat_tui.tui.app import RatApp  # noqa: E402
-from tests.tui_helpers import select, until  # noqa: E402
+from tests.tui_helpers import temporary_sample_project, select, until  # noqa: E402
 
 
 async def measure(project: Path) -> None:
@@ -57,9 +55,7 @@ async def measure(project: Path) -> None:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        project = Path(tmp) / "sample_project"
-        shutil.copytree(HERE.parent / "sample_project", project, ignore=shutil.ignore_patterns(".rat", "warehouse"))
+    with temporary_sample_project() as project:
         asyncio.run(measure(project))
 
 

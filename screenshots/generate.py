@@ -6,9 +6,7 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -17,7 +15,7 @@ sys.path.insert(0, str(HERE.parent))
 from rat_tui.core.workbench import Workbench  # noqa: E402
 from rat_tui.tui.app import RatApp  # noqa: E402
 from rat_tui.tui.components.run_view import RunView  # noqa: E402
-from tests.tui_helpers import screen, select, until  # noqa: E402
+from tests.tui_helpers import temporary_sample_project, screen, select, until  # noqa: E402
 
 SIZE = (130, 40)
 FAILING_TEST = "-- @severity: error\n-- @description: no order may be returned (fails on purpose)\n" \
@@ -95,9 +93,7 @@ async def capture(project: Path) -> None:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        project = Path(tmp) / "sample_project"
-        shutil.copytree(HERE.parent / "sample_project", project, ignore=shutil.ignore_patterns(".rat", "warehouse"))
+    with temporary_sample_project() as project:
         asyncio.run(capture(project))
 
 

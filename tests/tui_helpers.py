@@ -2,7 +2,12 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.project_tree import ProjectTree
@@ -55,3 +60,13 @@ def _walk(node):
     yield node
     for child in node.children:
         yield from _walk(child)
+
+
+@contextmanager
+def temporary_sample_project() -> Iterator[Path]:
+    """A throw-away copy of sample_project/ (for screenshots and benchmarks)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp) / "sample_project"
+        source = Path(__file__).resolve().parent.parent / "sample_project"
+        shutil.copytree(source, project, ignore=shutil.ignore_patterns(".rat", "warehouse"))
+        yield project

@@ -10,6 +10,7 @@ from .pipeline_config import PipelineConfig, merge_config
 from .project import SOURCE_FILES, PipelineRef
 
 SEVERITIES = ("error", "warn")
+MAX_FILE_BYTES = 1024 * 1024  # a pipeline file larger than this is a mistake (a data dump, a generated blob)
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,12 @@ def load_pipeline(ref: PipelineRef, files: Mapping[str, bytes]) -> tuple[LoadedP
     source_name = present[0]
     kind = "sql" if source_name.endswith(".sql") else "py"
     source_relpath = f"{base}/{source_name}"
+    oversized = [name for name, data in files.items() if len(data) > MAX_FILE_BYTES]
+    if oversized:
+        size = len(files[oversized[0]]) / 1024 / 1024
+        problems.append(Problem(f"{base}/{oversized[0]}", f"file is {size:.1f} MB; pipeline files are limited to "
+                                f"{MAX_FILE_BYTES // 1024 // 1024} MB (keep data in landing zones)"))
+        return None, problems
     source = _decode(files[source_name], source_relpath, problems)
     config_text = None
     if "config.yaml" in files:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .catalog import IcebergTable, quote
 from .errors import RatError
 from .landing import read_files, zone_files
+from .spark_errors import summarise
 from .pipeline_config import MergeStrategy, PipelineConfig
 from .project import PipelineRef, Project
 
@@ -81,7 +82,10 @@ class RunContext:
         label = f"{self.ref.namespace}/landing/{zone}"
         fmt, files = zone_files(self.project.zone_dir(self.ref.namespace, zone), label)
         self.files_read[(self.ref.namespace, zone)] = files
-        return read_files(self.spark, fmt, files)
+        try:
+            return read_files(self.spark, fmt, files)
+        except Exception as exc:  # a file that vanished or cannot be parsed while Spark lists it
+            raise RatError(f"cannot read landing zone {label}: {summarise(exc)[0]}") from None
 
     def landing_view(self, zone: str) -> str:
         """A temp view over the zone's active files, plus `_source_file` for per-row lineage.

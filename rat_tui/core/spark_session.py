@@ -141,6 +141,8 @@ class SparkManager:
             "spark.driver.host": "127.0.0.1",
             "spark.driver.bindAddress": "127.0.0.1",
             "spark.sql.shuffle.partitions": "8",
+            # A bad number in the data is an error, not a silent NULL (TRY_CAST stays lenient).
+            "spark.sql.ansi.enabled": "true",
             "spark.driver.extraJavaOptions": java_opts,
             "spark.executor.extraJavaOptions": java_opts,
             "spark.sql.warehouse.dir": (self.project.state_dir / "spark-warehouse").as_uri(),

@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
+from .result_table import show_rows
 from .run_view import RunView
 
 
@@ -87,8 +88,4 @@ class PipelineView(Vertical):
         return int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
 
     def show_preview(self, result: dict) -> None:
-        table = self.query_one("#preview-table", DataTable)
-        table.clear(columns=True)
-        table.add_columns(*result["columns"])
-        for row in result["rows"]:
-            table.add_row(*["NULL" if v is None else str(v) for v in row])
+        show_rows(self.query_one("#preview-table", DataTable), result["columns"], result["rows"])

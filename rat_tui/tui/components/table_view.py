@@ -6,6 +6,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from .result_table import show_rows
+
 
 class TableView(Vertical):
     def __init__(self, fqn: str) -> None:
@@ -45,11 +47,7 @@ class TableView(Vertical):
     def show_preview(self, result: dict) -> None:
         self.query_one("#table-detail", Static).update(
             Text(f"Preview at snapshot {result['snapshot_id']}", style="grey70"))
-        table = self.query_one("#snapshot-preview", DataTable)
-        table.clear(columns=True)
-        table.add_columns(*result["columns"])
-        for row in result["rows"]:
-            table.add_row(*["NULL" if v is None else str(v) for v in row])
+        show_rows(self.query_one("#snapshot-preview", DataTable), result["columns"], result["rows"])
 
     def show_diff(self, diff: dict, old: int, new: int) -> None:
         lines = [f"Diff {old} → {new}: +{diff['added']} rows, -{diff['removed']} rows"]

@@ -6,6 +6,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, ProgressBar, Static
 
+from .result_table import show_rows
+
 
 class ZoneView(Vertical):
     def __init__(self, namespace: str, zone: str) -> None:
@@ -47,8 +49,4 @@ class ZoneView(Vertical):
         return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
 
     def show_preview(self, result: dict) -> None:
-        table = self.query_one("#zone-preview", DataTable)
-        table.clear(columns=True)
-        table.add_columns(*result["columns"])
-        for row in result["rows"]:
-            table.add_row(*["NULL" if v is None else str(v) for v in row])
+        show_rows(self.query_one("#zone-preview", DataTable), result["columns"], result["rows"])

@@ -1,0 +1,76 @@
+"""The corpus of broken inputs: each case writes a small broken project and names what must be reported.
+
+A case is (id, files, expected path suffix, expected line or None, expected message fragment).
+`files` maps paths (relative to the project) to text or bytes; `{P}` stands for a
+pipeline folder `ns/pipelines/silver/p`.
+"""
+from __future__ import annotations
+
+P = "ns/pipelines/silver/p"
+OK_SQL = "SELECT 1 AS id\n"
+RUN = "def run(spark, ctx):\n    return spark.range(1)\n"
+
+# Project-level cases, found by `validate` (no Spark needed).
+VALIDATE_CASES: list[tuple[str, dict, str, int | None, str]] = [
+    ("namespace-uppercase", {"Ns/pipelines/silver/p/pipeline.sql": OK_SQL}, "Ns", None, "namespace name 'Ns' breaks the naming rule"),
+    ("namespace-too-long", {"n" * 129 + "/pipelines/silver/p/pipeline.sql": OK_SQL}, "n" * 129, None, "129 characters long; the limit is 128"),
+    ("pipeline-digit", {"ns/pipelines/silver/1p/pipeline.sql": OK_SQL}, "ns/pipelines/silver/1p", None, "pipeline name '1p' breaks"),
+    ("pipeline-dot", {"ns/pipelines/silver/a.b/pipeline.sql": OK_SQL}, "ns/pipelines/silver/a.b", None, "pipeline name 'a.b' breaks"),
+    ("layer-unknown", {"ns/pipelines/platinum/p/pipeline.sql": OK_SQL}, "ns/pipelines/platinum", None, "layer 'platinum' is not one of bronze, silver, gold"),
+    ("zone-space", {"ns/landing/my zone/a.csv": "id\n1\n", f"{P}/pipeline.sql": OK_SQL}, "ns/landing/my zone", None, "landing zone name 'my zone' breaks"),
+    ("both-sources", {f"{P}/pipeline.sql": OK_SQL, f"{P}/pipeline.py": RUN}, P, None, "both pipeline.sql and pipeline.py"),
+    ("no-source", {f"{P}/config.yaml": "description: x\n"}, P, None, "neither pipeline.sql nor pipeline.py"),
+    ("yaml-unclosed", {f"{P}/pipeline.sql": OK_SQL, f"{P}/config.yaml": "unique_key: [a, b\n"}, f"{P}/config.yaml", 2, "YAML syntax error"),
+    ("yaml-tab", {f"{P}/pipeline.sql": OK_SQL, f"{P}/config.yaml": "description: x\n\tunique_key: a\n"}, f"{P}/config.yaml", 2, "YAML syntax error"),
+    ("yaml-list", {f"{P}/pipeline.sql": OK_SQL, f"{P}/config.yaml": "- a\n- b\n"}, f"{P}/config.yaml", 1, "must be a mapping"),
+    ("yaml-bool", {f"{P}/pipeline.sql": OK_SQL, f"{P}/config.yaml": "archive_landing_zones: maybe\n"}, f"{P}/config.yaml", 1, "must be true or false"),
+    ("yaml-empty-key", {f"{P}/pipeline.sql": OK_SQL, f"{P}/config.yaml": "merge_strategy: incremental\nunique_key: []\n"}, f"{P}/config.yaml", 2, "unique_key is empty"),
+    ("yaml-strategy", {f"{P}/pipeline.sql": OK_SQL, f"{P}/config.yaml": "merge_strategy: upsert\n"}, f"{P}/config.yaml", 1, "unknown merge_strategy 'upsert'"),
+    ("yaml-dict-value", {f"{P}/pipeline.sql": OK_SQL, f"{P}/config.yaml": "watermark_column: {a: 1}\n"}, f"{P}/config.yaml", 1, "must be a single value"),
+    ("annotation-strategy", {f"{P}/pipeline.sql": "-- @merge_strategy: merge\n" + OK_SQL}, f"{P}/pipeline.sql", 1, "unknown merge_strategy 'merge'"),
+    ("annotation-flag", {f"{P}/pipeline.sql": "-- @archive_landing_zones: often\n" + OK_SQL}, f"{P}/pipeline.sql", 1, "must be true or false"),
+    ("annotation-materialized", {f"{P}/pipeline.sql": "-- @materialized: sometimes\n" + OK_SQL}, f"{P}/pipeline.sql", 1, "materialized must be table or view"),
+    ("incremental-no-key", {f"{P}/pipeline.sql": "-- @merge_strategy: incremental\n" + OK_SQL}, f"{P}/pipeline.sql", 1, "incremental needs a unique_key"),
+    ("delete-insert-no-key", {f"{P}/pipeline.sql": "-- @merge_strategy: delete_insert\n" + OK_SQL}, f"{P}/pipeline.sql", 1, "delete_insert needs a unique_key"),
+    ("scd2-no-key", {f"{P}/pipeline.sql": "\n-- @merge_strategy: scd2\n" + OK_SQL}, f"{P}/pipeline.sql", 2, "scd2 needs a unique_key"),
+    ("snapshot-no-partition", {f"{P}/pipeline.sql": "-- @merge_strategy: snapshot\n" + OK_SQL}, f"{P}/pipeline.sql", 1, "snapshot needs a partition_column"),
+    ("rat-yaml-syntax", {"rat.yaml": "spark: {master: local\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 2, "YAML syntax error"),
+    ("rat-yaml-master-type", {"rat.yaml": "spark:\n  master: 3\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 2, "'spark.master' must be str"),
+    ("rat-yaml-debounce-type", {"rat.yaml": "watch:\n  debounce_ms: fast\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 2, "'watch.debounce_ms' must be int"),
+    ("rat-yaml-list", {"rat.yaml": "- spark\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 1, "rat.yaml must be a mapping"),
+    ("rat-yaml-section-type", {"rat.yaml": "spark: 5\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 1, "'spark' must be a mapping"),
+    ("rat-yaml-bool-type", {"rat.yaml": "runs:\n  quality_timeout_seconds: true\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 2, "must be int or float"),
+    ("jinja-unclosed-if", {f"{P}/pipeline.sql": "SELECT 1\n{% if true %}\n"}, f"{P}/pipeline.sql", 2, "Jinja syntax error"),
+    ("jinja-unknown-tag", {f"{P}/pipeline.sql": "SELECT 1\n{% frobnicate %}\n"}, f"{P}/pipeline.sql", 2, "Jinja syntax error"),
+    ("jinja-unclosed-expr", {f"{P}/pipeline.sql": "SELECT {{ 1 AS id\n"}, f"{P}/pipeline.sql", 1, "Jinja syntax error"),
+    ("ref-unknown", {f"{P}/pipeline.sql": "SELECT *\nFROM {{ ref('silver.nothing') }}\n"}, f"{P}/pipeline.sql", 2, "ref('silver.nothing') names no pipeline"),
+    ("ref-bad-form", {f"{P}/pipeline.sql": "SELECT * FROM {{ ref('a.b.c.d') }}\n"}, f"{P}/pipeline.sql", 1, "is not layer.name or ns.layer.name"),
+    ("zone-unknown", {f"{P}/pipeline.sql": "SELECT * FROM {{ landing_zone('nope') }}\n"}, f"{P}/pipeline.sql", 1, "landing_zone('nope') names no landing zone in ns"),
+    ("ref-cycle", {f"{P}/pipeline.sql": "SELECT * FROM {{ ref('gold.q') }}\n", "ns/pipelines/gold/q/pipeline.sql": "SELECT * FROM {{ ref('silver.p') }}\n"},
+     P, None, "cyclic ref: ns.gold.q -> ns.silver.p -> ns.gold.q"),
+    ("ref-self", {f"{P}/pipeline.sql": "SELECT * FROM {{ ref('silver.p') }}\n"}, P, None, "cyclic ref: ns.silver.p -> ns.silver.p"),
+    ("source-not-utf8", {f"{P}/pipeline.sql": b"SELECT 'caf\xe9'\n"}, f"{P}/pipeline.sql", 1, "not valid UTF-8"),
+    ("config-not-utf8", {f"{P}/pipeline.sql": OK_SQL, f"{P}/config.yaml": b"description: caf\xe9\n"}, f"{P}/config.yaml", 1, "not valid UTF-8"),
+    ("test-not-utf8", {f"{P}/pipeline.sql": OK_SQL, f"{P}/tests/quality/t.sql": b"\nSELECT '\xff'\n"}, f"{P}/tests/quality/t.sql", 2, "not valid UTF-8"),
+    ("test-severity", {f"{P}/pipeline.sql": OK_SQL, f"{P}/tests/quality/t.sql": "-- @severity: fatal\nSELECT 1\n"}, f"{P}/tests/quality/t.sql", 1, "severity must be error or warn"),
+    ("test-jinja", {f"{P}/pipeline.sql": OK_SQL, f"{P}/tests/quality/t.sql": "SELECT * FROM {{ this }\n"}, f"{P}/tests/quality/t.sql", 1, "Jinja syntax error"),
+    ("sql-10mb-line", {f"{P}/pipeline.sql": "SELECT 1 AS id -- " + "x" * (10 * 1024 * 1024) + "\n"}, f"{P}/pipeline.sql", None, "10.0 MB; pipeline files are limited to 1 MB"),
+    ("python-syntax", {f"{P}/pipeline.py": "def run(spark, ctx)\n    return 1\n"}, f"{P}/pipeline.py", 1, "Python syntax error"),
+    ("python-no-run", {f"{P}/pipeline.py": "x = 1\n"}, f"{P}/pipeline.py", None, "must define run(spark, ctx)"),
+]
+
+SANDBOX = [
+    ("import os", "import of 'os'"), ("import sys", "import of 'sys'"), ("import subprocess", "import of 'subprocess'"),
+    ("import socket", "import of 'socket'"), ("import shutil", "import of 'shutil'"), ("import pathlib", "import of 'pathlib'"),
+    ("import importlib", "import of 'importlib'"), ("import ctypes", "import of 'ctypes'"), ("import pickle", "import of 'pickle'"),
+    ("import multiprocessing", "import of 'multiprocessing'"), ("import threading", "import of 'threading'"),
+    ("from os import path", "import from 'os'"), ("eval('1')", "call of eval()"), ("exec('1')", "call of exec()"),
+    ("compile('1', 'x', 'eval')", "call of compile()"), ("open('x')", "call of open()"), ("__import__('os')", "call of __import__()"),
+    ("getattr(run, '__code__')", "getattr() on '__code__'"), ("setattr(run, '__name__', 'x')", "setattr() on '__name__'"),
+    ("x = ().__class__", "access to '__class__'"), ("x = run.__globals__", "access to '__globals__'"),
+    ("x = object.__subclasses__", "access to '__subclasses__'"), ("x = __builtins__", "use of '__builtins__'"),
+]
+VALIDATE_CASES += [
+    (f"sandbox-{i}", {f"{P}/pipeline.py": f"{code}\n{RUN}"}, f"{P}/pipeline.py", 1, f"{what} is not allowed")
+    for i, (code, what) in enumerate(SANDBOX)
+]

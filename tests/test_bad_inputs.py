@@ -1,0 +1,115 @@
+"""Every broken input gives one clear message naming the file (and line), exit status 1, no traceback."""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from rat_tui.core.workbench import Workbench
+from rat_tui.script.commands import ScriptContext
+from rat_tui.script.executor import execute, parse
+from tests.bad_inputs import VALIDATE_CASES
+from tests.lakehelpers import Scratch
+
+
+def script(wb: Workbench, text: str) -> tuple[int, list[dict]]:
+    out = io.StringIO()
+    status = execute(ScriptContext(wb), parse(text, out), out)
+    return status, [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_the_corpus_is_large_enough():
+    assert len(VALIDATE_CASES) + len(RUN_CASES) >= 50
+
+
+@pytest.mark.parametrize("case", VALIDATE_CASES, ids=[c[0] for c in VALIDATE_CASES])
+def test_validate_reports_the_broken_input(tmp_path: Path, case):
+    _, files, path, line, fragment = case
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "ns" / "pipelines").mkdir(parents=True)
+    for relpath, content in files.items():
+        target = root / relpath
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content)
+    status, results = script(Workbench(root), "validate\n")
+    assert status == 1 and results[0]["ok"] is False
+    errors = [p for p in results[0]["problems"] if p["severity"] == "error"]
+    matching = [p for p in errors if p["path"] == path and fragment in p["message"]]
+    assert matching, errors
+    if line is not None:
+        assert matching[0]["line"] == line
+    assert "Traceback" not in json.dumps(results) and "internal error" not in json.dumps(results)
+
+
+# Cases found when the pipeline runs (real Spark): (id, pipeline SQL, landing files, expected fragments)
+RUN_CASES = [
+    ("sql-unknown-column", "SELECT nope FROM range(1)", {}, ["pipeline.sql:1: SQL error", "`nope` cannot be resolved"]),
+    ("sql-syntax", "SELECT 1 AS id\nFROM WHERE", {}, ["pipeline.sql:2: SQL error"]),
+    ("undefined-variable", "SELECT {{ nothing }} AS id", {}, ["pipeline.sql:1: undefined template variable"]),
+    ("ref-unknown-pipeline", "SELECT * FROM {{ ref('gold.never_ran') }}", {}, ["pipeline.sql:1: ref('gold.never_ran') names no pipeline"]),
+    ("csv-ragged", "SELECT * FROM {{ landing_zone('z') }}", {"a.csv": "id,name\n1,a\n2\n3,c,extra\n"}, ["query failed", "pipeline.sql"]),
+    ("csv-bad-number", "SELECT CAST(amount AS INT) AS amount FROM {{ landing_zone('z') }}", {"a.csv": "amount\n1\nabc\n"},
+     ["pipeline.sql", "abc", "cannot be cast"]),
+    ("empty-zone", "SELECT * FROM {{ landing_zone('z') }}", {"_samples/s.csv": "id\n1\n"}, ["has no active files"]),
+    ("mixed-formats", "SELECT * FROM {{ landing_zone('z') }}", {"a.csv": "id\n1\n", "b.json": '{"id": 2}\n'}, ["mixes file formats"]),
+    ("division-by-zero", "SELECT 1 / 0 AS id", {}, ["pipeline.sql", "Division by zero"]),
+    ("dangling-file", "SELECT * FROM {{ landing_zone('z') }}", {"gone.csv": None},
+     ["pipeline.sql:1: cannot read landing zone", "Path does not exist"]),
+]
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("case", RUN_CASES, ids=[c[0] for c in RUN_CASES])
+def test_a_broken_run_fails_clearly_and_writes_nothing(scratch: Scratch, case):
+    _, sql, landing, fragments = case
+    for relpath, content in landing.items():
+        if content is None:  # a file that vanished: a link to nowhere
+            target = scratch.root / "landing" / "z" / relpath
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(scratch.root / "nowhere.csv")
+        else:
+            scratch.landing("z", relpath, content)
+    fqn = scratch.pipeline("bronze", "broken", sql)
+    status, results = script(scratch.wb, f"run {fqn}\n")
+    assert status == 1 and results[0]["ok"] is False
+    error = results[0]["error"]
+    for fragment in fragments:
+        assert fragment in error
+    assert "Traceback" not in error and "internal error" not in error and len(error.splitlines()) == 1
+    assert not scratch.table_exists("bronze", "broken")
+
+
+@pytest.mark.spark
+def test_a_quality_test_that_errors_names_its_file(scratch: Scratch):
+    fqn = scratch.pipeline("silver", "q", "SELECT 1 AS id", tests={"broken": "SELECT nope FROM {{ this }}"})
+    status, results = script(scratch.wb, f"run {fqn}\n")
+    assert status == 1
+    assert f"quality test broken could not run: {scratch.ns}/pipelines/silver/q/tests/quality/broken.sql:1:" in results[0]["error"]
+    assert not scratch.table_exists("silver", "q")
+
+
+@pytest.mark.spark
+def test_a_landing_zone_that_disappears_mid_run(scratch: Scratch, monkeypatch: pytest.MonkeyPatch):
+    import shutil
+
+    from rat_tui.core import run_context
+
+    scratch.landing("vanishing", "a.csv", "id\n1\n")
+    fqn = scratch.pipeline("bronze", "v", "SELECT * FROM {{ landing_zone('vanishing') }}")
+    real_read = run_context.read_files
+
+    def read_then_vanish(spark, fmt, files):
+        df = real_read(spark, fmt, files)
+        shutil.rmtree(scratch.root / "landing" / "vanishing")
+        return df
+
+    monkeypatch.setattr(run_context, "read_files", read_then_vanish)
+    status, results = script(scratch.wb, f"run {fqn}\n")
+    assert status == 1 and "query failed" in results[0]["error"] and "pipeline.sql" in results[0]["error"]
+    assert not scratch.table_exists("bronze", "v")
