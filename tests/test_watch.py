@@ -1,0 +1,54 @@
+"""The file watcher on a real folder: pipeline saves and zone changes, debounced; editor litter ignored."""
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+from rat_tui.core.project import PipelineRef, Project
+from rat_tui.core.watch import PipelineChanged, ProjectWatcher, ZoneChanged, classify
+
+
+def test_classify_pipeline_files_zones_and_litter(sample_copy: Path):
+    project = Project(sample_copy)
+    base = sample_copy / "ecommerce" / "pipelines" / "silver" / "clean_orders"
+    ref = PipelineRef("ecommerce", "silver", "clean_orders")
+    for name in ("pipeline.sql", "config.yaml", "tests/quality/new.sql"):
+        change = classify(project, base / name)
+        assert isinstance(change, PipelineChanged) and change.pipeline == ref
+    for litter in (".pipeline.sql.swp", "pipeline.sql~", "4913", ".#pipeline.sql", "#pipeline.sql#",
+                   "pipeline.sql.tmp", "notes.md", "tests/other.sql"):
+        assert classify(project, base / litter) is None, litter
+    assert classify(project, sample_copy / "ecommerce" / "landing" / "orders" / "x.csv") == ZoneChanged("ecommerce", "orders")
+    assert classify(project, sample_copy / "ecommerce" / "warehouse" / "silver" / "t" / "data" / "f.parquet") is None
+    assert classify(project, sample_copy / ".rat" / "state.db") is None
+
+
+def test_a_burst_of_saves_is_reported_once_after_the_debounce(sample_copy: Path):
+    project = Project(sample_copy)
+    reports: list[list] = []
+    done = threading.Event()
+
+    def on_changes(changes) -> None:
+        reports.append(changes)
+        done.set()
+
+    watcher = ProjectWatcher(project, on_changes, debounce=0.3)
+    watcher.start()
+    try:
+        source = sample_copy / "ecommerce" / "pipelines" / "gold" / "daily_revenue" / "pipeline.sql"
+        swap = source.with_name(".pipeline.sql.swp")
+        for n in range(5):
+            swap.write_text(f"swap {n}")
+            source.write_text(f"SELECT {n}\n")
+            time.sleep(0.05)
+        (sample_copy / "ecommerce" / "landing" / "orders" / "new.csv").write_text("id\n1\n")
+        assert done.wait(10)
+        time.sleep(0.6)  # nothing more arrives after the first report
+    finally:
+        watcher.stop()
+    assert len(reports) == 1
+    kinds = {type(c).__name__: c for c in reports[0]}
+    assert set(kinds) == {"PipelineChanged", "ZoneChanged"}
+    assert kinds["PipelineChanged"].paths == ("ecommerce/pipelines/gold/daily_revenue/pipeline.sql",)
+    assert kinds["ZoneChanged"] == ZoneChanged("ecommerce", "orders")
