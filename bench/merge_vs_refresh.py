@@ -39,9 +39,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=5_000_000)
     parser.add_argument("--delta", type=float, default=0.01)
+    parser.add_argument("--master", default=None, help="Spark master (default: local[*])")
     args = parser.parse_args()
     delta_rows = int(args.rows * args.delta)
     root = scratch_project("merge")
+    if args.master:
+        (root / "rat.yaml").write_text(f"spark:\n  master: {args.master}\n")
     bronze = write_pipeline(root, "bronze", "events", "-- @merge_strategy: append_only\n" + BRONZE.format(rows=args.rows))
     incremental = write_pipeline(root, "silver", "incremental", SILVER.format(strategy="incremental"))
     refresh = write_pipeline(root, "silver", "refresh", SILVER.format(strategy="full_refresh"))

@@ -14,6 +14,8 @@ A keyboard-driven terminal workbench over a local Iceberg lakehouse.
   rat-tui [PROJECT_DIR]                 open the TUI on PROJECT_DIR (default: .)
   rat-tui [PROJECT_DIR] --script FILE   run FILE's commands headless ('-' reads stdin);
                                         JSON Lines on stdout, exit 0 ok / 1 failed / 2 bad script
+  rat-tui cluster start|stop|status [PROJECT_DIR]
+                                        a local Spark standalone cluster on 127.0.0.1
 """
 
 
@@ -35,7 +37,39 @@ def _read_script(source: str) -> str:
     return Path(source).read_text(encoding="utf-8")
 
 
+def cluster_main(argv: list[str]) -> int:
+    """`rat-tui cluster start|stop|status [PROJECT_DIR]`: one JSON object on stdout."""
+    import json
+
+    from .core import cluster
+    from .core.project import Project
+
+    parser = argparse.ArgumentParser(prog="rat-tui cluster", description=cluster.__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("action", choices=("start", "stop", "status"))
+    parser.add_argument("project", nargs="?", default=".", metavar="PROJECT_DIR")
+    parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--memory", default="2g")
+    args = parser.parse_args(argv)
+    try:
+        project = Project(args.project)
+        project.state_dir.mkdir(parents=True, exist_ok=True)
+        if args.action == "start":
+            result = cluster.start(project, args.cores, args.memory)
+            print(f"rat-tui: cluster up; set spark.master: {result['master_url']} in rat.yaml", file=sys.stderr)
+        else:
+            result = getattr(cluster, args.action)(project)
+    except RatError as exc:
+        print(f"rat-tui: {exc.sentence()}", file=sys.stderr)
+        return 1
+    print(json.dumps(result))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["cluster"]:
+        return cluster_main(argv[1:])
     args = build_parser().parse_args(argv)
     from .core.logs import setup_logging
     from .core.workbench import Workbench

@@ -27,6 +27,8 @@ class SessionStateChanged(Event):
     state: str  # stopped | starting | ready | busy | failed
     reason: str = ""
     master: str = ""
+    executors: int = 0  # executors besides the driver (0 in local mode)
+    cores: int = 0
 
 
 @dataclass(frozen=True)

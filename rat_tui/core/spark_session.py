@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -72,7 +73,20 @@ class SparkManager:
     # -- state ------------------------------------------------------------------
     def _set_state(self, state: SessionState, reason: str = "") -> None:
         self.state, self.reason = state, reason
-        self.events.publish(SessionStateChanged(state.value, reason, self.project.settings.spark_master))
+        self.events.publish(SessionStateChanged(state.value, reason, self.project.settings.spark_master,
+                                                *self.resources))
+
+    @property
+    def resources(self) -> tuple[int, int]:
+        """(executors besides the driver, total cores), as Spark sees them now."""
+        spark = self._spark
+        if spark is None:
+            return 0, 0
+        try:
+            sc = spark.sparkContext
+            return max(sc._jsc.sc().getExecutorMemoryStatus().size() - 1, 0), sc.defaultParallelism
+        except Exception:  # the gateway is going away
+            return 0, 0
 
     def start_background(self) -> None:
         """Start the session in a thread unless it is already starting or running."""
@@ -146,6 +160,8 @@ class SparkManager:
             "spark.driver.extraJavaOptions": java_opts,
             "spark.executor.extraJavaOptions": java_opts,
             "spark.sql.warehouse.dir": (self.project.state_dir / "spark-warehouse").as_uri(),
+            # Executors of a cluster run Python pipeline code with the driver's interpreter.
+            "spark.pyspark.python": sys.executable,
         }
         if settings.spark_jars_packages:
             conf["spark.jars.packages"] = ",".join(settings.spark_jars_packages)
@@ -205,7 +221,8 @@ def _launch(conf: dict[str, str], log_path: Path) -> "SparkSession":
     from pyspark.java_gateway import launch_gateway
     from pyspark.sql import SparkSession
 
-    if SparkContext._active_spark_context is not None:  # tests may open a second Workbench
+    if SparkContext._active_spark_context is not None or SparkContext._gateway is not None:
+        # A second Workbench in one process (tests), or a restart: PySpark reuses its JVM.
         builder = SparkSession.builder
         for key, value in conf.items():
             builder = builder.config(key, value)

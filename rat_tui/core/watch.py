@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,9 @@ from pathlib import Path
 from .project import PipelineRef, Project
 
 log = logging.getLogger(__name__)
+
+# watchdog warns (on stderr, which would draw over the TUI) when a watched folder is re-created.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"watchdog\..*")
 
 _IGNORED = re.compile(r"(^\.|^~|~$|\.sw[a-p]$|\.tmp$|^4913$|\.rat-tmp-|\.crc$|^#.*#$)")
 _PIPELINE_FILE = re.compile(r"^(pipeline\.sql|pipeline\.py|config\.yaml|tests/quality/[^/]+\.sql)$")
@@ -87,7 +91,14 @@ class ProjectWatcher:
                         watcher.saw(Path(raw if isinstance(raw, str) else raw.decode()))
 
         observer = Observer()
-        observer.schedule(Handler(), str(self.project.root), recursive=True)
+        handler = Handler()
+        # Pipelines and landing zones only: table folders hold thousands of files that
+        # change on every run and would exhaust inotify watches for nothing.
+        for ns in self.project.scan().namespaces:
+            for part in ("pipelines", "landing"):
+                folder = self.project.root / ns.name / part
+                if folder.is_dir():
+                    observer.schedule(handler, str(folder), recursive=True)
         observer.daemon = True
         observer.start()
         self._observer = observer

@@ -309,7 +309,8 @@ class RatApp(App):
         event = message.event
         status = self.query_one(StatusBar)
         if isinstance(event, SessionStateChanged):
-            status.update_status(spark_state=event.state, spark_reason=event.reason)
+            status.update_status(spark_state=event.state, spark_reason=event.reason, executors=event.executors,
+                                 cores=event.cores)
             if event.state == "failed":
                 self.notify(event.reason, title="Spark did not start", severity="error", timeout=10)
         if isinstance(event, RunQueued):

@@ -12,6 +12,7 @@ class StatusBar(Static):
         super().__init__(id="status-bar")
         self.spark_state, self.spark_reason, self.master = "stopped", "", ""
         self.watching, self.running, self.queued = False, 0, 0
+        self.executors, self.cores = 0, 0
 
     def on_mount(self) -> None:
         self.render_status()
@@ -21,10 +22,16 @@ class StatusBar(Static):
             setattr(self, key, value)
         self.render_status()
 
+    def _resources(self) -> str:
+        if not self.cores:
+            return ""
+        executors = f" · {self.executors} executor{'s' if self.executors != 1 else ''}" if self.executors else ""
+        return f"{executors} · {self.cores} cores"
+
     def render_status(self) -> None:
         text = Text.assemble(
             "Spark ", (self.spark_state, STATE_STYLE.get(self.spark_state, "")),
-            (f" ({self.master})" if self.master else "", "grey50"),
+            (f" ({self.master}{self._resources()})" if self.master else "", "grey50"),
         )
         if self.spark_state == "failed" and self.spark_reason:
             text.append(f": {self.spark_reason}", style="red")

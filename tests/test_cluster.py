@@ -1,0 +1,57 @@
+"""The sample project on a real local standalone cluster gives the same results as local[*]."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import run_cli, run_script
+
+pytestmark = pytest.mark.spark
+
+SCRIPT = """\
+run ecommerce.bronze.raw_orders
+run ecommerce.bronze.raw_events
+run ecommerce.silver.clean_orders
+run ecommerce.silver.dim_customers
+run ecommerce.gold.daily_revenue
+run ecommerce.gold.monthly_orders
+query SELECT COUNT(*), SUM(amount), MAX(updated_at) FROM ecommerce.silver.clean_orders
+query SELECT * FROM ecommerce.gold.daily_revenue ORDER BY order_date
+query SELECT month, status, orders FROM ecommerce.gold.monthly_orders ORDER BY 1, 2
+query SELECT event_type, COUNT(*) FROM ecommerce.bronze.raw_events GROUP BY 1 ORDER BY 1
+query SELECT COUNT(*) FROM ecommerce.silver.dim_customers WHERE valid_to IS NULL
+"""
+
+
+def results(project: Path) -> list:
+    status, lines, stderr = run_script(project, SCRIPT, timeout=600)
+    assert status == 0, (lines, stderr[-3000:])
+    return [line["rows"] for line in lines if line["cmd"] == "query"]
+
+
+def test_sample_pipelines_on_a_standalone_cluster_match_local(tmp_path: Path, sample_copy: Path):
+    import shutil
+
+    cluster_copy = tmp_path / "on_cluster"
+    shutil.copytree(sample_copy, cluster_copy)
+    started = run_cli("cluster", "start", str(cluster_copy), "--cores", "2", "--memory", "1g", timeout=120)
+    assert started.returncode == 0, started.stderr
+    try:
+        info = json.loads(started.stdout)
+        assert info["running"] and info["workers"] == 1 and info["cores"] == 2
+        assert re.fullmatch(r"spark://127\.0\.0\.1:\d+", info["master_url"])
+        settings = cluster_copy / "rat.yaml"
+        settings.write_text(settings.read_text().replace("master: local[2]", f"master: {info['master_url']}"))
+        on_cluster = results(cluster_copy)
+        status = json.loads(run_cli("cluster", "status", str(cluster_copy)).stdout)
+        assert status["running"]
+    finally:
+        stopped = run_cli("cluster", "stop", str(cluster_copy))
+    assert json.loads(stopped.stdout)["stopped"] == ["master", "worker"]
+    assert json.loads(run_cli("cluster", "status", str(cluster_copy)).stdout) == {"running": False}
+    local = results(sample_copy)
+    assert on_cluster == local
+    assert on_cluster[0][0][0] == 300
