@@ -17,6 +17,7 @@ _SCHEMA: dict[str, Any] = {
         "driver_memory": str,
         "conf": dict,
         "jars": list,
+        "extra_jars": list,
         "jars_packages": list,
         "log_level": str,
     },
@@ -43,6 +44,7 @@ class Settings:
     spark_driver_memory: str | None = None
     spark_conf: dict[str, str] = field(default_factory=dict)
     spark_jars: tuple[str, ...] | None = None
+    spark_extra_jars: tuple[str, ...] = ()
     spark_jars_packages: tuple[str, ...] = ()
     spark_log_level: str = "ERROR"
     catalog_type: str = "hadoop"
@@ -142,6 +144,7 @@ def load_settings(root: Path) -> tuple[Settings, list[Problem]]:
         "spark_driver_memory": spark.get("driver_memory"),
         "spark_conf": {str(k): str(v) for k, v in spark.get("conf", {}).items()} if "conf" in spark else None,
         "spark_jars": tuple(str(j) for j in spark["jars"]) if "jars" in spark else None,
+        "spark_extra_jars": tuple(str(j) for j in spark.get("extra_jars", ())) or None,
         "spark_jars_packages": tuple(str(j) for j in spark.get("jars_packages", ())) or None,
         "spark_log_level": spark.get("log_level"),
         "catalog_type": catalog.get("type"),

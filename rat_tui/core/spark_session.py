@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import sys
 import threading
 import time
@@ -44,14 +45,27 @@ class SessionState(str, Enum):
 def catalog_conf(namespace: str, warehouse: Path, catalog_type: str, properties: dict[str, str]) -> dict[str, str]:
     """Spark settings registering one Iceberg catalog named after the namespace."""
     prefix = f"spark.sql.catalog.{namespace}"
-    conf = {prefix: "org.apache.iceberg.spark.SparkCatalog", f"{prefix}.cache-enabled": "false"}
-    if catalog_type == "hadoop":
-        conf[f"{prefix}.type"] = "hadoop"
-        conf[f"{prefix}.warehouse"] = warehouse.resolve().as_uri()
+    conf = {prefix: "org.apache.iceberg.spark.SparkCatalog", f"{prefix}.cache-enabled": "false",
+            f"{prefix}.warehouse": warehouse.resolve().as_uri()}
+    if catalog_type == "jdbc":
+        # One catalog name per namespace in one database keeps tables `ns.layer.name`.
+        conf[f"{prefix}.catalog-impl"] = "org.apache.iceberg.jdbc.JdbcCatalog"
     else:
         conf[f"{prefix}.type"] = catalog_type
-        conf.update({f"{prefix}.{k}": v.replace("{namespace}", namespace) for k, v in properties.items()})
+    for key, value in properties.items():
+        conf[f"{prefix}.{key}"] = expand_environment(value.replace("{namespace}", namespace), key)
     return conf
+
+
+def expand_environment(value: str, key: str) -> str:
+    """`${NAME}` from the environment, so credentials never live in rat.yaml."""
+    def lookup(match: re.Match) -> str:
+        name = match.group(1)
+        if name not in os.environ:
+            raise RatError(f"rat.yaml catalog property {key} uses ${{{name}}}, which is not set in the environment")
+        return os.environ[name]
+
+    return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", lookup, value)
 
 
 class SparkManager:
@@ -144,6 +158,7 @@ class SparkManager:
         log4j.write_text(_LOG4J.format(level=settings.spark_log_level.lower(), path=logs / "spark.log"))
         java_opts = f"-Dlog4j2.configurationFile={log4j.as_uri()}"
         jars = ",".join(settings.spark_jars) if settings.spark_jars is not None else str(iceberg_jar())
+        jars = ",".join([jars, *settings.spark_extra_jars]) if settings.spark_extra_jars else jars
         conf = {
             "spark.app.name": f"rat-tui {self.project.root.name}",
             "spark.master": settings.spark_master,

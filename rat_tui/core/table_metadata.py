@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from pyiceberg.table import StaticTable
 
 _VERSION = re.compile(r"v(\d+)\.metadata\.json$")
+_SEQUENCE = re.compile(r"(\d+)-[0-9a-f-]+\.metadata\.json$")
 
 
 def current_metadata_file(table_dir: Path) -> Path | None:
@@ -25,7 +26,12 @@ def current_metadata_file(table_dir: Path) -> Path | None:
         if candidate.is_file():
             return candidate
     versions = [(int(m.group(1)), p) for p in meta.glob("v*.metadata.json") if (m := _VERSION.search(p.name))]
-    return max(versions)[1] if versions else None
+    if versions:
+        return max(versions)[1]
+    # Catalogs other than Hadoop (JDBC, REST) name files `00042-<uuid>.metadata.json` and keep
+    # the pointer in the catalog; the highest sequence number is the current one.
+    numbered = [(int(m.group(1)), p) for p in meta.glob("*.metadata.json") if (m := _SEQUENCE.match(p.name))]
+    return max(numbered)[1] if numbered else None
 
 
 def load_table(table_dir: Path, label: str) -> "StaticTable":
