@@ -55,3 +55,15 @@ def test_sample_pipelines_on_a_standalone_cluster_match_local(tmp_path: Path, sa
     local = results(sample_copy)
     assert on_cluster == local
     assert on_cluster[0][0][0] == 300
+
+
+def test_a_catalog_on_s3_without_the_jars_is_one_clear_sentence(sample_copy: Path):
+    (sample_copy / "rat.yaml").write_text(
+        "catalog:\n  type: hadoop\n  properties:\n    warehouse: s3a://rat/{namespace}/warehouse\n")
+    status, lines, stderr = run_script(sample_copy, "run ecommerce.bronze.raw_products\n", timeout=300)
+    assert status == 1
+    error = lines[0]["error"]
+    assert "the Spark session failed to start" in error
+    assert "keeps data on S3, but Spark's S3 jars are missing" in error
+    assert "org.apache.iceberg:iceberg-aws-bundle:1.10.2" in error and "spark.jars_packages" in error
+    assert "Traceback" not in stderr

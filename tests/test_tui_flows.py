@@ -128,3 +128,24 @@ async def test_zone_panel_shows_readers_consumption_and_uploads(scratch: Scratch
         await until(pilot, lambda: (scratch.root / "landing" / "drops" / "c.csv").exists(), 20, "the upload")
         await until(pilot, lambda: app.query_one("#zone-files").row_count == 4, 20, "the refreshed zone")
     assert (scratch.root / "landing" / "drops" / "_samples" / "c_sample.csv").read_text() == "id\n3\n"
+
+
+async def test_new_landing_files_run_their_readers_when_turned_on(scratch: Scratch, monkeypatch):
+    import dataclasses
+
+    project = scratch.wb.project
+    monkeypatch.setattr(project, "settings", dataclasses.replace(project.settings, watch_run_on_landing=True))
+    scratch.landing("feed", "_samples/s.csv", "id\n0\n")
+    fqn = scratch.pipeline("bronze", "feed", "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\n"
+                           "SELECT id FROM {{ landing_zone('feed') }}")
+    app = RatApp(scratch.wb, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.5)
+        scratch.landing("feed", "batch1.csv", "id\n1\n2\n")
+        await until(pilot, lambda: any(r["trigger"] == "landing" and r["status"] == "success"
+                                       for r in scratch.wb.runs(fqn)["runs"]), 120, "the landing-triggered run")
+        await pilot.pause(2.0)  # archiving and sampling must not set off more runs
+        await until(pilot, lambda: not scratch.wb.runner.active, 60, "runs to settle")
+    runs = scratch.wb.runs(fqn)["runs"]
+    assert [r["trigger"] for r in runs] == ["landing"]
+    assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2]]

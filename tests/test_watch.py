@@ -22,6 +22,8 @@ def test_classify_pipeline_files_zones_and_litter(sample_copy: Path):
     assert classify(project, sample_copy / "ecommerce" / "landing" / "orders" / "x.csv") == ZoneChanged("ecommerce", "orders")
     assert classify(project, sample_copy / "ecommerce" / "warehouse" / "silver" / "t" / "data" / "f.parquet") is None
     assert classify(project, sample_copy / ".rat" / "state.db") is None
+    sample = sample_copy / "ecommerce" / "landing" / "orders" / "_samples" / "x_sample.csv"
+    assert classify(project, sample) == ZoneChanged("ecommerce", "orders", active=False)
 
 
 def test_a_burst_of_saves_is_reported_once_after_the_debounce(sample_copy: Path):

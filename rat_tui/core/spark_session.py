@@ -57,6 +57,33 @@ def catalog_conf(namespace: str, warehouse: Path, catalog_type: str, properties:
     return conf
 
 
+S3_CLASSES = {
+    # S3FileIO itself ships in the runtime jar; the AWS SDK it needs comes with the bundle.
+    "software.amazon.awssdk.services.s3.S3Client": "org.apache.iceberg:iceberg-aws-bundle:1.10.2",
+    "org.apache.hadoop.fs.s3a.S3AFileSystem": "org.apache.hadoop:hadoop-aws:3.3.4",
+}
+
+
+def check_s3_jars(spark: "SparkSession", conf: dict[str, str]) -> None:
+    """A catalog that keeps data on S3 needs Spark's S3 jars: say exactly that, before any query."""
+    on_s3 = sorted(k.rsplit(".", 1)[0].removeprefix("spark.sql.catalog.") for k, v in conf.items()
+                   if k.endswith(".warehouse") and v.startswith(("s3://", "s3a://")))
+    if not on_s3:
+        return
+    jvm = spark.sparkContext._jvm
+    loader = jvm.Thread.currentThread().getContextClassLoader()
+    missing = []
+    for name, package in S3_CLASSES.items():
+        try:
+            jvm.Class.forName(name, False, loader)
+        except Exception:
+            missing.append(package)
+    if missing:
+        raise RatError(
+            f"the catalog of {', '.join(on_s3)} keeps data on S3, but Spark's S3 jars are missing: add "
+            f"{' and '.join(missing)} to spark.jars_packages in rat.yaml (or their jar files to spark.extra_jars)")
+
+
 def expand_environment(value: str, key: str) -> str:
     """`${NAME}` from the environment, so credentials never live in rat.yaml."""
     def lookup(match: re.Match) -> str:
@@ -198,6 +225,7 @@ class SparkManager:
             logs.mkdir(parents=True, exist_ok=True)
             conf = self._conf(logs)
             spark = _launch(conf, logs / "spark.log")
+            check_s3_jars(spark, conf)
             spark.sparkContext.setLogLevel(self.project.settings.spark_log_level.upper())
             self._catalogs = {k.split(".")[3] for k in conf if k.count(".") == 3 and k.startswith("spark.sql.catalog.")}
             self._spark = spark

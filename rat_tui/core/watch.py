@@ -34,6 +34,7 @@ class PipelineChanged:
 class ZoneChanged:
     namespace: str
     zone: str
+    active: bool = True  # False for changes under _samples/ or _processed/ only
 
 
 Change = PipelineChanged | ZoneChanged
@@ -52,7 +53,8 @@ def classify(project: Project, path: Path) -> PipelineChanged | ZoneChanged | No
         if _PIPELINE_FILE.match(name):
             return PipelineChanged(PipelineRef(parts[0], parts[2], parts[3]), ("/".join(parts),))
     if len(parts) >= 4 and parts[1] == "landing":
-        return ZoneChanged(parts[0], parts[2])
+        inner = parts[3:]
+        return ZoneChanged(parts[0], parts[2], not any(p.startswith(("_", ".")) for p in inner))
     return None
 
 

@@ -376,6 +376,10 @@ class RatApp(App):
         if self.selected is not None and (self.selected.kind, self.selected.namespace, self.selected.name) == (
                 "zone", change.namespace, change.zone):
             self.load_detail(self.selected)
+        if change.active and self.workbench.project.settings.watch_run_on_landing and active_landing_files(zone_dir):
+            for fqn in zone_readers(self.workbench, change.namespace, change.zone):
+                handle = self.workbench.request_run(self.workbench.resolve(fqn), trigger="landing")
+                self.post_message(ActionDone("auto-run", f"new files in {change.zone}: running {fqn} ({handle.run_id})"))
 
     @work(thread=True, group="purge")
     def auto_purge(self) -> None:
