@@ -55,3 +55,21 @@ async def test_errors_become_notifications_not_tracebacks(sample_copy: Path):
         messages = [str(n.message) for n in app._notifications]
         assert any("cannot publish ecommerce.gold.daily_revenue" in m and "needs a unique_key" in m for m in messages)
         assert "Traceback" not in app.screen_text()
+
+
+async def test_zone_settings_are_edited_from_the_panel_keeping_comments(sample_copy: Path):
+    from tests.tui_helpers import select, until
+
+    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await select(pilot, "zone", "ecommerce.orders")
+        await until(pilot, lambda: "kept 14 days (manual purge)" in app.screen_text(), 10, "the zone settings")
+        await pilot.press("e")
+        await until(pilot, lambda: "Keep processed files" in app.screen_text(), 10, "the form")
+        app.screen.query_one("#max-age").value = "5"
+        app.screen.query_one("#auto-purge").value = True
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: "kept 5 days (auto-purge)" in app.screen_text(), 10, "the saved settings")
+    text = (sample_copy / "rat.yaml").read_text()
+    assert text.startswith("# Project settings.")
+    assert "ecommerce/orders:\n    processed_max_age_days: 5.0\n    auto_purge: true" in text

@@ -102,6 +102,9 @@ class Project:
         self.settings, self.settings_problems = load_settings(self.root)
         self.state_dir = self.root / ".rat"
 
+    def reload_settings(self) -> None:
+        self.settings, self.settings_problems = load_settings(self.root)
+
     def rel(self, path: Path) -> str:
         try:
             return path.resolve().relative_to(self.root).as_posix()

@@ -29,6 +29,7 @@ from .runner import RunHandle, Runner
 from .spark_errors import summarise
 from .spark_session import SparkManager
 from .settings import target_file_size
+from .settings_edit import set_values
 from .state import StateDB
 from .table_metadata import load_table, snapshots, table_stats
 from .validate import validate
@@ -346,6 +347,16 @@ class Workbench:
         own = settings.zones.get(f"{namespace}/{zone}") or settings.zones.get(zone) or {}
         return {"processed_max_age_days": own.get("processed_max_age_days", settings.processed_max_age_days),
                 "auto_purge": bool(own.get("auto_purge", False)), "schema": own.get("schema")}
+
+    def set_zone_settings(self, namespace: str, zone: str, **values) -> dict:
+        """Change a zone's settings in rat.yaml (comments kept) and use them from now on."""
+        if "processed_max_age_days" in values and not float(values["processed_max_age_days"]) > 0:
+            raise RatError("processed_max_age_days must be a positive number of days")
+        if not self.project.zone_dir(namespace, zone).is_dir():
+            raise RatError(f"landing zone {namespace}/landing/{zone} does not exist")
+        set_values(self.project.root / "rat.yaml", ["zones", f"{namespace}/{zone}"], values)
+        self.project.reload_settings()
+        return self.zone_settings(namespace, zone)
 
     def create_zone(self, namespace: str, zone: str) -> dict:
         return {"zone": self.project.rel(create_zone(self.project, namespace, zone))}

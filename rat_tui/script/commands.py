@@ -186,3 +186,19 @@ def _doctor(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict
          arg("--replace", action="store_true"))
 def _upload(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     return ctx.wb.upload(a.namespace, a.zone, a.paths, a.as_name, a.replace)
+
+
+def _bool(text: str) -> bool:
+    if text.lower() not in ("true", "false", "yes", "no", "on", "off"):
+        raise argparse.ArgumentTypeError(f"expected true or false, not {text!r}")
+    return text.lower() in ("true", "yes", "on")
+
+
+@command("zone-settings", arg("namespace"), arg("zone"), arg("--processed-max-age-days", type=float),
+         arg("--auto-purge", type=_bool))
+def _zone_settings(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    changes = {key: value for key, value in (("processed_max_age_days", a.processed_max_age_days),
+                                             ("auto_purge", a.auto_purge)) if value is not None}
+    if not changes:
+        return {"settings": ctx.wb.zone_settings(a.namespace, a.zone)}
+    return {"settings": ctx.wb.set_zone_settings(a.namespace, a.zone, **changes)}

@@ -24,7 +24,7 @@ from ..core.uploads import refresh_samples
 from ..core.watch import PipelineChanged, ProjectWatcher, ZoneChanged
 from ..core.workbench import Workbench
 from .components.help_screen import HelpScreen
-from .components.modals import AskText, Confirm, PathSuggester, purge_plan_text
+from .components.modals import AskText, Confirm, PathSuggester, ZoneSettingsForm, purge_plan_text
 from .components.pipeline_view import PipelineView
 from .components.project_tree import NodeData, ProjectTree
 from .components.run_view import RunState, RunView
@@ -404,6 +404,20 @@ class RatApp(App):
         self.push_screen(AskText(f"Upload into {namespace}/landing/{zone}: file paths (space-separated, → completes)",
                                  "~/Downloads/orders_2024_05.csv", suggester=PathSuggester()), chosen)
 
+    def action_zone_settings(self) -> None:
+        if self.selected is None or self.selected.kind != "zone":
+            self.notify("Select a landing zone first.", severity="warning")
+            return
+        namespace, zone = self.selected.namespace, self.selected.name
+
+        def save(values: dict | None) -> None:
+            if values is not None:
+                self.run_in_worker("zone settings", self.workbench.set_zone_settings, namespace, zone,
+                                   done=f"{namespace}/{zone}: settings saved to rat.yaml", **values)
+
+        self.push_screen(ZoneSettingsForm(f"Landing zone {namespace}/{zone}",
+                                          self.workbench.zone_settings(namespace, zone)), save)
+
     def on_upload_progress(self, message: UploadProgress) -> None:
         view = self._current(ZoneView)
         if view is not None:
@@ -428,7 +442,8 @@ class RatApp(App):
     def on_action_done(self, message: ActionDone) -> None:
         if message.summary:
             self.notify(message.summary, title=message.action)
-        if message.action in ("publish", "rollback", "rollback table", "purge", "compact", "doctor fix", "upload"):
+        if message.action in ("publish", "rollback", "rollback table", "purge", "compact", "doctor fix", "upload",
+                              "zone settings"):
             self.refresh_tree()
             if self.selected is not None:
                 self.load_detail(self.selected)

@@ -27,6 +27,7 @@ DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
     KeyAction("purge", "x", "purge", "Purge"),
     KeyAction("compact", "k", "compact", "Compact table", show=False),
     KeyAction("upload", "u", "upload", "Upload to zone", show=False),
+    KeyAction("zone_settings", "e", "zone_settings", "Edit zone settings", show=False),
     KeyAction("doctor", "D", "doctor", "Doctor", show=False),
     KeyAction("watch", "w", "toggle_watch", "Watch"),
     KeyAction("refresh", "f5", "refresh", "Refresh", show=False),

@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.suggester import Suggester
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Input, Label, Static, Switch
 
 
 class AskText(ModalScreen[str | None]):
@@ -77,6 +77,49 @@ class Confirm(ModalScreen[bool]):
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
+
+
+class ZoneSettingsForm(ModalScreen[dict | None]):
+    """Edit a landing zone's retention settings (saved into rat.yaml, comments kept)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "save", "Save")]
+
+    def __init__(self, title: str, settings: dict) -> None:
+        super().__init__()
+        self.title_text, self.settings = title, settings
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(Text(self.title_text, style="bold"))
+            yield Label("Keep processed files for (days)")
+            yield Input(value=f"{self.settings['processed_max_age_days']:g}", type="number", id="max-age")
+            with Horizontal(classes="dialog-buttons"):
+                yield Label("Purge them automatically (at start and daily)  ")
+                yield Switch(value=self.settings["auto_purge"], id="auto-purge")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save (ctrl+s)", id="save", variant="primary")
+                yield Button("Cancel (esc)", id="cancel")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "save":
+            self.action_save()
+        else:
+            self.dismiss(None)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.action_save()
+
+    def action_save(self) -> None:
+        days = self.query_one("#max-age", Input).value.strip()
+        try:
+            value = float(days)
+        except ValueError:
+            self.notify(f"'{days}' is not a number of days", severity="error")
+            return
+        self.dismiss({"processed_max_age_days": value, "auto_purge": self.query_one("#auto-purge", Switch).value})
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
 
 
 def purge_plan_text(result: dict) -> str:

@@ -28,7 +28,7 @@ class ZoneView(Vertical):
             (f"{self.namespace} / landing / {self.zone}", "bold"),
             ("\nread by: " + (", ".join(readers) or "no pipeline"), "grey70"),
             (f"\nprocessed files kept {settings['processed_max_age_days']:g} days ({purge}){schema}"
-             "  (zones: in rat.yaml)   u upload", "grey50")))
+             "   e edit · u upload", "grey50")))
         table = self.query_one("#zone-files", DataTable)
         table.clear(columns=True)
         table.add_columns("file", "kind", "size", "modified", "consumed")
