@@ -17,7 +17,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from rat_tui.core.workbench import Workbench  # noqa: E402
 from rat_tui.tui.app import RatApp  # noqa: E402
-from tests.tui_helpers import temporary_sample_project, select, until  # noqa: E402
+from tests.tui_helpers import select, temporary_sample_project, until  # noqa: E402
 
 
 async def measure(project: Path) -> None:

@@ -15,7 +15,7 @@ sys.path.insert(0, str(HERE.parent))
 from rat_tui.core.workbench import Workbench  # noqa: E402
 from rat_tui.tui.app import RatApp  # noqa: E402
 from rat_tui.tui.components.run_view import RunView  # noqa: E402
-from tests.tui_helpers import temporary_sample_project, screen, select, until  # noqa: E402
+from tests.tui_helpers import screen, select, temporary_sample_project, until  # noqa: E402
 
 SIZE = (130, 40)
 FAILING_TEST = "-- @severity: error\n-- @description: no order may be returned (fails on purpose)\n" \

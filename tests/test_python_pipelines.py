@@ -78,6 +78,6 @@ def test_guard_and_runtime_errors_fail_the_run_with_file_and_line(scratch: Scrat
     assert f"{scratch.ns}/pipelines/bronze/bad/pipeline.py:1: import of 'os' is not allowed" in run["error"]
     scratch.pipeline("bronze", "bad", "def run(spark, ctx):\n    x = 1\n    return 1 / 0\n", filename="pipeline.py")
     run = scratch.run(fqn)
-    assert f"pipeline.py:3: ZeroDivisionError in run()" in run["error"]
+    assert "pipeline.py:3: ZeroDivisionError in run()" in run["error"]
     scratch.pipeline("bronze", "bad", "def run(spark, ctx):\n    return 42\n", filename="pipeline.py")
     assert "returned int" in scratch.run(fqn)["error"]

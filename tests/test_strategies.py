@@ -91,7 +91,7 @@ def test_null_keys_are_a_clear_run_error(scratch: Scratch, strategy: str, extra:
     fqn = scratch.pipeline("silver", "n", f"-- @merge_strategy: {strategy}\n{extra}\n" + values([(1, "a"), (None, "b")], "id, v"))
     run = scratch.run(fqn)
     assert run["status"] == "failed"
-    assert f"1 row(s) of the result have NULL in the" in run["error"] and f"column(s) {column}" in run["error"]
+    assert "1 row(s) of the result have NULL in the" in run["error"] and f"column(s) {column}" in run["error"]
     assert not scratch.table_exists("silver", "n")
 
 

@@ -25,12 +25,18 @@ from .pipeline_source import LoadedPipeline, load_pipeline
 from .project import PipelineRef, Project
 from .quality import run_quality_test
 from .run_context import RunContext
-from .spark_errors import is_cancellation, summarise
-from .settings import target_file_size
-from .state import RunRecord, StateDB
 from .schema_evolution import apply_plan, fill_missing, plan_schema
+from .settings import target_file_size
+from .spark_errors import is_cancellation, summarise
+from .state import RunRecord, StateDB
 from .strategies import (
-    ORDER_COLUMN, UNIQUE_KEY_PROPERTY, WRITERS, WriteJob, partition_by, table_properties, table_schema,
+    ORDER_COLUMN,
+    UNIQUE_KEY_PROPERTY,
+    WRITERS,
+    WriteJob,
+    partition_by,
+    table_properties,
+    table_schema,
 )
 from .templating import syntax_problem
 

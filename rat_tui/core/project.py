@@ -6,7 +6,7 @@ from pathlib import Path
 
 from .errors import Problem, RatError
 from .names import LAYERS, layer_problem, name_problem
-from .settings import Settings, load_settings
+from .settings import load_settings
 
 LANDING_EXTENSIONS = {".csv": "csv", ".parquet": "parquet", ".json": "json", ".jsonl": "json"}
 SOURCE_FILES = ("pipeline.sql", "pipeline.py")

@@ -4,8 +4,8 @@ from __future__ import annotations
 import logging
 import time
 
-from .catalog import IcebergTable
 from .archive import restore_archived
+from .catalog import IcebergTable
 from .project import PipelineRef, Project
 from .state import RunRecord, StateDB
 

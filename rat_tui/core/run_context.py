@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 from .catalog import IcebergTable, quote
 from .errors import RatError
 from .landing import read_files, zone_files
-from .spark_errors import summarise
 from .pipeline_config import MergeStrategy, PipelineConfig
 from .project import PipelineRef, Project
+from .spark_errors import summarise
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -10,30 +10,30 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .build import build
 from .catalog import IcebergTable
-from .errors import RatError
 from .doctor import Doctor
+from .errors import RatError
 from .events import EventBus
 from .executor import RunOptions
-from .pipeline_source import load_pipeline
 from .landing_preview import read_head
+from .pipeline_source import load_pipeline
 from .project import LANDING_EXTENSIONS, PipelineRef, Project, active_landing_files
 from .purge import PurgePlan, Reaper, needs_spark
 from .quality import json_value as row_value
 from .quality import row_values
 from .recovery import drop_leftovers, mark_orphans
 from .run_context import RunContext
-from .build import build
 from .run_log import RunLog
 from .runner import RunHandle, Runner
-from .spark_errors import summarise
-from .spark_session import SparkManager
 from .settings import target_file_size
 from .settings_edit import set_values
+from .spark_errors import summarise
+from .spark_session import SparkManager
 from .state import StateDB
 from .table_metadata import load_table, snapshots, table_stats
-from .validate import validate
 from .uploads import create_zone, upload
+from .validate import validate
 from .versions import VersionStore
 
 QUERY_ROW_LIMIT = 1000

@@ -12,13 +12,22 @@ from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.command import Hit, Hits, Provider
-from textual.pilot import Pilot
-from textual.worker import WorkerState
 from textual.containers import Container, Horizontal
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Footer, Header, RichLog, Static, Tree
+from textual.worker import WorkerState
 
+from ..core.details import pipeline_detail, zone_files, zone_readers
 from ..core.errors import RatError
-from ..core.events import LogLine, PhaseFinished, QualityResultEvent, RunFinished, RunQueued, RunStarted, SessionStateChanged
+from ..core.events import (
+    LogLine,
+    PhaseFinished,
+    QualityResultEvent,
+    RunFinished,
+    RunQueued,
+    RunStarted,
+    SessionStateChanged,
+)
 from ..core.project import active_landing_files
 from ..core.uploads import refresh_samples
 from ..core.watch import PipelineChanged, ProjectWatcher, ZoneChanged
@@ -33,7 +42,6 @@ from .components.table_view import TableView
 from .components.zone_view import ZoneView
 from .keymap import DEFAULT_KEYMAP, bindings, resolve_keymap
 from .messages import ActionDone, ActionFailed, CoreEvent, FilesChanged, UploadProgress
-from ..core.details import pipeline_detail, zone_files, zone_readers
 
 
 class ActionCommands(Provider):
