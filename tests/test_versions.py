@@ -179,3 +179,23 @@ def test_purge_removes_exactly_the_expected_set(scratch: Scratch, monkeypatch: p
     assert wb.state.get_run("stuck01").status == "failed"
     with pytest.raises(RatError):
         wb.versions.read(old_version)
+
+
+def test_only_max_versions_are_kept_and_drift_is_shown(scratch: Scratch, monkeypatch: pytest.MonkeyPatch):
+    import dataclasses
+
+    project = scratch.wb.project
+    monkeypatch.setattr(project, "settings", dataclasses.replace(project.settings, max_versions=2))
+    fqn = scratch.pipeline("gold", "many", "SELECT 0 AS v")
+    for n in range(1, 5):
+        scratch.pipeline("gold", "many", f"SELECT {n} AS v")
+        scratch.wb.publish(fqn, f"v{n}")
+    listed = scratch.wb.list_versions(fqn)
+    assert [v["version"] for v in listed["versions"]] == [3, 4] and listed["current"] == 4
+    ref = scratch.wb.resolve(fqn)
+    assert scratch.wb.drift(ref) is False
+    scratch.pipeline("gold", "many", "SELECT 99 AS v")
+    assert scratch.wb.drift(ref) is True
+    overview = scratch.wb.overview()
+    mine = next(ns for ns in overview["namespaces"] if ns["name"] == scratch.ns)
+    assert [(p["ref"].fqn, p["published"], p["drift"]) for p in mine["pipelines"]] == [(fqn, True, True)]
