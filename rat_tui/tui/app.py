@@ -395,11 +395,16 @@ class RatApp(App):
         if result["purged"]:
             self.post_message(ActionDone("auto-purge", f"removed {result['purged']} old processed landing file(s)"))
 
-    def action_upload(self) -> None:
+    def _zone(self) -> tuple[str, str] | None:
         if self.selected is None or self.selected.kind != "zone":
             self.notify("Select a landing zone first.", severity="warning")
+            return None
+        return self.selected.namespace, self.selected.name
+
+    def action_upload(self) -> None:
+        if (selected := self._zone()) is None:
             return
-        namespace, zone = self.selected.namespace, self.selected.name
+        namespace, zone = selected
 
         def chosen(value: str | None) -> None:
             if not value:
@@ -413,10 +418,9 @@ class RatApp(App):
                                  "~/Downloads/orders_2024_05.csv", suggester=PathSuggester()), chosen)
 
     def action_zone_settings(self) -> None:
-        if self.selected is None or self.selected.kind != "zone":
-            self.notify("Select a landing zone first.", severity="warning")
+        if (selected := self._zone()) is None:
             return
-        namespace, zone = self.selected.namespace, self.selected.name
+        namespace, zone = selected
 
         def save(values: dict | None) -> None:
             if values is not None:

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
-from .result_table import show_rows
+from .result_table import selected_key, show_rows
 from .run_view import RunView
 
 
@@ -82,10 +82,8 @@ class PipelineView(Vertical):
         self.query_one("#version-diff", Static).update(body)
 
     def selected_version(self) -> int | None:
-        table = self.query_one("#versions-table", DataTable)
-        if table.row_count == 0:
-            return None
-        return int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        key = selected_key(self.query_one("#versions-table", DataTable))
+        return int(key) if key is not None else None
 
     def show_preview(self, result: dict) -> None:
         show_rows(self.query_one("#preview-table", DataTable), result["columns"], result["rows"])

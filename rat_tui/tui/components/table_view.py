@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from .result_table import show_rows
+from .result_table import selected_key, show_rows
 
 
 class TableView(Vertical):
@@ -34,10 +34,8 @@ class TableView(Vertical):
                           key=str(snap["snapshot_id"]))
 
     def selected_snapshot(self) -> int | None:
-        table = self.query_one("#snapshots-table", DataTable)
-        if table.row_count == 0:
-            return None
-        return int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        key = selected_key(self.query_one("#snapshots-table", DataTable))
+        return int(key) if key is not None else None
 
     def previous_of(self, snapshot_id: int) -> int | None:
         ordered = list(reversed(self.snapshot_ids))

@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, ProgressBar, Static
 
-from .result_table import show_rows
+from .result_table import selected_key, show_rows
 
 
 class ZoneView(Vertical):
@@ -43,10 +43,7 @@ class ZoneView(Vertical):
         self.query_one("#zone-hint", Static).update(Text(f"uploading {name}: {copied:,} of {total:,} bytes", style="cyan"))
 
     def selected_file(self) -> str | None:
-        table = self.query_one("#zone-files", DataTable)
-        if table.row_count == 0:
-            return None
-        return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        return selected_key(self.query_one("#zone-files", DataTable))
 
     def show_preview(self, result: dict) -> None:
         show_rows(self.query_one("#zone-preview", DataTable), result["columns"], result["rows"])
