@@ -57,19 +57,26 @@ class IcebergTable:
     def drop_branch(self, branch: str) -> None:
         self.spark.sql(f"ALTER TABLE {self.ident} DROP BRANCH IF EXISTS {quote(branch)}")
 
-    def _procedure(self, name: str, *args: str) -> None:
-        # Procedure arguments must be literals.
-        target = sql_string(f"{self.ref.layer}.{self.ref.name}")
-        self.spark.sql(f"CALL {quote(self.ref.namespace)}.system.{name}({', '.join([target, *args])})")
+    def _procedure(self, name: str, **arguments: str) -> None:
+        """CALL a procedure on this table; arguments are SQL literals (procedures take no expressions)."""
+        named = [f"table => {sql_string(f'{self.ref.layer}.{self.ref.name}')}"]
+        named += [f"{key} => {value}" for key, value in arguments.items()]
+        self.spark.sql(f"CALL {quote(self.ref.namespace)}.system.{name}({', '.join(named)})")
 
     def fast_forward(self, branch: str) -> None:
-        self._procedure("fast_forward", "'main'", sql_string(branch))
-
-    def rollback_to(self, snapshot_id: int) -> None:
-        self._procedure("rollback_to_snapshot", str(int(snapshot_id)))
+        self._procedure("fast_forward", branch="'main'", to=sql_string(branch))
 
     def set_current(self, snapshot_id: int) -> None:
-        self._procedure("set_current_snapshot", str(int(snapshot_id)))
+        self._procedure("set_current_snapshot", snapshot_id=str(int(snapshot_id)))
+
+    def expire_snapshots(self, snapshot_ids: list[int]) -> None:
+        # An epoch cut-off so Iceberg expires exactly these ids and not its own 5-day default.
+        self._procedure("expire_snapshots", older_than="TIMESTAMP '1970-01-01 00:00:00'",
+                        snapshot_ids=f"array({', '.join(str(int(i)) for i in snapshot_ids)})")
+
+    def rewrite_data_files(self, target_file_size: int) -> None:
+        self._procedure("rewrite_data_files", options=(
+            f"map('target-file-size-bytes', '{int(target_file_size)}', 'min-input-files', '2')"))
 
     def drop(self) -> None:
         self.spark.sql(f"DROP TABLE IF EXISTS {self.ident} PURGE")

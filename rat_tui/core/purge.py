@@ -7,7 +7,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-from .catalog import IcebergTable, sql_string
+from .catalog import IcebergTable
 from .project import PipelineRef, Project, in_namespace
 from .state import StateDB
 from .table_files import unreferenced_files
@@ -137,10 +137,7 @@ class Reaper:
         for fqn, ids in by_table.items():
             ref = PipelineRef.parse(fqn)
             ensure_catalog(ref.namespace)
-            # An epoch cut-off so Iceberg expires exactly these ids and not its own 5-day default.
-            spark.sql(
-                f"CALL `{ref.namespace}`.system.expire_snapshots(table => {sql_string(f'{ref.layer}.{ref.name}')}, "
-                f"older_than => TIMESTAMP '1970-01-01 00:00:00', snapshot_ids => array({', '.join(map(str, ids))}))")
+            IcebergTable(spark, ref).expire_snapshots(ids)
         for item in plan.orphan_branches:
             ref = PipelineRef.parse(item["table"])
             ensure_catalog(ref.namespace)

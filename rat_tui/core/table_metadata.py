@@ -83,16 +83,24 @@ def snapshots(table: "StaticTable") -> tuple[list[SnapshotInfo], dict[str, int]]
     return found, refs
 
 
-def schema_changes(meta, old_id: int | None, new_id: int | None) -> list[str]:
+def schema_diff(meta, old_id: int | None, new_id: int | None) -> list[dict]:
     """Columns added, dropped or retyped between two schema ids of a table."""
     if old_id is None or new_id is None or old_id == new_id:
         return []
     schemas = {s.schema_id: {f.name: str(f.field_type) for f in s.fields} for s in meta.schemas}
     old, new = schemas.get(old_id, {}), schemas.get(new_id, {})
-    changes = [f"added column {c} {t}" for c, t in new.items() if c not in old]
-    changes += [f"dropped column {c}" for c in old if c not in new]
-    changes += [f"column {c} {old[c]} → {t}" for c, t in new.items() if c in old and old[c] != t]
+    changes = [{"column": c, "change": "added", "type": t} for c, t in new.items() if c not in old]
+    changes += [{"column": c, "change": "dropped", "type": t} for c, t in old.items() if c not in new]
+    changes += [{"column": c, "change": "type", "from": old[c], "to": t}
+                for c, t in new.items() if c in old and old[c] != t]
     return changes
+
+
+def schema_changes(meta, old_id: int | None, new_id: int | None) -> list[str]:
+    """schema_diff as sentences, for snapshot listings."""
+    said = {"added": "added column {column} {type}", "dropped": "dropped column {column}",
+            "type": "column {column} {from} → {to}"}
+    return [said[change["change"]].format(**change) for change in schema_diff(meta, old_id, new_id)]
 
 
 def table_stats(table: "StaticTable") -> dict:

@@ -31,7 +31,7 @@ from .settings_edit import set_values
 from .spark_errors import summarise
 from .spark_session import SparkManager
 from .state import StateDB
-from .table_metadata import load_table, snapshots, table_stats
+from .table_metadata import load_table, schema_diff, snapshots, table_stats
 from .uploads import create_zone, upload
 from .validate import validate
 from .versions import VersionStore
@@ -266,19 +266,15 @@ class Workbench:
     def diff_snapshots(self, pipeline: str, old: int, new: int, limit: int = 20) -> dict:
         """Rows added and removed between two snapshots, and schema changes."""
         ref, table = self._table(pipeline)
-        schemas = {}
+        meta = table.metadata
+        snaps = {}
         for snapshot_id in (old, new):
-            snap = table.metadata.snapshot_by_id(snapshot_id)
-            if snap is None:
+            snaps[snapshot_id] = meta.snapshot_by_id(snapshot_id)
+            if snaps[snapshot_id] is None:
                 raise RatError(f"table {ref.fqn} has no snapshot {snapshot_id}")
-            schema = next(s for s in table.metadata.schemas if s.schema_id == snap.schema_id)
-            schemas[snapshot_id] = {f.name: str(f.field_type) for f in schema.fields}
-        before, after = schemas[old], schemas[new]
-        changes = [{"column": c, "change": "added", "type": after[c]} for c in after if c not in before]
-        changes += [{"column": c, "change": "dropped", "type": before[c]} for c in before if c not in after]
-        changes += [{"column": c, "change": "type", "from": before[c], "to": after[c]}
-                    for c in after if c in before and before[c] != after[c]]
-        common = ", ".join(f"`{c}`" for c in after if c in before)
+        changes = schema_diff(meta, snaps[old].schema_id, snaps[new].schema_id)
+        before = {f.name for f in meta.schema_by_id(snaps[old].schema_id).fields}
+        common = ", ".join(f"`{f.name}`" for f in meta.schema_by_id(snaps[new].schema_id).fields if f.name in before)
         with self.spark.using() as spark:
             self.spark.ensure_catalog(ref.namespace)
             ident = IcebergTable(spark, ref).ident
@@ -301,9 +297,7 @@ class Workbench:
         with self.spark.using() as spark:
             self.spark.ensure_catalog(ref.namespace)
             try:
-                spark.sql(
-                    f"CALL `{ref.namespace}`.system.rewrite_data_files(table => '{ref.layer}.{ref.name}', "
-                    f"options => map('target-file-size-bytes', '{target}', 'min-input-files', '2'))")
+                IcebergTable(spark, ref).rewrite_data_files(target)
             except Exception as exc:
                 message, _ = summarise(exc)
                 raise RatError(f"compacting {ref.fqn} failed: {message}") from None
