@@ -15,6 +15,9 @@ def reached(point: str) -> None:
         return
     marker = os.environ.get("RAT_TEST_PAUSE_FILE")
     if marker:
-        Path(marker).write_text(point)
+        # write-then-rename: the test polls for the file and must never see it empty
+        partial = Path(f"{marker}.partial")
+        partial.write_text(point)
+        partial.replace(marker)
     while True:
         time.sleep(3600)
