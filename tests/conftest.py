@@ -40,3 +40,26 @@ def scratch(lake, request: pytest.FixtureRequest):
     from tests.lakehelpers import Scratch
 
     return Scratch.create(lake, request.node.name)
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory: pytest.TempPathFactory):
+    """A real S3 server (SeaweedFS) for the whole test session; each test makes its own bucket."""
+    from tests.s3server import SeaweedServer
+
+    server = SeaweedServer(tmp_path_factory.mktemp("seaweed"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def s3_env(s3_server, monkeypatch: pytest.MonkeyPatch):
+    """The server's credentials in the AWS environment variables, as a user would set them."""
+    from tests.s3server import ACCESS_KEY, SECRET_KEY
+
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", ACCESS_KEY)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
+    return s3_server

@@ -64,3 +64,13 @@ def restore_archived(zone_dir: Path, run_id: str) -> list[str]:
     if not any(folder.iterdir()):
         folder.rmdir()
     return restored
+
+
+class LandingArchive:
+    """How runs archive landing files; the bucket-backed subclass moves the objects as well."""
+
+    def archive(self, zone_dir: Path, files: list[Path], run_id: str) -> list[str]:
+        return archive_files(zone_dir, files, run_id)
+
+    def restore(self, zone_dir: Path, run_id: str) -> list[str]:
+        return restore_archived(zone_dir, run_id)

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from . import testpoints
-from .archive import archive_files, restore_archived
+from .archive import LandingArchive
 from .build import build
 from .catalog import IcebergTable
 from .errors import RatError, RunCancelled
@@ -67,8 +67,10 @@ class Execution:
         events: EventBus,
         cancelled: threading.Event,
         ensure_catalog: Callable[[str], None],
+        landing_archive: LandingArchive,
     ):
         self.spark, self.project, self.record, self.ref = spark, project, record, ref
+        self.landing_archive = landing_archive
         self.options, self.state, self.events, self.cancelled = options, state, events, cancelled
         self.ensure_catalog = ensure_catalog
         self.table = IcebergTable(spark, ref)
@@ -304,7 +306,7 @@ class Execution:
         assert self.ctx is not None
         archived = []
         for (namespace, zone), files in self.ctx.files_read.items():
-            moved = archive_files(self.project.zone_dir(namespace, zone), files, self.record.run_id)
+            moved = self.landing_archive.archive(self.project.zone_dir(namespace, zone), files, self.record.run_id)
             archived += [f"{namespace}/landing/{zone}/{name}" for name in moved]
             self.log(f"archived {len(moved)} file(s) of landing zone {zone} to _processed/{self.record.run_id}/")
         self.state.update_run(self.record.run_id, archived_files=json.dumps(archived))
@@ -313,7 +315,7 @@ class Execution:
         if self.ctx is None:
             return
         for namespace, zone in self.ctx.files_read:
-            restored = restore_archived(self.project.zone_dir(namespace, zone), self.record.run_id)
+            restored = self.landing_archive.restore(self.project.zone_dir(namespace, zone), self.record.run_id)
             if restored:
                 self.log(f"put {len(restored)} file(s) back into landing zone {zone}", "warn")
 

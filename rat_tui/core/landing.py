@@ -24,8 +24,8 @@ def zone_files(zone_dir: Path, label: str) -> tuple[str, list[Path]]:
     return formats[0], files
 
 
-def read_files(spark: "SparkSession", fmt: str, files: list[Path]) -> "DataFrame":
-    paths = [f.resolve().as_uri() for f in files]
+def read_files(spark: "SparkSession", fmt: str, paths: list[str]) -> "DataFrame":
+    """Read landing files given as URIs (local `file:` copies, or `s3a:` objects in direct mode)."""
     reader = spark.read
     if fmt == "csv":
         # FAILFAST: a ragged row or a broken quote is an error, not a silent NULL.

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from .errors import Problem, RatError
 from .names import LAYERS, layer_problem, name_problem
+from .s3.config import S3Config, s3_config
 from .settings import load_settings
 
 LANDING_EXTENSIONS = {".csv": "csv", ".parquet": "parquet", ".json": "json", ".jsonl": "json"}
@@ -154,6 +155,20 @@ class Project:
 
     def warehouse_dir(self, namespace: str) -> Path:
         return self.root / namespace / "warehouse"
+
+    def direct_s3(self) -> S3Config | None:
+        """The bucket, when Spark itself reads landing files and keeps the warehouse on it (s3a://)."""
+        config = s3_config(self.settings)
+        return config if config is not None and config.direct else None
+
+    def warehouse_uri(self, namespace: str) -> str:
+        direct = self.direct_s3()
+        return direct.uri(f"{namespace}/warehouse") if direct else self.warehouse_dir(namespace).resolve().as_uri()
+
+    def landing_uri(self, path: Path) -> str:
+        """What Spark reads for a landing file: the local copy, or in direct mode the object itself."""
+        direct = self.direct_s3()
+        return direct.uri(self.rel(path)) if direct else path.resolve().as_uri()
 
     def table_dir(self, ref: PipelineRef) -> Path:
         return self.warehouse_dir(ref.namespace) / ref.layer / ref.name

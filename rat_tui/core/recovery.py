@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 import time
 
-from .archive import restore_archived
+from .archive import LandingArchive
 from .catalog import IcebergTable
 from .project import PipelineRef, Project
 from .state import RunRecord, StateDB
@@ -15,12 +15,13 @@ MERGED_THEN_CRASHED = "the process stopped after the run had published to main; 
 CRASHED = "the process running it stopped before the run finished (crash or kill); its branch was dropped"
 
 
-def mark_orphans(state: StateDB, project: Project) -> list[RunRecord]:
+def mark_orphans(state: StateDB, project: Project, landing_archive: LandingArchive | None = None) -> list[RunRecord]:
     """Cheap, no Spark: runs whose process is gone become failed, and files they archived go back.
 
     A run that had already moved main (its snapshot id is recorded) did publish its data: it
     is marked a success and keeps its archived files.
     """
+    landing_archive = landing_archive or LandingArchive()
     orphans = state.orphaned_runs()
     for run in orphans:
         if run.snapshot_id is not None:
@@ -31,7 +32,7 @@ def mark_orphans(state: StateDB, project: Project) -> list[RunRecord]:
         namespace = run.pipeline.split(".")[0]
         for zone in project.scan().zones():
             if zone.namespace == namespace:
-                restored = restore_archived(zone.path, run.run_id)
+                restored = landing_archive.restore(zone.path, run.run_id)
                 if restored:
                     log.warning("put %d archived file(s) of run %s back into %s/%s", len(restored), run.run_id,
                                 namespace, zone.name)

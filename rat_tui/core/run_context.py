@@ -83,7 +83,7 @@ class RunContext:
         fmt, files = zone_files(self.project.zone_dir(self.ref.namespace, zone), label)
         self.files_read[(self.ref.namespace, zone)] = files
         try:
-            return read_files(self.spark, fmt, files)
+            return read_files(self.spark, fmt, [self.project.landing_uri(f) for f in files])
         except Exception as exc:  # a file that vanished or cannot be parsed while Spark lists it
             raise RatError(f"cannot read landing zone {label}: {summarise(exc)[0]}") from None
 

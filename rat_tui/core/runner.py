@@ -6,8 +6,10 @@ import secrets
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .archive import LandingArchive
 from .errors import RatError, RunCancelled
 from .events import EventBus, RunFinished, RunQueued, RunStarted
 from .executor import Execution, RunOptions
@@ -40,8 +42,12 @@ class RunHandle:
 
 
 class Runner:
-    def __init__(self, project: Project, spark: SparkManager, state: StateDB, events: EventBus):
+    def __init__(self, project: Project, spark: SparkManager, state: StateDB, events: EventBus,
+                 landing_archive: LandingArchive | None = None,
+                 prepare: Callable[[PipelineRef], None] | None = None):
         self.project, self.spark, self.state, self.events = project, spark, state, events
+        self.landing_archive = landing_archive or LandingArchive()
+        self.prepare = prepare  # runs in the run's thread before phase 0 (e.g. refreshing the landing cache)
         self._pipeline_locks: dict[PipelineRef, threading.Lock] = defaultdict(threading.Lock)
         self._lock = threading.Lock()
         self.active: dict[str, RunHandle] = {}
@@ -103,10 +109,12 @@ class Runner:
                 record.status, record.started_at = "running", time.time()
                 self.state.update_run(record.run_id, status="running", started_at=record.started_at)
                 self.events.publish(RunStarted(record.run_id, record.pipeline, record.version))
+                if self.prepare is not None:
+                    self.prepare(handle.ref)
                 with self.spark.using() as spark:
                     Execution(
                         spark, self.project, record, handle.ref, handle.options, self.state, self.events,
-                        handle.cancelled, self.spark.ensure_catalog,
+                        handle.cancelled, self.spark.ensure_catalog, self.landing_archive,
                     ).run()
                 record.status = "success"
         except RunCancelled:

@@ -35,6 +35,16 @@ _SCHEMA: dict[str, Any] = {
     "tables": {"target_file_size_bytes": int, "per_table": dict},
     "zones": dict,
     "keymap": dict,
+    "storage": {
+        "type": str,
+        "endpoint": str,
+        "bucket": str,
+        "region": str,
+        "path_style": bool,
+        "prefix": str,
+        "direct": bool,
+        "retry_seconds": (int, float),
+    },
 }
 
 
@@ -64,6 +74,7 @@ class Settings:
     per_table: dict[str, dict] = field(default_factory=dict)
     zones: dict[str, dict] = field(default_factory=dict)
     keymap: dict[str, str] = field(default_factory=dict)
+    storage: dict[str, Any] = field(default_factory=dict)  # read by core.s3.config (type: local | s3)
 
 
 def target_file_size(settings: Settings, fqn: str) -> int:
@@ -159,6 +170,7 @@ def load_settings(root: Path) -> tuple[Settings, list[Problem]]:
         "per_table": tables.get("per_table"),
         "zones": clean.get("zones"),
         "keymap": {str(k): str(v) for k, v in clean.get("keymap", {}).items()} or None,
+        "storage": clean.get("storage"),
         **retention,
     }
     return Settings(**{k: v for k, v in kwargs.items() if v is not None}), problems

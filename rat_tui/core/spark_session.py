@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import RatError
+from .s3.config import S3Config
 from .events import EventBus, SessionStateChanged
 from .java import find_java_home, iceberg_jar
 from .project import Project
@@ -42,11 +43,11 @@ class SessionState(str, Enum):
     FAILED = "failed"
 
 
-def catalog_conf(namespace: str, warehouse: Path, catalog_type: str, properties: dict[str, str]) -> dict[str, str]:
-    """Spark settings registering one Iceberg catalog named after the namespace."""
+def catalog_conf(namespace: str, warehouse: str, catalog_type: str, properties: dict[str, str]) -> dict[str, str]:
+    """Spark settings registering one Iceberg catalog named after the namespace (`warehouse` is a URI)."""
     prefix = f"spark.sql.catalog.{namespace}"
     conf = {prefix: "org.apache.iceberg.spark.SparkCatalog", f"{prefix}.cache-enabled": "false",
-            f"{prefix}.warehouse": warehouse.resolve().as_uri()}
+            f"{prefix}.warehouse": warehouse}
     if catalog_type == "jdbc":
         # One catalog name per namespace in one database keeps tables `ns.layer.name`.
         conf[f"{prefix}.catalog-impl"] = "org.apache.iceberg.jdbc.JdbcCatalog"
@@ -82,6 +83,18 @@ def check_s3_jars(spark: "SparkSession", conf: dict[str, str]) -> None:
         raise RatError(
             f"the catalog of {', '.join(on_s3)} keeps data on S3, but Spark's S3 jars are missing: add "
             f"{' and '.join(missing)} to spark.jars_packages in rat.yaml (or their jar files to spark.extra_jars)")
+
+
+def s3a_conf(direct: S3Config | None) -> dict[str, str]:
+    """Hadoop's S3A settings for direct mode; credentials come from the AWS environment, as for boto3."""
+    if direct is None:
+        return {}
+    conf = {"spark.hadoop.fs.s3a.path.style.access": str(direct.path_style).lower(),
+            "spark.hadoop.fs.s3a.endpoint.region": direct.region}
+    if direct.endpoint:
+        conf["spark.hadoop.fs.s3a.endpoint"] = direct.endpoint
+        conf["spark.hadoop.fs.s3a.connection.ssl.enabled"] = str(direct.endpoint.startswith("https")).lower()
+    return conf
 
 
 def expand_environment(value: str, key: str) -> str:
@@ -173,7 +186,7 @@ class SparkManager:
         spark = self.session()
         settings = self.project.settings
         for key, value in catalog_conf(
-            namespace, self.project.warehouse_dir(namespace), settings.catalog_type, settings.catalog_properties
+            namespace, self.project.warehouse_uri(namespace), settings.catalog_type, settings.catalog_properties
         ).items():
             spark.conf.set(key, value)
         self._catalogs.add(namespace)
@@ -211,8 +224,9 @@ class SparkManager:
             conf["spark.driver.memory"] = settings.spark_driver_memory
         for ns in self.project.scan().namespaces:
             conf.update(
-                catalog_conf(ns.name, self.project.warehouse_dir(ns.name), settings.catalog_type, settings.catalog_properties)
+                catalog_conf(ns.name, self.project.warehouse_uri(ns.name), settings.catalog_type, settings.catalog_properties)
             )
+        conf.update(s3a_conf(self.project.direct_s3()))
         conf.update(settings.spark_conf)
         return conf
 

@@ -14,6 +14,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from .errors import RatError
 from .project import PipelineRef
@@ -63,11 +64,30 @@ class PublishedVersion:
                 "files": self.files, "pinned_from": self.pinned_from}
 
 
+class RemoteVersions(Protocol):
+    """Where file versions really live when the project is on a versioned bucket."""
+
+    def put(self, relpath: str, data: bytes) -> str:
+        """Store a new version; its id (the S3 VersionId)."""
+
+    def get(self, relpath: str, version_id: str) -> bytes: ...
+
+
+LOCAL_ONLY = "local-"  # ids of versions kept only on this machine (a working copy set aside by a pull)
+
+
 class VersionStore:
-    def __init__(self, state: StateDB, objects: Path, clock=time.time):
+    """Version rows in state.db; content in local blobs and, with a bucket, in its object versions.
+
+    With a remote, a version's id is the bucket's VersionId and the local blob is a cache
+    (and a safety net should the bucket's lifecycle rule expire a pinned version).
+    """
+
+    def __init__(self, state: StateDB, objects: Path, clock=time.time, remote: RemoteVersions | None = None):
         self.state = state
         self.objects = objects
         self.clock = clock
+        self.remote = remote
         state.script(_SCHEMA)
 
     # -- blobs ----------------------------------------------------------------------
@@ -92,7 +112,11 @@ class VersionStore:
         try:
             data = path.read_bytes()
         except FileNotFoundError:
-            raise RatError(f"file version {version_id} of {version.relpath} has lost its content (blob missing)") from None
+            if self.remote is None or version_id.startswith(LOCAL_ONLY):
+                raise RatError(f"file version {version_id} of {version.relpath} has lost its content (blob missing)") from None
+            data = self.remote.get(version.relpath, version_id)
+            if hashlib.sha256(data).hexdigest() == version.sha256:
+                self._write_blob(version.sha256, data)
         if hashlib.sha256(data).hexdigest() != version.sha256:
             raise RatError(f"file version {version_id} of {version.relpath} is damaged (checksum mismatch); not served")
         return data
@@ -124,16 +148,39 @@ class VersionStore:
         return [self._row(r) for r in self.state.query("SELECT * FROM file_versions ORDER BY created_at, rowid")]
 
     def record(self, relpath: str, data: bytes) -> str:
-        """The version id of this content; a new version only when the content changed."""
+        """The version id of this content; a new version only when the content changed.
+
+        With a remote the content is uploaded first: a failed upload records nothing.
+        """
         sha = hashlib.sha256(data).hexdigest()
         latest = self.latest(relpath)
-        if latest is not None and latest.sha256 == sha and self.blob_ok(latest):
+        if (latest is not None and latest.sha256 == sha and self.blob_ok(latest)
+                and (self.remote is None or not latest.version_id.startswith(LOCAL_ONLY))):
             return latest.version_id
         self._write_blob(sha, data)
-        version_id = f"{int(self.clock() * 1000):x}{secrets.token_hex(4)}"
-        self.state.execute(
-            "INSERT INTO file_versions VALUES (?, ?, ?, ?, ?)", (version_id, relpath, sha, len(data), self.clock()))
+        version_id = self.remote.put(relpath, data) if self.remote else self._new_id()
+        self._insert(version_id, relpath, data)
         return version_id
+
+    def keep_local(self, relpath: str, data: bytes) -> str:
+        """Set a working copy aside on this machine only (before a pull overwrites it)."""
+        self._write_blob(hashlib.sha256(data).hexdigest(), data)
+        version_id = f"{LOCAL_ONLY}{self._new_id()}"
+        self._insert(version_id, relpath, data)
+        return version_id
+
+    def adopt(self, relpath: str, version_id: str, data: bytes) -> None:
+        """Know a version someone else wrote to the bucket (pulled), without uploading it again."""
+        if self.state.query_one("SELECT 1 FROM file_versions WHERE version_id = ?", (version_id,)) is None:
+            self._write_blob(hashlib.sha256(data).hexdigest(), data)
+            self._insert(version_id, relpath, data)
+
+    def _new_id(self) -> str:
+        return f"{int(self.clock() * 1000):x}{secrets.token_hex(4)}"
+
+    def _insert(self, version_id: str, relpath: str, data: bytes) -> None:
+        self.state.execute("INSERT INTO file_versions VALUES (?, ?, ?, ?, ?)",
+                           (version_id, relpath, hashlib.sha256(data).hexdigest(), len(data), self.clock()))
 
     def delete_versions(self, version_ids: list[str]) -> int:
         """Forget file versions (purge); blobs no other version uses are removed too."""

@@ -25,6 +25,8 @@ from .quality import row_values
 from .recovery import drop_leftovers, mark_orphans
 from .run_context import RunContext
 from .run_log import RunLog
+from .s3.config import s3_config
+from .s3.remote import Remote
 from .runner import RunHandle, Runner
 from .settings import target_file_size
 from .settings_edit import set_values
@@ -49,11 +51,18 @@ class Workbench:
         self.events = EventBus()
         self.state = StateDB(self.project.state_dir / "state.db")
         self.spark = SparkManager(self.project, self.events)
-        self.runner = Runner(self.project, self.spark, self.state, self.events)
-        self.versions = VersionStore(self.state, self.project.state_dir / "objects")
+        config = s3_config(self.project.settings)
+        self.remote = Remote(self.project, self.state, config) if config else None
+        self.runner = Runner(self.project, self.spark, self.state, self.events,
+                             self.remote.landing_archive if self.remote else None,
+                             self.remote.prepare_run if self.remote else None)
+        self.versions = VersionStore(self.state, self.project.state_dir / "objects",
+                                     remote=self.remote.sync if self.remote else None)
+        if self.remote:
+            self.remote.sync.versions = self.versions
         self.run_log = RunLog(self.project.state_dir / "logs" / "runs.jsonl")
         self.events.subscribe(self.run_log)
-        self.recovered = mark_orphans(self.state, self.project)
+        self.recovered = mark_orphans(self.state, self.project, self.runner.landing_archive)
         self._cleanup_lock = threading.Lock()
 
     def close(self) -> None:
@@ -91,7 +100,8 @@ class Workbench:
             for ref in ns.pipelines:
                 last = self.state.runs(ref.fqn, limit=1)
                 pipelines.append({"ref": ref, "last_status": last[0].status if last else None,
-                                  "published": self.versions.current(ref) is not None, "drift": self.drift(ref)})
+                                  "published": self.versions.current(ref) is not None, "drift": self.drift(ref),
+                                  "remote": self.remote.pipeline_state(ref) if self.remote else None})
             zones = [{"name": z.name, "files": len(z.active_files())} for z in ns.zones]
             ns_tables = []
             for fqn, ref in tables.items():
@@ -361,6 +371,9 @@ class Workbench:
         expected = self.zone_settings(namespace, zone)["schema"]
         columns = list(expected) if isinstance(expected, dict) else expected
         files = upload(zone_dir, [Path(p).expanduser().resolve() for p in paths], as_name, replace, columns, progress)
+        if self.remote:  # the file and its sample go to the bucket, where the team's runs read them
+            self.remote.ensure_connected()
+            self.remote.sync.sync_zone(namespace, zone)
         return {"files": files}
 
     def auto_purge(self, now: float | None = None) -> dict:
@@ -432,6 +445,33 @@ class Workbench:
                 (base / name).unlink()
         for name, data in files.items():
             self._atomic_write(base / name, data)
+            if self.remote:  # the bucket's working copy follows, as a new object version
+                self.versions.record(f"{ref.relpath.as_posix()}/{name}", data)
+
+    # -- the bucket ---------------------------------------------------------------------
+    def _remote(self) -> Remote:
+        if self.remote is None:
+            raise RatError("this project has no bucket: set storage.type: s3 (and storage.bucket) in rat.yaml")
+        return self.remote
+
+    def connect_remote(self) -> dict:
+        return self._remote().connect()
+
+    def remote_status(self) -> dict:
+        remote = self._remote()
+        remote.ensure_connected()
+        return {"bucket": remote.bucket.where, "changes": [c.as_dict() for c in remote.status()]}
+
+    def pull(self, paths: list[str] | None = None, force: bool = False) -> dict:
+        remote = self._remote()
+        remote.ensure_connected()
+        return {"pulled": remote.pull(paths, force)}
+
+    def push(self) -> dict:
+        """Upload the working folder's pipelines and landing zones (e.g. a project moving to a bucket)."""
+        remote = self._remote()
+        remote.bucket.check()
+        return remote.push()
 
     # -- files ----------------------------------------------------------------------
     def write(self, relpath: str, content: str) -> dict:

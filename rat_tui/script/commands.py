@@ -202,3 +202,18 @@ def _zone_settings(ctx: ScriptContext, a: argparse.Namespace, body: str | None) 
     if not changes:
         return {"settings": ctx.wb.zone_settings(a.namespace, a.zone)}
     return {"settings": ctx.wb.set_zone_settings(a.namespace, a.zone, **changes)}
+
+
+@command("remote-status")
+def _remote_status(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.remote_status()
+
+
+@command("pull", arg("paths", nargs="*"), arg("--force", action="store_true"))
+def _pull(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.pull(a.paths or None, a.force)
+
+
+@command("push")
+def _push(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.push()

@@ -58,6 +58,8 @@ def execute(ctx: ScriptContext, lines: list[ScriptLine], out: TextIO = sys.stdou
     wb = ctx.wb
     unsubscribe = wb.events.subscribe(lambda event: emit(event.as_dict(), out)) if events else None
     try:
+        if wb.remote is not None:
+            wb.connect_remote()  # credentials and versioning checked, new files pulled, before line 1
         if wb.needs_cleanup():
             for done in wb.cleanup_leftovers():
                 print(f"rat-tui: {done}", file=sys.stderr)

@@ -1,0 +1,216 @@
+"""One versioned bucket through boto3: every call retried on throttling, 5xx and lost connections.
+
+Retries use exponential backoff with full jitter, bounded by `retry_seconds`; a refused
+credential fails at once, since waiting never fixes it.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import random
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import boto3
+import botocore.exceptions
+from botocore.config import Config
+
+from ..errors import RatError
+from .config import S3Config
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+_AUTH_CODES = {"InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "ExpiredToken", "InvalidToken",
+               "AuthorizationHeaderMalformed", "InvalidClientTokenId", "AccountProblem"}
+_RETRY_CODES = {"SlowDown", "Throttling", "ThrottlingException", "RequestTimeout", "ServiceUnavailable",
+                "InternalError", "RequestLimitExceeded", "TooManyRequests"}
+_CONNECTION_ERRORS = (botocore.exceptions.HTTPClientError, botocore.exceptions.ConnectionError)
+_BACKOFF_BASE = 0.2
+_BACKOFF_CAP = 5.0
+SHA_METADATA = "sha256"  # stored with every object we write, so content is verifiable without downloading
+
+
+@dataclass(frozen=True)
+class ObjectInfo:
+    key: str
+    etag: str
+    size: int
+    version_id: str | None = None
+    sha256: str | None = None
+
+
+def error_code(exc: Exception) -> str:
+    if isinstance(exc, botocore.exceptions.ClientError):
+        return str(exc.response.get("Error", {}).get("Code", ""))
+    return ""
+
+
+def _status(exc: botocore.exceptions.ClientError) -> int:
+    return int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
+
+
+def is_missing(exc: Exception) -> bool:
+    return isinstance(exc, botocore.exceptions.ClientError) and (
+        error_code(exc) in {"NoSuchKey", "NoSuchVersion", "404", "NotFound"} or _status(exc) == 404)
+
+
+class Bucket:
+    def __init__(self, config: S3Config, sleep: Callable[[float], None] = time.sleep):
+        self.config = config
+        self.sleep = sleep
+        self.where = f"bucket {config.bucket}" + (f" at {config.endpoint}" if config.endpoint else "")
+        session = boto3.session.Session()  # credentials from the AWS environment variables or profile
+        self.client = session.client(
+            "s3", endpoint_url=config.endpoint, region_name=config.region,
+            config=Config(s3={"addressing_style": "path" if config.path_style else "auto"},
+                          retries={"max_attempts": 1}, connect_timeout=5, read_timeout=60),
+        )
+
+    # -- the retry loop --------------------------------------------------------------
+    def call(self, what: str, operation: Callable[[], T]) -> T:
+        """Run one S3 operation; `what` names it in messages ("upload of ns/pipelines/...")."""
+        deadline = time.monotonic() + self.config.retry_seconds
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return operation()
+            except botocore.exceptions.NoCredentialsError:
+                raise RatError(f"no S3 credentials for {self.where}: set AWS_ACCESS_KEY_ID and "
+                               "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) in the environment") from None
+            except botocore.exceptions.ClientError as exc:
+                code = error_code(exc)
+                if code in _AUTH_CODES or _status(exc) == 403:
+                    raise RatError(f"{self.where} refused the credentials ({code or 'HTTP 403'}) during {what}: "
+                                   "check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or AWS_PROFILE") from None
+                if not (code in _RETRY_CODES or _status(exc) >= 500 or _status(exc) == 429):
+                    raise
+                reason = f"{code} (HTTP {_status(exc)})"
+            except _CONNECTION_ERRORS as exc:
+                reason = str(exc).splitlines()[0]
+            pause = random.uniform(0, min(_BACKOFF_CAP, _BACKOFF_BASE * 2 ** attempt))
+            if time.monotonic() + pause > deadline:
+                raise RatError(f"{self.where} did not complete {what} after {attempt} attempt(s) over "
+                               f"{self.config.retry_seconds:g} s: {reason}") from None
+            log.warning("%s: %s failed (%s); retry %d in %.1f s", self.where, what, reason, attempt, pause)
+            self.sleep(pause)
+
+    # -- bucket ----------------------------------------------------------------------
+    def check(self) -> None:
+        """The bucket exists, the credentials work and versioning is on; otherwise one clear sentence."""
+        try:
+            self.call("a bucket check", lambda: self.client.head_bucket(Bucket=self.config.bucket))
+        except botocore.exceptions.ClientError as exc:
+            if is_missing(exc) or error_code(exc) == "NoSuchBucket":
+                raise RatError(f"{self.where} does not exist; create it (docker-compose.minio.yml does)") from None
+            raise RatError(f"{self.where} cannot be used: {error_code(exc) or exc}") from None
+        status = self.call("reading the versioning status",
+                           lambda: self.client.get_bucket_versioning(Bucket=self.config.bucket)).get("Status")
+        if status != "Enabled":
+            raise RatError(
+                f"{self.where} does not have versioning enabled (status: {status or 'never enabled'}); "
+                "publish and rollback pin object versions, so enable it: "
+                f"`mc version enable ALIAS/{self.config.bucket}` or `aws s3api put-bucket-versioning "
+                f"--bucket {self.config.bucket} --versioning-configuration Status=Enabled`")
+
+    # -- objects -------------------------------------------------------------------
+    def put(self, relpath: str, body: bytes | Path) -> ObjectInfo:
+        """Write an object (a new version of it) with its sha256 in the metadata."""
+        key = self.config.key(relpath)
+        sha = hashlib.sha256(body).hexdigest() if isinstance(body, bytes) else file_sha(body)
+
+        def attempt() -> dict:
+            if isinstance(body, bytes):
+                return self.client.put_object(Bucket=self.config.bucket, Key=key, Body=body,
+                                              Metadata={SHA_METADATA: sha})
+            with body.open("rb") as fh:  # reopened on every attempt: a retry starts from byte 0
+                return self.client.put_object(Bucket=self.config.bucket, Key=key, Body=fh,
+                                              Metadata={SHA_METADATA: sha})
+
+        reply = self.call(f"the upload of {relpath}", attempt)
+        size = len(body) if isinstance(body, bytes) else body.stat().st_size
+        return ObjectInfo(relpath, reply["ETag"], size, reply.get("VersionId"), sha)
+
+    def head(self, relpath: str, version_id: str | None = None) -> ObjectInfo | None:
+        extra = {"VersionId": version_id} if version_id else {}
+        try:
+            reply = self.call(f"reading {relpath}", lambda: self.client.head_object(
+                Bucket=self.config.bucket, Key=self.config.key(relpath), **extra))
+        except botocore.exceptions.ClientError as exc:
+            if is_missing(exc) or _status(exc) == 400:
+                return None
+            raise
+        return ObjectInfo(relpath, reply["ETag"], reply["ContentLength"], reply.get("VersionId"),
+                          reply.get("Metadata", {}).get(SHA_METADATA))
+
+    def get(self, relpath: str, version_id: str | None = None) -> tuple[bytes, ObjectInfo]:
+        extra = {"VersionId": version_id} if version_id else {}
+
+        def attempt() -> tuple[bytes, dict]:
+            reply = self.client.get_object(Bucket=self.config.bucket, Key=self.config.key(relpath), **extra)
+            return reply["Body"].read(), reply
+
+        try:
+            data, reply = self.call(f"the download of {relpath}", attempt)
+        except botocore.exceptions.ClientError as exc:
+            if is_missing(exc):
+                which = f"version {version_id} of " if version_id else ""
+                raise RatError(f"{which}{relpath} is not in {self.where} (deleted, or expired by the "
+                               "bucket's lifecycle rule)") from None
+            raise
+        return data, ObjectInfo(relpath, reply["ETag"], len(data), reply.get("VersionId"),
+                                reply.get("Metadata", {}).get(SHA_METADATA))
+
+    def download(self, relpath: str, target: Path) -> ObjectInfo:
+        """The current object into `target`, atomically (a hidden temp name, then rename)."""
+        data, info = self.get(relpath)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temp = target.with_name(f".{target.name}.s3-{secrets.token_hex(3)}")
+        temp.write_bytes(data)
+        os.replace(temp, target)
+        return info
+
+    def list(self, relprefix: str) -> dict[str, ObjectInfo]:
+        """Current objects under a prefix, by project-relative path."""
+        def attempt() -> dict[str, ObjectInfo]:
+            found = {}
+            pages = self.client.get_paginator("list_objects_v2").paginate(
+                Bucket=self.config.bucket, Prefix=self.config.key(relprefix))
+            for page in pages:
+                for item in page.get("Contents", []):
+                    relpath = self.config.relpath(item["Key"])
+                    found[relpath] = ObjectInfo(relpath, item["ETag"], item["Size"])
+            return found
+
+        return self.call(f"listing {relprefix or 'the bucket'}", attempt)
+
+    def copy(self, source: str, target: str) -> ObjectInfo:
+        reply = self.call(f"copying {source} to {target}", lambda: self.client.copy_object(
+            Bucket=self.config.bucket, Key=self.config.key(target),
+            CopySource={"Bucket": self.config.bucket, "Key": self.config.key(source)}))
+        etag = reply.get("CopyObjectResult", {}).get("ETag", "")
+        return ObjectInfo(target, etag, 0, reply.get("VersionId"))
+
+    def delete(self, relpath: str) -> None:
+        """Delete the current object (a versioned bucket keeps it as a non-current version)."""
+        self.call(f"deleting {relpath}", lambda: self.client.delete_object(
+            Bucket=self.config.bucket, Key=self.config.key(relpath)))
+
+    def move(self, source: str, target: str) -> None:
+        """Copy, then delete: a failure in between leaves both, never neither."""
+        self.copy(source, target)
+        self.delete(source)
+
+
+def file_sha(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()

@@ -1,0 +1,73 @@
+"""The project's bucket as the Workbench uses it: connect, status, pull, push, and landing before runs."""
+from __future__ import annotations
+
+import threading
+
+from ..project import PipelineRef, Project
+from ..state import StateDB
+from .bucket import Bucket
+from .config import S3Config
+from .landing import BucketLandingArchive
+from .sync import ProjectSync, RemoteChange
+
+
+class Remote:
+    def __init__(self, project: Project, state: StateDB, config: S3Config):
+        self.config = config
+        self.bucket = Bucket(config)
+        self.sync = ProjectSync(project, self.bucket, state)
+        self.landing_archive = BucketLandingArchive(project, self.sync)
+        self.changes: dict[str, str] = {}  # the last known remote changes, by path (no network to read)
+        self._connected = False
+        self._lock = threading.Lock()
+
+    def connect(self) -> dict:
+        """Check the bucket (credentials, versioning); bring in files this folder has never seen."""
+        with self._lock:
+            self.bucket.check()
+            pulled = self.refresh()
+            landing = {ns: self.sync.sync_landing(ns) for ns in self.sync.namespaces()}
+            self._connected = True
+        return {"bucket": self.bucket.where, "pulled": pulled, "landing": landing}
+
+    def refresh(self) -> list[dict]:
+        """Look for remote changes; files new to this folder come in at once (nothing here to lose)."""
+        new = [c.path for c in self.status() if c.state == "new"]
+        return self.pull(new, force=False) if new else []
+
+    def ensure_connected(self) -> None:
+        if not self._connected:
+            self.connect()
+
+    def status(self) -> list[RemoteChange]:
+        changes = self.sync.remote_changes()
+        self.changes = {c.path: c.state for c in changes}
+        return changes
+
+    def pull(self, paths: list[str] | None, force: bool) -> list[dict]:
+        pulled = self.sync.pull(paths, force)
+        self.status()
+        return pulled
+
+    def push(self) -> dict:
+        pushed = self.sync.push_pipelines()
+        landing = {ns: self.sync.sync_landing(ns) for ns in sorted(set(self.sync.namespaces()) | self._local_namespaces())}
+        self.status()
+        return {"pipelines": pushed, "landing": landing}
+
+    def _local_namespaces(self) -> set[str]:
+        return {ns.name for ns in self.sync.project.scan().namespaces}
+
+    def prepare_run(self, ref: PipelineRef) -> None:
+        """Before a run: the landing cache of its namespace matches the bucket (by ETag)."""
+        self.ensure_connected()
+        self.sync.sync_landing(ref.namespace)
+
+    def pipeline_state(self, ref: PipelineRef) -> str | None:
+        """new / changed / conflict when the bucket holds a version of this pipeline not pulled yet."""
+        base = f"{ref.relpath.as_posix()}/"
+        states = {state for path, state in self.changes.items() if path.startswith(base)}
+        for state in ("conflict", "changed", "new"):
+            if state in states:
+                return state
+        return None
