@@ -1,12 +1,15 @@
 """Archival of landing files when the zones live in a bucket: the local cache and the objects move together."""
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from ..archive import LandingArchive
 from ..errors import RatError
 from ..project import Project
 from .sync import ProjectSync
+
+log = logging.getLogger(__name__)
 
 
 class BucketLandingArchive(LandingArchive):
@@ -25,10 +28,16 @@ class BucketLandingArchive(LandingArchive):
             self.sync.archive(self.project.rel(zone_dir), moved, run_id)
         except RatError as exc:
             super().restore(zone_dir, run_id)
-            raise RatError(f"archiving in the bucket failed, all files were put back: {exc.sentence()}") from None
+            raise RatError(f"archiving in the bucket failed ({exc.sentence()}); the files were put back "
+                           "(in the bucket as soon as it answers again), nothing was merged") from None
         return moved
 
     def restore(self, zone_dir: Path, run_id: str) -> list[str]:
+        restored = super().restore(zone_dir, run_id)
         zone = self.project.rel(zone_dir)
-        restored_remote = [p[len(zone) + 1:] for p in self.sync.restore(zone, run_id)]
-        return sorted(set(super().restore(zone_dir, run_id)) | set(restored_remote))
+        try:
+            restored_remote = [p[len(zone) + 1:] for p in self.sync.restore(zone, run_id)]
+        except RatError as exc:  # remembered by the sync; retried before the zone is next read
+            log.warning("the bucket's copy of %s/_processed/%s goes back later: %s", zone, run_id, exc.sentence())
+            return restored
+        return sorted(set(restored) | set(restored_remote))

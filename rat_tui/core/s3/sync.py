@@ -10,6 +10,7 @@ edit from a remote one.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -32,6 +33,11 @@ CREATE TABLE IF NOT EXISTS s3_synced (
     sha256 TEXT NOT NULL,
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS s3_pending_restores (   -- archival undone locally, not yet in the bucket
+    zone TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    PRIMARY KEY (zone, run_id)
 );
 """
 
@@ -188,6 +194,7 @@ class ProjectSync:
 
     def sync_zone(self, namespace: str, zone: str) -> dict:
         """Make the zone's active files and samples equal on both sides; `_processed/` moves itself."""
+        self.retry_restores()
         prefix = f"{namespace}/landing/{zone}/"
         remote = {k: v for k, v in self.bucket.list(prefix).items() if not _archived(k, prefix)}
         zone_dir = self.project.root / prefix
@@ -243,11 +250,31 @@ class ProjectSync:
                 self.bucket.move(source, target)
                 self._forget(source)
         except RatError:
-            self.restore(zone_relpath, run_id)
+            with contextlib.suppress(RatError):  # unreachable: remembered and retried before the next sync
+                self.restore(zone_relpath, run_id)
             raise
 
     def restore(self, zone_relpath: str, run_id: str) -> list[str]:
-        """Put a run's archived objects back; an object whose name is taken again stays archived."""
+        """Put a run's archived objects back; an object whose name is taken again stays archived.
+
+        When the bucket cannot be reached the restore is remembered and retried by
+        `retry_restores` (before the next sync), so the zone never stays half-archived.
+        """
+        try:
+            restored = self._restore(zone_relpath, run_id)
+        except RatError:
+            self.state.execute("INSERT OR IGNORE INTO s3_pending_restores VALUES (?, ?)", (zone_relpath, run_id))
+            raise
+        self.state.execute("DELETE FROM s3_pending_restores WHERE zone = ? AND run_id = ?", (zone_relpath, run_id))
+        return restored
+
+    def retry_restores(self) -> list[str]:
+        restored = []
+        for row in self.state.query("SELECT zone, run_id FROM s3_pending_restores"):
+            restored += self.restore(row["zone"], row["run_id"])
+        return restored
+
+    def _restore(self, zone_relpath: str, run_id: str) -> list[str]:
         prefix = f"{zone_relpath}/_processed/{run_id}/"
         restored = []
         for relpath in sorted(self.bucket.list(prefix)):
