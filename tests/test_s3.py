@@ -249,3 +249,17 @@ def test_a_failed_move_in_the_bucket_puts_every_file_back(own_server, tmp_path):
     stored = keys(own_server, bucket, "ecommerce/landing/orders/")
     assert [k for k in stored if "_processed" in k] == []
     assert sorted(k.rsplit("/", 1)[-1] for k in stored if k.count("/") == 3) == [f.name for f in files]
+
+
+def test_a_save_in_the_editor_uploads_a_new_version_and_a_failed_upload_is_reported(pushed, s3_env):
+    wb, bucket = pushed
+    path = wb.project.root / PIPE / "pipeline.sql"
+    path.write_text(path.read_text() + "\n-- saved in the editor\n")
+    assert wb.record_saves([f"{PIPE}/pipeline.sql"]) == {}
+    current = s3_env.client().get_object(Bucket=bucket, Key=f"{PIPE}/pipeline.sql")["Body"].read()
+    assert current == path.read_bytes() and len(versions_of(s3_env, bucket, f"{PIPE}/pipeline.sql")) == 2
+
+    s3_env.client().put_object(Bucket=bucket, Key=f"{PIPE}/config.yaml", Body=b"merge_strategy: full_refresh\n")
+    (wb.project.root / PIPE / "config.yaml").write_text("merge_strategy: append_only\n")
+    problems = wb.record_saves([f"{PIPE}/config.yaml"])
+    assert "changed in bucket" in problems[f"{PIPE}/config.yaml"]

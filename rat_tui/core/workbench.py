@@ -486,6 +486,18 @@ class Workbench:
             self.versions.record(relpath, target.read_bytes())
         return {"path": relpath}
 
+    def record_saves(self, relpaths: list[str]) -> dict[str, str]:
+        """Version saved pipeline files (with a bucket: upload them); {path: problem} for those that failed."""
+        problems = {}
+        for relpath in relpaths:
+            file = self.project.root / relpath
+            if file.is_file():
+                try:
+                    self.versions.record(relpath, file.read_bytes())
+                except RatError as exc:
+                    problems[relpath] = exc.sentence()
+        return problems
+
     def pipeline_of(self, relpath: str) -> PipelineRef | None:
         """The pipeline a project file belongs to, when it is one of its versioned files."""
         parts = relpath.split("/")

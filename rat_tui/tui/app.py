@@ -43,6 +43,8 @@ from .components.zone_view import ZoneView
 from .keymap import DEFAULT_KEYMAP, bindings, resolve_keymap
 from .messages import ActionDone, ActionFailed, CoreEvent, FilesChanged, UploadProgress
 
+REMOTE_CHECK_SECONDS = 30  # how often the bucket is asked for colleagues' edits
+
 
 class ActionCommands(Provider):
     """The command palette offers every keymap action by name."""
@@ -122,6 +124,11 @@ class RatApp(App):
         else:
             self.auto_purge()
             self.set_interval(86400, self.auto_purge)
+            if self.workbench.remote is not None:
+                self.query_one(StatusBar).update_status(bucket=self.workbench.remote.config.bucket,
+                                                        bucket_state="connecting")
+                self.check_remote()
+                self.set_interval(REMOTE_CHECK_SECONDS, self.check_remote)
 
     # -- headless script --------------------------------------------------------------
     @work(thread=True, group="script")
@@ -389,6 +396,28 @@ class RatApp(App):
                 handle = self.workbench.request_run(self.workbench.resolve(fqn), trigger="landing")
                 self.post_message(ActionDone("auto-run", f"new files in {change.zone}: running {fqn} ({handle.run_id})"))
 
+    @work(thread=True, exclusive=True, group="remote")
+    def check_remote(self) -> None:
+        """Connect on the first call, then look for colleagues' edits; new files come in at once."""
+        remote = self.workbench.remote
+        assert remote is not None
+        try:
+            first = not remote.connected
+            pulled = remote.connect()["pulled"] if first else remote.refresh()
+        except RatError as exc:
+            state = "refused credentials" if "credentials" in exc.message else "unreachable"
+            if self.query_one(StatusBar).bucket_state != state:
+                self.post_message(ActionFailed("bucket", exc.sentence()))
+            self.call_from_thread(self.query_one(StatusBar).update_status, bucket_state=state)
+            return
+        waiting = len(remote.changes) - len(pulled)
+        self.call_from_thread(self.query_one(StatusBar).update_status,
+                              bucket_state=f"{waiting} change(s) to pull" if waiting else "in step")
+        if first or pulled or remote.changes:
+            self.call_from_thread(self.refresh_tree)
+        if pulled:
+            self.post_message(ActionDone("bucket", f"pulled {len(pulled)} new file(s) from the bucket"))
+
     @work(thread=True, group="purge")
     def auto_purge(self) -> None:
         result = self.workbench.auto_purge()
@@ -438,10 +467,8 @@ class RatApp(App):
     @work(thread=True, group="watch")
     def auto_run(self, change: PipelineChanged) -> None:
         wb = self.workbench
-        for path in change.paths:
-            file = wb.project.root / path
-            if file.is_file():
-                wb.versions.record(path, file.read_bytes())
+        for path, problem in wb.record_saves(change.paths).items():  # a failed upload does not stop the draft run
+            self.post_message(ActionFailed(f"save {path}", problem))
         if not wb.project.pipeline_dir(change.pipeline).is_dir():
             return
         try:
@@ -454,8 +481,10 @@ class RatApp(App):
     def on_action_done(self, message: ActionDone) -> None:
         if message.summary:
             self.notify(message.summary, title=message.action)
+        if message.action == "pull":
+            self.check_remote()
         if message.action in ("publish", "rollback", "rollback table", "purge", "compact", "doctor fix", "upload",
-                              "zone settings"):
+                              "zone settings", "pull"):
             self.refresh_tree()
             if self.selected is not None:
                 self.load_detail(self.selected)
@@ -653,6 +682,30 @@ class RatApp(App):
             self.watcher.stop()
         self.query_one(StatusBar).update_status(watching=self.watch_enabled)
         self.notify(f"Watch {'on' if self.watch_enabled else 'off'}")
+
+    def action_pull(self) -> None:
+        """Bring the bucket's newer files in: of the selected pipeline, or all of them."""
+        remote = self.workbench.remote
+        if remote is None:
+            self.notify("This project has no bucket (set storage: in rat.yaml).", severity="warning")
+            return
+        ref = self.selected.ref if self.selected is not None and self.selected.kind == "pipeline" else None
+        base = f"{ref.relpath.as_posix()}/" if ref is not None else ""
+        paths = [base.rstrip("/")] if ref is not None else None
+        conflicts = [p for p, state in remote.changes.items() if state == "conflict" and p.startswith(base)]
+
+        def pull(force: bool) -> None:
+            self.run_in_worker("pull", self._pull, paths, force, done="pulled {result[count]} file(s) from the bucket")
+
+        if conflicts:
+            self.push_screen(Confirm(f"Take the bucket's copy of {len(conflicts)} file(s) you also edited?",
+                                     "\n".join(conflicts) + "\n\nYour edits are kept as local versions (versions panel)."),
+                             lambda yes: pull(True) if yes else None)
+        else:
+            pull(False)
+
+    def _pull(self, paths: list[str] | None, force: bool) -> dict:
+        return {"count": len(self.workbench.pull(paths, force)["pulled"])}
 
     def action_refresh(self) -> None:
         self.refresh_tree()

@@ -29,6 +29,7 @@ DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
     KeyAction("upload", "u", "upload", "Upload to zone", show=False),
     KeyAction("zone_settings", "e", "zone_settings", "Edit zone settings", show=False),
     KeyAction("doctor", "D", "doctor", "Doctor", show=False),
+    KeyAction("pull", "g", "pull", "Pull from bucket", show=False),
     KeyAction("watch", "w", "toggle_watch", "Watch"),
     KeyAction("refresh", "f5", "refresh", "Refresh", show=False),
     KeyAction("tree", "f1", "focus_tree", "Focus tree", show=False),

@@ -35,6 +35,10 @@ class Remote:
         new = [c.path for c in self.status() if c.state == "new"]
         return self.pull(new, force=False) if new else []
 
+    @property
+    def connected(self) -> bool:
+        return self._connected
+
     def ensure_connected(self) -> None:
         if not self._connected:
             self.connect()

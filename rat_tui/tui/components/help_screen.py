@@ -15,6 +15,8 @@ EXTRA_KEYS = [
     ("Tab / Shift+Tab", "move focus between panels"),
     ("Ctrl+P", "command palette: every action by name"),
     ("Escape", "close a dialog"),
+    ("* (tree)", "the working copy differs from the published version"),
+    ("⇣ / ⇣! (tree)", "a newer version is in the bucket (pull it) / edited here and in the bucket"),
 ]
 
 

@@ -14,6 +14,10 @@ STATUS_MARK = {"success": ("●", "green"), "failed": ("●", "red"), "cancelled
                "running": ("◐", "cyan"), "queued": ("○", "cyan"), None: ("○", "grey50")}
 
 
+# A newer version of the pipeline's files is in the bucket (g pulls it).
+REMOTE_MARK = {"changed": (" ⇣", "cyan"), "new": (" ⇣", "cyan"), "conflict": (" ⇣!", "bold red")}
+
+
 @dataclass(frozen=True)
 class NodeData:
     kind: str  # namespace | pipeline | zone | table
@@ -47,6 +51,8 @@ class ProjectTree(Tree[NodeData]):
                     label = Text.assemble((f"{mark} ", colour), ref.name)
                     if pipe["drift"]:
                         label.append(" *", style="yellow")
+                    if pipe.get("remote"):
+                        label.append(*REMOTE_MARK[pipe["remote"]])
                     node = layer_node.add_leaf(label, NodeData("pipeline", ref.namespace, ref.name, ref))
                     if selected == node.data:
                         target = node

@@ -1,4 +1,4 @@
-"""Status bar: Spark session state, watch on/off, running and queued runs."""
+"""Status bar: Spark session state, watch on/off, running and queued runs, the bucket (if any)."""
 from __future__ import annotations
 
 from rich.text import Text
@@ -13,6 +13,7 @@ class StatusBar(Static):
         self.spark_state, self.spark_reason, self.master = "stopped", "", ""
         self.watching, self.running, self.queued = False, 0, 0
         self.executors, self.cores = 0, 0
+        self.bucket, self.bucket_state = "", ""  # e.g. "rat", "2 changes to pull" / "unreachable"
 
     def on_mount(self) -> None:
         self.render_status()
@@ -38,4 +39,8 @@ class StatusBar(Static):
         text.append("  │  watch ")
         text.append("on" if self.watching else "off", style="green" if self.watching else "grey50")
         text.append(f"  │  running {self.running} · queued {self.queued}")
+        if self.bucket:
+            text.append(f"  │  bucket {self.bucket} ")
+            text.append(self.bucket_state, style="red" if "unreachable" in self.bucket_state or "refused" in
+                        self.bucket_state else "cyan" if self.bucket_state != "in step" else "green")
         self.update(text)

@@ -1,0 +1,36 @@
+"""The TUI on a project kept in a bucket: a colleague's edit shows in the tree and `g` pulls it."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from rat_tui.core.workbench import Workbench
+from rat_tui.tui.app import RatApp
+from rat_tui.tui.components.status_bar import StatusBar
+from tests.conftest import SAMPLE
+from tests.s3helpers import bucket_project, new_bucket
+from tests.tui_helpers import screen, select, until
+
+PIPE = "ecommerce/pipelines/silver/clean_orders/pipeline.sql"
+FQN = "ecommerce.silver.clean_orders"
+
+
+async def test_a_colleagues_edit_is_marked_in_the_tree_and_pulled_with_g(s3_env, tmp_path: Path):
+    bucket = new_bucket(s3_env)
+    mine = Workbench(bucket_project(tmp_path / "mine", s3_env, bucket, SAMPLE))
+    mine.push()
+    theirs = Workbench(bucket_project(tmp_path / "theirs", s3_env, bucket))
+    theirs.connect_remote()
+    edited = (theirs.project.root / PIPE).read_text() + "\n-- filter tuned by a colleague\n"
+    theirs.write(PIPE, edited)
+
+    app = RatApp(mine, watch=False, warm_spark=False)
+    async with app.run_test(size=(140, 45)) as pilot:
+        bar = app.query_one(StatusBar)
+        await until(pilot, lambda: bar.bucket_state == "1 change(s) to pull", 30, "the bucket check")
+        await select(pilot, "pipeline", FQN)
+        await until(pilot, lambda: "clean_orders ⇣" in screen(app), 10, "the remote mark in the tree")
+        assert f"bucket {bucket} 1 change(s) to pull" in screen(app)
+        await pilot.press("g")
+        await until(pilot, lambda: bar.bucket_state == "in step", 30, "the pull")
+        await until(pilot, lambda: "clean_orders ⇣" not in screen(app), 10, "the mark to go")
+    assert (mine.project.root / PIPE).read_text() == edited
