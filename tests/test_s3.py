@@ -263,3 +263,97 @@ def test_a_save_in_the_editor_uploads_a_new_version_and_a_failed_upload_is_repor
     (wb.project.root / PIPE / "config.yaml").write_text("merge_strategy: append_only\n")
     problems = wb.record_saves([f"{PIPE}/config.yaml"])
     assert "changed in bucket" in problems[f"{PIPE}/config.yaml"]
+
+
+def test_a_project_with_local_history_pushes_everything_and_then_pins_object_versions(s3_env, tmp_path):
+    project = bucket_project(tmp_path / "a", s3_env, new_bucket(s3_env), SAMPLE)
+    settings = (project / "rat.yaml").read_text()
+    (project / "rat.yaml").write_text(settings.split("storage:")[0])  # first a purely local project
+    local = Workbench(project)
+    assert local.remote is None
+    local_pin = local.publish(FQN, "before the bucket")["files"]["pipeline.sql"]
+
+    (project / "rat.yaml").write_text(settings)
+    wb = Workbench(project)
+    pushed = wb.push()["pipelines"]
+    bucket = wb.remote.config.bucket
+    assert f"{PIPE}/pipeline.sql" in pushed and f"{PIPE}/pipeline.sql" in keys(s3_env, bucket)
+    pinned = wb.publish(FQN, "on the bucket")["files"]["pipeline.sql"]
+    assert pinned != local_pin
+    assert pinned == versions_of(s3_env, bucket, f"{PIPE}/pipeline.sql")[0]["VersionId"]
+
+
+def test_deleting_a_pipeline_file_deletes_the_object(pushed, s3_env):
+    wb, bucket = pushed
+    test_file = f"{PIPE}/tests/quality/positive_amount.sql"
+    (wb.project.root / test_file).unlink()
+    assert wb.record_saves([test_file]) == {}
+    assert test_file not in keys(s3_env, bucket)
+    assert len(versions_of(s3_env, bucket, test_file)) == 1  # the old content is still a (non-current) version
+
+
+def test_retries_back_off_exponentially_with_jitter_and_stop_at_the_deadline(s3_env):
+    import socket
+
+    from rat_tui.core.s3.bucket import Bucket
+    from rat_tui.core.s3.config import S3Config
+
+    with socket.socket() as sock:  # a port nobody listens on: every attempt is refused at once
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    now = [0.0]
+    pauses: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        pauses.append(seconds)
+        now[0] += seconds
+
+    bucket = Bucket(S3Config("nowhere", endpoint=f"http://127.0.0.1:{port}", retry_seconds=20),
+                    sleep=sleep, clock=lambda: now[0])
+    with pytest.raises(RatError, match=r"did not complete reading x.csv after \d+ attempt\(s\) over 20 s"):
+        bucket.head("x.csv")
+    assert len(pauses) >= 5 and sum(pauses) <= 20
+    for attempt, pause in enumerate(pauses, start=1):
+        assert 0 <= pause <= min(5.0, 0.2 * 2 ** attempt)  # full jitter under a capped exponential
+    assert len(set(pauses)) == len(pauses)  # jittered, not a fixed schedule
+
+
+def test_landing_sync_never_drops_a_local_change(pushed, s3_env, tmp_path):
+    wb, bucket = pushed
+    colleague = clone(s3_env, bucket, tmp_path / "b")
+    zone = "ecommerce/landing/orders"
+    # both sides change the same file: the bucket's copy wins here, ours is set aside
+    (colleague.project.root / zone / "orders_2024_01.csv").write_text("order_id\n1\n")
+    colleague.remote.sync.sync_zone("ecommerce", "orders")
+    (wb.project.root / zone / "orders_2024_01.csv").write_text("order_id\n2\n")
+    done = wb.remote.sync.sync_zone("ecommerce", "orders")
+    assert (wb.project.root / zone / "orders_2024_01.csv").read_text() == "order_id\n1\n"
+    [kept] = done["set_aside"]
+    assert kept.startswith(f"{zone}/_processed/local-") and (wb.project.root / kept).read_text() == "order_id\n2\n"
+
+    # a colleague's run archived orders_2024_02.csv while we dropped a corrected one in: ours is uploaded
+    zone_dir = colleague.project.zone_dir("ecommerce", "orders")
+    colleague.runner.landing_archive.archive(zone_dir, [zone_dir / "orders_2024_02.csv"], "r5")
+    (wb.project.root / zone / "orders_2024_02.csv").write_text("order_id\n3\n")
+    done = wb.remote.sync.sync_zone("ecommerce", "orders")
+    assert done["uploaded"] == [f"{zone}/orders_2024_02.csv"] and done["removed"] == []
+    body = s3_env.client().get_object(Bucket=bucket, Key=f"{zone}/orders_2024_02.csv")["Body"].read()
+    assert body == b"order_id\n3\n"
+    # and an untouched file archived elsewhere leaves this cache
+    colleague.runner.landing_archive.archive(zone_dir, [zone_dir / "orders_2024_03.csv"], "r6")
+    assert wb.remote.sync.sync_zone("ecommerce", "orders")["removed"] == [f"{zone}/orders_2024_03.csv"]
+
+
+def test_a_restore_keeps_an_archived_object_when_a_different_file_took_its_name(pushed, s3_env):
+    wb, bucket = pushed
+    client = s3_env.client()
+    zone = "ecommerce/landing/orders"
+    # written by another tool: no sha256 metadata on either object
+    client.put_object(Bucket=bucket, Key=f"{zone}/_processed/r7/late.csv", Body=b"id\n1\n")
+    client.put_object(Bucket=bucket, Key=f"{zone}/late.csv", Body=b"id\n2\n")
+    client.put_object(Bucket=bucket, Key=f"{zone}/_processed/r7/twin.csv", Body=b"id\n3\n")
+    client.put_object(Bucket=bucket, Key=f"{zone}/twin.csv", Body=b"id\n3\n")  # a move cut short
+    wb.remote.sync.restore(zone, "r7")
+    stored = keys(s3_env, bucket, f"{zone}/")
+    assert f"{zone}/_processed/r7/late.csv" in stored and f"{zone}/late.csv" in stored
+    assert f"{zone}/_processed/r7/twin.csv" not in stored and f"{zone}/twin.csv" in stored

@@ -89,3 +89,34 @@ def test_direct_mode_without_spark_s3_jars_says_exactly_that(s3_env, tmp_path: P
     message = results[0]["error"] if results else stderr
     assert "keeps data on S3, but Spark's S3 jars are missing" in message
     assert "org.apache.hadoop:hadoop-aws:3.3.4" in message, message
+
+
+def test_killed_between_copy_and_delete_in_the_bucket_the_next_start_puts_everything_back(s3_env, tmp_path: Path):
+    from rat_tui.core.workbench import Workbench
+    from tests.test_reliability import kill_at
+
+    bucket = new_bucket(s3_env)
+    project = bucket_project(tmp_path / "p", s3_env, bucket, SAMPLE)
+    Workbench(project).push()
+    zone = "ecommerce/landing/orders/"
+    before = [k for k in keys(s3_env, bucket, zone) if k.count("/") == 3]
+
+    assert kill_at(project, "ecommerce.bronze.raw_orders", "during:bucket_archive", tmp_path) == "during:bucket_archive"
+    stored = keys(s3_env, bucket, zone)
+    assert [k for k in stored if "/_processed/" in k] and set(before) <= set(stored)  # copied, not yet deleted
+
+    wb = Workbench(project)  # the next start: the orphaned run's files go back, on both sides
+    assert [r.status for r in wb.recovered] == ["running"]
+    assert wb.state.get_run(wb.recovered[0].run_id).status == "failed"
+    stored = keys(s3_env, bucket, zone)
+    assert [k for k in stored if k.count("/") == 3] == before and not [k for k in stored if "/_processed/" in k]
+    assert sorted(p.name for p in (project / zone).glob("orders_*.csv")) == [k.rsplit("/", 1)[-1] for k in before]
+    assert not (project / zone / "_processed").exists() or not any((project / zone / "_processed").rglob("*.csv"))
+
+    status, results, stderr = run_script(project, "run ecommerce.bronze.raw_orders\n")
+    assert status == 0, stderr
+    run_id = results[0]["run"]["run_id"]
+    stored = keys(s3_env, bucket, zone)
+    assert sorted(k.rsplit("/", 1)[-1] for k in stored if f"/_processed/{run_id}/" in k) == \
+        [k.rsplit("/", 1)[-1] for k in before]
+    assert [k for k in stored if k.count("/") == 3] == []

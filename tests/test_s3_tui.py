@@ -33,4 +33,11 @@ async def test_a_colleagues_edit_is_marked_in_the_tree_and_pulled_with_g(s3_env,
         await pilot.press("g")
         await until(pilot, lambda: bar.bucket_state == "in step", 30, "the pull")
         await until(pilot, lambda: "clean_orders ⇣" not in screen(app), 10, "the mark to go")
-    assert (mine.project.root / PIPE).read_text() == edited
+        assert (mine.project.root / PIPE).read_text() == edited
+
+        # a pipeline new to this folder comes in by itself at the next check (every 30 s)
+        theirs.write("ecommerce/pipelines/gold/top_customers/pipeline.sql", "SELECT 1 AS customer_id\n")
+        app.check_remote()
+        await until(pilot, lambda: "top_customers" in screen(app), 30, "the new pipeline in the tree")
+        assert bar.bucket_state == "in step"
+    assert (mine.project.root / "ecommerce/pipelines/gold/top_customers/pipeline.sql").is_file()

@@ -27,8 +27,7 @@ def mark_orphans(state: StateDB, project: Project, landing_archive: LandingArchi
         if run.snapshot_id is not None:
             state.update_run(run.run_id, status="success", error=MERGED_THEN_CRASHED, finished_at=time.time())
             continue
-        state.update_run(run.run_id, status="failed", error=CRASHED, finished_at=time.time())
-        log.warning("run %s of %s was left %s by a dead process; marked failed", run.run_id, run.pipeline, run.status)
+        # files first: a crash during the put-back leaves the run an orphan, found again next start
         namespace = run.pipeline.split(".")[0]
         for zone in project.scan().zones():
             if zone.namespace == namespace:
@@ -36,6 +35,8 @@ def mark_orphans(state: StateDB, project: Project, landing_archive: LandingArchi
                 if restored:
                     log.warning("put %d archived file(s) of run %s back into %s/%s", len(restored), run.run_id,
                                 namespace, zone.name)
+        state.update_run(run.run_id, status="failed", error=CRASHED, finished_at=time.time())
+        log.warning("run %s of %s was left %s by a dead process; marked failed", run.run_id, run.pipeline, run.status)
     return orphans
 
 

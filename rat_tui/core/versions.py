@@ -150,15 +150,19 @@ class VersionStore:
     def record(self, relpath: str, data: bytes) -> str:
         """The version id of this content; a new version only when the content changed.
 
-        With a remote the content is uploaded first: a failed upload records nothing.
+        With a remote the bucket decides (its current object, or an upload); a failed upload
+        records nothing.
         """
         sha = hashlib.sha256(data).hexdigest()
+        if self.remote is not None:
+            version_id = self.remote.put(relpath, data)
+            self.adopt(relpath, version_id, data)
+            return version_id
         latest = self.latest(relpath)
-        if (latest is not None and latest.sha256 == sha and self.blob_ok(latest)
-                and (self.remote is None or not latest.version_id.startswith(LOCAL_ONLY))):
+        if latest is not None and latest.sha256 == sha and self.blob_ok(latest):
             return latest.version_id
         self._write_blob(sha, data)
-        version_id = self.remote.put(relpath, data) if self.remote else self._new_id()
+        version_id = self._new_id()
         self._insert(version_id, relpath, data)
         return version_id
 
@@ -170,16 +174,15 @@ class VersionStore:
         return version_id
 
     def adopt(self, relpath: str, version_id: str, data: bytes) -> None:
-        """Know a version someone else wrote to the bucket (pulled), without uploading it again."""
-        if self.state.query_one("SELECT 1 FROM file_versions WHERE version_id = ?", (version_id,)) is None:
-            self._write_blob(hashlib.sha256(data).hexdigest(), data)
-            self._insert(version_id, relpath, data)
+        """Know a version that is already in the bucket (ours or someone else's), without uploading it."""
+        self._write_blob(hashlib.sha256(data).hexdigest(), data)
+        self._insert(version_id, relpath, data)
 
     def _new_id(self) -> str:
         return f"{int(self.clock() * 1000):x}{secrets.token_hex(4)}"
 
     def _insert(self, version_id: str, relpath: str, data: bytes) -> None:
-        self.state.execute("INSERT INTO file_versions VALUES (?, ?, ?, ?, ?)",
+        self.state.execute("INSERT OR IGNORE INTO file_versions VALUES (?, ?, ?, ?, ?)",
                            (version_id, relpath, hashlib.sha256(data).hexdigest(), len(data), self.clock()))
 
     def delete_versions(self, version_ids: list[str]) -> int:

@@ -443,6 +443,8 @@ class Workbench:
         for name in self.project.read_pipeline_files(ref):
             if name not in files:
                 (base / name).unlink()
+                if self.remote:
+                    self.remote.sync.delete(f"{ref.relpath.as_posix()}/{name}")
         for name, data in files.items():
             self._atomic_write(base / name, data)
             if self.remote:  # the bucket's working copy follows, as a new object version
@@ -491,11 +493,13 @@ class Workbench:
         problems = {}
         for relpath in relpaths:
             file = self.project.root / relpath
-            if file.is_file():
-                try:
+            try:
+                if file.is_file():
                     self.versions.record(relpath, file.read_bytes())
-                except RatError as exc:
-                    problems[relpath] = exc.sentence()
+                elif self.remote:  # deleted in the editor: deleted in the bucket too
+                    self.remote.sync.delete(relpath)
+            except RatError as exc:
+                problems[relpath] = exc.sentence()
         return problems
 
     def pipeline_of(self, relpath: str) -> PipelineRef | None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import logging
 import shlex
 import time
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from .components.zone_view import ZoneView
 from .keymap import DEFAULT_KEYMAP, bindings, resolve_keymap
 from .messages import ActionDone, ActionFailed, CoreEvent, FilesChanged, UploadProgress
 
+log = logging.getLogger(__name__)
 REMOTE_CHECK_SECONDS = 30  # how often the bucket is asked for colleagues' edits
 
 
@@ -247,6 +249,10 @@ class RatApp(App):
         except RatError as exc:
             self.post_message(ActionFailed(action, exc.sentence()))
             return
+        except Exception as exc:  # an internal bug: traceback to the log, one sentence on screen
+            log.exception("%s failed", action)
+            self.post_message(ActionFailed(action, f"internal error ({type(exc).__name__}: {exc}); see .rat/logs/app.log"))
+            return
         self.post_message(ActionDone(action, done.format(result=result) if done else "", result))
 
     # -- showing things ---------------------------------------------------------------
@@ -404,13 +410,16 @@ class RatApp(App):
         try:
             first = not remote.connected
             pulled = remote.connect()["pulled"] if first else remote.refresh()
-        except RatError as exc:
-            state = "refused credentials" if "credentials" in exc.message else "unreachable"
+        except Exception as exc:  # never let a network problem close the app
+            if not isinstance(exc, RatError):
+                log.exception("checking the bucket failed")
+            sentence = exc.sentence() if isinstance(exc, RatError) else f"{type(exc).__name__}: {exc}"
+            state = "refused credentials" if "credentials" in sentence else "unreachable"
             if self.query_one(StatusBar).bucket_state != state:
-                self.post_message(ActionFailed("bucket", exc.sentence()))
+                self.post_message(ActionFailed("bucket", sentence))
             self.call_from_thread(self.query_one(StatusBar).update_status, bucket_state=state)
             return
-        waiting = len(remote.changes) - len(pulled)
+        waiting = len(remote.changes)
         self.call_from_thread(self.query_one(StatusBar).update_status,
                               bucket_state=f"{waiting} change(s) to pull" if waiting else "in step")
         if first or pulled or remote.changes:

@@ -26,9 +26,10 @@ class BucketLandingArchive(LandingArchive):
         moved = super().archive(zone_dir, files, run_id)
         try:
             self.sync.archive(self.project.rel(zone_dir), moved, run_id)
-        except RatError as exc:
+        except Exception as exc:  # whatever broke, the local moves are undone before the run fails
             super().restore(zone_dir, run_id)
-            raise RatError(f"archiving in the bucket failed ({exc.sentence()}); the files were put back "
+            reason = exc.sentence() if isinstance(exc, RatError) else f"{type(exc).__name__}: {exc}"
+            raise RatError(f"archiving in the bucket failed ({reason}); the files were put back "
                            "(in the bucket as soon as it answers again), nothing was merged") from None
         return moved
 
