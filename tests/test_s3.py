@@ -357,3 +357,31 @@ def test_a_restore_keeps_an_archived_object_when_a_different_file_took_its_name(
     stored = keys(s3_env, bucket, f"{zone}/")
     assert f"{zone}/_processed/r7/late.csv" in stored and f"{zone}/late.csv" in stored
     assert f"{zone}/_processed/r7/twin.csv" not in stored and f"{zone}/twin.csv" in stored
+
+
+def test_purge_removes_old_processed_objects_from_the_bucket(pushed, s3_env):
+    import time
+
+    wb, bucket = pushed
+    zone_dir = wb.project.zone_dir("ecommerce", "orders")
+    wb.runner.landing_archive.archive(zone_dir, [zone_dir / "orders_2024_01.csv"], "old-run")
+    processed = "ecommerce/landing/orders/_processed/old-run/orders_2024_01.csv"
+    assert processed in keys(s3_env, bucket)
+
+    soon = wb.purge(dry_run=True, now=time.time() + 86400)  # a day later: within the zone's 14 days
+    assert soon["items"]["bucket_processed_files"] == []
+    later = wb.purge(now=time.time() + 15 * 86400, namespace="ecommerce")
+    assert [i["path"] for i in later["items"]["bucket_processed_files"]] == [processed]
+    assert processed not in keys(s3_env, bucket)
+    assert "ecommerce/landing/orders/orders_2024_02.csv" in keys(s3_env, bucket)  # active files untouched
+
+
+def test_a_bad_storage_section_is_one_sentence_naming_rat_yaml(tmp_path):
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "rat.yaml").write_text("storage:\n  type: s3\n  endpoint: http://127.0.0.1:9\n")
+    with pytest.raises(RatError, match="^rat.yaml: storage.type is s3 but storage.bucket is not set$"):
+        Workbench(project)
+    (project / "rat.yaml").write_text("storage:\n  type: gcs\n  bucket: x\n")
+    with pytest.raises(RatError, match="storage.type must be local or s3, not 'gcs'"):
+        Workbench(project)

@@ -168,7 +168,7 @@ def test_purge_removes_exactly_the_expected_set(scratch: Scratch, monkeypatch: p
     real = wb.purge(now=now, namespace=ns)
     assert real["purged"] == dry["purged"] == {
         "processed_files": 1, "snapshots_expired": 2, "orphan_files": 1, "orphan_branches": 1,
-        "stuck_runs": 1, "file_versions": 1}
+        "stuck_runs": 1, "file_versions": 1, "bucket_processed_files": 0}
     assert not old_file.exists() and new_file.exists()
     assert not stray_old.exists() and stray_new.exists()
     remaining = wb.snapshots(fqn)

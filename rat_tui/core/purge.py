@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from .catalog import IcebergTable
 from .project import PipelineRef, Project, in_namespace
+from .s3.bucket import Bucket
 from .state import StateDB
 from .table_files import unreferenced_files
 from .table_metadata import load_table
@@ -26,6 +27,7 @@ class PurgePlan:
     orphan_branches: list[dict] = field(default_factory=list)   # {table, branch}
     stuck_runs: list[dict] = field(default_factory=list)        # {run_id, pipeline, started_at}
     file_versions: list[dict] = field(default_factory=list)     # {version_id, path, bytes}
+    bucket_processed_files: list[dict] = field(default_factory=list)  # {path, bytes}: objects in the bucket
 
     def counts(self) -> dict[str, int]:
         return {name: len(items) for name, items in self.__dict__.items()}
@@ -42,9 +44,10 @@ def _zone_max_age(project: Project, namespace: str, zone: str) -> float:
 
 class Reaper:
     def __init__(self, project: Project, state: StateDB, versions: VersionStore, tables: list[PipelineRef],
-                 namespace: str | None = None):
+                 namespace: str | None = None, bucket: Bucket | None = None):
         self.project, self.state, self.versions = project, state, versions
         self.namespace = namespace
+        self.bucket = bucket
         self.tables = [t for t in tables if self._mine(t.namespace)]
 
     def _mine(self, namespace_or_path: str) -> bool:
@@ -54,6 +57,7 @@ class Reaper:
         now = time.time() if now is None else now
         plan = PurgePlan()
         plan.processed_files = self.processed_files(now)
+        plan.bucket_processed_files = self.bucket_processed_files(now)
         self._snapshots_and_branches(plan, now)
         self._orphans(plan, now)
         self._stuck(plan, now)
@@ -68,6 +72,19 @@ class Reaper:
             for path in sorted(processed.rglob("*")) if processed.is_dir() else []:
                 if path.is_file() and path.stat().st_mtime < cutoff:
                     found.append({"path": self.project.rel(path), "bytes": path.stat().st_size})
+        return found
+
+    def bucket_processed_files(self, now: float) -> list[dict]:
+        """`_processed/` objects in the bucket past their zone's age (a delete leaves a non-current
+        version, which the bucket's lifecycle rule expires)."""
+        if self.bucket is None:
+            return []
+        found = []
+        for zone in [z for z in self.project.scan().zones() if self._mine(z.namespace)]:
+            cutoff = now - _zone_max_age(self.project, zone.namespace, zone.name) * DAY
+            for relpath, info in sorted(self.bucket.list(f"{self.project.rel(zone.path)}/_processed/").items()):
+                if info.modified is not None and info.modified < cutoff:
+                    found.append({"path": relpath, "bytes": info.size})
         return found
 
     def _snapshots_and_branches(self, plan: PurgePlan, now: float) -> None:
@@ -118,6 +135,9 @@ class Reaper:
     def apply(self, plan: PurgePlan, spark=None, ensure_catalog=None) -> None:
         for item in plan.processed_files:
             (self.project.root / item["path"]).unlink(missing_ok=True)
+        for item in plan.bucket_processed_files:
+            assert self.bucket is not None
+            self.bucket.delete(item["path"])
         self._remove_empty_processed_dirs()
         for item in plan.orphan_files:
             (self.project.root / item["path"]).unlink(missing_ok=True)

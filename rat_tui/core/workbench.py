@@ -378,16 +378,24 @@ class Workbench:
 
     def auto_purge(self, now: float | None = None) -> dict:
         """Old `_processed/` files of zones with `auto_purge: true` (at start-up and daily in the TUI)."""
-        reaper = Reaper(self.project, self.state, self.versions, [])
-        plan = PurgePlan(processed_files=[
-            item for item in reaper.processed_files(time.time() if now is None else now)
-            if self.zone_settings(*_zone_of(item["path"]))["auto_purge"]])
+        reaper = Reaper(self.project, self.state, self.versions, [], bucket=self._bucket())
+        now = time.time() if now is None else now
+        plan = PurgePlan(
+            processed_files=[item for item in reaper.processed_files(now) if self._auto_purged(item)],
+            bucket_processed_files=[item for item in reaper.bucket_processed_files(now) if self._auto_purged(item)])
         reaper.apply(plan)
-        return {"purged": plan.counts()["processed_files"]}
+        counts = plan.counts()
+        return {"purged": counts["processed_files"] + counts["bucket_processed_files"]}
+
+    def _auto_purged(self, item: dict) -> bool:
+        return self.zone_settings(*_zone_of(item["path"]))["auto_purge"]
+
+    def _bucket(self):
+        return self.remote.bucket if self.remote else None
 
     # -- purge -----------------------------------------------------------------------
     def purge(self, dry_run: bool = False, now: float | None = None, namespace: str | None = None) -> dict:
-        reaper = Reaper(self.project, self.state, self.versions, self.table_refs(), namespace)
+        reaper = Reaper(self.project, self.state, self.versions, self.table_refs(), namespace, self._bucket())
         plan = reaper.plan(now)
         if not dry_run:
             if needs_spark(plan):

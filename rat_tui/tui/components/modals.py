@@ -126,7 +126,8 @@ def purge_plan_text(result: dict) -> str:
     """The dry-run list, grouped, with sizes."""
     lines = []
     labels = {
-        "processed_files": "processed landing files", "snapshots_expired": "snapshots to expire",
+        "processed_files": "processed landing files", "bucket_processed_files": "processed landing files in the bucket",
+        "snapshots_expired": "snapshots to expire",
         "orphan_files": "orphan files", "orphan_branches": "orphan run branches", "stuck_runs": "stuck runs",
         "file_versions": "old file versions",
     }
