@@ -41,3 +41,29 @@ async def test_a_colleagues_edit_is_marked_in_the_tree_and_pulled_with_g(s3_env,
         await until(pilot, lambda: "top_customers" in screen(app), 30, "the new pipeline in the tree")
         assert bar.bucket_state == "in step"
     assert (mine.project.root / "ecommerce/pipelines/gold/top_customers/pipeline.sql").is_file()
+
+
+async def test_an_unreachable_bucket_is_reported_and_the_app_keeps_working(s3_env, tmp_path: Path):
+    import shutil
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    project = tmp_path / "p"
+    shutil.copytree(SAMPLE, project, ignore=shutil.ignore_patterns(".rat", "warehouse"))
+    with (project / "rat.yaml").open("a") as fh:
+        fh.write(f"zones: {{ecommerce/orders: {{auto_purge: true}}}}\n"
+                 f"storage: {{type: s3, endpoint: 'http://127.0.0.1:{port}', bucket: rat, retry_seconds: 1}}\n")
+    app = RatApp(Workbench(project), watch=False, warm_spark=False)
+    async with app.run_test(size=(140, 45)) as pilot:
+        bar = app.query_one(StatusBar)
+        await until(pilot, lambda: bar.bucket_state == "unreachable", 30, "the failed bucket check")
+        shown = lambda: [(n.title, n.message) for n in app._notifications]  # noqa: E731
+        await until(pilot, lambda: any(title == "bucket failed" for title, _ in shown()), 10, "the notification")
+        [message] = [m for title, m in shown() if title == "bucket failed"]
+        assert message.startswith("bucket rat at http://127.0.0.1:") and message.endswith("the endpoint cannot be reached")
+        await until(pilot, lambda: "bucket failed" in screen(app), 10, "the toast on screen")
+        await select(pilot, "pipeline", FQN)  # still browsing
+        await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline")
+        assert app.is_running

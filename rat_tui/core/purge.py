@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .catalog import IcebergTable
-from .project import PipelineRef, Project, in_namespace
+from .project import LandingZone, PipelineRef, Project, in_namespace
 from .s3.bucket import Bucket
 from .state import StateDB
 from .table_files import unreferenced_files
@@ -64,9 +65,12 @@ class Reaper:
         self._file_versions(plan, now)
         return plan
 
-    def processed_files(self, now: float) -> list[dict]:
+    def _zones(self, wanted: Callable[[LandingZone], bool] | None) -> list[LandingZone]:
+        return [z for z in self.project.scan().zones() if self._mine(z.namespace) and (wanted is None or wanted(z))]
+
+    def processed_files(self, now: float, wanted: Callable[[LandingZone], bool] | None = None) -> list[dict]:
         found = []
-        for zone in [z for z in self.project.scan().zones() if self._mine(z.namespace)]:
+        for zone in self._zones(wanted):
             cutoff = now - _zone_max_age(self.project, zone.namespace, zone.name) * DAY
             processed = zone.path / "_processed"
             for path in sorted(processed.rglob("*")) if processed.is_dir() else []:
@@ -74,13 +78,13 @@ class Reaper:
                     found.append({"path": self.project.rel(path), "bytes": path.stat().st_size})
         return found
 
-    def bucket_processed_files(self, now: float) -> list[dict]:
+    def bucket_processed_files(self, now: float, wanted: Callable[[LandingZone], bool] | None = None) -> list[dict]:
         """`_processed/` objects in the bucket past their zone's age (a delete leaves a non-current
         version, which the bucket's lifecycle rule expires)."""
         if self.bucket is None:
             return []
         found = []
-        for zone in [z for z in self.project.scan().zones() if self._mine(z.namespace)]:
+        for zone in self._zones(wanted):
             cutoff = now - _zone_max_age(self.project, zone.namespace, zone.name) * DAY
             for relpath, info in sorted(self.bucket.list(f"{self.project.rel(zone.path)}/_processed/").items()):
                 if info.modified is not None and info.modified < cutoff:

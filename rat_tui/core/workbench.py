@@ -380,15 +380,14 @@ class Workbench:
         """Old `_processed/` files of zones with `auto_purge: true` (at start-up and daily in the TUI)."""
         reaper = Reaper(self.project, self.state, self.versions, [], bucket=self._bucket())
         now = time.time() if now is None else now
-        plan = PurgePlan(
-            processed_files=[item for item in reaper.processed_files(now) if self._auto_purged(item)],
-            bucket_processed_files=[item for item in reaper.bucket_processed_files(now) if self._auto_purged(item)])
+        def wanted(zone) -> bool:
+            return self.zone_settings(zone.namespace, zone.name)["auto_purge"]
+
+        plan = PurgePlan(processed_files=reaper.processed_files(now, wanted),
+                         bucket_processed_files=reaper.bucket_processed_files(now, wanted))
         reaper.apply(plan)
         counts = plan.counts()
         return {"purged": counts["processed_files"] + counts["bucket_processed_files"]}
-
-    def _auto_purged(self, item: dict) -> bool:
-        return self.zone_settings(*_zone_of(item["path"]))["auto_purge"]
 
     def _bucket(self):
         return self.remote.bucket if self.remote else None
@@ -527,8 +526,3 @@ class Workbench:
         temp.write_bytes(data)
         os.replace(temp, target)
 
-
-def _zone_of(relpath: str) -> tuple[str, str]:
-    """(namespace, zone) of a path `ns/landing/zone/...`."""
-    parts = relpath.split("/")
-    return parts[0], parts[2]

@@ -429,7 +429,11 @@ class RatApp(App):
 
     @work(thread=True, group="purge")
     def auto_purge(self) -> None:
-        result = self.workbench.auto_purge()
+        try:
+            result = self.workbench.auto_purge()
+        except RatError as exc:  # e.g. the bucket is unreachable: try again tomorrow, say so now
+            self.post_message(ActionFailed("auto-purge", exc.sentence()))
+            return
         if result["purged"]:
             self.post_message(ActionDone("auto-purge", f"removed {result['purged']} old processed landing file(s)"))
 

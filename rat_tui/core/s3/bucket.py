@@ -122,6 +122,8 @@ class Bucket:
                     message = exc.response.get("Error", {}).get("Message", "")
                     raise RatError(f"{self.where} rejected {what}: {code} {message}".rstrip()) from None
                 reason = f"{code} (HTTP {_status(exc)})"
+            except botocore.exceptions.EndpointConnectionError:
+                reason = "the endpoint cannot be reached"
             except _CONNECTION_ERRORS as exc:
                 reason = str(exc).splitlines()[0]
             pause = random.uniform(0, min(_BACKOFF_CAP, _BACKOFF_BASE * 2 ** attempt))
