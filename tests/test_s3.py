@@ -206,20 +206,23 @@ def test_server_stopped_mid_publish_then_back_the_retry_succeeds(own_server, tmp
     wb.connect_remote()
     uploads = stop_on_nth_upload(wb, own_server, 2, restart_after=1.0)
     result = wb.publish(FQN, "during an outage")
-    assert len(set(uploads)) == len(result["files"]) >= 2 and len(uploads) > len(set(uploads))  # it did retry
+    files = {u for u in uploads if "/.rat/published/" not in u}
+    assert len(files) == len(result["files"]) >= 2 and len(uploads) > len(set(uploads))  # it did retry
     for name, version_id in result["files"].items():
         body = own_server.client().get_object(Bucket=bucket, Key=f"{PIPE}/{name}", VersionId=version_id)["Body"].read()
         assert body == (wb.project.root / PIPE / name).read_bytes()
         assert len(versions_of(own_server, bucket, f"{PIPE}/{name}")) == 1  # one version each, none torn
 
 
-def test_an_outage_longer_than_the_retries_publishes_nothing(own_server, tmp_path):
+@pytest.mark.parametrize("outage_at", [2, 5], ids=["uploading-files", "sharing-the-pin"])
+def test_an_outage_longer_than_the_retries_publishes_nothing(own_server, tmp_path, outage_at):
     bucket = new_bucket(own_server)
     wb = Workbench(bucket_project(tmp_path / "a", own_server, bucket, SAMPLE, retry_seconds=2))
     wb.connect_remote()
-    stop_on_nth_upload(wb, own_server, 2, restart_after=None)
+    uploads = stop_on_nth_upload(wb, own_server, outage_at, restart_after=None)
     with pytest.raises(RatError, match=r"did not complete the upload of .* after \d+ attempt\(s\) over 2 s"):
         wb.publish(FQN, "lost")
+    assert ("/.rat/published/" in uploads[-1]) == (outage_at == 5)  # the 4 files went up, then the list
     assert wb.list_versions(FQN) == {"versions": [], "current": None}
     own_server.start()
     assert wb.publish(FQN, "again")["version"] == 1
@@ -385,3 +388,40 @@ def test_a_bad_storage_section_is_one_sentence_naming_rat_yaml(tmp_path):
     (project / "rat.yaml").write_text("storage:\n  type: gcs\n  bucket: x\n")
     with pytest.raises(RatError, match="storage.type must be local or s3, not 'gcs'"):
         Workbench(project)
+
+
+def test_published_versions_are_shared_through_the_bucket(pushed, s3_env, tmp_path):
+    wb, bucket = pushed
+    first = wb.publish(FQN, "first")
+    colleague = clone(s3_env, bucket, tmp_path / "b")
+    shared = colleague.list_versions(FQN)
+    assert [(v["version"], v["message"], v["files"]) for v in shared["versions"]] == [(1, "first", first["files"])]
+    pinned = colleague.versions.read_pinned(colleague.resolve(FQN), colleague.versions.current(colleague.resolve(FQN)))
+    assert pinned["pipeline.sql"] == (wb.project.root / PIPE / "pipeline.sql").read_bytes()
+
+    colleague.write(f"{PIPE}/pipeline.sql", pinned["pipeline.sql"].decode() + "\n-- theirs\n")
+    assert colleague.publish(FQN, "second")["version"] == 2
+    assert wb.rollback(FQN, 1) == {"version": 3, "pinned_from": 1}  # numbered after the colleague's version 2
+    colleague.remote.refresh()
+    assert [v["message"] for v in colleague.list_versions(FQN)["versions"]] == ["first", "second", "rollback to version 1"]
+    assert ".rat/published/ecommerce.silver.clean_orders.json" in keys(s3_env, bucket, ".rat/")
+
+
+def test_two_people_publishing_at_once_never_overwrite_each_other(pushed, s3_env, tmp_path):
+    wb, bucket = pushed
+    wb.publish(FQN, "first")
+    colleague = clone(s3_env, bucket, tmp_path / "b")
+    raced: list[int] = []
+
+    def colleague_publishes_first(request, **_) -> None:
+        if ".rat/published/" in request.url and not raced:
+            raced.append(colleague.publish(FQN, "theirs")["version"])
+
+    wb.remote.bucket.client.meta.events.register("before-send.s3.PutObject", colleague_publishes_first)
+    with pytest.raises(RatError, match="someone else published ecommerce.silver.clean_orders at the same moment"):
+        wb.publish(FQN, "mine")
+    assert raced == [2]
+    assert [v["message"] for v in wb.list_versions(FQN)["versions"]] == ["first"]  # our pin was taken back
+    wb.remote.bucket.client.meta.events.unregister("before-send.s3.PutObject", colleague_publishes_first)
+    assert wb.publish(FQN, "mine")["version"] == 3
+    assert [v["message"] for v in wb.list_versions(FQN)["versions"]] == ["first", "theirs", "mine"]

@@ -1,7 +1,6 @@
 """Runs of a project kept in a bucket: `rat-tui --script` in fresh folders, each with its own Spark."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -47,7 +46,7 @@ def test_the_sample_project_pushed_to_a_bucket_runs_from_another_folder(s3_env, 
     assert not list((tmp_path / "laptop/ecommerce/landing/orders").glob("orders_*.csv"))
 
 
-def test_run_published_reads_the_pinned_object_versions(s3_env, tmp_path: Path):
+def test_a_colleague_runs_the_published_version_by_its_object_versions(s3_env, tmp_path: Path):
     bucket = new_bucket(s3_env)
     project = bucket_project(tmp_path / "p", s3_env, bucket)
     status, results, stderr = run_script(project, (
@@ -58,9 +57,10 @@ def test_run_published_reads_the_pinned_object_versions(s3_env, tmp_path: Path):
         "-- @merge_strategy: full_refresh\nSELECT 2 AS version\nEOF\n"
     ))
     assert status == 0, stderr + str(results)
-    shutil.rmtree(project / ".rat" / "objects")  # so the pinned content can only come from the bucket
 
-    status, results, stderr = run_script(project, (
+    # a colleague's fresh folder: the published list and the pinned content come from the bucket
+    colleague = bucket_project(tmp_path / "colleague", s3_env, bucket)
+    status, results, stderr = run_script(colleague, (
         "run shop.bronze.prices --published\n"
         "query SELECT version FROM shop.bronze.prices\n"
         "run shop.bronze.prices\n"

@@ -115,7 +115,8 @@ class Execution:
     def run(self) -> None:
         """Runs the phases; raises RatError / RunCancelled; always cleans up its branch."""
         started = datetime.now(timezone.utc).replace(microsecond=0)
-        run_started_at = started.strftime("%Y-%m-%d %H:%M:%S")
+        # microseconds: the scd2 validity of two runs within one second never ties
+        run_started_at = started.strftime("%Y-%m-%d %H:%M:%S.%f")
         self.spark.sparkContext.setJobGroup(self.record.run_id, f"rat run {self.ref.fqn}", interruptOnCancel=True)
         try:
             with self.phase("branch_creation"):

@@ -222,6 +222,36 @@ class VersionStore:
             "DELETE FROM published_versions WHERE pipeline = ? AND version <= ?", (ref.fqn, number - keep))
         return self.current(ref)  # type: ignore[return-value]
 
+    def unpin(self, ref: PipelineRef, number: int) -> None:
+        """Take back a pin that could not be shared (the bucket refused it)."""
+        self.state.execute("DELETE FROM published_versions WHERE pipeline = ? AND version = ?", (ref.fqn, number))
+
+    def export_published(self, ref: PipelineRef) -> list[dict]:
+        """The pipeline's published versions with what a reader needs to fetch and verify each pinned file."""
+        exported = []
+        for version in self.published(ref):
+            content = {}
+            for version_id in version.files.values():
+                known = self.get(version_id)
+                content[version_id] = {"relpath": known.relpath, "sha256": known.sha256, "size": known.size}
+            exported.append({**version.as_dict(), "content": content})
+        return exported
+
+    def import_published(self, fqn: str, versions: list[dict]) -> int:
+        """Published versions made elsewhere (through the bucket); returns how many were new here."""
+        added = 0
+        for version in versions:
+            for version_id, known in version.get("content", {}).items():
+                self.state.execute("INSERT OR IGNORE INTO file_versions VALUES (?, ?, ?, ?, ?)",
+                                   (version_id, known["relpath"], known["sha256"], known["size"], version["published_at"]))
+            if self.state.query_one("SELECT 1 FROM published_versions WHERE pipeline = ? AND version = ?",
+                                    (fqn, version["version"])) is None:
+                self.state.execute("INSERT INTO published_versions VALUES (?, ?, ?, ?, ?, ?)", (
+                    fqn, version["version"], version["message"], version["published_at"],
+                    json.dumps(version["files"], sort_keys=True), version.get("pinned_from")))
+                added += 1
+        return added
+
     def pinned_ids(self) -> set[str]:
         return {vid for p in self.all_published() for vid in p.files.values()}
 

@@ -59,7 +59,7 @@ class Workbench:
         self.versions = VersionStore(self.state, self.project.state_dir / "objects",
                                      remote=self.remote.sync if self.remote else None)
         if self.remote:
-            self.remote.sync.versions = self.versions
+            self.remote.attach(self.versions)
         self.run_log = RunLog(self.project.state_dir / "logs" / "runs.jsonl")
         self.events.subscribe(self.run_log)
         self.recovered = mark_orphans(self.state, self.project, self.runner.landing_archive)
@@ -174,6 +174,7 @@ class Workbench:
         ref = self.resolve(pipeline)
         options, version = RunOptions(full_refresh=full_refresh), "draft"
         if published:
+            self._pull_published()
             pinned = self.versions.current(ref)
             if pinned is None:
                 raise RatError(f"{ref.fqn} has no published version yet; publish it first or run the working copy")
@@ -209,7 +210,7 @@ class Workbench:
         with self.spark.using() as spark:
             self.spark.ensure_catalog(ref.namespace)
             table = IcebergTable(spark, ref)
-            started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+            started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
             ctx = RunContext(
                 spark, self.project, ref, loaded.config, f"preview_{secrets.token_hex(3)}", started, table,
                 table.exists(), ensure_catalog=self.spark.ensure_catalog,
@@ -417,16 +418,19 @@ class Workbench:
         if errors:
             raise RatError(f"cannot publish {ref.fqn}: {errors[0].sentence()}")
         files = self.record_working_copy(ref)
-        version = self.versions.pin(ref, files, message, None, self.project.settings.max_versions)
+        version = self._pin(ref, files, message, None)
         return {"version": version.version, "files": version.files}
 
     def list_versions(self, pipeline: str) -> dict:
+        """What this folder knows (no network: the TUI calls it while browsing; with a bucket,
+        colleagues' versions arrive with every check and before publish, rollback and run --published)."""
         ref = self.resolve(pipeline)
         published = self.versions.published(ref)
         return {"versions": [v.as_dict() for v in published], "current": published[-1].version if published else None}
 
     def rollback(self, pipeline: str, version: int | None = None, restore: bool = False) -> dict:
         ref = self.resolve(pipeline)
+        self._pull_published()
         published = {v.version: v for v in self.versions.published(ref)}
         current = max(published) if published else None
         if current is None:
@@ -439,9 +443,22 @@ class Workbench:
         files = self.versions.read_pinned(ref, chosen)  # fails before anything changes if a blob is bad
         if restore:
             self.restore_files(ref, files)
-        pinned = self.versions.pin(ref, chosen.files, f"rollback to version {target}", target,
-                                   self.project.settings.max_versions)
+        pinned = self._pin(ref, chosen.files, f"rollback to version {target}", target)
         return {"version": pinned.version, "pinned_from": target}
+
+    def _pull_published(self) -> None:
+        """With a bucket: versions colleagues published since the last look (one listing)."""
+        if self.remote:
+            self.remote.ensure_connected()
+            assert self.remote.published is not None
+            self.remote.published.pull()
+
+    def _pin(self, ref: PipelineRef, files: dict[str, str], message: str, pinned_from: int | None):
+        """A new published version; with a bucket it is shared there too (or not made at all)."""
+        def pin():
+            return self.versions.pin(ref, files, message, pinned_from, self.project.settings.max_versions)
+
+        return self.remote.publish(ref, pin) if self.remote else pin()
 
     def restore_files(self, ref: PipelineRef, files: dict[str, bytes]) -> None:
         """Make the working folder hold exactly `files`; the working copy is versioned first."""

@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from ..project import PipelineRef, Project
 from ..state import StateDB
+from ..versions import PublishedVersion, VersionStore
 from .bucket import Bucket
 from .config import S3Config
 from .landing import BucketLandingArchive
+from .published import PublishedSync
 from .sync import ProjectSync, RemoteChange
 
 
@@ -17,9 +20,18 @@ class Remote:
         self.bucket = Bucket(config)
         self.sync = ProjectSync(project, self.bucket, state)
         self.landing_archive = BucketLandingArchive(project, self.sync)
+        self.published: PublishedSync | None = None  # needs the version store: see attach()
         self.changes: dict[str, str] = {}  # the last known remote changes, by path (no network to read)
         self._connected = False
         self._lock = threading.Lock()
+
+    def attach(self, versions: VersionStore) -> None:
+        self.sync.versions = versions
+        self.published = PublishedSync(self.bucket, versions, self.sync.state)
+
+    def publish(self, ref: PipelineRef, pin: Callable[[], PublishedVersion]) -> PublishedVersion:
+        assert self.published is not None
+        return self.published.publish(ref, pin)
 
     def connect(self) -> dict:
         """Check the bucket (credentials, versioning); bring in files this folder has never seen."""
@@ -32,6 +44,8 @@ class Remote:
 
     def refresh(self) -> list[dict]:
         """Look for remote changes; files new to this folder come in at once (nothing here to lose)."""
+        assert self.published is not None
+        self.published.pull()
         new = [c.path for c in self.status() if c.state == "new"]
         return self.pull(new, force=False) if new else []
 
