@@ -7,11 +7,9 @@ against the same run on a purely local project, on a real S3 server (SeaweedFS f
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -20,7 +18,7 @@ from common import timed  # noqa: E402
 
 from rat_tui.core.workbench import Workbench  # noqa: E402
 from tests.s3helpers import storage_yaml  # noqa: E402
-from tests.s3server import ACCESS_KEY, SECRET_KEY, SeaweedServer  # noqa: E402
+from tests.s3server import throwaway_server  # noqa: E402
 
 SQL = "-- @merge_strategy: full_refresh\nSELECT count(*) AS n, sum(amount) AS total FROM {{ landing_zone('drops') }}\n"
 
@@ -43,11 +41,8 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    os.environ.update(AWS_ACCESS_KEY_ID=ACCESS_KEY, AWS_SECRET_ACCESS_KEY=SECRET_KEY)
-    base = Path(tempfile.mkdtemp(prefix="rat-bench-s3-"))
-    server = SeaweedServer(base / "server")
-    server.start()
-    try:
+    with throwaway_server("rat-bench-s3-") as server:
+        base = server.folder.parent
         server.make_bucket("bench")
         laptop = base / "laptop"
         fqn = make_project(laptop, args.files, args.rows)
@@ -75,9 +70,6 @@ def main() -> None:
             bucket_runs.append(timed(lambda: wb.run(fqn))[0])
             local_runs.append(timed(lambda: local.run(fqn))[0])
         wb.close()
-    finally:
-        server.stop()
-        shutil.rmtree(base, ignore_errors=True)
     print(f"landing zone: {args.files} CSV files, {size_mb:.1f} MB; median of {args.repeat}")
     print(f"  push (upload everything)          {push_s:7.2f} s")
     print(f"  open a fresh folder (download)    {cold_s:7.2f} s")

@@ -95,24 +95,16 @@ async def capture(project: Path) -> None:
 
 async def capture_bucket(project: Path) -> None:
     """The project on a bucket (a local SeaweedFS server) after a colleague edited a pipeline."""
-    import os
-    import shutil
-    import tempfile
-
     from tests.s3helpers import storage_yaml
-    from tests.s3server import ACCESS_KEY, SECRET_KEY, SeaweedServer
+    from tests.s3server import throwaway_server
 
-    os.environ.update(AWS_ACCESS_KEY_ID=ACCESS_KEY, AWS_SECRET_ACCESS_KEY=SECRET_KEY)
-    base = Path(tempfile.mkdtemp(prefix="rat-shots-"))
-    server = SeaweedServer(base / "server")
-    server.start()
-    try:
+    with throwaway_server("rat-shots-") as server:
         server.make_bucket("rat")
         with (project / "rat.yaml").open("a") as fh:
             fh.write(storage_yaml(server, "rat"))
         mine = Workbench(project)
         mine.push()
-        colleague = base / "colleague"
+        colleague = server.folder.parent / "colleague"
         colleague.mkdir()
         (colleague / "rat.yaml").write_text(storage_yaml(server, "rat"))
         theirs = Workbench(colleague)
@@ -125,9 +117,6 @@ async def capture_bucket(project: Path) -> None:
             await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
             await until(pilot, lambda: "Effective config" in screen(app), 20)
             save(app, "bucket_changes")
-    finally:
-        server.stop()
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def main() -> None:

@@ -13,7 +13,10 @@ import signal
 import socket
 import subprocess
 import sysconfig
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import boto3
@@ -100,3 +103,17 @@ class SeaweedServer:
         if versioned:
             client.put_bucket_versioning(Bucket=name, VersioningConfiguration={"Status": "Enabled"})
         return name
+
+
+@contextmanager
+def throwaway_server(prefix: str) -> Iterator[SeaweedServer]:
+    """A server in a temporary folder, its credentials in the AWS environment (benchmarks, screenshots)."""
+    os.environ.update(AWS_ACCESS_KEY_ID=ACCESS_KEY, AWS_SECRET_ACCESS_KEY=SECRET_KEY)
+    base = Path(tempfile.mkdtemp(prefix=prefix))
+    server = SeaweedServer(base / "server")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(base, ignore_errors=True)
