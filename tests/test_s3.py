@@ -425,3 +425,65 @@ def test_two_people_publishing_at_once_never_overwrite_each_other(pushed, s3_env
     wb.remote.bucket.client.meta.events.unregister("before-send.s3.PutObject", colleague_publishes_first)
     assert wb.publish(FQN, "mine")["version"] == 3
     assert [v["message"] for v in wb.list_versions(FQN)["versions"]] == ["first", "theirs", "mine"]
+
+
+def test_a_write_whose_reply_was_lost_is_recognised_on_the_retry(pushed, s3_env):
+    import botocore.exceptions
+
+    wb, bucket = pushed
+    lost: list[str] = []
+
+    def lose_the_first_reply(http_response, parsed, model, **_) -> None:
+        if not lost:
+            lost.append(model.name)
+            raise botocore.exceptions.ConnectionClosedError(endpoint_url=s3_env.endpoint)
+
+    wb.remote.bucket.client.meta.events.register("after-call.s3.PutObject", lose_the_first_reply)
+    published = wb.publish(FQN, "lost reply")  # the shared list's conditional write is retried: 412, yet ours
+    assert lost == ["PutObject"] and published["version"] == 1
+    assert [v["message"] for v in wb.list_versions(FQN)["versions"]] == ["lost reply"]
+
+
+def test_a_damaged_published_list_or_folder_markers_do_not_block_the_bucket(pushed, s3_env, tmp_path):
+    wb, bucket = pushed
+    client = s3_env.client()
+    client.put_object(Bucket=bucket, Key=".rat/published/ecommerce.silver.broken.json", Body=b"{not json")
+    client.put_object(Bucket=bucket, Key="ecommerce/landing/orders/", Body=b"")  # console "folders"
+    client.put_object(Bucket=bucket, Key="ecommerce/pipelines/silver/empty_folder/", Body=b"")
+    other = clone(s3_env, bucket, tmp_path / "b")
+    assert other.ls() == wb.ls()
+    assert other.remote_status()["changes"] == []
+    assert not (other.project.root / "ecommerce/pipelines/silver/empty_folder").exists()
+
+
+def test_pins_made_before_the_bucket_give_way_to_the_bucket_s(pushed, s3_env, tmp_path):
+    wb, bucket = pushed
+    shared = wb.publish(FQN, "shared first")["files"]
+    project = tmp_path / "late"
+    shutil.copytree(SAMPLE, project, ignore=shutil.ignore_patterns(".rat", "warehouse"))
+    local = Workbench(project)
+    local.write(f"{PIPE}/pipeline.sql", (project / PIPE / "pipeline.sql").read_text() + "\n-- local only\n")
+    local.publish(FQN, "local first")
+    (project / "rat.yaml").write_text((wb.project.root / "rat.yaml").read_text())
+    moved = Workbench(project)
+    moved.connect_remote()
+    assert [(v["message"], v["files"]) for v in moved.list_versions(FQN)["versions"]] == [("shared first", shared)]
+
+
+def test_a_landing_file_someone_uploads_under_the_same_name_first_wins(pushed, s3_env):
+    wb, bucket = pushed
+    zone = "ecommerce/landing/orders"
+    (wb.project.root / zone / "orders_2024_09.csv").write_text("order_id\n9\n")
+
+    def colleague_uploads_first(request, **_) -> None:
+        if request.url.endswith("orders_2024_09.csv") and "x-amz-copy-source" not in request.headers:
+            wb.remote.bucket.client.meta.events.unregister("before-send.s3.PutObject", colleague_uploads_first)
+            s3_env.client().put_object(Bucket=bucket, Key=f"{zone}/orders_2024_09.csv", Body=b"order_id\n10\n")
+
+    wb.remote.bucket.client.meta.events.register("before-send.s3.PutObject", colleague_uploads_first)
+    done = wb.remote.sync.sync_zone("ecommerce", "orders")
+    assert (wb.project.root / zone / "orders_2024_09.csv").read_text() == "order_id\n10\n"
+    [kept] = done["set_aside"]
+    assert (wb.project.root / kept).read_text() == "order_id\n9\n"
+    body = s3_env.client().get_object(Bucket=bucket, Key=f"{zone}/orders_2024_09.csv")["Body"].read()
+    assert body == b"order_id\n10\n"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import secrets
 import time
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import Protocol
 
 from .errors import RatError
+
+log = logging.getLogger(__name__)
 from .project import PipelineRef
 from .state import StateDB
 
@@ -211,25 +214,30 @@ class VersionStore:
     def all_published(self) -> list[PublishedVersion]:
         return [self._published(r) for r in self.state.query("SELECT * FROM published_versions")]
 
-    def pin(self, ref: PipelineRef, files: dict[str, str], message: str, pinned_from: int | None, keep: int) -> PublishedVersion:
+    def pin(self, ref: PipelineRef, files: dict[str, str], message: str, pinned_from: int | None) -> PublishedVersion:
         current = self.current(ref)
         number = (current.version if current else 0) + 1
         self.state.execute(
             "INSERT INTO published_versions VALUES (?, ?, ?, ?, ?, ?)",
             (ref.fqn, number, message, self.clock(), json.dumps(files, sort_keys=True), pinned_from),
         )
-        self.state.execute(
-            "DELETE FROM published_versions WHERE pipeline = ? AND version <= ?", (ref.fqn, number - keep))
         return self.current(ref)  # type: ignore[return-value]
+
+    def prune(self, ref: PipelineRef, keep: int) -> None:
+        """Keep the newest `keep` published versions (retention.max_versions)."""
+        current = self.current(ref)
+        if current is not None:
+            self.state.execute("DELETE FROM published_versions WHERE pipeline = ? AND version <= ?",
+                               (ref.fqn, current.version - keep))
 
     def unpin(self, ref: PipelineRef, number: int) -> None:
         """Take back a pin that could not be shared (the bucket refused it)."""
         self.state.execute("DELETE FROM published_versions WHERE pipeline = ? AND version = ?", (ref.fqn, number))
 
-    def export_published(self, ref: PipelineRef) -> list[dict]:
-        """The pipeline's published versions with what a reader needs to fetch and verify each pinned file."""
+    def export_published(self, ref: PipelineRef, keep: int) -> list[dict]:
+        """The newest `keep` published versions with what a reader needs to fetch and verify each pinned file."""
         exported = []
-        for version in self.published(ref):
+        for version in self.published(ref)[-keep:]:
             content = {}
             for version_id in version.files.values():
                 known = self.get(version_id)
@@ -238,19 +246,25 @@ class VersionStore:
         return exported
 
     def import_published(self, fqn: str, versions: list[dict]) -> int:
-        """Published versions made elsewhere (through the bucket); returns how many were new here."""
-        added = 0
+        """Published versions made elsewhere (through the bucket, which is the authority: a local
+        version with the same number but other pins is replaced); returns how many changed here."""
+        changed = 0
         for version in versions:
             for version_id, known in version.get("content", {}).items():
                 self.state.execute("INSERT OR IGNORE INTO file_versions VALUES (?, ?, ?, ?, ?)",
                                    (version_id, known["relpath"], known["sha256"], known["size"], version["published_at"]))
-            if self.state.query_one("SELECT 1 FROM published_versions WHERE pipeline = ? AND version = ?",
-                                    (fqn, version["version"])) is None:
-                self.state.execute("INSERT INTO published_versions VALUES (?, ?, ?, ?, ?, ?)", (
-                    fqn, version["version"], version["message"], version["published_at"],
-                    json.dumps(version["files"], sort_keys=True), version.get("pinned_from")))
-                added += 1
-        return added
+            files = json.dumps(version["files"], sort_keys=True)
+            row = self.state.query_one("SELECT files FROM published_versions WHERE pipeline = ? AND version = ?",
+                                       (fqn, version["version"]))
+            if row is not None and row["files"] == files:
+                continue
+            if row is not None:
+                log.warning("published version %s of %s differs from the bucket's; the bucket's is kept",
+                            version["version"], fqn)
+            self.state.execute("INSERT OR REPLACE INTO published_versions VALUES (?, ?, ?, ?, ?, ?)", (
+                fqn, version["version"], version["message"], version["published_at"], files, version.get("pinned_from")))
+            changed += 1
+        return changed
 
     def pinned_ids(self) -> set[str]:
         return {vid for p in self.all_published() for vid in p.files.values()}

@@ -441,9 +441,9 @@ class Workbench:
             raise RatError(f"{ref.fqn} has no published version {target} (kept versions: {known})")
         chosen = published[target]
         files = self.versions.read_pinned(ref, chosen)  # fails before anything changes if a blob is bad
-        if restore:
-            self.restore_files(ref, files)
         pinned = self._pin(ref, chosen.files, f"rollback to version {target}", target)
+        if restore:  # after the pin stands: a refused pin leaves the working folder as it was
+            self.restore_files(ref, files)
         return {"version": pinned.version, "pinned_from": target}
 
     def _pull_published(self) -> None:
@@ -456,9 +456,12 @@ class Workbench:
     def _pin(self, ref: PipelineRef, files: dict[str, str], message: str, pinned_from: int | None):
         """A new published version; with a bucket it is shared there too (or not made at all)."""
         def pin():
-            return self.versions.pin(ref, files, message, pinned_from, self.project.settings.max_versions)
+            return self.versions.pin(ref, files, message, pinned_from)
 
-        return self.remote.publish(ref, pin) if self.remote else pin()
+        keep = self.project.settings.max_versions
+        version = self.remote.publish(ref, pin, keep) if self.remote else pin()
+        self.versions.prune(ref, keep)  # only once the version stands (shared, with a bucket)
+        return version
 
     def restore_files(self, ref: PipelineRef, files: dict[str, bytes]) -> None:
         """Make the working folder hold exactly `files`; the working copy is versioned first."""

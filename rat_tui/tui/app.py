@@ -5,6 +5,7 @@ import asyncio
 import difflib
 import logging
 import shlex
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +87,7 @@ class RatApp(App):
         self.keymap = resolve_keymap(settings.keymap)
         self.watch_enabled = settings.watch_enabled if watch is None else watch
         self.warm_spark = warm_spark
+        self._remote_check = threading.Lock()
         self.watcher = ProjectWatcher(workbench.project, lambda changes: self.post_message(FilesChanged(changes)),
                                       settings.watch_debounce_ms / 1000)
         self.selected: NodeData | None = None
@@ -407,6 +409,14 @@ class RatApp(App):
         """Connect on the first call, then look for colleagues' edits; new files come in at once."""
         remote = self.workbench.remote
         assert remote is not None
+        if not self._remote_check.acquire(blocking=False):
+            return  # the previous check is still waiting on the bucket: do not pile up
+        try:
+            self._check_remote(remote)
+        finally:
+            self._remote_check.release()
+
+    def _check_remote(self, remote) -> None:
         try:
             first = not remote.connected
             pulled = remote.connect()["pulled"] if first else remote.refresh()
@@ -431,8 +441,10 @@ class RatApp(App):
     def auto_purge(self) -> None:
         try:
             result = self.workbench.auto_purge()
-        except RatError as exc:  # e.g. the bucket is unreachable: try again tomorrow, say so now
-            self.post_message(ActionFailed("auto-purge", exc.sentence()))
+        except Exception as exc:  # e.g. the bucket is unreachable: try again tomorrow, say so now
+            if not isinstance(exc, RatError):
+                log.exception("auto-purge failed")
+            self.post_message(ActionFailed("auto-purge", exc.sentence() if isinstance(exc, RatError) else str(exc)))
             return
         if result["purged"]:
             self.post_message(ActionDone("auto-purge", f"removed {result['purged']} old processed landing file(s)"))

@@ -172,7 +172,13 @@ class Bucket:
                 return self.client.put_object(Bucket=self.config.bucket, Key=key, Body=fh,
                                               Metadata={SHA_METADATA: sha}, **condition)
 
-        reply = self.call(f"the upload of {relpath}", attempt)
+        try:
+            reply = self.call(f"the upload of {relpath}", attempt)
+        except PreconditionFailed:
+            landed = self.head(relpath)
+            if landed is None or landed.sha256 != sha:
+                raise
+            return landed  # an earlier attempt was written but its reply was lost: that is our object
         size = len(body) if isinstance(body, bytes) else body.stat().st_size
         return ObjectInfo(relpath, reply["ETag"], size, reply.get("VersionId"), sha)
 
@@ -216,6 +222,8 @@ class Bucket:
                 Bucket=self.config.bucket, Prefix=self.config.key(relprefix))
             for page in pages:
                 for item in page.get("Contents", []):
+                    if item["Key"].endswith("/"):  # a console-made "folder" marker, not a file
+                        continue
                     relpath = self.config.relpath(item["Key"])
                     found[relpath] = ObjectInfo(relpath, item["ETag"], item["Size"],
                                                 modified=item["LastModified"].timestamp())
@@ -231,6 +239,8 @@ class Bucket:
                 Bucket=self.config.bucket, Prefix=self.config.key(relprefix), Delimiter="/")
             for page in pages:
                 for item in page.get("Contents", []):
+                    if item["Key"].endswith("/"):
+                        continue
                     relpath = self.config.relpath(item["Key"])
                     files[relpath] = ObjectInfo(relpath, item["ETag"], item["Size"],
                                                 modified=item["LastModified"].timestamp())

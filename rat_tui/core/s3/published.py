@@ -7,6 +7,7 @@ last read: two people publishing the same pipeline at once never overwrite each 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Callable
 
@@ -16,6 +17,7 @@ from ..state import StateDB
 from ..versions import PublishedVersion, VersionStore
 from .bucket import Bucket, PreconditionFailed
 
+log = logging.getLogger(__name__)
 PUBLISHED_PREFIX = ".rat/published/"
 
 _SCHEMA = """
@@ -41,37 +43,38 @@ class PublishedSync:
         self.state.execute("INSERT OR REPLACE INTO s3_published_seen VALUES (?, ?)", (relpath, etag))
 
     def _import(self, relpath: str) -> int:
+        """One pipeline's list; a damaged one is reported in the log and skipped until it changes."""
         data, info = self.bucket.get(relpath)
+        self._mark_seen(relpath, info.etag)
         try:
             document = json.loads(data)
-            added = self.versions.import_published(document["pipeline"], document["versions"])
+            return self.versions.import_published(document["pipeline"], document["versions"])
         except (ValueError, KeyError, TypeError) as exc:
-            raise RatError(f"{relpath} in {self.bucket.where} is not a published-versions list ({exc})") from None
-        self._mark_seen(relpath, info.etag)
-        return added
+            log.error("%s in %s is not a published-versions list (%s); skipped", relpath, self.bucket.where, exc)
+            return 0
 
     def pull(self) -> int:
-        """Import the versions colleagues published since the last look; how many were new here."""
+        """Import the versions colleagues published since the last look; how many changed here."""
         with self._lock:
             return sum(self._import(relpath) for relpath, info in sorted(self.bucket.list(PUBLISHED_PREFIX).items())
                        if relpath.endswith(".json") and self._seen(relpath) != info.etag)
 
-    def publish(self, ref: PipelineRef, pin: Callable[[], PublishedVersion]) -> PublishedVersion:
-        """Pin here, then share; a pin the bucket refuses is taken back, so both sides agree."""
+    def publish(self, ref: PipelineRef, pin: Callable[[], PublishedVersion], keep: int) -> PublishedVersion:
+        """Pin here, then share; a pin the bucket refuses (or that fails to go up) is taken back."""
         key = self._key(ref.fqn)
         with self._lock:
             current = self.bucket.head(key)
             if current is not None and self._seen(key) != current.etag:
                 self._import(key)  # number the new version after everything already published
             version = pin()
-            document = {"pipeline": ref.fqn, "versions": self.versions.export_published(ref)}
             try:
+                document = {"pipeline": ref.fqn, "versions": self.versions.export_published(ref, keep)}
                 info = self.bucket.put(key, json.dumps(document, indent=1, sort_keys=True).encode(), expected=current)
             except PreconditionFailed:
                 self.versions.unpin(ref, version.version)
                 raise RatError(f"someone else published {ref.fqn} at the same moment; nothing was published, "
                                "publish again") from None
-            except RatError:
+            except BaseException:
                 self.versions.unpin(ref, version.version)
                 raise
             self._mark_seen(key, info.etag)

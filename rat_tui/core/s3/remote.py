@@ -29,9 +29,9 @@ class Remote:
         self.sync.versions = versions
         self.published = PublishedSync(self.bucket, versions, self.sync.state)
 
-    def publish(self, ref: PipelineRef, pin: Callable[[], PublishedVersion]) -> PublishedVersion:
+    def publish(self, ref: PipelineRef, pin: Callable[[], PublishedVersion], keep: int) -> PublishedVersion:
         assert self.published is not None
-        return self.published.publish(ref, pin)
+        return self.published.publish(ref, pin, keep)
 
     def connect(self) -> dict:
         """Check the bucket (credentials, versioning); bring in files this folder has never seen."""

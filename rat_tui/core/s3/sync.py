@@ -272,8 +272,7 @@ class ProjectSync:
                     self._forget(relpath)
                     done["removed"].append(relpath)
                 else:
-                    self._upload(relpath)
-                    done["uploaded"].append(relpath)
+                    self._upload(relpath, None, done)
             return done
 
     def _sync_remote_file(self, relpath: str, info: ObjectInfo, here: bool, done: dict[str, list[str]]) -> None:
@@ -282,19 +281,25 @@ class ProjectSync:
         local_same = here and row is not None and self._local_unchanged(relpath, row)
         if here and row is not None and row["etag"] == info.etag:
             if not local_same:  # replaced locally: the bucket gets the new file
-                self._upload(relpath)
-                done["uploaded"].append(relpath)
+                self._upload(relpath, info, done)
             return
         if here and not local_same:
             head = self.bucket.head(relpath)
             if head is not None and head.sha256 == file_sha(path):
                 self._remember(relpath, head, head.sha256)
                 return
-            kept = set_aside(path)  # both sides changed: the bucket's copy wins, ours is kept
-            log.warning("%s changed here and in the bucket; the local copy is kept as %s", relpath, kept)
-            done["set_aside"].append(self.project.rel(kept))
+            self._set_aside(relpath, done)
+        self._download(relpath, done)
+
+    def _set_aside(self, relpath: str, done: dict[str, list[str]]) -> None:
+        """Both sides changed: the bucket's copy wins, ours is kept under `_processed/`."""
+        kept = set_aside(self.project.root / relpath)
+        log.warning("%s changed here and in the bucket; the local copy is kept as %s", relpath, kept)
+        done["set_aside"].append(self.project.rel(kept))
+
+    def _download(self, relpath: str, done: dict[str, list[str]]) -> None:
         data, fresh = self.bucket.get(relpath)
-        atomic_write(path, data)
+        atomic_write(self.project.root / relpath, data)
         self._remember(relpath, fresh, _sha(data))
         done["downloaded"].append(relpath)
 
@@ -305,9 +310,16 @@ class ProjectSync:
                 totals[key] += paths
         return totals
 
-    def _upload(self, relpath: str) -> None:
-        info = self.bucket.put(relpath, self.project.root / relpath)
+    def _upload(self, relpath: str, expected: ObjectInfo | None, done: dict[str, list[str]]) -> None:
+        """Upload over exactly the object we saw (or none); if someone else's got there first, theirs wins."""
+        try:
+            info = self.bucket.put(relpath, self.project.root / relpath, expected=expected)
+        except PreconditionFailed:
+            self._set_aside(relpath, done)
+            self._download(relpath, done)
+            return
         self._remember(relpath, info, info.sha256 or file_sha(self.project.root / relpath))
+        done["uploaded"].append(relpath)
 
     # -- archival in the bucket ------------------------------------------------------------
     def archive(self, zone_relpath: str, names: list[str], run_id: str) -> None:
