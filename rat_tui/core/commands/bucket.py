@@ -1,0 +1,32 @@
+"""The project's bucket: connect, status, pull, push."""
+from __future__ import annotations
+
+from ..errors import RatError
+from ..s3.remote import Remote
+from .base import WorkbenchParts
+
+
+class BucketCommands(WorkbenchParts):
+    def _remote(self) -> Remote:
+        if self.remote is None:
+            raise RatError("this project has no bucket: set storage.type: s3 (and storage.bucket) in rat.yaml")
+        return self.remote
+
+    def connect_remote(self) -> dict:
+        return self._remote().connect()
+
+    def remote_status(self) -> dict:
+        remote = self._remote()
+        remote.ensure_connected()
+        return {"bucket": remote.bucket.where, "changes": [c.as_dict() for c in remote.status()]}
+
+    def pull(self, paths: list[str] | None = None, force: bool = False) -> dict:
+        remote = self._remote()
+        remote.ensure_connected()
+        return {"pulled": remote.pull(paths, force)}
+
+    def push(self) -> dict:
+        """Upload the working folder's pipelines and landing zones (e.g. a project moving to a bucket)."""
+        remote = self._remote()
+        remote.bucket.check()
+        return remote.push()

@@ -1,0 +1,61 @@
+"""Landing zones: samples, settings, new zones, uploads."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import RatError
+from ..landing_preview import read_head
+from ..project import LANDING_EXTENSIONS, active_landing_files
+from ..settings_edit import set_values
+from ..uploads import create_zone, upload
+from .base import WorkbenchParts
+
+
+class LandingCommands(WorkbenchParts):
+    def sample(self, namespace: str, zone: str, file: str | None = None, limit: int = 20) -> dict:
+        """First rows of a landing file with DuckDB (no JVM); without FILE, the zone's first sample."""
+        base = self.project.zone_dir(namespace, zone)
+        if not base.is_dir():
+            raise RatError(f"landing zone {namespace}/landing/{zone} does not exist")
+        if file is None:
+            candidates = sorted((base / "_samples").glob("*")) or active_landing_files(base)
+            candidates = [c for c in candidates if c.suffix.lower() in LANDING_EXTENSIONS]
+            if not candidates:
+                raise RatError(f"landing zone {namespace}/landing/{zone} has no files to sample")
+            path = candidates[0]
+        else:
+            path = (base / file).resolve()
+            if base.resolve() not in path.parents or not path.is_file():
+                raise RatError(f"no file {file} in landing zone {namespace}/landing/{zone}")
+        columns, rows = read_head(path, limit)
+        return {"file": path.relative_to(base.resolve() if file else base).as_posix(), "columns": columns, "rows": rows}
+
+    def zone_settings(self, namespace: str, zone: str) -> dict:
+        settings = self.project.settings
+        own = settings.zones.get(f"{namespace}/{zone}") or settings.zones.get(zone) or {}
+        return {"processed_max_age_days": own.get("processed_max_age_days", settings.processed_max_age_days),
+                "auto_purge": bool(own.get("auto_purge", False)), "schema": own.get("schema")}
+
+    def set_zone_settings(self, namespace: str, zone: str, **values) -> dict:
+        """Change a zone's settings in rat.yaml (comments kept) and use them from now on."""
+        if "processed_max_age_days" in values and not float(values["processed_max_age_days"]) > 0:
+            raise RatError("processed_max_age_days must be a positive number of days")
+        if not self.project.zone_dir(namespace, zone).is_dir():
+            raise RatError(f"landing zone {namespace}/landing/{zone} does not exist")
+        set_values(self.project.root / "rat.yaml", ["zones", f"{namespace}/{zone}"], values)
+        self.project.reload_settings()
+        return self.zone_settings(namespace, zone)
+
+    def create_zone(self, namespace: str, zone: str) -> dict:
+        return {"zone": self.project.rel(create_zone(self.project, namespace, zone))}
+
+    def upload(self, namespace: str, zone: str, paths: list[str], as_name: str | None = None,
+               replace: bool = False, progress=None) -> dict:
+        zone_dir = create_zone(self.project, namespace, zone)
+        expected = self.zone_settings(namespace, zone)["schema"]
+        columns = list(expected) if isinstance(expected, dict) else expected
+        files = upload(zone_dir, [Path(p).expanduser().resolve() for p in paths], as_name, replace, columns, progress)
+        if self.remote:  # the file and its sample go to the bucket, where the team's runs read them
+            self.remote.ensure_connected()
+            self.remote.sync.sync_zone(namespace, zone)
+        return {"files": files}

@@ -1,0 +1,112 @@
+"""Tables on disk and their history: snapshots, previews, diffs, rollback, compaction."""
+from __future__ import annotations
+
+from ..catalog import IcebergTable
+from ..errors import RatError
+from ..project import PipelineRef
+from ..quality import json_value as row_value
+from ..quality import row_values
+from ..settings import target_file_size
+from ..spark_errors import summarise
+from ..table_metadata import load_table, schema_diff, snapshots, table_stats
+from .base import WorkbenchParts
+
+
+class TableCommands(WorkbenchParts):
+    def table_refs(self) -> list[PipelineRef]:
+        """Tables on disk (hadoop catalog layout), whether or not a pipeline still produces them."""
+        found = []
+        for ns in self.project.scan().namespaces:
+            warehouse = self.project.warehouse_dir(ns.name)
+            for layer_dir in sorted(warehouse.glob("*")) if warehouse.is_dir() else []:
+                for table_dir in sorted(layer_dir.glob("*")):
+                    if (table_dir / "metadata").is_dir():
+                        found.append(PipelineRef(ns.name, layer_dir.name, table_dir.name))
+        return found
+
+    def tables(self) -> dict:
+        rows = []
+        for ref in self.table_refs():
+            table = load_table(self.project.table_dir(ref), ref.fqn)
+            rows.append({"name": ref.fqn, **table_stats(table)})
+        return {"tables": rows}
+
+    def snapshots(self, pipeline: str) -> dict:
+        ref = PipelineRef.parse(pipeline)
+        table = load_table(self.project.table_dir(ref), ref.fqn)
+        found, refs = snapshots(table)
+        by_snapshot = {r.snapshot_id: r.run_id for r in self.state.runs(ref.fqn, limit=10_000) if r.snapshot_id}
+        return {
+            "snapshots": [{**s.as_dict(), "run_id": s.run_id or by_snapshot.get(s.snapshot_id)} for s in found],
+            "refs": refs,
+        }
+
+    def _table(self, pipeline: str):
+        ref = PipelineRef.parse(pipeline)
+        return ref, load_table(self.project.table_dir(ref), ref.fqn)
+
+    def table_schema(self, pipeline: str) -> str:
+        ref, table = self._table(pipeline)
+        return ", ".join(f"{f.name} {f.field_type}" for f in table.schema().fields)
+
+    def rollback_table(self, pipeline: str, snapshot_id: int) -> dict:
+        """Point main at any snapshot still in history (so a rollback can be undone)."""
+        ref, table = self._table(pipeline)
+        if table.metadata.snapshot_by_id(snapshot_id) is None:
+            raise RatError(f"table {ref.fqn} has no snapshot {snapshot_id} (see `snapshots {ref.fqn}`)")
+        with self.spark.using() as spark:
+            self.spark.ensure_catalog(ref.namespace)
+            IcebergTable(spark, ref).set_current(snapshot_id)
+        return {"snapshot_id": snapshot_id}
+
+    def table_preview(self, pipeline: str, snapshot_id: int | None = None, limit: int = 20) -> dict:
+        """First rows at a snapshot, with that snapshot's schema; PyIceberg, no JVM."""
+        ref, table = self._table(pipeline)
+        snapshot = table.metadata.snapshot_by_id(snapshot_id) if snapshot_id else table.metadata.current_snapshot()
+        if snapshot is None:
+            raise RatError(f"table {ref.fqn} has no snapshot {snapshot_id}" if snapshot_id else f"table {ref.fqn} is empty")
+        arrow = table.scan(snapshot_id=snapshot.snapshot_id, limit=limit).to_arrow()
+        rows = [[row_value(v) for v in record.values()] for record in arrow.to_pylist()]
+        return {"snapshot_id": snapshot.snapshot_id, "columns": arrow.column_names, "rows": rows}
+
+    def diff_snapshots(self, pipeline: str, old: int, new: int, limit: int = 20) -> dict:
+        """Rows added and removed between two snapshots, and schema changes."""
+        ref, table = self._table(pipeline)
+        meta = table.metadata
+        snaps = {}
+        for snapshot_id in (old, new):
+            snaps[snapshot_id] = meta.snapshot_by_id(snapshot_id)
+            if snaps[snapshot_id] is None:
+                raise RatError(f"table {ref.fqn} has no snapshot {snapshot_id}")
+        changes = schema_diff(meta, snaps[old].schema_id, snaps[new].schema_id)
+        before = {f.name for f in meta.schema_by_id(snaps[old].schema_id).fields}
+        common = ", ".join(f"`{f.name}`" for f in meta.schema_by_id(snaps[new].schema_id).fields if f.name in before)
+        with self.spark.using() as spark:
+            self.spark.ensure_catalog(ref.namespace)
+            ident = IcebergTable(spark, ref).ident
+            side = {sid: f"SELECT {common} FROM {ident} VERSION AS OF {sid}" for sid in (old, new)}
+            added = spark.sql(f"{side[new]} EXCEPT ALL {side[old]}")
+            removed = spark.sql(f"{side[old]} EXCEPT ALL {side[new]}")
+            result = {
+                "columns": added.columns,
+                "added": added.count(), "removed": removed.count(),
+                "added_rows": [row_values(r) for r in added.limit(limit).collect()],
+                "removed_rows": [row_values(r) for r in removed.limit(limit).collect()],
+            }
+        return {**result, "schema_changes": changes}
+
+    def compact(self, pipeline: str) -> dict:
+        """Rewrite small data files into target-sized ones, as a snapshot of its own."""
+        ref, table = self._table(pipeline)
+        before = table_stats(table)
+        target = target_file_size(self.project.settings, ref.fqn)
+        with self.spark.using() as spark:
+            self.spark.ensure_catalog(ref.namespace)
+            try:
+                IcebergTable(spark, ref).rewrite_data_files(target)
+            except Exception as exc:
+                message, _ = summarise(exc)
+                raise RatError(f"compacting {ref.fqn} failed: {message}") from None
+        after = table_stats(load_table(self.project.table_dir(ref), ref.fqn))
+        return {"files_before": before["data_files"], "files_after": after["data_files"],
+                "snapshot_id": after["snapshot_id"], "rows": after["rows"]}

@@ -1,0 +1,50 @@
+"""Keeping the lakehouse healthy: the consistency check and purges."""
+from __future__ import annotations
+
+import time
+
+from ..doctor import Doctor
+from ..errors import RatError
+from ..purge import PurgePlan, Reaper, needs_spark
+from .base import WorkbenchParts
+
+
+class UpkeepCommands(WorkbenchParts):
+    def doctor(self, fix: bool = False, namespace: str | None = None) -> dict:
+        doctor = Doctor(self, namespace)
+        findings = doctor.check()
+        if fix and findings:
+            doctor.fix(findings)
+        result = {"findings": [f.as_dict() for f in findings]}
+        unfixed = [f for f in findings if not f.fixed]
+        if unfixed:
+            raise RatError.with_result(
+                f"{len(unfixed)} finding(s){' not fixed' if fix else ''}; first: {unfixed[0].kind} {unfixed[0].object}", result)
+        return result
+
+    def auto_purge(self, now: float | None = None) -> dict:
+        """Old `_processed/` files of zones with `auto_purge: true` (at start-up and daily in the TUI)."""
+        reaper = Reaper(self.project, self.state, self.versions, [], bucket=self._bucket())
+        now = time.time() if now is None else now
+        def wanted(zone) -> bool:
+            return self.zone_settings(zone.namespace, zone.name)["auto_purge"]
+
+        plan = PurgePlan(processed_files=reaper.processed_files(now, wanted),
+                         bucket_processed_files=reaper.bucket_processed_files(now, wanted))
+        reaper.apply(plan)
+        counts = plan.counts()
+        return {"purged": counts["processed_files"] + counts["bucket_processed_files"]}
+
+    def _bucket(self):
+        return self.remote.bucket if self.remote else None
+
+    def purge(self, dry_run: bool = False, now: float | None = None, namespace: str | None = None) -> dict:
+        reaper = Reaper(self.project, self.state, self.versions, self.table_refs(), namespace, self._bucket())
+        plan = reaper.plan(now)
+        if not dry_run:
+            if needs_spark(plan):
+                with self.spark.using() as spark:
+                    reaper.apply(plan, spark, self.spark.ensure_catalog)
+            else:
+                reaper.apply(plan)
+        return {"purged": plan.counts(), "items": plan.as_dict(), "dry_run": dry_run}

@@ -1,0 +1,93 @@
+"""Pipeline versions: drift, publish, rollback, restore."""
+from __future__ import annotations
+
+import hashlib
+
+from ..errors import RatError
+from ..project import PipelineRef
+from ..validate import validate
+from .base import WorkbenchParts
+
+
+class VersionCommands(WorkbenchParts):
+    def drift(self, ref: PipelineRef) -> bool:
+        """Whether the working copy differs from the current published version."""
+        current = self.versions.current(ref)
+        if current is None:
+            return False
+        working = self.project.read_pipeline_files(ref)
+        if set(working) != set(current.files):
+            return True
+        return any(hashlib.sha256(working[name]).hexdigest() != self.versions.get(vid).sha256
+                   for name, vid in current.files.items())
+
+    def record_working_copy(self, ref: PipelineRef) -> dict[str, str]:
+        """Version every file of the pipeline as it is now; {name: version_id}."""
+        base = ref.relpath.as_posix()
+        return {name: self.versions.record(f"{base}/{name}", data)
+                for name, data in self.project.read_pipeline_files(ref).items()}
+
+    def publish(self, pipeline: str, message: str = "") -> dict:
+        ref = self.resolve(pipeline)
+        errors = [p for p in validate(self.project, ref) if p.is_error]
+        if errors:
+            raise RatError(f"cannot publish {ref.fqn}: {errors[0].sentence()}")
+        files = self.record_working_copy(ref)
+        version = self._pin(ref, files, message, None)
+        return {"version": version.version, "files": version.files}
+
+    def list_versions(self, pipeline: str) -> dict:
+        """What this folder knows (no network: the TUI calls it while browsing; with a bucket,
+        colleagues' versions arrive with every check and before publish, rollback and run --published)."""
+        ref = self.resolve(pipeline)
+        published = self.versions.published(ref)
+        return {"versions": [v.as_dict() for v in published], "current": published[-1].version if published else None}
+
+    def rollback(self, pipeline: str, version: int | None = None, restore: bool = False) -> dict:
+        ref = self.resolve(pipeline)
+        self._pull_published()
+        published = {v.version: v for v in self.versions.published(ref)}
+        current = max(published) if published else None
+        if current is None:
+            raise RatError(f"{ref.fqn} has no published version to roll back")
+        target = version if version is not None else current - 1
+        if target not in published:
+            known = ", ".join(str(v) for v in sorted(published))
+            raise RatError(f"{ref.fqn} has no published version {target} (kept versions: {known})")
+        chosen = published[target]
+        files = self.versions.read_pinned(ref, chosen)  # fails before anything changes if a blob is bad
+        pinned = self._pin(ref, chosen.files, f"rollback to version {target}", target)
+        if restore:  # after the pin stands: a refused pin leaves the working folder as it was
+            self.restore_files(ref, files)
+        return {"version": pinned.version, "pinned_from": target}
+
+    def _pull_published(self) -> None:
+        """With a bucket: versions colleagues published since the last look (one listing)."""
+        if self.remote:
+            self.remote.ensure_connected()
+            assert self.remote.published is not None
+            self.remote.published.pull()
+
+    def _pin(self, ref: PipelineRef, files: dict[str, str], message: str, pinned_from: int | None):
+        """A new published version; with a bucket it is shared there too (or not made at all)."""
+        def pin():
+            return self.versions.pin(ref, files, message, pinned_from)
+
+        keep = self.project.settings.max_versions
+        version = self.remote.publish(ref, pin, keep) if self.remote else pin()
+        self.versions.prune(ref, keep)  # only once the version stands (shared, with a bucket)
+        return version
+
+    def restore_files(self, ref: PipelineRef, files: dict[str, bytes]) -> None:
+        """Make the working folder hold exactly `files`; the working copy is versioned first."""
+        self.record_working_copy(ref)
+        base = self.project.pipeline_dir(ref)
+        for name in self.project.read_pipeline_files(ref):
+            if name not in files:
+                (base / name).unlink()
+                if self.remote:
+                    self.remote.sync.delete(f"{ref.relpath.as_posix()}/{name}")
+        for name, data in files.items():
+            self._atomic_write(base / name, data)
+            if self.remote:  # the bucket's working copy follows, as a new object version
+                self.versions.record(f"{ref.relpath.as_posix()}/{name}", data)
