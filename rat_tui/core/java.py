@@ -1,12 +1,12 @@
 """Finding Java and checking the Iceberg runtime jar before Spark starts."""
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from pathlib import Path
 
 from .errors import RatError
+from .fileio import file_sha256
 
 ICEBERG_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
 ICEBERG_JAR_SHA256 = "c562d482dcd16b666e808b755469fbc4b2604284b41622c9d87e2c02b7cc6c5f"
@@ -32,14 +32,6 @@ def find_java_home() -> Path:
     return home
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def iceberg_jar() -> Path:
     """The checked Iceberg Spark runtime jar from the pinned wheel."""
     try:
@@ -51,7 +43,7 @@ def iceberg_jar() -> Path:
     path = Path(get_jar_path(ICEBERG_JAR))
     if not path.is_file():
         raise RatError(f"the Iceberg runtime jar {ICEBERG_JAR} is missing from snowpark-connect-deps-iceberg", path)
-    actual = _sha256(path)
+    actual = file_sha256(path)
     if actual != ICEBERG_JAR_SHA256:
         raise RatError(
             f"the Iceberg runtime jar does not match its pinned checksum (sha256 {actual[:12]}…, expected "

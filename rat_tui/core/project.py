@@ -1,6 +1,7 @@
 """Discovering a project folder: namespaces, layers, pipelines and landing zones."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,6 +12,8 @@ from .settings import load_settings
 
 LANDING_EXTENSIONS = {".csv": "csv", ".parquet": "parquet", ".json": "json", ".jsonl": "json"}
 SOURCE_FILES = ("pipeline.sql", "pipeline.py")
+# A pipeline's versioned files, relative to its folder (what read_pipeline_files returns).
+_VERSIONED_FILE = re.compile(r"^(pipeline\.sql|pipeline\.py|config\.yaml|tests/quality/[^/]+\.sql)$")
 _NAMESPACE_MARKERS = ("pipelines", "landing", "warehouse")
 
 
@@ -191,3 +194,11 @@ class Project:
             for test in sorted(quality.glob("*.sql")):
                 files[f"tests/quality/{test.name}"] = test.read_bytes()
         return files
+
+
+def pipeline_file_owner(relpath: str) -> PipelineRef | None:
+    """The pipeline whose versioned file (source, config.yaml, quality test) this project path is."""
+    parts = relpath.split("/")
+    if len(parts) >= 5 and parts[1] == "pipelines" and _VERSIONED_FILE.match("/".join(parts[4:])):
+        return PipelineRef(parts[0], parts[2], parts[3])
+    return None

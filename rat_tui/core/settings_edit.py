@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 from typing import Any
 
 from .errors import RatError
+from .fileio import atomic_write
 
 
 def set_values(path: Path, section: list[str], values: dict[str, Any]) -> None:
@@ -32,6 +32,4 @@ def set_values(path: Path, section: list[str], values: dict[str, Any]) -> None:
     node.update(values)
     out = io.StringIO()
     yaml.dump(data, out)
-    temp = path.with_name(f".{path.name}.rat-tmp-{os.getpid()}")
-    temp.write_text(out.getvalue(), encoding="utf-8")
-    os.replace(temp, path)
+    atomic_write(path, out.getvalue().encode("utf-8"))

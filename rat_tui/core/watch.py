@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .project import PipelineRef, Project
+from .project import PipelineRef, Project, pipeline_file_owner
 
 log = logging.getLogger(__name__)
 
@@ -21,7 +21,6 @@ log = logging.getLogger(__name__)
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"watchdog\..*")
 
 _IGNORED = re.compile(r"(^\.|^~|~$|\.sw[a-p]$|\.tmp$|^4913$|\.rat-tmp-|\.crc$|^#.*#$)")
-_PIPELINE_FILE = re.compile(r"^(pipeline\.sql|pipeline\.py|config\.yaml|tests/quality/[^/]+\.sql)$")
 
 
 @dataclass(frozen=True)
@@ -48,10 +47,9 @@ def classify(project: Project, path: Path) -> PipelineChanged | ZoneChanged | No
         parts = path.resolve().relative_to(project.root).parts
     except ValueError:
         return None
-    if len(parts) >= 5 and parts[1] == "pipelines":
-        name = "/".join(parts[4:])
-        if _PIPELINE_FILE.match(name):
-            return PipelineChanged(PipelineRef(parts[0], parts[2], parts[3]), ("/".join(parts),))
+    owner = pipeline_file_owner("/".join(parts))
+    if owner is not None:
+        return PipelineChanged(owner, ("/".join(parts),))
     if len(parts) >= 4 and parts[1] == "landing":
         inner = parts[3:]
         return ZoneChanged(parts[0], parts[2], not any(p.startswith(("_", ".")) for p in inner))

@@ -49,6 +49,14 @@ log = logging.getLogger(__name__)
 REMOTE_CHECK_SECONDS = 30  # how often the bucket is asked for colleagues' edits
 
 
+def failure_sentence(action: str, exc: Exception) -> str:
+    """One sentence for the screen; an internal bug (not a RatError) also keeps its traceback in the log."""
+    if isinstance(exc, RatError):
+        return exc.sentence()
+    log.error("%s failed", action, exc_info=exc)
+    return f"internal error ({type(exc).__name__}: {exc}); see .rat/logs/app.log"
+
+
 class ActionCommands(Provider):
     """The command palette offers every keymap action by name."""
 
@@ -248,12 +256,8 @@ class RatApp(App):
     def _work(self, action: str, fn, args, kwargs, done: str) -> None:
         try:
             result = fn(*args, **kwargs)
-        except RatError as exc:
-            self.post_message(ActionFailed(action, exc.sentence()))
-            return
-        except Exception as exc:  # an internal bug: traceback to the log, one sentence on screen
-            log.exception("%s failed", action)
-            self.post_message(ActionFailed(action, f"internal error ({type(exc).__name__}: {exc}); see .rat/logs/app.log"))
+        except Exception as exc:
+            self.post_message(ActionFailed(action, failure_sentence(action, exc)))
             return
         self.post_message(ActionDone(action, done.format(result=result) if done else "", result))
 
@@ -421,9 +425,7 @@ class RatApp(App):
             first = not remote.connected
             pulled = remote.connect()["pulled"] if first else remote.refresh()
         except Exception as exc:  # never let a network problem close the app
-            if not isinstance(exc, RatError):
-                log.exception("checking the bucket failed")
-            sentence = exc.sentence() if isinstance(exc, RatError) else f"{type(exc).__name__}: {exc}"
+            sentence = failure_sentence("checking the bucket", exc)
             state = "refused credentials" if "credentials" in sentence else "unreachable"
             if self.query_one(StatusBar).bucket_state != state:
                 self.post_message(ActionFailed("bucket", sentence))
@@ -442,9 +444,7 @@ class RatApp(App):
         try:
             result = self.workbench.auto_purge()
         except Exception as exc:  # e.g. the bucket is unreachable: try again tomorrow, say so now
-            if not isinstance(exc, RatError):
-                log.exception("auto-purge failed")
-            self.post_message(ActionFailed("auto-purge", exc.sentence() if isinstance(exc, RatError) else str(exc)))
+            self.post_message(ActionFailed("auto-purge", failure_sentence("auto-purge", exc)))
             return
         if result["purged"]:
             self.post_message(ActionDone("auto-purge", f"removed {result['purged']} old processed landing file(s)"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 
 from ..errors import RatError
+from ..fileio import atomic_write
 from ..project import PipelineRef
 from ..validate import validate
 from .base import WorkbenchParts
@@ -88,6 +89,6 @@ class VersionCommands(WorkbenchParts):
                 if self.remote:
                     self.remote.sync.delete(f"{ref.relpath.as_posix()}/{name}")
         for name, data in files.items():
-            self._atomic_write(base / name, data)
+            atomic_write(base / name, data)
             if self.remote:  # the bucket's working copy follows, as a new object version
                 self.versions.record(f"{ref.relpath.as_posix()}/{name}", data)

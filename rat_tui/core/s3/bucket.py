@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import random
-import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +19,7 @@ import botocore.exceptions
 from botocore.config import Config
 
 from ..errors import RatError
+from ..fileio import file_sha256
 from .config import S3Config
 
 log = logging.getLogger(__name__)
@@ -157,7 +156,7 @@ class Bucket:
         means "only if there is no object yet"; a lost race raises PreconditionFailed.
         """
         key = self.config.key(relpath)
-        sha = hashlib.sha256(body).hexdigest() if isinstance(body, bytes) else file_sha(body)
+        sha = hashlib.sha256(body).hexdigest() if isinstance(body, bytes) else file_sha256(body)
         condition: dict[str, str] = {}
         if expected is None:
             condition["IfNoneMatch"] = "*"
@@ -207,12 +206,15 @@ class Bucket:
         return data, ObjectInfo(relpath, reply["ETag"], len(data), reply.get("VersionId"),
                                 reply.get("Metadata", {}).get(SHA_METADATA))
 
-    def download(self, relpath: str, target: Path) -> ObjectInfo:
-        """The current object into `target`, atomically (a hidden temp name, then rename)."""
-        data, info = self.get(relpath)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, data)
-        return info
+    def _objects(self, page: dict) -> dict[str, ObjectInfo]:
+        """The objects of one listing page, by project-relative path."""
+        found = {}
+        for item in page.get("Contents", []):
+            if item["Key"].endswith("/"):  # a console-made "folder" marker, not a file
+                continue
+            relpath = self.config.relpath(item["Key"])
+            found[relpath] = ObjectInfo(relpath, item["ETag"], item["Size"], modified=item["LastModified"].timestamp())
+        return found
 
     def list(self, relprefix: str) -> dict[str, ObjectInfo]:
         """Current objects under a prefix, by project-relative path."""
@@ -221,12 +223,7 @@ class Bucket:
             pages = self.client.get_paginator("list_objects_v2").paginate(
                 Bucket=self.config.bucket, Prefix=self.config.key(relprefix))
             for page in pages:
-                for item in page.get("Contents", []):
-                    if item["Key"].endswith("/"):  # a console-made "folder" marker, not a file
-                        continue
-                    relpath = self.config.relpath(item["Key"])
-                    found[relpath] = ObjectInfo(relpath, item["ETag"], item["Size"],
-                                                modified=item["LastModified"].timestamp())
+                found.update(self._objects(page))
             return found
 
         return self.call(f"listing {relprefix or 'the bucket'}", attempt)
@@ -238,12 +235,7 @@ class Bucket:
             pages = self.client.get_paginator("list_objects_v2").paginate(
                 Bucket=self.config.bucket, Prefix=self.config.key(relprefix), Delimiter="/")
             for page in pages:
-                for item in page.get("Contents", []):
-                    if item["Key"].endswith("/"):
-                        continue
-                    relpath = self.config.relpath(item["Key"])
-                    files[relpath] = ObjectInfo(relpath, item["ETag"], item["Size"],
-                                                modified=item["LastModified"].timestamp())
+                files.update(self._objects(page))
                 folders += [self.config.relpath(p["Prefix"])[len(relprefix):].rstrip("/")
                             for p in page.get("CommonPrefixes", [])]
             return files, folders
@@ -264,24 +256,3 @@ class Bucket:
         """Delete the current object (a versioned bucket keeps it as a non-current version)."""
         self.call(f"deleting {relpath}", lambda: self.client.delete_object(
             Bucket=self.config.bucket, Key=self.config.key(relpath)))
-
-    def move(self, source: str, target: str) -> None:
-        """Copy, then delete: a failure in between leaves both, never neither."""
-        self.copy(source, target)
-        self.delete(source)
-
-
-def atomic_write(target: Path, data: bytes) -> None:
-    """A hidden temporary name unique to this call, then rename: readers never see half a file."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temp = target.with_name(f".{target.name}.s3-{secrets.token_hex(4)}")
-    temp.write_bytes(data)
-    os.replace(temp, target)
-
-
-def file_sha(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while chunk := fh.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()

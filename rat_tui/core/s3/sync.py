@@ -20,10 +20,12 @@ from pathlib import Path
 
 from .. import testpoints
 from ..errors import RatError
-from ..project import Project
+from ..fileio import atomic_write
+from ..fileio import file_sha256
+from ..project import Project, pipeline_file_owner
 from ..state import StateDB
 from ..versions import VersionStore
-from .bucket import Bucket, ObjectInfo, PreconditionFailed, atomic_write, file_sha
+from .bucket import Bucket, ObjectInfo, PreconditionFailed
 
 log = logging.getLogger(__name__)
 
@@ -57,11 +59,6 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _is_pipeline_file(relpath: str) -> bool:
-    parts = relpath.split("/")
-    return len(parts) >= 5 and parts[1] == "pipelines" and not any(p.startswith(".") for p in parts)
-
-
 class ProjectSync:
     """Implements `RemoteVersions` for the version store, plus pull/push of files and landing zones."""
 
@@ -83,7 +80,7 @@ class ProjectSync:
         size, mtime = -1, 0
         if path.is_file():
             stat = path.stat()
-            if file_sha(path) == sha:
+            if file_sha256(path) == sha:
                 size, mtime = stat.st_size, stat.st_mtime_ns
         self.state.execute("INSERT OR REPLACE INTO s3_synced VALUES (?, ?, ?, ?, ?, ?)",
                            (relpath, info.etag, info.version_id, sha, size, mtime))
@@ -98,7 +95,7 @@ class ProjectSync:
         stat = path.stat()
         if row["size"] >= 0 and (stat.st_size, stat.st_mtime_ns) == (row["size"], row["mtime_ns"]):
             return True
-        return file_sha(path) == row["sha256"]
+        return file_sha256(path) == row["sha256"]
 
     # -- RemoteVersions ----------------------------------------------------------------
     def put(self, relpath: str, data: bytes) -> str:
@@ -116,11 +113,10 @@ class ProjectSync:
             if current is not None and current.sha256 == sha and current.version_id:
                 self._remember(relpath, current, sha)
                 return current.version_id
-            seen = None if row is None else ObjectInfo(relpath, row["etag"], 0)
-            if current is not None and (seen is None or current.etag != seen.etag):
+            if current is not None and (row is None or current.etag != row["etag"]):
                 raise self._conflict(relpath)
             try:
-                info = self.bucket.put(relpath, data, expected=current if current is not None else None)
+                info = self.bucket.put(relpath, data, expected=current)
             except PreconditionFailed:
                 raise self._conflict(relpath) from None
             if not info.version_id or info.version_id == "null":
@@ -158,7 +154,7 @@ class ProjectSync:
     def _remote_pipeline_files(self) -> dict[str, ObjectInfo]:
         found: dict[str, ObjectInfo] = {}
         for ns in self.bucket.folders(""):
-            found.update({k: v for k, v in self.bucket.list(f"{ns}/pipelines/").items() if _is_pipeline_file(k)})
+            found.update({k: v for k, v in self.bucket.list(f"{ns}/pipelines/").items() if pipeline_file_owner(k)})
         return found
 
     def remote_changes(self) -> list[RemoteChange]:
@@ -183,7 +179,7 @@ class ProjectSync:
     def _adopt_if_equal(self, relpath: str) -> bool:
         """A local file never synced but equal to the object (e.g. both copied from one project)."""
         data, info = self.bucket.get(relpath)
-        if _sha(data) != file_sha(self.project.root / relpath):
+        if _sha(data) != file_sha256(self.project.root / relpath):
             return False
         self._take(relpath, data, info)
         return True
@@ -285,7 +281,7 @@ class ProjectSync:
             return
         if here and not local_same:
             head = self.bucket.head(relpath)
-            if head is not None and head.sha256 == file_sha(path):
+            if head is not None and head.sha256 == file_sha256(path):
                 self._remember(relpath, head, head.sha256)
                 return
             self._set_aside(relpath, done)
@@ -318,7 +314,7 @@ class ProjectSync:
             self._set_aside(relpath, done)
             self._download(relpath, done)
             return
-        self._remember(relpath, info, info.sha256 or file_sha(self.project.root / relpath))
+        self._remember(relpath, info, info.sha256 or file_sha256(self.project.root / relpath))
         done["uploaded"].append(relpath)
 
     # -- archival in the bucket ------------------------------------------------------------
