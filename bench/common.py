@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from rat_tui.core.workbench import Workbench
+from rat_tui.core.commands.workbench import Workbench
 
 
 def scratch_project(name: str) -> Path:

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import timed  # noqa: E402
 
-from rat_tui.core.workbench import Workbench  # noqa: E402
+from rat_tui.core.commands.workbench import Workbench  # noqa: E402
 from tests.s3helpers import storage_yaml  # noqa: E402
 from tests.s3server import throwaway_server  # noqa: E402
 

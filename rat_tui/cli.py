@@ -5,7 +5,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import __version__
+from rat_tui import __version__
+
 from .core.errors import RatError
 
 DESCRIPTION = """\
@@ -41,8 +42,8 @@ def cluster_main(argv: list[str]) -> int:
     """`rat-tui cluster start|stop|status [PROJECT_DIR]`: one JSON object on stdout."""
     import json
 
-    from .core import cluster
-    from .core.project import Project
+    from .core.lake import cluster
+    from .core.project.model import Project
 
     parser = argparse.ArgumentParser(prog="rat-tui cluster", description=cluster.__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -71,8 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["cluster"]:
         return cluster_main(argv[1:])
     args = build_parser().parse_args(argv)
-    from .core.logs import setup_logging
-    from .core.workbench import Workbench
+    from .core.commands.workbench import Workbench
+    from .core.store.logs import setup_logging
 
     try:
         workbench = Workbench(args.project)

@@ -13,7 +13,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from rat_tui.core.workbench import Workbench  # noqa: E402
+from rat_tui.core.commands.workbench import Workbench  # noqa: E402
 from rat_tui.tui.app import RatApp  # noqa: E402
 from rat_tui.tui.components.run_view import RunView  # noqa: E402
 from tests.tui_helpers import screen, select, temporary_sample_project, until  # noqa: E402

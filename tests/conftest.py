@@ -24,7 +24,7 @@ def lake(tmp_path_factory: pytest.TempPathFactory):
     Spark caches a catalog once loaded, so all Spark tests share this project folder and
     each test writes its own namespace (see `tests.lakehelpers.Scratch`).
     """
-    from rat_tui.core.workbench import Workbench
+    from rat_tui.core.commands.workbench import Workbench
 
     root = tmp_path_factory.mktemp("lake") / "project"
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".rat", "warehouse", "__pycache__"))

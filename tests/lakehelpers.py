@@ -7,7 +7,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from rat_tui.core.workbench import Workbench
+from rat_tui.core.commands.workbench import Workbench
 
 _counter = itertools.count(1)
 

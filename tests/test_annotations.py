@@ -1,5 +1,5 @@
-from rat_tui.core.annotations import parse_annotations
-from rat_tui.core.pipeline_config import MergeStrategy, merge_config
+from rat_tui.core.project.annotations import parse_annotations
+from rat_tui.core.project.pipeline_config import MergeStrategy, merge_config
 
 
 def keys(text: str, kind: str = "sql") -> dict[str, tuple[str, int]]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rat_tui.core.workbench import Workbench
+from rat_tui.core.commands.workbench import Workbench
 from rat_tui.script.commands import ScriptContext
 from rat_tui.script.executor import execute, parse
 from tests.bad_inputs import VALIDATE_CASES
@@ -98,7 +98,7 @@ def test_a_quality_test_that_errors_names_its_file(scratch: Scratch):
 def test_a_landing_zone_that_disappears_mid_run(scratch: Scratch, monkeypatch: pytest.MonkeyPatch):
     import shutil
 
-    from rat_tui.core import run_context
+    from rat_tui.core.run import context as run_context
 
     scratch.landing("vanishing", "a.csv", "id\n1\n")
     fqn = scratch.pipeline("bronze", "v", "SELECT * FROM {{ landing_zone('vanishing') }}")

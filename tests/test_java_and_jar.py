@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from rat_tui.core import java
 from rat_tui.core.errors import RatError
+from rat_tui.core.lake import java
 
 
 def test_jar_checksum_is_verified(monkeypatch: pytest.MonkeyPatch):
@@ -48,14 +48,16 @@ def test_no_java_at_all_is_one_sentence(monkeypatch: pytest.MonkeyPatch, tmp_pat
 
 def test_a_failed_session_start_reports_the_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from rat_tui.core.events import EventBus, SessionStateChanged
-    from rat_tui.core.project import Project
-    from rat_tui.core.spark_session import SparkManager
+    from rat_tui.core.lake.session import SparkManager
+    from rat_tui.core.project.model import Project
+    from rat_tui.core.storage import Storage
 
     monkeypatch.setattr(java, "ICEBERG_JAR_SHA256", "0" * 64)
     seen: list[SessionStateChanged] = []
     bus = EventBus()
     bus.subscribe(seen.append)
-    manager = SparkManager(Project(tmp_path), bus)
+    project = Project(tmp_path)
+    manager = SparkManager(project, bus, Storage(project))
     with pytest.raises(RatError, match="the Spark session failed to start: .*pinned checksum"):
         manager.session(timeout=30)
     assert [e.state for e in seen] == ["starting", "failed"]

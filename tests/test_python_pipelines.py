@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from rat_tui.core.python_guard import python_problems
+from rat_tui.core.project.python_guard import python_problems
 from tests.lakehelpers import Scratch, copy_sample_namespace
 
 GOOD = "def run(spark, ctx):\n    return spark.range(3)\n"

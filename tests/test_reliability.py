@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from rat_tui.core.events import PhaseStarted
-from rat_tui.core.recovery import mark_orphans
+from rat_tui.core.run.recovery import mark_orphans
 from tests.lakehelpers import Scratch
 
 pytestmark = pytest.mark.spark

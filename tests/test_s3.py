@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from rat_tui.core.commands.workbench import Workbench
 from rat_tui.core.errors import RatError
-from rat_tui.core.workbench import Workbench
 from tests.conftest import SAMPLE
 from tests.helpers import run_script
 from tests.s3helpers import bucket_project, keys, new_bucket
@@ -298,8 +298,8 @@ def test_deleting_a_pipeline_file_deletes_the_object(pushed, s3_env):
 def test_retries_back_off_exponentially_with_jitter_and_stop_at_the_deadline(s3_env):
     import socket
 
-    from rat_tui.core.s3.bucket import Bucket
-    from rat_tui.core.s3.config import S3Config
+    from rat_tui.core.remote.bucket import Bucket
+    from rat_tui.core.remote.config import S3Config
 
     with socket.socket() as sock:  # a port nobody listens on: every attempt is refused at once
         sock.bind(("127.0.0.1", 0))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rat_tui.core.workbench import Workbench
+from rat_tui.core.commands.workbench import Workbench
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.status_bar import StatusBar
 from tests.conftest import SAMPLE

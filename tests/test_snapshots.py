@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rat_tui.core.workbench import Workbench
+from rat_tui.core.commands.workbench import Workbench
 from rat_tui.tui.app import RatApp
 from tests.tui_helpers import select
 

@@ -1,7 +1,7 @@
 """The TUI through Textual's Pilot, on the real app."""
 from pathlib import Path
 
-from rat_tui.core.workbench import Workbench
+from rat_tui.core.commands.workbench import Workbench
 from rat_tui.tui.app import RatApp
 
 

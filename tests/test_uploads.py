@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from rat_tui.core.project import active_landing_files
+from rat_tui.core.project.model import active_landing_files
 from tests.helpers import run_script
 
 
@@ -111,7 +111,7 @@ def test_an_upload_killed_midway_leaves_nothing_a_run_would_read(sample_copy: Pa
 
 
 def test_auto_purge_zones_lose_old_processed_files(sample_copy: Path):
-    from rat_tui.core.workbench import Workbench
+    from rat_tui.core.commands.workbench import Workbench
 
     (sample_copy / "rat.yaml").write_text("zones:\n  ecommerce/orders: {auto_purge: true, processed_max_age_days: 3}\n")
     old = sample_copy / "ecommerce" / "landing" / "orders" / "_processed" / "r1" / "a.csv"

@@ -5,8 +5,13 @@ import threading
 import time
 from pathlib import Path
 
-from rat_tui.core.project import PipelineRef, Project
-from rat_tui.core.watch import PipelineChanged, ProjectWatcher, ZoneChanged, classify
+from rat_tui.core.project.model import PipelineRef, Project
+from rat_tui.core.project.watch import (
+    PipelineChanged,
+    ProjectWatcher,
+    ZoneChanged,
+    classify,
+)
 
 
 def test_classify_pipeline_files_zones_and_litter(sample_copy: Path):

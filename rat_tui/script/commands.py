@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.commands.workbench import Workbench
 from ..core.errors import RatError
-from ..core.workbench import Workbench
 
 
 class ArgumentError(Exception):

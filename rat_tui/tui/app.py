@@ -19,7 +19,8 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Footer, Header, RichLog, Static, Tree
 from textual.worker import WorkerState
 
-from ..core.details import pipeline_detail, zone_files, zone_readers
+from ..core.commands.details import pipeline_detail, zone_files, zone_readers
+from ..core.commands.workbench import Workbench
 from ..core.errors import RatError
 from ..core.events import (
     LogLine,
@@ -30,12 +31,17 @@ from ..core.events import (
     RunStarted,
     SessionStateChanged,
 )
-from ..core.project import active_landing_files
-from ..core.uploads import refresh_samples
-from ..core.watch import PipelineChanged, ProjectWatcher, ZoneChanged
-from ..core.workbench import Workbench
+from ..core.landing.uploads import refresh_samples
+from ..core.project.model import active_landing_files
+from ..core.project.watch import PipelineChanged, ProjectWatcher, ZoneChanged
 from .components.help_screen import HelpScreen
-from .components.modals import AskText, Confirm, PathSuggester, ZoneSettingsForm, purge_plan_text
+from .components.modals import (
+    AskText,
+    Confirm,
+    PathSuggester,
+    ZoneSettingsForm,
+    purge_plan_text,
+)
 from .components.pipeline_view import PipelineView
 from .components.project_tree import NodeData, ProjectTree
 from .components.run_view import RunState, RunView

@@ -6,7 +6,7 @@ from typing import Any
 from textual.message import Message
 
 from ..core.events import Event
-from ..core.watch import Change
+from ..core.project.watch import Change
 
 
 class CoreEvent(Message):

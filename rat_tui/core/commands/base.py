@@ -1,13 +1,18 @@
 """What every group of commands may use; `Workbench.__init__` sets it up."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..events import EventBus
-from ..project import Project
-from ..runner import Runner
-from ..s3.remote import Remote
-from ..spark_session import SparkManager
-from ..state import StateDB
-from ..versions import VersionStore
+from ..lake.session import SparkManager
+from ..project.model import Project
+from ..run.runner import Runner
+from ..storage import Storage
+from ..store.state import StateDB
+from ..store.versions import VersionStore
+
+if TYPE_CHECKING:
+    from ..remote.storage import BucketStorage
 
 
 class WorkbenchParts:
@@ -17,4 +22,5 @@ class WorkbenchParts:
     spark: SparkManager
     runner: Runner
     versions: VersionStore
-    remote: Remote | None
+    storage: Storage
+    remote: BucketStorage | None  # the storage, when it is a bucket

@@ -1,13 +1,17 @@
 """The project's bucket: connect, status, pull, push."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import RatError
-from ..s3.remote import Remote
 from .base import WorkbenchParts
+
+if TYPE_CHECKING:
+    from ..remote.storage import BucketStorage
 
 
 class BucketCommands(WorkbenchParts):
-    def _remote(self) -> Remote:
+    def _remote(self) -> BucketStorage:
         if self.remote is None:
             raise RatError("this project has no bucket: set storage.type: s3 (and storage.bucket) in rat.yaml")
         return self.remote

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..errors import RatError
-from ..fileio import atomic_write
-from ..project import pipeline_file_owner
+from ..project.model import pipeline_file_owner
+from ..store.fileio import atomic_write
 from .base import WorkbenchParts
 
 
@@ -27,8 +27,8 @@ class FileCommands(WorkbenchParts):
             try:
                 if file.is_file():
                     self.versions.record(relpath, file.read_bytes())
-                elif self.remote:  # deleted in the editor: deleted in the bucket too
-                    self.remote.sync.delete(relpath)
+                else:  # deleted in the editor
+                    self.storage.file_deleted(relpath)
             except RatError as exc:
                 problems[relpath] = exc.sentence()
         return problems

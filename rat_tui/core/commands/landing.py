@@ -4,10 +4,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import RatError
-from ..landing_preview import read_head
-from ..project import LANDING_EXTENSIONS, active_landing_files
-from ..settings_edit import set_values
-from ..uploads import create_zone, upload
+from ..landing.preview import read_head
+from ..landing.uploads import create_zone, upload
+from ..project.model import LANDING_EXTENSIONS, active_landing_files
+from ..project.settings_edit import set_values
 from .base import WorkbenchParts
 
 
@@ -55,7 +55,5 @@ class LandingCommands(WorkbenchParts):
         expected = self.zone_settings(namespace, zone)["schema"]
         columns = list(expected) if isinstance(expected, dict) else expected
         files = upload(zone_dir, [Path(p).expanduser().resolve() for p in paths], as_name, replace, columns, progress)
-        if self.remote:  # the file and its sample go to the bucket, where the team's runs read them
-            self.remote.ensure_connected()
-            self.remote.sync.sync_zone(namespace, zone)
+        self.storage.zone_changed(namespace, zone)
         return {"files": files}

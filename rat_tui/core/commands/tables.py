@@ -1,14 +1,14 @@
 """Tables on disk and their history: snapshots, previews, diffs, rollback, compaction."""
 from __future__ import annotations
 
-from ..catalog import IcebergTable
 from ..errors import RatError
-from ..project import PipelineRef
-from ..quality import json_value as row_value
-from ..quality import row_values
-from ..settings import target_file_size
-from ..spark_errors import summarise
-from ..table_metadata import load_table, schema_diff, snapshots, table_stats
+from ..lake.metadata import load_table, schema_diff, snapshots, table_stats
+from ..lake.spark_errors import summarise
+from ..lake.table import IcebergTable
+from ..project.model import PipelineRef
+from ..project.settings import target_file_size
+from ..run.quality import json_value as row_value
+from ..run.quality import row_values
 from .base import WorkbenchParts
 
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import time
 
-from ..doctor import Doctor
 from ..errors import RatError
-from ..purge import PurgePlan, Reaper, needs_spark
+from ..upkeep.doctor import Doctor
+from ..upkeep.purge import PurgePlan, Reaper, needs_spark
 from .base import WorkbenchParts
 
 
@@ -24,7 +24,7 @@ class UpkeepCommands(WorkbenchParts):
 
     def auto_purge(self, now: float | None = None) -> dict:
         """Old `_processed/` files of zones with `auto_purge: true` (at start-up and daily in the TUI)."""
-        reaper = Reaper(self.project, self.state, self.versions, [], bucket=self._bucket())
+        reaper = Reaper(self.project, self.state, self.versions, self.storage, [])
         now = time.time() if now is None else now
         def wanted(zone) -> bool:
             return self.zone_settings(zone.namespace, zone.name)["auto_purge"]
@@ -35,11 +35,8 @@ class UpkeepCommands(WorkbenchParts):
         counts = plan.counts()
         return {"purged": counts["processed_files"] + counts["bucket_processed_files"]}
 
-    def _bucket(self):
-        return self.remote.bucket if self.remote else None
-
     def purge(self, dry_run: bool = False, now: float | None = None, namespace: str | None = None) -> dict:
-        reaper = Reaper(self.project, self.state, self.versions, self.table_refs(), namespace, self._bucket())
+        reaper = Reaper(self.project, self.state, self.versions, self.storage, self.table_refs(), namespace)
         plan = reaper.plan(now)
         if not dry_run:
             if needs_spark(plan):

@@ -4,9 +4,9 @@ from __future__ import annotations
 import hashlib
 
 from ..errors import RatError
-from ..fileio import atomic_write
-from ..project import PipelineRef
-from ..validate import validate
+from ..project.model import PipelineRef
+from ..project.validate import validate
+from ..store.fileio import atomic_write
 from .base import WorkbenchParts
 
 
@@ -46,7 +46,7 @@ class VersionCommands(WorkbenchParts):
 
     def rollback(self, pipeline: str, version: int | None = None, restore: bool = False) -> dict:
         ref = self.resolve(pipeline)
-        self._pull_published()
+        self.storage.pull_published()
         published = {v.version: v for v in self.versions.published(ref)}
         current = max(published) if published else None
         if current is None:
@@ -62,20 +62,13 @@ class VersionCommands(WorkbenchParts):
             self.restore_files(ref, files)
         return {"version": pinned.version, "pinned_from": target}
 
-    def _pull_published(self) -> None:
-        """With a bucket: versions colleagues published since the last look (one listing)."""
-        if self.remote:
-            self.remote.ensure_connected()
-            assert self.remote.published is not None
-            self.remote.published.pull()
-
     def _pin(self, ref: PipelineRef, files: dict[str, str], message: str, pinned_from: int | None):
         """A new published version; with a bucket it is shared there too (or not made at all)."""
         def pin():
             return self.versions.pin(ref, files, message, pinned_from)
 
         keep = self.project.settings.max_versions
-        version = self.remote.publish(ref, pin, keep) if self.remote else pin()
+        version = self.storage.publish(ref, pin, keep)
         self.versions.prune(ref, keep)  # only once the version stands (shared, with a bucket)
         return version
 
@@ -86,9 +79,7 @@ class VersionCommands(WorkbenchParts):
         for name in self.project.read_pipeline_files(ref):
             if name not in files:
                 (base / name).unlink()
-                if self.remote:
-                    self.remote.sync.delete(f"{ref.relpath.as_posix()}/{name}")
+                self.storage.file_deleted(f"{ref.relpath.as_posix()}/{name}")
         for name, data in files.items():
             atomic_write(base / name, data)
-            if self.remote:  # the bucket's working copy follows, as a new object version
-                self.versions.record(f"{ref.relpath.as_posix()}/{name}", data)
+            self.storage.file_replaced(f"{ref.relpath.as_posix()}/{name}", data)

@@ -7,8 +7,8 @@ from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from ...core.names import LAYERS
-from ...core.project import PipelineRef
+from ...core.project.model import PipelineRef
+from ...core.project.names import LAYERS
 
 STATUS_MARK = {"success": ("●", "green"), "failed": ("●", "red"), "cancelled": ("●", "yellow"),
                "running": ("◐", "cyan"), "queued": ("○", "cyan"), None: ("○", "grey50")}

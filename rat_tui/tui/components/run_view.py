@@ -9,8 +9,15 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from ...core.events import Event, PhaseFinished, PhaseStarted, QualityResultEvent, RunFinished, RunStarted
-from ...core.executor import PHASES
+from ...core.events import (
+    Event,
+    PhaseFinished,
+    PhaseStarted,
+    QualityResultEvent,
+    RunFinished,
+    RunStarted,
+)
+from ...core.run.phases import PHASES
 
 QUALITY_STYLE = {"passed": "green", "warned": "yellow", "failed": "red", "error": "red"}
 

@@ -1,0 +1,68 @@
+"""Data for the detail panels (a pipeline's effective config, a zone's files), without Textual."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from ..project.model import LANDING_EXTENSIONS, PipelineRef
+from ..project.pipeline_source import load_pipeline
+from ..project.templating import template_calls
+
+
+def pipeline_detail(wb, ref: PipelineRef) -> dict:
+    loaded, problems = load_pipeline(ref, wb.project.read_pipeline_files(ref))
+    if loaded is None:
+        return {"fqn": ref.fqn, "kind": "sql", "source": "", "description": "", "config": {}, "sources": {},
+                "tests": [], "problems": [p.sentence() for p in problems]}
+    return {
+        "fqn": ref.fqn,
+        "kind": loaded.kind,
+        "source": loaded.source,
+        "description": loaded.config.description,
+        "config": loaded.config.as_dict(),
+        "sources": loaded.config.sources,
+        "tests": [{"name": t.name, "severity": t.severity, "description": t.description} for t in loaded.quality_tests],
+        "problems": [p.sentence() for p in problems],
+    }
+
+
+def zone_files(wb, namespace: str, zone: str) -> list[dict]:
+    """Active files, `_samples/` and `_processed/<run>/` files, newest first within each kind."""
+    base = wb.project.zone_dir(namespace, zone)
+    consumed = wb.state.consumed_files()
+    found = []
+    for path in sorted(base.rglob("*")) if base.is_dir() else []:
+        if not path.is_file() or path.suffix.lower() not in LANDING_EXTENSIONS:
+            continue
+        relative = path.relative_to(base)
+        top = relative.parts[0]
+        if top.startswith(".") or any(p.startswith(".") for p in relative.parts):
+            continue
+        kind = "sample" if top == "_samples" else f"processed {relative.parts[1]}" if top == "_processed" else "active"
+        stat = path.stat()
+        found.append({"path": relative.as_posix(), "kind": kind, "bytes": stat.st_size,
+                      "modified": datetime.fromtimestamp(stat.st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M"),
+                      "consumed": (wb.project.rel(path), stat.st_mtime) in consumed if kind == "active" else None})
+    order = {"active": 0, "sample": 1}
+    return sorted(found, key=lambda f: (order.get(f["kind"], 2), f["path"]))
+
+
+def zone_readers(wb, namespace: str, zone: str) -> list[str]:
+    """Pipelines whose templates call landing_zone('<zone>')."""
+    readers = []
+    for ref in wb.project.scan().pipelines():
+        if ref.namespace != namespace:
+            continue
+        loaded, _ = load_pipeline(ref, wb.project.read_pipeline_files(ref))
+        if loaded is None:
+            continue
+        if loaded.kind == "py":
+            if f"landing_zone(\"{zone}\")" in loaded.source or f"landing_zone('{zone}')" in loaded.source:
+                readers.append(ref.fqn)
+            continue
+        try:
+            calls = template_calls(loaded.source)
+        except Exception:  # a template with a syntax error reads nothing
+            continue
+        if any(c.function == "landing_zone" and c.argument == zone for c in calls):
+            readers.append(ref.fqn)
+    return readers

@@ -1,0 +1,210 @@
+"""The command layer: every action the TUI and `--script` offer, as plain methods returning data."""
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import RatError
+from ..events import EventBus
+from ..lake.metadata import load_table, table_stats
+from ..lake.session import SparkManager
+from ..lake.spark_errors import summarise
+from ..lake.table import IcebergTable
+from ..project.model import PipelineRef, Project
+from ..project.pipeline_source import load_pipeline
+from ..project.validate import validate
+from ..run.build import build
+from ..run.context import RunContext
+from ..run.phases import RunOptions
+from ..run.quality import row_values
+from ..run.recovery import drop_leftovers, mark_orphans
+from ..run.run_log import RunLog
+from ..run.runner import RunHandle, Runner
+from ..storage import open_storage
+from ..store.state import StateDB
+from ..store.versions import VersionStore
+
+if TYPE_CHECKING:
+    from ..remote.storage import BucketStorage
+from .bucket import BucketCommands
+from .files import FileCommands
+from .landing import LandingCommands
+from .tables import TableCommands
+from .upkeep import UpkeepCommands
+from .versions import VersionCommands
+
+QUERY_ROW_LIMIT = 1000
+_READ_ONLY = re.compile(r"^\s*(select|with|show|describe|desc|explain|values|table)\b", re.I)
+_COMMENTS = re.compile(r"(--[^\n]*\n?)|(/\*.*?\*/)", re.S)
+
+
+class Workbench(TableCommands, LandingCommands, UpkeepCommands, VersionCommands, BucketCommands, FileCommands):
+    """One open project and the services built on it. Faces call these methods; nothing here renders.
+
+    Browsing and running live here; the other groups of commands live in `core/commands/`.
+    """
+
+    def __init__(self, root: Path | str):
+        self.project = Project(root)
+        self.events = EventBus()
+        self.state = StateDB(self.project.state_dir / "state.db")
+        self.storage = open_storage(self.project, self.state)
+        self.spark = SparkManager(self.project, self.events, self.storage)
+        self.runner = Runner(self.project, self.spark, self.state, self.events, self.storage)
+        self.versions = VersionStore(self.state, self.project.state_dir / "objects",
+                                     remote=self.storage.file_versions())
+        self.storage.attach(self.versions)
+        self.run_log = RunLog(self.project.state_dir / "logs" / "runs.jsonl")
+        self.events.subscribe(self.run_log)
+        self.recovered = mark_orphans(self.state, self.project, self.storage.landing_archive)
+        self._cleanup_lock = threading.Lock()
+
+    @property
+    def remote(self) -> BucketStorage | None:
+        """The bucket, for what only a bucket offers (push, pull, its status)."""
+        return self.storage if self.storage.is_bucket else None  # type: ignore[return-value]
+
+    def close(self) -> None:
+        self.spark.stop()
+
+    # -- recovery -----------------------------------------------------------------------
+    def needs_cleanup(self) -> bool:
+        return bool(self.state.unresolved_branches())
+
+    def cleanup_leftovers(self) -> list[str]:
+        """Drop branches of crashed runs (needs Spark; the TUI calls this from a worker)."""
+        with self._cleanup_lock:
+            if not self.needs_cleanup():
+                return []
+            with self.spark.using() as spark:
+                return drop_leftovers(self.state, spark, self.spark.ensure_catalog)
+
+    # -- browsing -------------------------------------------------------------------
+    def ls(self) -> dict:
+        scan = self.project.scan()
+        return {
+            "namespaces": [
+                {"name": ns.name, "pipelines": [p.fqn for p in ns.pipelines], "zones": [z.name for z in ns.zones]}
+                for ns in scan.namespaces
+            ]
+        }
+
+    def overview(self) -> dict:
+        """Everything the project tree shows, in one pass over disk and state (no Spark)."""
+        scan = self.project.scan()
+        tables = {ref.fqn: ref for ref in self.table_refs()}
+        namespaces = []
+        for ns in scan.namespaces:
+            pipelines = []
+            for ref in ns.pipelines:
+                last = self.state.runs(ref.fqn, limit=1)
+                pipelines.append({"ref": ref, "last_status": last[0].status if last else None,
+                                  "published": self.versions.current(ref) is not None, "drift": self.drift(ref),
+                                  "remote": self.storage.pipeline_state(ref)})
+            zones = [{"name": z.name, "files": len(z.active_files())} for z in ns.zones]
+            ns_tables = []
+            for fqn, ref in tables.items():
+                if ref.namespace == ns.name:
+                    try:
+                        stats = table_stats(load_table(self.project.table_dir(ref), fqn))
+                    except Exception:  # a damaged table still shows, with its name
+                        stats = {"snapshot_id": None, "rows": None}
+                    ns_tables.append({"ref": ref, **stats})
+            namespaces.append({"name": ns.name, "pipelines": pipelines, "zones": zones, "tables": ns_tables})
+        return {"namespaces": namespaces, "problems": [p.sentence() for p in scan.problems if p.is_error]}
+
+    def validate(self, pipeline: str | None = None) -> dict:
+        only = self.project.find_pipeline(pipeline) if pipeline else None
+        problems = validate(self.project, only)
+        errors = [p for p in problems if p.is_error]
+        result = {"problems": [p.as_dict() for p in problems]}
+        if errors:
+            raise RatError.with_result(f"{len(errors)} problem(s) found; first: {errors[0].sentence()}", result)
+        return result
+
+    def resolve(self, text: str) -> PipelineRef:
+        return self.project.find_pipeline(text)
+
+    def runs(self, pipeline: str | None = None, limit: int = 20) -> dict:
+        name = PipelineRef.parse(pipeline).fqn if pipeline else None
+        return {"runs": [r.as_dict() for r in self.state.runs(name, limit)]}
+
+    # -- running --------------------------------------------------------------------
+    def submit(self, pipeline: str, full_refresh: bool = False, published: bool = False, trigger: str = "manual") -> RunHandle:
+        ref = self.resolve(pipeline)
+        options, version = RunOptions(full_refresh=full_refresh), "draft"
+        if published:
+            self.storage.pull_published()
+            pinned = self.versions.current(ref)
+            if pinned is None:
+                raise RatError(f"{ref.fqn} has no published version yet; publish it first or run the working copy")
+            options.files, version = self.versions.read_pinned(ref, pinned), str(pinned.version)
+        if self.needs_cleanup():
+            self.cleanup_leftovers()
+        return self.runner.submit(ref, options, version=version, trigger=trigger)
+
+    def request_run(self, ref: PipelineRef, trigger: str) -> RunHandle:
+        """A draft run for a save: a burst of saves, or saves during a run, give one more run, not many."""
+        return self.runner.queued_run(ref) or self.submit(ref.fqn, trigger=trigger)
+
+    def run(self, pipeline: str, full_refresh: bool = False, published: bool = False) -> dict:
+        record = self.submit(pipeline, full_refresh, published).wait()
+        result = {"run": record.as_dict()}
+        if record.status != "success":
+            raise RatError.with_result(f"run {record.run_id} of {record.pipeline} {record.status}: {record.error}", result)
+        return result
+
+    def cancel(self, run_id: str) -> bool:
+        return self.runner.cancel(run_id)
+
+    def wait_idle(self, timeout: float | None = None) -> dict:
+        return {"runs": [r.as_dict() for r in self.runner.wait_idle(timeout)]}
+
+    def preview(self, pipeline: str, limit: int = 20) -> dict:
+        """Phases 1-2 only: compile and execute, write nothing."""
+        ref = self.resolve(pipeline)
+        loaded, problems = load_pipeline(ref, self.project.read_pipeline_files(ref))
+        errors = [p for p in problems if p.is_error]
+        if loaded is None or errors:
+            raise RatError.from_problem(errors[0])
+        with self.spark.using() as spark:
+            self.spark.ensure_catalog(ref.namespace)
+            table = IcebergTable(spark, ref)
+            started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+            ctx = RunContext(
+                spark, self.project, ref, loaded.config, f"preview_{secrets.token_hex(3)}", started, table,
+                table.exists(), self.storage, ensure_catalog=self.spark.ensure_catalog,
+            )
+            try:
+                df = build(ctx, loaded)
+                rows = self._collect(df, limit, loaded.source_relpath)
+            finally:
+                ctx.cleanup()
+        return {"columns": df.columns, "rows": [row_values(r) for r in rows]}
+
+    def query(self, sql: str) -> dict:
+        if not _READ_ONLY.match(_COMMENTS.sub(" ", sql)):
+            raise RatError("query is read-only: start with SELECT, WITH, SHOW, DESCRIBE or EXPLAIN")
+        with self.spark.using() as spark:
+            try:
+                df = spark.sql(sql)
+            except Exception as exc:
+                message, line = summarise(exc)
+                raise RatError(f"SQL error{f' on line {line}' if line else ''}: {message}") from None
+            rows = self._collect(df, QUERY_ROW_LIMIT + 1, "query")
+        result = {"columns": df.columns, "rows": [row_values(r) for r in rows[:QUERY_ROW_LIMIT]]}
+        if len(rows) > QUERY_ROW_LIMIT:
+            result["truncated"] = True
+        return result
+
+    @staticmethod
+    def _collect(df, limit: int, where: str) -> list:
+        try:
+            return df.limit(limit).collect()
+        except Exception as exc:
+            message, _ = summarise(exc)
+            raise RatError(f"query failed: {message}", where) from None

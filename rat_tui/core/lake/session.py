@@ -1,0 +1,281 @@
+"""The managed SparkSession: started once in the background, shared by every run and query."""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import RatError
+from ..events import EventBus, SessionStateChanged
+from ..project.model import Project
+from .java import find_java_home, iceberg_jar
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from ..storage import Storage
+
+log = logging.getLogger(__name__)
+
+_LOG4J = """\
+rootLogger.level = {level}
+rootLogger.appenderRef.file.ref = file
+appender.file.type = File
+appender.file.name = file
+appender.file.fileName = {path}
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = %d{{yy/MM/dd HH:mm:ss}} %p %c{{1}}: %m%n
+"""
+
+
+class SessionState(str, Enum):
+    STOPPED = "stopped"
+    STARTING = "starting"
+    READY = "ready"
+    BUSY = "busy"
+    FAILED = "failed"
+
+
+def catalog_conf(namespace: str, warehouse: str, catalog_type: str, properties: dict[str, str]) -> dict[str, str]:
+    """Spark settings registering one Iceberg catalog named after the namespace (`warehouse` is a URI)."""
+    prefix = f"spark.sql.catalog.{namespace}"
+    conf = {prefix: "org.apache.iceberg.spark.SparkCatalog", f"{prefix}.cache-enabled": "false",
+            f"{prefix}.warehouse": warehouse}
+    if catalog_type == "jdbc":
+        # One catalog name per namespace in one database keeps tables `ns.layer.name`.
+        conf[f"{prefix}.catalog-impl"] = "org.apache.iceberg.jdbc.JdbcCatalog"
+    else:
+        conf[f"{prefix}.type"] = catalog_type
+    for key, value in properties.items():
+        conf[f"{prefix}.{key}"] = expand_environment(value.replace("{namespace}", namespace), key)
+    return conf
+
+
+S3_CLASSES = {
+    # S3FileIO itself ships in the runtime jar; the AWS SDK it needs comes with the bundle.
+    "software.amazon.awssdk.services.s3.S3Client": "org.apache.iceberg:iceberg-aws-bundle:1.10.2",
+    "org.apache.hadoop.fs.s3a.S3AFileSystem": "org.apache.hadoop:hadoop-aws:3.3.4",
+}
+
+
+def check_s3_jars(spark: "SparkSession", conf: dict[str, str]) -> None:
+    """A catalog that keeps data on S3 needs Spark's S3 jars: say exactly that, before any query."""
+    on_s3 = sorted(k.rsplit(".", 1)[0].removeprefix("spark.sql.catalog.") for k, v in conf.items()
+                   if k.endswith(".warehouse") and v.startswith(("s3://", "s3a://")))
+    if not on_s3:
+        return
+    jvm = spark.sparkContext._jvm
+    loader = jvm.Thread.currentThread().getContextClassLoader()
+    missing = []
+    for name, package in S3_CLASSES.items():
+        try:
+            jvm.Class.forName(name, False, loader)
+        except Exception:
+            missing.append(package)
+    if missing:
+        raise RatError(
+            f"the catalog of {', '.join(on_s3)} keeps data on S3, but Spark's S3 jars are missing: add "
+            f"{' and '.join(missing)} to spark.jars_packages in rat.yaml (or their jar files to spark.extra_jars)")
+
+
+def expand_environment(value: str, key: str) -> str:
+    """`${NAME}` from the environment, so credentials never live in rat.yaml."""
+    def lookup(match: re.Match) -> str:
+        name = match.group(1)
+        if name not in os.environ:
+            raise RatError(f"rat.yaml catalog property {key} uses ${{{name}}}, which is not set in the environment")
+        return os.environ[name]
+
+    return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", lookup, value)
+
+
+class SparkManager:
+    """Owns the one SparkSession of the process and reports its state on the event bus."""
+
+    def __init__(self, project: Project, events: EventBus, storage: Storage):
+        self.project = project
+        self.events = events
+        self.storage = storage
+        self.state = SessionState.STOPPED
+        self.reason = ""
+        self._spark: SparkSession | None = None
+        self._lock = threading.Lock()
+        self._ready = threading.Event()
+        self._starter: threading.Thread | None = None
+        self._catalogs: set[str] = set()
+        self._active = 0
+        self.start_seconds: float | None = None
+
+    # -- state ------------------------------------------------------------------
+    def _set_state(self, state: SessionState, reason: str = "") -> None:
+        self.state, self.reason = state, reason
+        self.events.publish(SessionStateChanged(state.value, reason, self.project.settings.spark_master,
+                                                *self.resources))
+
+    @property
+    def resources(self) -> tuple[int, int]:
+        """(executors besides the driver, total cores), as Spark sees them now."""
+        spark = self._spark
+        if spark is None:
+            return 0, 0
+        try:
+            sc = spark.sparkContext
+            return max(sc._jsc.sc().getExecutorMemoryStatus().size() - 1, 0), sc.defaultParallelism
+        except Exception:  # the gateway is going away
+            return 0, 0
+
+    def start_background(self) -> None:
+        """Start the session in a thread unless it is already starting or running."""
+        with self._lock:
+            if self._starter is not None and (self._starter.is_alive() or self._spark is not None):
+                return
+            self._ready.clear()
+            self._starter = threading.Thread(target=self._start, name="spark-start", daemon=True)
+            self._set_state(SessionState.STARTING)
+            self._starter.start()
+
+    def session(self, timeout: float | None = None) -> "SparkSession":
+        """The ready session, starting it if needed; raises RatError when it failed to start."""
+        if self._spark is None:
+            if self.state in (SessionState.STOPPED, SessionState.FAILED):
+                self.start_background()
+            if not self._ready.wait(timeout):
+                raise RatError(f"the Spark session did not start within {timeout:.0f} s")
+        if self._spark is None:
+            raise RatError(f"the Spark session failed to start: {self.reason}")
+        return self._spark
+
+    @contextlib.contextmanager
+    def using(self) -> Iterator["SparkSession"]:
+        """The session, marked busy while the block runs."""
+        spark = self.session()
+        with self._lock:
+            self._active += 1
+            if self._active == 1:
+                self._set_state(SessionState.BUSY)
+        try:
+            yield spark
+        finally:
+            with self._lock:
+                self._active -= 1
+                if self._active == 0 and self._spark is not None:
+                    self._set_state(SessionState.READY)
+
+    def ensure_catalog(self, namespace: str) -> None:
+        """Register the namespace's Iceberg catalog (namespaces may appear while the app runs)."""
+        if namespace in self._catalogs:
+            return
+        spark = self.session()
+        settings = self.project.settings
+        for key, value in catalog_conf(
+            namespace, self.storage.warehouse_uri(namespace), settings.catalog_type, settings.catalog_properties
+        ).items():
+            spark.conf.set(key, value)
+        self._catalogs.add(namespace)
+
+    # -- start and stop -----------------------------------------------------------
+    def _conf(self, logs: Path) -> dict[str, str]:
+        settings = self.project.settings
+        log4j = logs / "log4j2.properties"
+        log4j.write_text(_LOG4J.format(level=settings.spark_log_level.lower(), path=logs / "spark.log"))
+        java_opts = f"-Dlog4j2.configurationFile={log4j.as_uri()}"
+        jars = ",".join(settings.spark_jars) if settings.spark_jars is not None else str(iceberg_jar())
+        jars = ",".join([jars, *settings.spark_extra_jars]) if settings.spark_extra_jars else jars
+        conf = {
+            "spark.app.name": f"rat-tui {self.project.root.name}",
+            "spark.master": settings.spark_master,
+            "spark.jars": jars,
+            "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.session.timeZone": "UTC",
+            "spark.driver.host": "127.0.0.1",
+            "spark.driver.bindAddress": "127.0.0.1",
+            "spark.sql.shuffle.partitions": "8",
+            # A bad number in the data is an error, not a silent NULL (TRY_CAST stays lenient).
+            "spark.sql.ansi.enabled": "true",
+            "spark.driver.extraJavaOptions": java_opts,
+            "spark.executor.extraJavaOptions": java_opts,
+            "spark.sql.warehouse.dir": (self.project.state_dir / "spark-warehouse").as_uri(),
+            # Executors of a cluster run Python pipeline code with the driver's interpreter.
+            "spark.pyspark.python": sys.executable,
+        }
+        if settings.spark_jars_packages:
+            conf["spark.jars.packages"] = ",".join(settings.spark_jars_packages)
+        if settings.spark_driver_memory:
+            conf["spark.driver.memory"] = settings.spark_driver_memory
+        for ns in self.project.scan().namespaces:
+            conf.update(
+                catalog_conf(ns.name, self.storage.warehouse_uri(ns.name), settings.catalog_type, settings.catalog_properties)
+            )
+        conf.update(self.storage.spark_conf())
+        conf.update(settings.spark_conf)
+        return conf
+
+    def _start(self) -> None:
+        began = time.monotonic()
+        try:
+            java_home = find_java_home()
+            os.environ["JAVA_HOME"] = str(java_home)
+            logs = self.project.state_dir / "logs"
+            logs.mkdir(parents=True, exist_ok=True)
+            conf = self._conf(logs)
+            spark = _launch(conf, logs / "spark.log")
+            check_s3_jars(spark, conf)
+            spark.sparkContext.setLogLevel(self.project.settings.spark_log_level.upper())
+            self._catalogs = {k.split(".")[3] for k in conf if k.count(".") == 3 and k.startswith("spark.sql.catalog.")}
+            self._spark = spark
+            self.start_seconds = time.monotonic() - began
+            log.info("Spark session ready in %.1f s (master %s)", self.start_seconds, conf["spark.master"])
+            self._set_state(SessionState.READY)
+        except RatError as exc:
+            self._set_state(SessionState.FAILED, exc.sentence())
+        except Exception as exc:
+            log.exception("Spark session failed to start")
+            self._set_state(SessionState.FAILED, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}; see .rat/logs/spark.log")
+        finally:
+            self._ready.set()
+
+    def stop(self) -> None:
+        with self._lock:
+            spark, self._spark = self._spark, None
+        if spark is not None:
+            try:
+                spark.stop()
+            except Exception:
+                log.exception("stopping Spark failed")
+        self._catalogs.clear()
+        self._starter = None
+        self._ready.clear()
+        self._set_state(SessionState.STOPPED)
+
+
+def _launch(conf: dict[str, str], log_path: Path) -> "SparkSession":
+    """Start the JVM with its stdout and stderr in the log file.
+
+    The JVM inherits the terminal otherwise, and its start-up chatter would draw over the
+    TUI (Textual itself writes to stderr, so redirecting our own fd 2 is no option).
+    """
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+    from pyspark.sql import SparkSession
+
+    if SparkContext._active_spark_context is not None or SparkContext._gateway is not None:
+        # A second Workbench in one process (tests), or a restart: PySpark reuses its JVM.
+        builder = SparkSession.builder
+        for key, value in conf.items():
+            builder = builder.config(key, value)
+        return builder.getOrCreate()
+    spark_conf = SparkConf(loadDefaults=False).setAll(list(conf.items()))
+    with log_path.open("ab") as log_file:
+        gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": log_file, "stderr": log_file})
+    context = SparkContext(conf=spark_conf, gateway=gateway)
+    return SparkSession(context)

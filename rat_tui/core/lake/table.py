@@ -1,0 +1,85 @@
+"""Iceberg table operations through Spark SQL: create, branch, fast-forward, roll back, drop."""
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from ..project.model import PipelineRef
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+    from pyspark.sql.types import StructType
+
+log = logging.getLogger(__name__)
+
+
+def quote(*parts: str) -> str:
+    return ".".join(f"`{part.replace('`', '``')}`" for part in parts)
+
+
+def sql_string(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+class IcebergTable:
+    """One pipeline's table, named `{namespace}.{layer}.{name}` (catalog = namespace)."""
+
+    def __init__(self, spark: "SparkSession", ref: PipelineRef):
+        self.spark = spark
+        self.ref = ref
+        self.ident = quote(ref.namespace, ref.layer, ref.name)
+
+    def branch_ident(self, branch: str) -> str:
+        """Writes go through `t.branch_<name>`: spark.wap.branch is silently ignored without WAP enabled."""
+        return f"{self.ident}.{quote('branch_' + branch)}"
+
+    def exists(self) -> bool:
+        return bool(self.spark.catalog.tableExists(f"{self.ref.namespace}.{self.ref.layer}.{self.ref.name}"))
+
+    def create_empty(self, schema: "StructType", properties: dict[str, str], partition_column: str | None) -> None:
+        from pyspark.sql import functions as F
+
+        self.spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {quote(self.ref.namespace, self.ref.layer)}")
+        writer = self.spark.createDataFrame([], schema).writeTo(self.ident).using("iceberg")
+        if partition_column:
+            writer = writer.partitionedBy(F.col(partition_column))
+        for key, value in properties.items():
+            writer = writer.tableProperty(key, value)
+        writer.create()
+
+    def refs(self) -> dict[str, int]:
+        rows = self.spark.sql(f"SELECT name, snapshot_id FROM {self.ident}.refs").collect()
+        return {row.name: row.snapshot_id for row in rows}
+
+    def create_branch(self, branch: str) -> None:
+        self.spark.sql(f"ALTER TABLE {self.ident} CREATE BRANCH IF NOT EXISTS {quote(branch)}")
+
+    def drop_branch(self, branch: str) -> None:
+        self.spark.sql(f"ALTER TABLE {self.ident} DROP BRANCH IF EXISTS {quote(branch)}")
+
+    def _procedure(self, name: str, **arguments: str) -> None:
+        """CALL a procedure on this table; arguments are SQL literals (procedures take no expressions)."""
+        named = [f"table => {sql_string(f'{self.ref.layer}.{self.ref.name}')}"]
+        named += [f"{key} => {value}" for key, value in arguments.items()]
+        self.spark.sql(f"CALL {quote(self.ref.namespace)}.system.{name}({', '.join(named)})")
+
+    def fast_forward(self, branch: str) -> None:
+        self._procedure("fast_forward", branch="'main'", to=sql_string(branch))
+
+    def set_current(self, snapshot_id: int) -> None:
+        self._procedure("set_current_snapshot", snapshot_id=str(int(snapshot_id)))
+
+    def expire_snapshots(self, snapshot_ids: list[int]) -> None:
+        # An epoch cut-off so Iceberg expires exactly these ids and not its own 5-day default.
+        self._procedure("expire_snapshots", older_than="TIMESTAMP '1970-01-01 00:00:00'",
+                        snapshot_ids=f"array({', '.join(str(int(i)) for i in snapshot_ids)})")
+
+    def rewrite_data_files(self, target_file_size: int) -> None:
+        self._procedure("rewrite_data_files", options=(
+            f"map('target-file-size-bytes', '{int(target_file_size)}', 'min-input-files', '2')"))
+
+    def drop(self) -> None:
+        self.spark.sql(f"DROP TABLE IF EXISTS {self.ident} PURGE")
+
+    def schema(self) -> "StructType":
+        return self.spark.table(self.ident).schema

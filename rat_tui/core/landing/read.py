@@ -1,0 +1,35 @@
+"""Reading a landing zone's active files into Spark (never `_samples/`, `_processed/` or hidden files)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import RatError
+from ..project.model import LANDING_EXTENSIONS, active_landing_files
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+
+def zone_files(zone_dir: Path, label: str) -> tuple[str, list[Path]]:
+    """The zone's format and active files; a missing, empty or mixed zone is a clear error."""
+    if not zone_dir.is_dir():
+        raise RatError(f"landing zone {label} does not exist")
+    files = active_landing_files(zone_dir)
+    if not files:
+        raise RatError(f"landing zone {label} has no active files (.csv, .parquet, .json) to read")
+    formats = sorted({LANDING_EXTENSIONS[f.suffix.lower()] for f in files})
+    if len(formats) > 1:
+        raise RatError(f"landing zone {label} mixes file formats ({', '.join(formats)}); keep one format per zone")
+    return formats[0], files
+
+
+def read_files(spark: "SparkSession", fmt: str, paths: list[str]) -> "DataFrame":
+    """Read landing files given as URIs (local `file:` copies, or `s3a:` objects in direct mode)."""
+    reader = spark.read
+    if fmt == "csv":
+        # FAILFAST: a ragged row or a broken quote is an error, not a silent NULL.
+        return reader.options(header=True, inferSchema=True, mode="FAILFAST", encoding="UTF-8").csv(paths)
+    if fmt == "json":
+        return reader.options(mode="FAILFAST").json(paths)
+    return reader.parquet(*paths)

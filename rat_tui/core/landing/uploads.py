@@ -1,0 +1,163 @@
+"""Uploading files into a landing zone: checked first, copied atomically, sampled for previews."""
+from __future__ import annotations
+
+import codecs
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from .. import testpoints
+from ..errors import RatError
+from ..project.model import LANDING_EXTENSIONS, Project
+from ..project.names import name_problem
+
+SAMPLE_ROWS = 1000
+CHUNK = 1 << 20
+Progress = Callable[[str, int, int], None]  # file name, bytes copied, total bytes
+
+
+def create_zone(project: Project, namespace: str, zone: str) -> Path:
+    for kind, name in (("namespace", namespace), ("landing zone", zone)):
+        problem = name_problem(kind, name)
+        if problem:
+            raise RatError(problem)
+    if not (project.root / namespace).is_dir():
+        raise RatError(f"namespace {namespace} does not exist (no folder {namespace}/ in the project)")
+    zone_dir = project.zone_dir(namespace, zone)
+    zone_dir.mkdir(parents=True, exist_ok=True)
+    return zone_dir
+
+
+def _check_utf8(path: Path) -> None:
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset = 0
+    with path.open("rb") as fh:
+        while chunk := fh.read(CHUNK):
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError as exc:
+                raise RatError(f"{path.name} is not UTF-8 text (bad byte at offset {offset + exc.start}); "
+                               "save it as UTF-8 CSV") from None
+            offset += len(chunk)
+    decoder.decode(b"", final=True)
+
+
+def check_file(path: Path, expected_columns: list[str] | None = None) -> str:
+    """The file's format, or a RatError naming the file and what is wrong with it."""
+    if not path.is_file():
+        raise RatError(f"{path} is not a file")
+    fmt = LANDING_EXTENSIONS.get(path.suffix.lower())
+    if fmt is None:
+        raise RatError(f"{path.name} has an unsupported extension; landing zones take .csv, .parquet, .json or .jsonl")
+    if not os.access(path, os.R_OK):
+        raise RatError(f"{path.name} cannot be read (permission denied)")
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            columns = pq.ParquetFile(path).schema_arrow.names
+        except Exception as exc:
+            raise RatError(f"{path.name} is not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+    else:
+        if fmt == "csv":
+            _check_utf8(path)
+        from .preview import read_head
+
+        columns, _ = read_head(path, 5)
+    if expected_columns:
+        missing = [c for c in expected_columns if c not in columns]
+        if missing:
+            raise RatError(f"{path.name} lacks the zone's expected column(s) {', '.join(missing)} "
+                           f"(it has {', '.join(columns)})")
+    return fmt
+
+
+def sample_path(zone_dir: Path, file: Path) -> Path:
+    relative = file.relative_to(zone_dir)
+    stem = "__".join(relative.with_suffix("").parts)
+    return zone_dir / "_samples" / f"{stem}_sample{file.suffix.lower()}"
+
+
+def write_sample(zone_dir: Path, file: Path) -> Path:
+    """The first SAMPLE_ROWS rows in the same format, written atomically into `_samples/`."""
+    import duckdb
+
+    target = sample_path(zone_dir, file)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fmt = LANDING_EXTENSIONS[file.suffix.lower()]
+    quoted = _literal(str(file))
+    reader = {"csv": f"read_csv_auto({quoted}, header = true)", "parquet": f"read_parquet({quoted})",
+              "json": f"read_json_auto({quoted})"}[fmt]
+    options = {"csv": "(FORMAT csv, HEADER true)", "parquet": "(FORMAT parquet)", "json": "(FORMAT json)"}[fmt]
+    temp = target.with_name(f".{target.name}.tmp")
+    try:
+        with duckdb.connect() as con:
+            con.execute(f"COPY (SELECT * FROM {reader} LIMIT {SAMPLE_ROWS}) TO {_literal(str(temp))} {options}")
+    except duckdb.Error as exc:
+        temp.unlink(missing_ok=True)
+        raise RatError(f"cannot sample {file.name}: {str(exc).splitlines()[0]}") from None
+    os.replace(temp, target)
+    return target
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def refresh_samples(zone_dir: Path, active: list[Path]) -> list[Path]:
+    """Write samples that are missing or older than their source file."""
+    written = []
+    for file in active:
+        sample = sample_path(zone_dir, file)
+        if not sample.exists() or sample.stat().st_mtime < file.stat().st_mtime:
+            written.append(write_sample(zone_dir, file))
+    return written
+
+
+def upload(zone_dir: Path, sources: list[Path], as_name: str | None = None, replace: bool = False,
+           expected_columns: list[str] | None = None, progress: Progress | None = None) -> list[dict]:
+    """Copy files in; every file is checked before any is copied, so a bad one uploads nothing."""
+    if as_name is not None and len(sources) != 1:
+        raise RatError("--as renames one file; give exactly one path with it")
+    plan = []
+    for source in sources:
+        check_file(source, expected_columns)
+        name = as_name or source.name
+        if Path(name).suffix.lower() != source.suffix.lower():
+            raise RatError(f"--as {name} must keep the extension {source.suffix}")
+        target = zone_dir / name
+        if target.exists() and not replace:
+            raise RatError(f"{name} already exists in the zone; upload with --replace to replace it "
+                           "(the old file is kept under _processed/)")
+        plan.append((source, target))
+    done = []
+    for source, target in plan:
+        _copy(source, target, replace, progress)
+        write_sample(zone_dir, target)
+        done.append({"name": target.name, "bytes": target.stat().st_size})
+    return done
+
+
+def _copy(source: Path, target: Path, replace: bool, progress: Progress | None) -> None:
+    """Copy under a hidden temporary name (never read by runs), then rename into place."""
+    temp = target.with_name(f".{target.name}.uploading-{os.getpid()}")
+    total = source.stat().st_size
+    copied = 0
+    try:
+        with source.open("rb") as src, temp.open("wb") as dst:
+            while chunk := src.read(CHUNK):
+                dst.write(chunk)
+                copied += len(chunk)
+                if progress:
+                    progress(target.name, copied, total)
+                testpoints.reached("during:upload")
+            dst.flush()
+            os.fsync(dst.fileno())
+        if target.exists() and replace:
+            kept = target.parent / "_processed" / f"replaced-{time.strftime('%Y%m%dT%H%M%S')}" / target.name
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(target, kept)
+        os.replace(temp, target)
+    finally:
+        temp.unlink(missing_ok=True)

@@ -1,0 +1,176 @@
+"""Project settings from the optional `rat.yaml` at the project root."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import Problem
+
+# The accepted shape of rat.yaml: a dict value is a nested section; a type is a leaf;
+# `dict` leaves are free-form maps (Spark conf, catalog properties, keymap, zones).
+_SCHEMA: dict[str, Any] = {
+    "spark": {
+        "master": str,
+        "driver_memory": str,
+        "conf": dict,
+        "jars": list,
+        "extra_jars": list,
+        "jars_packages": list,
+        "log_level": str,
+    },
+    "catalog": {"type": str, "properties": dict},
+    "watch": {"enabled": bool, "debounce_ms": int, "run_on_landing": bool},
+    "runs": {"quality_timeout_seconds": (int, float), "serialise_same_pipeline": bool},
+    "retention": {
+        "snapshot_max_age_days": (int, float),
+        "processed_max_age_days": (int, float),
+        "max_versions": int,
+        "file_version_max_age_days": (int, float),
+        "stuck_run_timeout_minutes": (int, float),
+        "orphan_file_min_age_hours": (int, float),
+    },
+    "tables": {"target_file_size_bytes": int, "per_table": dict},
+    "zones": dict,
+    "keymap": dict,
+    "storage": {
+        "type": str,
+        "endpoint": str,
+        "bucket": str,
+        "region": str,
+        "path_style": bool,
+        "prefix": str,
+        "direct": bool,
+        "retry_seconds": (int, float),
+    },
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    spark_master: str = "local[*]"
+    spark_driver_memory: str | None = None
+    spark_conf: dict[str, str] = field(default_factory=dict)
+    spark_jars: tuple[str, ...] | None = None
+    spark_extra_jars: tuple[str, ...] = ()
+    spark_jars_packages: tuple[str, ...] = ()
+    spark_log_level: str = "ERROR"
+    catalog_type: str = "hadoop"
+    catalog_properties: dict[str, str] = field(default_factory=dict)
+    watch_enabled: bool = True
+    watch_debounce_ms: int = 300
+    watch_run_on_landing: bool = False
+    quality_timeout_seconds: float = 60.0
+    serialise_same_pipeline: bool = True
+    snapshot_max_age_days: float = 7
+    processed_max_age_days: float = 30
+    max_versions: int = 50
+    file_version_max_age_days: float = 7
+    stuck_run_timeout_minutes: float = 30
+    orphan_file_min_age_hours: float = 24
+    target_file_size_bytes: int = 128 * 1024 * 1024
+    per_table: dict[str, dict] = field(default_factory=dict)
+    zones: dict[str, dict] = field(default_factory=dict)
+    keymap: dict[str, str] = field(default_factory=dict)
+    storage: dict[str, Any] = field(default_factory=dict)  # read by core.s3.config (type: local | s3)
+
+
+def target_file_size(settings: Settings, fqn: str) -> int:
+    """`tables.per_table.<fqn>.target_file_size_bytes`, else the global `tables.target_file_size_bytes`."""
+    own = settings.per_table.get(fqn) or {}
+    return int(own.get("target_file_size_bytes", settings.target_file_size_bytes))
+
+
+def _check(section: dict, schema: dict, prefix: str, path: str, lines: dict[str, int], problems: list[Problem]) -> dict:
+    clean: dict[str, Any] = {}
+    for key, value in section.items():
+        dotted = f"{prefix}{key}"
+        expected = schema.get(key)
+        if expected is None:
+            problems.append(Problem(path, f"unknown key '{dotted}' is ignored", lines.get(dotted), "warning"))
+            continue
+        if isinstance(expected, dict):
+            if not isinstance(value, dict):
+                problems.append(Problem(path, f"'{dotted}' must be a mapping", lines.get(dotted)))
+                continue
+            clean[key] = _check(value, expected, dotted + ".", path, lines, problems)
+            continue
+        types = expected if isinstance(expected, tuple) else (expected,)
+        if isinstance(value, bool) and bool not in types:
+            ok = False
+        else:
+            ok = isinstance(value, types)
+        if not ok:
+            names = " or ".join(t.__name__ for t in types)
+            problems.append(
+                Problem(path, f"'{dotted}' must be {names}, not {type(value).__name__} ({value!r})", lines.get(dotted))
+            )
+            continue
+        clean[key] = value
+    return clean
+
+
+def _key_lines(node: yaml.Node, prefix: str = "") -> dict[str, int]:
+    lines: dict[str, int] = {}
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            dotted = f"{prefix}{key_node.value}"
+            lines[dotted] = key_node.start_mark.line + 1
+            lines.update(_key_lines(value_node, dotted + "."))
+    return lines
+
+
+def load_settings(root: Path) -> tuple[Settings, list[Problem]]:
+    """Settings from `root/rat.yaml` (defaults when absent) and the problems found in it."""
+    path = root / "rat.yaml"
+    display = "rat.yaml"
+    if not path.exists():
+        return Settings(), []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return Settings(), [Problem(display, f"cannot read the file: {exc}")]
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return Settings(), [Problem(display, f"YAML syntax error: {reason}", mark.line + 1 if mark else None)]
+    if data is None:
+        return Settings(), []
+    if not isinstance(data, dict):
+        return Settings(), [Problem(display, "rat.yaml must be a mapping of sections", 1)]
+    problems: list[Problem] = []
+    clean = _check(data, _SCHEMA, "", display, _key_lines(node), problems)
+    spark = clean.get("spark", {})
+    catalog = clean.get("catalog", {})
+    watch = clean.get("watch", {})
+    runs = clean.get("runs", {})
+    retention = clean.get("retention", {})
+    tables = clean.get("tables", {})
+    kwargs: dict[str, Any] = {
+        "spark_master": spark.get("master"),
+        "spark_driver_memory": spark.get("driver_memory"),
+        "spark_conf": {str(k): str(v) for k, v in spark.get("conf", {}).items()} if "conf" in spark else None,
+        "spark_jars": tuple(str(j) for j in spark["jars"]) if "jars" in spark else None,
+        "spark_extra_jars": tuple(str(j) for j in spark.get("extra_jars", ())) or None,
+        "spark_jars_packages": tuple(str(j) for j in spark.get("jars_packages", ())) or None,
+        "spark_log_level": spark.get("log_level"),
+        "catalog_type": catalog.get("type"),
+        "catalog_properties": {str(k): str(v) for k, v in catalog.get("properties", {}).items()} or None,
+        "watch_enabled": watch.get("enabled"),
+        "watch_debounce_ms": watch.get("debounce_ms"),
+        "watch_run_on_landing": watch.get("run_on_landing"),
+        "quality_timeout_seconds": runs.get("quality_timeout_seconds"),
+        "serialise_same_pipeline": runs.get("serialise_same_pipeline"),
+        "target_file_size_bytes": tables.get("target_file_size_bytes"),
+        "per_table": tables.get("per_table"),
+        "zones": clean.get("zones"),
+        "keymap": {str(k): str(v) for k, v in clean.get("keymap", {}).items()} or None,
+        "storage": clean.get("storage"),
+        **retention,
+    }
+    return Settings(**{k: v for k, v in kwargs.items() if v is not None}), problems

@@ -1,0 +1,139 @@
+"""Watching the project folder: saves of pipeline files and new landing files, debounced.
+
+Editors save in bursts (temp file, rename, touch); the watcher waits for `debounce`
+seconds of quiet and then reports each changed pipeline or zone once.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .model import PipelineRef, Project, pipeline_file_owner
+
+log = logging.getLogger(__name__)
+
+# watchdog warns (on stderr, which would draw over the TUI) when a watched folder is re-created.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"watchdog\..*")
+
+_IGNORED = re.compile(r"(^\.|^~|~$|\.sw[a-p]$|\.tmp$|^4913$|\.rat-tmp-|\.crc$|^#.*#$)")
+
+
+@dataclass(frozen=True)
+class PipelineChanged:
+    pipeline: PipelineRef
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ZoneChanged:
+    namespace: str
+    zone: str
+    active: bool = True  # False for changes under _samples/ or _processed/ only
+
+
+Change = PipelineChanged | ZoneChanged
+
+
+def classify(project: Project, path: Path) -> PipelineChanged | ZoneChanged | None:
+    """What a changed path means for the project, or None for files the app does not care about."""
+    if _IGNORED.search(path.name):
+        return None
+    try:
+        parts = path.resolve().relative_to(project.root).parts
+    except ValueError:
+        return None
+    owner = pipeline_file_owner("/".join(parts))
+    if owner is not None:
+        return PipelineChanged(owner, ("/".join(parts),))
+    if len(parts) >= 4 and parts[1] == "landing":
+        inner = parts[3:]
+        return ZoneChanged(parts[0], parts[2], not any(p.startswith(("_", ".")) for p in inner))
+    return None
+
+
+class ProjectWatcher:
+    def __init__(self, project: Project, on_changes: Callable[[list[Change]], None], debounce: float):
+        self.project = project
+        self.on_changes = on_changes
+        self.debounce = debounce
+        self._pending: dict[object, Change] = {}
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        self._observer = None
+
+    @property
+    def running(self) -> bool:
+        return self._observer is not None
+
+    @property
+    def pending(self) -> bool:
+        """Changes seen but not yet reported (the debounce is still waiting)."""
+        with self._lock:
+            return bool(self._pending)
+
+    def start(self) -> None:
+        from watchdog.events import FileSystemEventHandler
+        from watchdog.observers import Observer
+
+        watcher = self
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event) -> None:  # noqa: D401 - watchdog's hook
+                if event.event_type in ("opened", "closed_no_write"):
+                    return
+                for raw in (getattr(event, "dest_path", ""), event.src_path):
+                    if raw:
+                        watcher.saw(Path(raw if isinstance(raw, str) else raw.decode()))
+
+        observer = Observer()
+        handler = Handler()
+        # Pipelines and landing zones only: table folders hold thousands of files that
+        # change on every run and would exhaust inotify watches for nothing.
+        for ns in self.project.scan().namespaces:
+            for part in ("pipelines", "landing"):
+                folder = self.project.root / ns.name / part
+                if folder.is_dir():
+                    observer.schedule(handler, str(folder), recursive=True)
+        observer.daemon = True
+        observer.start()
+        self._observer = observer
+
+    def stop(self) -> None:
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer = None
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._pending.clear()
+
+    def saw(self, path: Path) -> None:
+        change = classify(self.project, path)
+        if change is None:
+            return
+        key = change.pipeline if isinstance(change, PipelineChanged) else change
+        with self._lock:
+            previous = self._pending.get(key)
+            if isinstance(previous, PipelineChanged) and isinstance(change, PipelineChanged):
+                change = PipelineChanged(change.pipeline, tuple(sorted(set(previous.paths) | set(change.paths))))
+            self._pending[key] = change
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = threading.Timer(self.debounce, self._flush)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _flush(self) -> None:
+        with self._lock:
+            changes, self._pending = list(self._pending.values()), {}
+            self._timer = None
+        if changes:
+            try:
+                self.on_changes(changes)
+            except Exception:
+                log.exception("handling file changes failed")

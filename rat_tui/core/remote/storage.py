@@ -1,0 +1,135 @@
+"""A project on a versioned S3 bucket, behind the storage seam: connect, status, pull, push, landing before runs."""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from ..project.model import PipelineRef, Project
+from ..storage import Storage
+from ..store.state import StateDB
+from ..store.versions import PublishedVersion, RemoteVersions, VersionStore
+from .bucket import Bucket, ObjectInfo
+from .config import S3Config
+from .landing import BucketLandingArchive
+from .published import PublishedSync
+from .sync import ProjectSync, RemoteChange
+
+
+class BucketStorage(Storage):
+    is_bucket = True
+
+    def __init__(self, project: Project, state: StateDB, config: S3Config):
+        super().__init__(project)
+        self.config = config
+        self.bucket = Bucket(config)
+        self.sync = ProjectSync(project, self.bucket, state)
+        self.landing_archive = BucketLandingArchive(project, self.sync)
+        self.published: PublishedSync | None = None  # needs the version store: see attach()
+        self.changes: dict[str, str] = {}  # the last known remote changes, by path (no network to read)
+        self._connected = False
+        self._lock = threading.Lock()
+
+    # -- the storage seam ------------------------------------------------------------------
+    def warehouse_uri(self, namespace: str) -> str:
+        return self.config.uri(f"{namespace}/warehouse") if self.config.direct else super().warehouse_uri(namespace)
+
+    def landing_uri(self, path: Path) -> str:
+        """In direct mode Spark reads the object itself; otherwise the local cache."""
+        return self.config.uri(self.project.rel(path)) if self.config.direct else super().landing_uri(path)
+
+    def spark_conf(self) -> dict[str, str]:
+        return self.config.s3a_conf() if self.config.direct else {}
+
+    def file_versions(self) -> RemoteVersions:
+        return self.sync
+
+    def attach(self, versions: VersionStore) -> None:
+        self.sync.versions = versions
+        self.published = PublishedSync(self.bucket, versions, self.sync.state)
+
+    def pull_published(self) -> None:
+        """Versions colleagues published since the last look (one listing)."""
+        self.ensure_connected()
+        assert self.published is not None
+        self.published.pull()
+
+    def file_replaced(self, relpath: str, data: bytes) -> None:
+        """The bucket's working copy follows, as a new object version."""
+        assert self.sync.versions is not None
+        self.sync.versions.record(relpath, data)
+
+    def file_deleted(self, relpath: str) -> None:
+        self.sync.delete(relpath)
+
+    def zone_changed(self, namespace: str, zone: str) -> None:
+        """The file and its sample go to the bucket, where the team's runs read them."""
+        self.ensure_connected()
+        self.sync.sync_zone(namespace, zone)
+
+    def processed_objects(self, zone_relpath: str) -> dict[str, ObjectInfo]:
+        return self.bucket.list(f"{zone_relpath}/_processed/")
+
+    def delete_object(self, relpath: str) -> None:
+        self.bucket.delete(relpath)
+
+    def publish(self, ref: PipelineRef, pin: Callable[[], PublishedVersion], keep: int) -> PublishedVersion:
+        assert self.published is not None
+        return self.published.publish(ref, pin, keep)
+
+    def connect(self) -> dict:
+        """Check the bucket (credentials, versioning); bring in files this folder has never seen."""
+        with self._lock:
+            self.bucket.check()
+            pulled = self.refresh()
+            landing = {ns: self.sync.sync_landing(ns) for ns in self.sync.namespaces()}
+            self._connected = True
+        return {"bucket": self.bucket.where, "pulled": pulled, "landing": landing}
+
+    def refresh(self) -> list[dict]:
+        """Look for remote changes; files new to this folder come in at once (nothing here to lose)."""
+        assert self.published is not None
+        self.published.pull()
+        new = [c.path for c in self.status() if c.state == "new"]
+        return self.pull(new, force=False) if new else []
+
+    @property
+    def connected(self) -> bool:
+        return self._connected
+
+    def ensure_connected(self) -> None:
+        if not self._connected:
+            self.connect()
+
+    def status(self) -> list[RemoteChange]:
+        changes = self.sync.remote_changes()
+        self.changes = {c.path: c.state for c in changes}
+        return changes
+
+    def pull(self, paths: list[str] | None, force: bool) -> list[dict]:
+        pulled = self.sync.pull(paths, force)
+        self.status()
+        return pulled
+
+    def push(self) -> dict:
+        pushed = self.sync.push_pipelines()
+        landing = {ns: self.sync.sync_landing(ns) for ns in sorted(set(self.sync.namespaces()) | self._local_namespaces())}
+        self.status()
+        return {"pipelines": pushed, "landing": landing}
+
+    def _local_namespaces(self) -> set[str]:
+        return {ns.name for ns in self.sync.project.scan().namespaces}
+
+    def prepare_run(self, ref: PipelineRef) -> None:
+        """Before a run: the landing cache of its namespace matches the bucket (by ETag)."""
+        self.ensure_connected()
+        self.sync.sync_landing(ref.namespace)
+
+    def pipeline_state(self, ref: PipelineRef) -> str | None:
+        """new / changed / conflict when the bucket holds a version of this pipeline not pulled yet."""
+        base = f"{ref.relpath.as_posix()}/"
+        states = {state for path, state in self.changes.items() if path.startswith(base)}
+        for state in ("conflict", "changed", "new"):
+            if state in states:
+                return state
+        return None

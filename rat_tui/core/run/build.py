@@ -1,0 +1,79 @@
+"""Phase 2: turn a pipeline (SQL template or Python `run`) into a Spark DataFrame."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import RatError
+from ..lake.spark_errors import summarise
+from ..project.pipeline_source import LoadedPipeline
+from ..project.python_guard import python_problems
+from ..project.templating import render
+from .context import PythonContext, RunContext
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+
+def run_sql(ctx: RunContext, sql: str, relpath: str) -> "DataFrame":
+    """spark.sql with errors turned into a sentence naming the file (and the line when Spark knows it)."""
+    try:
+        return ctx.spark.sql(sql)
+    except Exception as exc:
+        message, line = summarise(exc)
+        raise RatError(f"SQL error: {message}", relpath, line) from None
+
+
+def build_sql(ctx: RunContext, pipeline: LoadedPipeline) -> "DataFrame":
+    sql = render(pipeline.source, pipeline.source_relpath, ctx.jinja_context(ctx.table.ident))
+    return run_sql(ctx, sql, pipeline.source_relpath)
+
+
+def _to_dataframe(ctx: RunContext, result: Any, relpath: str) -> "DataFrame":
+    from pyspark.sql import DataFrame
+
+    if isinstance(result, DataFrame):
+        return result
+    try:
+        import pandas as pd
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - both are dependencies
+        pd = pa = None
+    if pa is not None and isinstance(result, pa.Table):
+        result = result.to_pandas()
+    if pd is not None and isinstance(result, pd.DataFrame):
+        return ctx.spark.createDataFrame(result)
+    raise RatError(
+        f"run(spark, ctx) returned {type(result).__name__}; return a Spark DataFrame, a pandas DataFrame or a pyarrow Table",
+        relpath,
+    )
+
+
+def build_python(ctx: RunContext, pipeline: LoadedPipeline) -> "DataFrame":
+    relpath = pipeline.source_relpath
+    problems = python_problems(pipeline.source, relpath)
+    if problems:
+        raise RatError.from_problem(problems[0])
+    namespace: dict[str, Any] = {"__name__": f"rat_pipeline_{pipeline.ref.name}"}
+    try:
+        exec(compile(pipeline.source, relpath, "exec"), namespace)  # the AST guard ran above
+        result = namespace["run"](ctx.spark, PythonContext(ctx))
+    except RatError:
+        raise
+    except Exception as exc:
+        line = _line_in(exc, relpath)
+        message, _ = summarise(exc)
+        raise RatError(f"{type(exc).__name__} in run(): {message}", relpath, line) from None
+    return _to_dataframe(ctx, result, relpath)
+
+
+def _line_in(exc: BaseException, relpath: str) -> int | None:
+    tb, line = exc.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == relpath:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def build(ctx: RunContext, pipeline: LoadedPipeline) -> "DataFrame":
+    return build_sql(ctx, pipeline) if pipeline.kind == "sql" else build_python(ctx, pipeline)

@@ -1,0 +1,153 @@
+"""What a pipeline sees while it runs: ref(), landing_zone(), this, watermarks (SQL and Python alike)."""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import RatError
+from ..lake.spark_errors import summarise
+from ..lake.table import IcebergTable, quote
+from ..landing.read import read_files, zone_files
+from ..project.model import PipelineRef, Project
+from ..project.pipeline_config import MergeStrategy, PipelineConfig
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from ..storage import Storage
+
+SOURCE_FILE_COLUMN = "_source_file"
+INCREMENTAL_STRATEGIES = (MergeStrategy.INCREMENTAL, MergeStrategy.DELETE_INSERT)
+
+
+@dataclass
+class RunContext:
+    spark: "SparkSession"
+    project: Project
+    ref: PipelineRef
+    config: PipelineConfig
+    run_id: str
+    run_started_at: str  # ISO 8601 UTC
+    table: IcebergTable
+    table_exists: bool
+    storage: Storage
+    full_refresh: bool = False
+    log: Callable[[str], None] = lambda message: None
+    ensure_catalog: Callable[[str], None] = lambda namespace: None
+    files_read: dict[tuple[str, str], list[Path]] = field(default_factory=dict)
+    _views: list[str] = field(default_factory=list)
+    _watermark: tuple[bool, str | None] | None = None
+
+    # -- shared by SQL and Python pipelines --------------------------------------
+    def is_incremental(self) -> bool:
+        return self.config.merge_strategy in INCREMENTAL_STRATEGIES and self.table_exists and not self.full_refresh
+
+    def is_scd2(self) -> bool:
+        return self.config.merge_strategy == MergeStrategy.SCD2
+
+    def watermark_value(self) -> str | None:
+        """MAX(watermark_column) on main as text, or None when the table has no rows yet."""
+        if self._watermark is None:
+            column = self.config.watermark_column
+            if not column:
+                raise RatError("watermark_value is used but the pipeline sets no watermark_column")
+            try:
+                row = self.spark.sql(
+                    f"SELECT CAST(MAX({quote(column)}) AS STRING) AS w FROM {self.table.ident}").collect()[0]
+            except Exception as exc:
+                raise RatError(f"cannot read watermark column '{column}' of {self.ref.fqn}: {exc}") from None
+            self._watermark = (True, row.w)
+        return self._watermark[1]
+
+    def resolve_ref(self, name: str) -> PipelineRef:
+        parts = name.split(".")
+        if len(parts) == 2:
+            target = PipelineRef(self.ref.namespace, *parts)
+        elif len(parts) == 3:
+            target = PipelineRef(*parts)
+        else:
+            raise RatError(f"ref('{name}') must be 'layer.name' or 'namespace.layer.name'")
+        if not self.project.pipeline_dir(target).is_dir():
+            raise RatError(f"ref('{name}') names no pipeline in this project")
+        self.ensure_catalog(target.namespace)
+        if not IcebergTable(self.spark, target).exists():
+            raise RatError(f"ref('{name}'): table {target.fqn} does not exist yet; run {target.fqn} first")
+        return target
+
+    def ref_ident(self, name: str) -> str:
+        target = self.resolve_ref(name)
+        return quote(target.namespace, target.layer, target.name)
+
+    def landing_df(self, zone: str) -> "DataFrame":
+        label = f"{self.ref.namespace}/landing/{zone}"
+        fmt, files = zone_files(self.project.zone_dir(self.ref.namespace, zone), label)
+        self.files_read[(self.ref.namespace, zone)] = files
+        try:
+            return read_files(self.spark, fmt, [self.storage.landing_uri(f) for f in files])
+        except Exception as exc:  # a file that vanished or cannot be parsed while Spark lists it
+            raise RatError(f"cannot read landing zone {label}: {summarise(exc)[0]}") from None
+
+    def landing_view(self, zone: str) -> str:
+        """A temp view over the zone's active files, plus `_source_file` for per-row lineage.
+
+        Spark's `_metadata` column does not survive a view, so the file name is copied in.
+        """
+        from pyspark.sql import functions as F
+
+        view = f"landing_{zone.replace('-', '_')}_{self.run_id}"
+        df = self.landing_df(zone)
+        df.select("*", F.col("_metadata.file_name").alias(SOURCE_FILE_COLUMN)).createOrReplaceTempView(view)
+        self._views.append(view)
+        return quote(view)
+
+    def jinja_context(self, this: str) -> dict[str, Any]:
+        context: dict[str, Any] = {
+            "ref": self.ref_ident,
+            "landing_zone": self.landing_view,
+            "this": this,
+            "run_started_at": self.run_started_at,
+            "is_incremental": self.is_incremental,
+            "is_scd2": self.is_scd2,
+            "config": self.config.as_dict(),
+        }
+        # Only defined when incremental, so `{% if is_incremental() %}` guards it on a first run.
+        if self.is_incremental() and self.config.watermark_column:
+            context["watermark_value"] = self.watermark_value()
+        return context
+
+    def cleanup(self) -> None:
+        for view in self._views:
+            try:
+                self.spark.catalog.dropTempView(view)
+            except Exception:
+                logging.getLogger(__name__).warning("could not drop temp view %s", view)
+        self._views.clear()
+
+
+class PythonContext:
+    """The `ctx` argument of a Python pipeline's `run(spark, ctx)`."""
+
+    def __init__(self, run: RunContext):
+        self._run = run
+        self.this = run.table.ident
+        self.run_started_at = run.run_started_at
+        self.config = run.config.as_dict()
+
+    def ref(self, name: str) -> "DataFrame":
+        return self._run.spark.table(self._run.ref_ident(name))
+
+    def landing_zone(self, zone: str) -> "DataFrame":
+        return self._run.landing_df(zone)
+
+    def is_incremental(self) -> bool:
+        return self._run.is_incremental()
+
+    @property
+    def watermark_value(self) -> str | None:
+        return self._run.watermark_value() if self._run.is_incremental() else None
+
+    def log(self, message: str) -> None:
+        self._run.log(str(message))

@@ -1,0 +1,342 @@
+"""One run of one pipeline in five phases, on its own Iceberg branch.
+
+Whatever happens (failure, cancellation, an exception), the branch is dropped and a table
+created by this run is removed again unless the run reached `main`.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from .. import testpoints
+from ..errors import RatError, RunCancelled
+from ..events import EventBus, LogLine, PhaseFinished, PhaseStarted, QualityResultEvent
+from ..lake.spark_errors import is_cancellation, summarise
+from ..lake.table import IcebergTable
+from ..project.model import PipelineRef, Project
+from ..project.pipeline_source import LoadedPipeline, load_pipeline
+from ..project.settings import target_file_size
+from ..project.templating import syntax_problem
+from ..store.state import RunRecord, StateDB
+from .build import build
+from .context import RunContext
+from .quality import run_quality_test
+from .schema_evolution import apply_plan, fill_missing, plan_schema
+from .strategies import (
+    ORDER_COLUMN,
+    UNIQUE_KEY_PROPERTY,
+    WRITERS,
+    WriteJob,
+    partition_by,
+    table_properties,
+    table_schema,
+)
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from ..storage import Storage
+
+log = logging.getLogger(__name__)
+
+PHASES = ("branch_creation", "config_loading", "build_result", "iceberg_write", "quality_tests", "branch_resolution")
+MERGE_ATTEMPTS = 3
+
+
+@dataclass
+class RunOptions:
+    full_refresh: bool = False
+    files: dict[str, bytes] | None = None  # pinned content for `run --published`; None = working folder
+
+
+class Execution:
+    def __init__(
+        self,
+        spark: "SparkSession",
+        project: Project,
+        record: RunRecord,
+        ref: PipelineRef,
+        options: RunOptions,
+        state: StateDB,
+        events: EventBus,
+        cancelled: threading.Event,
+        ensure_catalog: Callable[[str], None],
+        storage: Storage,
+    ):
+        self.spark, self.project, self.record, self.ref = spark, project, record, ref
+        self.storage = storage
+        self.options, self.state, self.events, self.cancelled = options, state, events, cancelled
+        self.ensure_catalog = ensure_catalog
+        self.table = IcebergTable(spark, ref)
+        self.branch = f"run_{record.run_id}"
+        self.branch_made = False
+        self.ctx: RunContext | None = None
+        self.result: DataFrame | None = None
+        self.result_rows = 0
+        self.schema_notes: list[str] = []
+        self.pipeline: LoadedPipeline | None = None
+
+    # -- plumbing -----------------------------------------------------------------
+    def log(self, message: str, level: str = "info") -> None:
+        getattr(log, level if level != "warn" else "warning")("[%s] %s", self.record.run_id, message)
+        self.events.publish(LogLine(self.record.run_id, level, message))
+
+    def check_cancel(self) -> None:
+        if self.cancelled.is_set():
+            raise RunCancelled()
+
+    @contextlib.contextmanager
+    def phase(self, name: str) -> Iterator[dict]:
+        self.check_cancel()
+        info: dict = {"rows": None}
+        self.events.publish(PhaseStarted(self.record.run_id, name))
+        began = time.monotonic()
+        ok, message = False, ""
+        try:
+            yield info
+            ok = True
+        except BaseException as exc:
+            message = exc.sentence() if isinstance(exc, RatError) else ("cancelled" if isinstance(exc, RunCancelled) else str(exc))
+            raise
+        finally:
+            ms = int((time.monotonic() - began) * 1000)
+            self.record.phases[name] = ms
+            self.state.update_run(self.record.run_id, phases=self.record.phases)
+            self.events.publish(PhaseFinished(self.record.run_id, name, ms, ok, info["rows"], message or info.get("message", "")))
+            testpoints.reached(f"after:{name}")
+
+    # -- the phases -------------------------------------------------------------------
+    def run(self) -> None:
+        """Runs the phases; raises RatError / RunCancelled; always cleans up its branch."""
+        started = datetime.now(timezone.utc).replace(microsecond=0)
+        # microseconds: the scd2 validity of two runs within one second never ties
+        run_started_at = started.strftime("%Y-%m-%d %H:%M:%S.%f")
+        self.spark.sparkContext.setJobGroup(self.record.run_id, f"rat run {self.ref.fqn}", interruptOnCancel=True)
+        try:
+            with self.phase("branch_creation"):
+                self.ensure_catalog(self.ref.namespace)
+                if self.table.exists():
+                    self.make_branch()
+            with self.phase("config_loading"):
+                self.pipeline = self.load()
+                self.ctx = RunContext(
+                    self.spark, self.project, self.ref, self.pipeline.config, self.record.run_id, run_started_at,
+                    self.table, self.branch_made, self.storage, self.options.full_refresh, self.log, self.ensure_catalog,
+                )
+            with self.phase("build_result") as info:
+                self.result = self.materialise(build(self.ctx, self.pipeline))
+                info["rows"] = self.result_rows = self.result.count()
+                self.record_files_read()
+            with self.phase("iceberg_write") as info:
+                info["rows"] = self.record.rows_written = self.write()
+                info["message"] = "; ".join(self.schema_notes)
+            with self.phase("quality_tests"):
+                blocking = self.quality()
+            with self.phase("branch_resolution"):
+                if blocking:
+                    raise RatError(blocking)
+                # Archive before merging: a crash in between is undone at the next start
+                # (files put back, main untouched), so no batch is ever read twice or lost.
+                if self.pipeline.config.archive_landing_zones:
+                    self.archive()
+                try:
+                    self.merge()
+                except BaseException:
+                    self.unarchive()
+                    raise
+        except BaseException as exc:
+            if is_cancellation(exc) and self.cancelled.is_set():
+                raise RunCancelled() from None
+            raise
+        finally:
+            self.cleanup()
+
+    def make_branch(self) -> None:
+        self.state.update_run(self.record.run_id, branch=self.branch)
+        self.table.create_branch(self.branch)
+        self.branch_made = True
+
+    def load(self) -> LoadedPipeline:
+        files = self.options.files if self.options.files is not None else self.project.read_pipeline_files(self.ref)
+        pipeline, problems = load_pipeline(self.ref, files)
+        errors = [p for p in problems if p.is_error]
+        if pipeline is not None:
+            texts = [(pipeline.source_relpath, pipeline.source)] if pipeline.kind == "sql" else []
+            texts += [(t.relpath, t.sql) for t in pipeline.quality_tests]
+            errors += [p for p in (syntax_problem(text, path) for path, text in texts) if p]
+        for problem in problems:
+            if not problem.is_error:
+                self.log(problem.sentence(), "warn")
+        if errors:
+            raise RatError.from_problem(errors[0])
+        assert pipeline is not None
+        return pipeline
+
+    def materialise(self, df: "DataFrame") -> "DataFrame":
+        """Run the query once; later phases read the checkpoint, so the result cannot change under them."""
+        from pyspark.sql import functions as F
+
+        try:
+            return df.withColumn(ORDER_COLUMN, F.monotonically_increasing_id()).localCheckpoint(eager=True)
+        except Exception as exc:
+            if is_cancellation(exc):
+                raise
+            message, line = summarise(exc)
+            assert self.pipeline is not None
+            raise RatError(f"query failed: {message}", self.pipeline.source_relpath, line) from None
+
+    def record_files_read(self) -> None:
+        assert self.ctx is not None
+        read = [{"path": self.project.rel(f), "mtime": f.stat().st_mtime}
+                for files in self.ctx.files_read.values() for f in files if f.exists()]
+        if read:
+            self.state.update_run(self.record.run_id, files_read=json.dumps(read))
+
+    def write(self) -> int:
+        assert self.ctx is not None and self.result is not None and self.pipeline is not None
+        config = self.pipeline.config
+        if not self.branch_made:
+            self.state.update_run(self.record.run_id, created_table=True)
+            self.table.create_empty(
+                table_schema(self.result.schema, config),
+                table_properties(config, target_file_size(self.project.settings, self.ref.fqn)),
+                partition_by(config),
+            )
+            self.make_branch()
+            self.log(f"created table {self.ref.fqn}")
+        else:
+            self.evolve_schema(config)
+            if self.options.full_refresh and config.merge_strategy.value != "full_refresh":
+                from pyspark.sql import functions as F
+
+                self.spark.createDataFrame([], self.table.schema()).writeTo(
+                    self.table.branch_ident(self.branch)).overwrite(F.lit(True))
+        job = WriteJob(
+            self.table, self.branch, self.result, config, self.record.run_id, self.ctx.run_started_at, self.result_rows)
+        before = self.table.refs().get(self.branch)
+        try:
+            WRITERS[config.merge_strategy](job)
+        except RatError:
+            raise
+        except Exception as exc:
+            if is_cancellation(exc):
+                raise
+            message, _ = summarise(exc)
+            raise RatError(f"writing {self.ref.fqn} failed: {message}", self.pipeline.source_relpath) from None
+        testpoints.reached("during:iceberg_write")
+        after = self.table.refs().get(self.branch)
+        return self._added_rows(after) if after != before else 0
+
+    def evolve_schema(self, config) -> None:
+        """Align the table's schema with the result (see schema_evolution); notes go to the run."""
+        assert self.result is not None
+        self.check_unique_key(config)
+        plan = plan_schema(self.table.schema(), table_schema(self.result.schema, config))
+        apply_plan(self.table, plan, rebuild=self.options.full_refresh)
+        self.result = fill_missing(self.result, plan)
+        for note in plan.notes():
+            self.log(f"schema: {note}", "warn" if "no longer produced" in note else "info")
+        self.schema_notes = plan.notes()
+
+    def check_unique_key(self, config) -> None:
+        rows = self.spark.sql(f"SHOW TBLPROPERTIES {self.table.ident}").collect()
+        stored = {row.key: row.value for row in rows}.get(UNIQUE_KEY_PROPERTY)
+        wanted = ",".join(config.unique_key)
+        if stored is None or stored == wanted:
+            return
+        if not self.options.full_refresh:
+            raise RatError(
+                f"unique_key changed from {stored or '(none)'} to {wanted or '(none)'}; "
+                f"run {self.ref.fqn} with --full-refresh to rebuild the table", self.pipeline.source_relpath)
+        self.spark.sql(f"ALTER TABLE {self.table.ident} SET TBLPROPERTIES ('{UNIQUE_KEY_PROPERTY}' = '{wanted}')")
+
+    def _added_rows(self, snapshot_id: int | None) -> int:
+        rows = self.spark.sql(
+            f"SELECT summary['added-records'] AS added FROM {self.table.ident}.snapshots WHERE snapshot_id = {int(snapshot_id or 0)}"
+        ).collect()
+        return int(rows[0].added or 0) if rows else 0
+
+    def quality(self) -> str | None:
+        """Runs every test; returns why the merge is blocked, or None."""
+        assert self.ctx is not None and self.pipeline is not None
+        timeout = self.project.settings.quality_timeout_seconds
+        blocking = []
+        for test in self.pipeline.quality_tests:
+            self.check_cancel()
+            outcome = run_quality_test(self.ctx, test, self.table.branch_ident(self.branch), timeout, self.record.run_id)
+            if self.cancelled.is_set():
+                raise RunCancelled()
+            self.record.quality.append(outcome)
+            self.state.save_quality(self.record.run_id, outcome)
+            self.events.publish(QualityResultEvent(
+                self.record.run_id, outcome.name, outcome.severity, outcome.status, outcome.violations, outcome.ms))
+            if outcome.status == "failed":
+                blocking.append(f"quality test {test.name} failed with {outcome.violations} violating row(s)")
+            elif outcome.status == "error":
+                blocking.append(f"quality test {test.name} could not run: {outcome.error}")
+            elif outcome.status == "warned":
+                self.log(f"quality test {test.name} warned: {outcome.violations} row(s)", "warn")
+        return "; ".join(blocking) or None
+
+    def merge(self) -> None:
+        """Fast-forward main to the branch; retry when a concurrent commit got in the way."""
+        for attempt in range(1, MERGE_ATTEMPTS + 1):
+            self.check_cancel()
+            try:
+                self.table.fast_forward(self.branch)
+                break
+            except Exception as exc:
+                message, _ = summarise(exc)
+                if attempt == MERGE_ATTEMPTS:
+                    raise RatError(
+                        f"could not move main of {self.ref.fqn} to the run's branch after {MERGE_ATTEMPTS} attempts: {message}"
+                    ) from None
+                self.log(f"fast-forward attempt {attempt} failed ({message}); retrying", "warn")
+                time.sleep(0.2 * 2 ** attempt)
+        self.record.snapshot_id = self.table.refs().get("main")
+        self.state.update_run(self.record.run_id, snapshot_id=self.record.snapshot_id, created_table=False)
+
+    def archive(self) -> None:
+        """Move the zone files this run read (and only those) into `_processed/<run_id>/`."""
+        assert self.ctx is not None
+        archived = []
+        for (namespace, zone), files in self.ctx.files_read.items():
+            moved = self.storage.landing_archive.archive(self.project.zone_dir(namespace, zone), files, self.record.run_id)
+            archived += [f"{namespace}/landing/{zone}/{name}" for name in moved]
+            self.log(f"archived {len(moved)} file(s) of landing zone {zone} to _processed/{self.record.run_id}/")
+        self.state.update_run(self.record.run_id, archived_files=json.dumps(archived))
+
+    def unarchive(self) -> None:
+        if self.ctx is None:
+            return
+        for namespace, zone in self.ctx.files_read:
+            restored = self.storage.landing_archive.restore(self.project.zone_dir(namespace, zone), self.record.run_id)
+            if restored:
+                self.log(f"put {len(restored)} file(s) back into landing zone {zone}", "warn")
+
+    def cleanup(self) -> None:
+        """Drop the branch (and a table this run created but did not publish); never raises."""
+        if self.ctx is not None:
+            self.ctx.cleanup()
+        if self.result is not None:
+            with contextlib.suppress(Exception):
+                self.result.unpersist()
+        self.spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+        try:
+            record = self.state.get_run(self.record.run_id)
+            drop_table = bool(record and record.created_table)
+            if drop_table:
+                self.table.drop()
+                self.log(f"dropped table {self.ref.fqn}, which this run had created")
+            elif self.branch_made:
+                self.table.drop_branch(self.branch)
+            self.state.update_run(self.record.run_id, branch=None, created_table=False)
+        except Exception:
+            log.exception("[%s] cleanup of branch %s failed; the next start will retry", self.record.run_id, self.branch)

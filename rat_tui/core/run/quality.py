@@ -1,0 +1,94 @@
+"""Phase 4: quality tests against the run's branch. Each returns the rows that break its rule."""
+from __future__ import annotations
+
+import threading
+import time
+from datetime import date, datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from ..errors import RatError
+from ..lake.spark_errors import summarise
+from ..project.pipeline_source import QualityTest
+from ..project.templating import render
+from ..store.state import QualityOutcome
+from .context import RunContext
+
+if TYPE_CHECKING:
+    from pyspark.sql import Row
+
+SAMPLE_ROWS = 3
+
+
+def json_value(value: Any) -> Any:
+    """A JSON scalar: numbers as numbers (decimals as strings), dates as ISO 8601, NULL as None."""
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, (bytes, bytearray)):
+        return value.hex()
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): json_value(v) for k, v in value.items()}
+    if hasattr(value, "asDict"):
+        return json_value(value.asDict())
+    return value
+
+
+def row_values(row: "Row") -> list[Any]:
+    return [json_value(v) for v in row]
+
+
+class _Watchdog:
+    """Cancels a Spark job group when a quality test runs past its time-out."""
+
+    def __init__(self, ctx: RunContext, group: str, seconds: float):
+        self.fired = False
+        self._ctx, self._group = ctx, group
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+
+    def _fire(self) -> None:
+        self.fired = True
+        self._ctx.spark.sparkContext.cancelJobGroup(self._group)
+
+    def __enter__(self) -> "_Watchdog":
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+
+def run_quality_test(ctx: RunContext, test: QualityTest, branch_ident: str, timeout: float, job_group: str) -> QualityOutcome:
+    began = time.monotonic()
+    outcome = QualityOutcome(test.name, test.severity, "passed", 0)
+    group = f"{job_group}:quality:{test.name}"
+    sc = ctx.spark.sparkContext
+    watchdog = _Watchdog(ctx, group, timeout)
+    try:
+        sql = render(test.sql, test.relpath, ctx.jinja_context(branch_ident))
+        sc.setJobGroup(group, f"quality test {test.name}", interruptOnCancel=True)
+        with watchdog:
+            violations = ctx.spark.sql(sql)
+            count = violations.count()
+            sample = violations.limit(SAMPLE_ROWS).collect() if count else []
+        outcome.violations = count
+        outcome.sample = [row_values(r) for r in sample]
+        if count:
+            outcome.status = "failed" if test.severity == "error" else "warned"
+    except RatError as exc:
+        outcome.status, outcome.error = "error", exc.sentence()
+    except Exception as exc:
+        if watchdog.fired:
+            outcome.status, outcome.error = "error", f"{test.relpath}: timed out after {timeout:g} s"
+        else:
+            message, line = summarise(exc)
+            where = f"{test.relpath}:{line}" if line else test.relpath
+            outcome.status, outcome.error = "error", f"{where}: {message}"
+    finally:
+        sc.setJobGroup(job_group, "rat run", interruptOnCancel=True)
+    outcome.ms = int((time.monotonic() - began) * 1000)
+    return outcome

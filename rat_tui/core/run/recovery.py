@@ -1,0 +1,63 @@
+"""Start-up recovery: runs left behind by a crashed process are marked failed and their branches dropped."""
+from __future__ import annotations
+
+import logging
+import time
+
+from ..lake.table import IcebergTable
+from ..project.model import PipelineRef, Project
+from ..store.state import RunRecord, StateDB
+from .archival import LandingArchive
+
+log = logging.getLogger(__name__)
+
+MERGED_THEN_CRASHED = "the process stopped after the run had published to main; its branch was dropped"
+CRASHED = "the process running it stopped before the run finished (crash or kill); its branch was dropped"
+
+
+def mark_orphans(state: StateDB, project: Project, landing_archive: LandingArchive | None = None) -> list[RunRecord]:
+    """Cheap, no Spark: runs whose process is gone become failed, and files they archived go back.
+
+    A run that had already moved main (its snapshot id is recorded) did publish its data: it
+    is marked a success and keeps its archived files.
+    """
+    landing_archive = landing_archive or LandingArchive()
+    orphans = state.orphaned_runs()
+    for run in orphans:
+        if run.snapshot_id is not None:
+            state.update_run(run.run_id, status="success", error=MERGED_THEN_CRASHED, finished_at=time.time())
+            continue
+        # files first: a crash during the put-back leaves the run an orphan, found again next start
+        namespace = run.pipeline.split(".")[0]
+        for zone in project.scan().zones():
+            if zone.namespace == namespace:
+                restored = landing_archive.restore(zone.path, run.run_id)
+                if restored:
+                    log.warning("put %d archived file(s) of run %s back into %s/%s", len(restored), run.run_id,
+                                namespace, zone.name)
+        state.update_run(run.run_id, status="failed", error=CRASHED, finished_at=time.time())
+        log.warning("run %s of %s was left %s by a dead process; marked failed", run.run_id, run.pipeline, run.status)
+    return orphans
+
+
+def drop_leftovers(state: StateDB, spark, ensure_catalog) -> list[str]:
+    """Drop branches (and tables created but never published) of finished runs; returns what was done."""
+    done = []
+    for run in state.unresolved_branches():
+        ref = PipelineRef.parse(run.pipeline)
+        try:
+            ensure_catalog(ref.namespace)
+            table = IcebergTable(spark, ref)
+            if table.exists():
+                if run.created_table:
+                    table.drop()
+                    done.append(f"dropped table {ref.fqn} created by crashed run {run.run_id}")
+                elif run.branch:
+                    table.drop_branch(run.branch)
+                    done.append(f"dropped branch {run.branch} of {ref.fqn}")
+            state.update_run(run.run_id, branch=None, created_table=False)
+        except Exception:
+            log.exception("could not clean up after run %s", run.run_id)
+    for line in done:
+        log.info(line)
+    return done

@@ -1,0 +1,133 @@
+"""Queues runs, one thread each: different pipelines run concurrently, the same pipeline in turn."""
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ..errors import RatError, RunCancelled
+from ..events import EventBus, RunFinished, RunQueued, RunStarted
+from ..lake.session import SparkManager
+from ..project.model import PipelineRef, Project
+from ..storage import Storage
+from ..store.state import RunRecord, StateDB
+from .phases import Execution, RunOptions
+
+log = logging.getLogger(__name__)
+
+
+def new_run_id() -> str:
+    return secrets.token_hex(4)
+
+
+@dataclass
+class RunHandle:
+    record: RunRecord
+    ref: PipelineRef
+    options: RunOptions
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def run_id(self) -> str:
+        return self.record.run_id
+
+    def wait(self, timeout: float | None = None) -> RunRecord:
+        self.done.wait(timeout)
+        return self.record
+
+
+class Runner:
+    def __init__(self, project: Project, spark: SparkManager, state: StateDB, events: EventBus,
+                 storage: Storage):
+        self.project, self.spark, self.state, self.events = project, spark, state, events
+        self.storage = storage
+        self._pipeline_locks: dict[PipelineRef, threading.Lock] = defaultdict(threading.Lock)
+        self._lock = threading.Lock()
+        self.active: dict[str, RunHandle] = {}
+
+    def submit(self, ref: PipelineRef, options: RunOptions | None = None, version: str = "draft", trigger: str = "manual") -> RunHandle:
+        record = RunRecord(new_run_id(), ref.fqn, "queued", version=version, trigger=trigger)
+        self.state.insert_run(record)
+        handle = RunHandle(record, ref, options or RunOptions())
+        with self._lock:
+            self.active[record.run_id] = handle
+        self.events.publish(RunQueued(record.run_id, ref.fqn))
+        threading.Thread(target=self._work, args=(handle,), name=f"run-{record.run_id}", daemon=True).start()
+        return handle
+
+    def queued_run(self, ref: PipelineRef) -> RunHandle | None:
+        """A run of this pipeline that has not started yet (it will read the files when it does)."""
+        with self._lock:
+            return next((h for h in self.active.values() if h.ref == ref and h.record.status == "queued"), None)
+
+    def cancel(self, run_id: str) -> bool:
+        with self._lock:
+            handle = self.active.get(run_id)
+        if handle is None:
+            return False
+        handle.cancelled.set()
+        if self.spark.state.value in ("ready", "busy"):
+            try:
+                self.spark.session().sparkContext.cancelJobGroup(run_id)
+            except Exception:
+                log.exception("cancelling job group %s failed", run_id)
+        return True
+
+    def queued_and_running(self) -> tuple[int, int]:
+        with self._lock:
+            statuses = [h.record.status for h in self.active.values()]
+        return statuses.count("queued"), statuses.count("running")
+
+    def wait_idle(self, timeout: float | None = None) -> list[RunRecord]:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        finished = []
+        while True:
+            with self._lock:
+                handles = list(self.active.values())
+            if not handles:
+                return finished
+            for handle in handles:
+                remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+                if not handle.done.wait(remaining):
+                    raise RatError(f"runs still going after {timeout:g} s")
+                finished.append(handle.record)
+
+    def _work(self, handle: RunHandle) -> None:
+        record = handle.record
+        lock = self._pipeline_locks[handle.ref] if self.project.settings.serialise_same_pipeline else threading.Lock()
+        try:
+            with lock:
+                if handle.cancelled.is_set():
+                    raise RunCancelled()
+                record.status, record.started_at = "running", time.time()
+                self.state.update_run(record.run_id, status="running", started_at=record.started_at)
+                self.events.publish(RunStarted(record.run_id, record.pipeline, record.version))
+                self.storage.prepare_run(handle.ref)  # e.g. the landing cache matches the bucket
+                with self.spark.using() as spark:
+                    Execution(
+                        spark, self.project, record, handle.ref, handle.options, self.state, self.events,
+                        handle.cancelled, self.spark.ensure_catalog, self.storage,
+                    ).run()
+                record.status = "success"
+        except RunCancelled:
+            record.status, record.error = "cancelled", "cancelled by the user"
+        except RatError as exc:
+            record.status, record.error = "failed", exc.sentence()
+        except Exception as exc:
+            log.exception("run %s crashed", record.run_id)
+            record.status, record.error = "failed", f"internal error ({type(exc).__name__}: {exc}); see .rat/logs/app.log"
+        finally:
+            record.finished_at = time.time()
+            self.state.update_run(
+                record.run_id, status=record.status, finished_at=record.finished_at, error=record.error,
+                rows_written=record.rows_written, snapshot_id=record.snapshot_id,
+            )
+            with self._lock:
+                self.active.pop(record.run_id, None)
+            self.events.publish(RunFinished(
+                record.run_id, record.pipeline, record.status, record.rows_written, record.error, record.snapshot_id))
+            handle.done.set()

@@ -1,0 +1,225 @@
+"""Phase 3: how each merge strategy writes the run's result onto the run's branch.
+
+Every strategy works in Spark on the branch identifier, so its cost follows the new data:
+merges touch only matching keys (merge-on-read tables), never rewrite the whole table.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..errors import RatError
+from ..lake.table import IcebergTable, quote
+from ..project.pipeline_config import MergeStrategy, PipelineConfig
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+    from pyspark.sql.types import StructType
+
+# Added by the runner before the result is materialised: the query's output order,
+# so "last row wins" de-duplication is deterministic.
+ORDER_COLUMN = "__rat_order"
+BROADCAST_MAX_ROWS = 1_000_000
+UNIQUE_KEY_PROPERTY = "rat.unique-key"
+MERGING = (MergeStrategy.INCREMENTAL, MergeStrategy.DELETE_INSERT, MergeStrategy.SCD2)
+
+
+@dataclass
+class WriteJob:
+    table: IcebergTable
+    branch: str
+    new: "DataFrame"  # includes ORDER_COLUMN
+    config: PipelineConfig
+    run_id: str
+    run_started_at: str
+    rows_in_result: int
+
+    @property
+    def target(self) -> str:
+        return self.table.branch_ident(self.branch)
+
+    @property
+    def rows(self) -> "DataFrame":
+        """The result as the pipeline produced it."""
+        return self.new.drop(ORDER_COLUMN)
+
+    def writer(self, df: "DataFrame"):  # -> DataFrameWriterV2
+        """A writer onto the branch that records the run id in the snapshot summary."""
+        return df.writeTo(self.target).option("snapshot-property.rat.run-id", self.run_id)
+
+    def view(self, df: "DataFrame", role: str) -> str:
+        name = f"rat_{role}_{self.run_id}"
+        df.createOrReplaceTempView(name)
+        return quote(name)
+
+    def sql(self, statement: str) -> None:
+        self.table.spark.sql(statement)
+
+
+def result_columns(job: WriteJob) -> list[str]:
+    return [c for c in job.new.columns if c != ORDER_COLUMN]
+
+
+def check_columns(job: WriteJob, columns: tuple[str, ...], role: str) -> None:
+    """Each key column exists in the result and holds no NULL."""
+    from pyspark.sql import functions as F
+
+    present = result_columns(job)
+    for column in columns:
+        if column not in present:
+            raise RatError(f"{role} column '{column}' is not in the pipeline's result (columns: {', '.join(present)})")
+    condition = None
+    for column in columns:
+        is_null = F.col(column).isNull()
+        condition = is_null if condition is None else condition | is_null
+    nulls = job.new.filter(condition).count()
+    if nulls:
+        names = ", ".join(columns)
+        raise RatError(f"{nulls} row(s) of the result have NULL in the {role} column(s) {names}")
+
+
+def last_row_per_key(job: WriteJob) -> "DataFrame":
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    window = Window.partitionBy(*job.config.unique_key).orderBy(F.col(ORDER_COLUMN).desc())
+    return job.new.withColumn("__rat_rank", F.row_number().over(window)).filter("__rat_rank = 1").drop(
+        "__rat_rank", ORDER_COLUMN)
+
+
+def small_side(job: WriteJob, df: "DataFrame") -> "DataFrame":
+    """Hint a broadcast join for a small batch, so a merge never shuffles the whole table.
+
+    Spark cannot size a checkpointed result, so without the hint it sort-merge-joins the
+    batch against every row of the target.
+    """
+    from pyspark.sql import functions as F
+
+    return F.broadcast(df) if job.rows_in_result <= BROADCAST_MAX_ROWS else df
+
+
+def _key_match(left: str, right: str, keys: tuple[str, ...]) -> str:
+    return " AND ".join(f"{left}.{quote(k)} = {right}.{quote(k)}" for k in keys)
+
+
+# -- the strategies ---------------------------------------------------------------------
+def full_refresh(job: WriteJob) -> None:
+    from pyspark.sql import functions as F
+
+    job.writer(job.rows).option("mergeSchema", "true").overwrite(F.lit(True))
+
+
+def append_only(job: WriteJob) -> None:
+    job.writer(job.rows).option("mergeSchema", "true").append()
+
+
+def _delete_keys(job: WriteJob, rows: "DataFrame") -> None:
+    """Delete the table rows whose key appears in `rows` (one MERGE with only a DELETE clause).
+
+    With only a matched clause Spark plans an inner join, so the batch's keys can be
+    broadcast and the table is scanned once, never shuffled: the cost follows the batch.
+    """
+    keys = job.config.unique_key
+    doomed = job.view(small_side(job, rows.select(*keys).distinct()), "doomed")
+    job.sql(f"MERGE INTO {job.target} t USING {doomed} s ON {_key_match('t', 's', keys)} WHEN MATCHED THEN DELETE")
+
+
+def incremental(job: WriteJob) -> None:
+    """Upsert: the last row per key replaces the table's row for that key, or is added.
+
+    Written as delete-then-append rather than MERGE … UPDATE/INSERT: the NOT MATCHED
+    clause forces an outer join that shuffles every row of the table (measured 5.5 s
+    against 5M rows for a 50k batch).
+    """
+    check_columns(job, job.config.unique_key, "unique_key")
+    latest = last_row_per_key(job).localCheckpoint(eager=True)
+    _delete_keys(job, latest)
+    job.writer(latest).append()
+
+
+def delete_insert(job: WriteJob) -> None:
+    check_columns(job, job.config.unique_key, "unique_key")
+    _delete_keys(job, job.rows)
+    job.writer(job.rows).append()
+
+
+def scd2(job: WriteJob) -> None:
+    """Close the current row of a key whose tracked values changed and open a new one; in one MERGE."""
+    keys = job.config.unique_key
+    check_columns(job, keys, "unique_key")
+    valid_from, valid_to = job.config.scd_valid_from, job.config.scd_valid_to
+    columns = [c for c in result_columns(job) if c not in (valid_from, valid_to)]
+    tracked = [c for c in columns if c not in keys]
+    at = f"TIMESTAMP '{job.run_started_at}'"
+    source = job.view(last_row_per_key(job).select(*columns), "scd2")
+    changed = " OR ".join(f"NOT (t.{quote(c)} <=> s.{quote(c)})" for c in tracked) or "FALSE"
+    merge_keys = ", ".join(f"s.{quote(k)} AS {quote('__mk_' + k)}" for k in keys)
+    null_keys = ", ".join(f"CAST(NULL AS STRING) AS {quote('__mk_' + k)}" for k in keys)
+    current = f"t.{quote(valid_to)} IS NULL"
+    # Rows with a NULL merge key never match, so they become the new current rows of changed keys.
+    staged = (
+        f"SELECT {merge_keys}, s.* FROM {source} s "
+        f"UNION ALL SELECT {null_keys}, s.* FROM {source} s "
+        f"JOIN {job.target} t ON {_key_match('t', 's', keys)} AND {current} WHERE {changed}"
+    )
+    on = " AND ".join(f"t.{quote(k)} = m.{quote('__mk_' + k)}" for k in keys)
+    changed_m = changed.replace("s.", "m.")
+    insert_cols = ", ".join(quote(c) for c in (*columns, valid_from, valid_to))
+    insert_vals = ", ".join([*(f"m.{quote(c)}" for c in columns), at, "CAST(NULL AS TIMESTAMP)"])
+    job.sql(
+        f"MERGE INTO {job.target} t USING ({staged}) m ON {on} AND {current} "
+        f"WHEN MATCHED AND ({changed_m}) THEN UPDATE SET {quote(valid_to)} = {at} "
+        f"WHEN NOT MATCHED THEN INSERT ({insert_cols}) VALUES ({insert_vals})"
+    )
+
+
+def snapshot(job: WriteJob) -> None:
+    """Replace every partition value present in the result; other values stay (one atomic overwrite)."""
+    from pyspark.sql import functions as F
+
+    column = job.config.partition_column or ""
+    check_columns(job, (column,), "partition_column")
+    values = [row[0] for row in job.rows.select(column).distinct().collect()]
+    job.writer(job.rows).overwrite(F.col(column).isin(values))
+
+
+WRITERS: dict[MergeStrategy, Callable[[WriteJob], None]] = {
+    MergeStrategy.FULL_REFRESH: full_refresh,
+    MergeStrategy.APPEND_ONLY: append_only,
+    MergeStrategy.INCREMENTAL: incremental,
+    MergeStrategy.DELETE_INSERT: delete_insert,
+    MergeStrategy.SCD2: scd2,
+    MergeStrategy.SNAPSHOT: snapshot,
+}
+
+
+def table_schema(result: "StructType", config: PipelineConfig) -> "StructType":
+    """The schema a new table gets: the result's columns (plus validity columns for scd2)."""
+    from pyspark.sql.types import StructField, StructType, TimestampType
+
+    # Every column nullable: a first result of `SELECT 1 AS id` must not make id required,
+    # or a later run with a NULL there could never be written.
+    fields = [StructField(f.name, f.dataType, True, f.metadata) for f in result.fields if f.name != ORDER_COLUMN]
+    if config.merge_strategy == MergeStrategy.SCD2:
+        fields = [f for f in fields if f.name not in (config.scd_valid_from, config.scd_valid_to)]
+        fields += [StructField(config.scd_valid_from, TimestampType()), StructField(config.scd_valid_to, TimestampType())]
+    return StructType(fields)
+
+
+def table_properties(config: PipelineConfig, target_file_size: int) -> dict[str, str]:
+    properties = {"format-version": "2", "write.target-file-size-bytes": str(target_file_size),
+                  UNIQUE_KEY_PROPERTY: ",".join(config.unique_key)}
+    if config.merge_strategy not in MERGING:
+        # Lets `mergeSchema` add columns on append/overwrite. Not on merging tables: with it
+        # Spark skips column resolution in MERGE INTO and every `t.col` fails to resolve.
+        properties["write.spark.accept-any-schema"] = "true"
+    else:
+        # Measured: MERGE on copy-on-write rewrites every file (17 s on 5M rows); merge-on-read 5 s.
+        for mode in ("write.merge.mode", "write.update.mode", "write.delete.mode"):
+            properties[mode] = "merge-on-read"
+    return properties
+
+
+def partition_by(config: PipelineConfig) -> str | None:
+    return config.partition_column if config.merge_strategy == MergeStrategy.SNAPSHOT else None

@@ -1,1 +1,0 @@
-"""The project on a versioned S3 bucket (MinIO, SeaweedFS, AWS): client, sync, landing cache."""
