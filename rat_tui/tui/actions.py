@@ -1,0 +1,237 @@
+"""Key actions: each reads the tree's selection, asks what it must (a modal) and hands the work to a worker."""
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING
+
+from ..core.errors import RatError
+from .components.help_screen import HelpScreen
+from .components.modals import AskText, Confirm, PathSuggester, ZoneSettingsForm
+from .components.pipeline_view import PipelineView
+from .components.project_tree import NodeData, ProjectTree
+from .components.status_bar import StatusBar
+from .components.table_view import TableView
+from .messages import UploadProgress
+
+if TYPE_CHECKING:
+    from ..core.commands.workbench import Workbench
+    from ..core.project.watch import ProjectWatcher
+
+
+class Actions:
+    """Mixed into the app: the `action_*` methods the keymap binds."""
+
+    workbench: Workbench
+    watcher: ProjectWatcher
+    selected: NodeData | None
+    watch_enabled: bool
+
+    def _zone(self) -> tuple[str, str] | None:
+        if self.selected is None or self.selected.kind != "zone":
+            self.notify("Select a landing zone first.", severity="warning")
+            return None
+        return self.selected.namespace, self.selected.name
+
+    def action_upload(self) -> None:
+        if (selected := self._zone()) is None:
+            return
+        namespace, zone = selected
+
+        def chosen(value: str | None) -> None:
+            if not value:
+                return
+            paths = shlex.split(value)
+            self.run_in_worker("upload", self.workbench.upload, namespace, zone, paths,
+                               progress=lambda name, copied, total: self.post_message(UploadProgress(name, copied, total)),
+                               done=f"uploaded {{result[files]}} into {namespace}/{zone}")
+
+        self.push_screen(AskText(f"Upload into {namespace}/landing/{zone}: file paths (space-separated, → completes)",
+                                 "~/Downloads/orders_2024_05.csv", suggester=PathSuggester()), chosen)
+
+    def action_zone_settings(self) -> None:
+        if (selected := self._zone()) is None:
+            return
+        namespace, zone = selected
+
+        def save(values: dict | None) -> None:
+            if values is not None:
+                self.run_in_worker("zone settings", self.workbench.set_zone_settings, namespace, zone,
+                                   done=f"{namespace}/{zone}: settings saved to rat.yaml", **values)
+
+        self.push_screen(ZoneSettingsForm(f"Landing zone {namespace}/{zone}",
+                                          self.workbench.zone_settings(namespace, zone)), save)
+
+    def _pipeline(self) -> str | None:
+        if self.selected is None or self.selected.kind not in ("pipeline", "table") or self.selected.ref is None:
+            self.notify("Select a pipeline first.", severity="warning")
+            return None
+        return self.selected.ref.fqn
+
+    def _submit(self, published: bool) -> None:
+        fqn = self._pipeline()
+        if fqn is None:
+            return
+        view = self._current(PipelineView)
+        if view is not None:
+            view.show_tab("tab-run")
+        self.run_in_worker("run", self.workbench.submit, fqn, published=published)
+
+    def action_run(self) -> None:
+        self._submit(published=False)
+
+    def action_run_published(self) -> None:
+        self._submit(published=True)
+
+    def action_cancel(self) -> None:
+        fqn = self._pipeline()
+        active = [rid for rid, h in self.workbench.runner.active.items() if h.record.pipeline == fqn]
+        if not active:
+            self.notify(f"No run of {fqn} is queued or running.", severity="warning")
+            return
+        for run_id in active:
+            self.workbench.cancel(run_id)
+        self.notify(f"Cancelling {len(active)} run(s) of {fqn}")
+
+    def action_preview(self) -> None:
+        fqn = self._pipeline()
+        if fqn is not None:
+            self.run_in_worker("preview", self.workbench.preview, fqn, 50, done="")
+
+    def action_publish(self) -> None:
+        fqn = self._pipeline()
+        if fqn is None:
+            return
+
+        def publish(message: str | None) -> None:
+            if message is not None:
+                self.run_in_worker("publish", self.workbench.publish, fqn, message,
+                                   done=f"{fqn}: published version {{result[version]}}")
+
+        self.push_screen(AskText(f"Publish {fqn}: message", "what changed?"), publish)
+
+    def action_rollback(self) -> None:
+        fqn = self._pipeline()
+        if fqn is None:
+            return
+        current = self.workbench.list_versions(fqn)["current"]
+        if current is None:
+            self.notify(f"{fqn} has no published version yet.", severity="warning")
+            return
+        view = self._current(PipelineView)
+        highlighted = view.selected_version() if view is not None else None
+        default = highlighted if highlighted not in (None, current) else max(current - 1, 1)
+
+        def chosen(value: str | None) -> None:
+            if not value:
+                return
+            try:
+                version = int(value)
+            except ValueError:
+                self.notify(f"'{value}' is not a version number.", severity="error")
+                return
+            self.push_screen(
+                Confirm(f"Roll back {fqn} to version {version}?",
+                        "Pins that version as a new published version and restores its files to the working "
+                        "folder. The working copy is saved as a file version first, so nothing is lost."),
+                lambda ok: ok and self.run_in_worker(
+                    "rollback", self.workbench.rollback, fqn, version, True,
+                    done=f"{fqn}: version {{result[version]}} pins version {version}"))
+
+        self.push_screen(AskText(f"Roll back {fqn} to which version? (current: {current})", value=str(default)), chosen)
+
+    def action_rollback_table(self) -> None:
+        view = self._current(TableView)
+        snapshot = view.selected_snapshot() if view is not None else None
+        if view is None or snapshot is None:
+            self.notify("Select a table and one of its snapshots first.", severity="warning")
+            return
+        self.push_screen(
+            Confirm(f"Point main of {view.fqn} at snapshot {snapshot}?",
+                    "Later snapshots stay in history until purged, so this can be undone."),
+            lambda ok: ok and self.run_in_worker("rollback table", self.workbench.rollback_table, view.fqn, snapshot,
+                                                 done=f"{view.fqn}: main is now snapshot {snapshot}"))
+
+    def action_diff(self) -> None:
+        view = self._current(TableView)
+        snapshot = view.selected_snapshot() if view is not None else None
+        previous = view.previous_of(snapshot) if snapshot is not None else None
+        if previous is None:
+            self.notify("Select a snapshot that has an earlier one.", severity="warning")
+            return
+
+        def diff() -> dict:
+            return {"diff": self.workbench.diff_snapshots(view.fqn, previous, snapshot), "old": previous, "new": snapshot}
+
+        self.run_in_worker("diff", diff)
+
+    def action_compact(self) -> None:
+        fqn = self._pipeline()
+        if fqn is not None:
+            self.run_in_worker("compact", self.workbench.compact, fqn,
+                               done=f"{fqn}: {{result[files_before]}} data files → {{result[files_after]}}")
+
+    def action_doctor(self) -> None:
+        def check() -> dict:
+            try:
+                return self.workbench.doctor()
+            except RatError as exc:  # findings are the answer here, not a failure
+                return exc.result
+
+        self.run_in_worker("doctor", check)
+
+    def action_purge(self) -> None:
+        self.run_in_worker("purge plan", self.workbench.purge, True)
+
+    def _purge_confirmed(self, ok: bool | None) -> None:
+        if ok:
+            self.run_in_worker("purge", self.workbench.purge, False, done="purged {result[purged]}")
+
+    def action_toggle_watch(self) -> None:
+        self.watch_enabled = not self.watch_enabled
+        if self.watch_enabled:
+            self.watcher.start()
+        else:
+            self.watcher.stop()
+        self.query_one(StatusBar).update_status(watching=self.watch_enabled)
+        self.notify(f"Watch {'on' if self.watch_enabled else 'off'}")
+
+    def action_pull(self) -> None:
+        """Bring the bucket's newer files in: of the selected pipeline, or all of them."""
+        remote = self.workbench.remote
+        if remote is None:
+            self.notify("This project has no bucket (set storage: in rat.yaml).", severity="warning")
+            return
+        ref = self.selected.ref if self.selected is not None and self.selected.kind == "pipeline" else None
+        base = f"{ref.relpath.as_posix()}/" if ref is not None else ""
+        paths = [base.rstrip("/")] if ref is not None else None
+        conflicts = [p for p, state in remote.changes.items() if state == "conflict" and p.startswith(base)]
+
+        def pull(force: bool) -> None:
+            self.run_in_worker("pull", self._pull, paths, force, done="pulled {result[count]} file(s) from the bucket")
+
+        if conflicts:
+            self.push_screen(Confirm(f"Take the bucket's copy of {len(conflicts)} file(s) you also edited?",
+                                     "\n".join(conflicts) + "\n\nYour edits are kept as local versions (versions panel)."),
+                             lambda yes: pull(True) if yes else None)
+        else:
+            pull(False)
+
+    def _pull(self, paths: list[str] | None, force: bool) -> dict:
+        return {"count": len(self.workbench.pull(paths, force)["pulled"])}
+
+    def action_refresh(self) -> None:
+        self.refresh_tree()
+        if self.selected is not None:
+            self.load_detail(self.selected)
+
+    def action_toggle_log(self) -> None:
+        self.query_one("#log-panel").toggle_class("shown")
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self.keymap))
+
+    def action_focus_tree(self) -> None:
+        self.query_one(ProjectTree).focus()
+
+    def action_focus_detail(self) -> None:
+        self._detail().focus()

@@ -1,0 +1,199 @@
+"""Filling the detail panels: results of workers, events from the core, and outcomes of actions."""
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.containers import Container
+from textual.widgets import RichLog
+
+from ..core.events import (
+    LogLine,
+    PhaseFinished,
+    QualityResultEvent,
+    RunFinished,
+    RunQueued,
+    RunStarted,
+    SessionStateChanged,
+)
+from ..core.project.watch import PipelineChanged, ZoneChanged
+from .components.modals import Confirm, purge_plan_text
+from .components.pipeline_view import PipelineView
+from .components.project_tree import NodeData
+from .components.run_view import RunState, RunView
+from .components.status_bar import StatusBar
+from .components.table_view import TableView
+from .components.zone_view import ZoneView
+from .messages import ActionDone, ActionFailed, CoreEvent, FilesChanged, UploadProgress
+
+if TYPE_CHECKING:
+    from ..core.commands.workbench import Workbench
+
+
+class Views:
+    """Mixed into the app: handlers that put data on screen."""
+
+    workbench: Workbench
+    selected: NodeData | None
+    runs: dict[str, RunState]
+    latest_run: dict[str, str]
+
+    def _detail(self):
+        return self.query_one("#detail", Container)
+
+    async def _replace_detail(self, widget) -> None:
+        detail = self._detail()
+        await detail.remove_children()
+        await detail.mount(widget)
+
+    async def _show_pipeline(self, node: NodeData, detail: dict, runs: list[dict], versions: dict) -> None:
+        if node != self.selected:
+            return
+        view = self._current(PipelineView)
+        if view is None or view.fqn != node.ref.fqn:
+            view = PipelineView(node.ref.fqn)
+            await self._replace_detail(view)
+        self._fill_pipeline(view, detail, runs, versions)
+
+    def _fill_pipeline(self, view: PipelineView, detail: dict, runs: list[dict], versions: dict) -> None:
+        view.show_source(detail)
+        view.show_runs(runs)
+        view.show_versions(versions)
+        fqn = view.fqn
+        run_id = self.latest_run.get(fqn) or (runs[0]["run_id"] if runs else None)
+        state = self.runs.get(run_id) if run_id else None
+        if state is None and runs:
+            state = RunState.from_record(runs[0])
+        previous = [r for r in runs if state is None or r["run_id"] != state.run_id][:10]
+        view.query_one(RunView).show(state, [r for r in previous if r["status"] == "success"])
+        if versions["versions"]:
+            self.show_version_diff(fqn, versions["current"])
+
+    def _current(self, kind):
+        found = self._detail().query(kind)
+        return found.first() if found else None
+
+    async def _show_zone(self, node: NodeData, files: list[dict], readers: list[str], settings: dict) -> None:
+        if node != self.selected:
+            return
+        view = self._current(ZoneView)
+        if view is None or (view.namespace, view.zone) != (node.namespace, node.name):
+            view = ZoneView(node.namespace, node.name)
+            await self._replace_detail(view)
+        view.show_files(files, readers, settings)
+
+    async def _show_table(self, node: NodeData, snaps: dict, schema: str) -> None:
+        if node != self.selected:
+            return
+        view = TableView(node.ref.fqn)
+        await self._replace_detail(view)
+        view.show_snapshots(snaps, schema)
+
+    def on_core_event(self, message: CoreEvent) -> None:
+        event = message.event
+        status = self.query_one(StatusBar)
+        if isinstance(event, SessionStateChanged):
+            status.update_status(spark_state=event.state, spark_reason=event.reason, executors=event.executors,
+                                 cores=event.cores)
+            if event.state == "failed":
+                self.notify(event.reason, title="Spark did not start", severity="error", timeout=10)
+        if isinstance(event, RunQueued):
+            self.runs[event.run_id] = RunState(event.run_id, event.pipeline)
+            self.latest_run[event.pipeline] = event.run_id
+        state = self.runs.get(getattr(event, "run_id", None) or "")
+        if state is not None:
+            state.apply(event)
+        if isinstance(event, (RunQueued, RunStarted, RunFinished)):
+            queued, running = self.workbench.runner.queued_and_running()
+            status.update_status(queued=queued, running=running)
+        view = self._current(RunView)
+        if view is not None:
+            pipeline_view = self._current(PipelineView)
+            if isinstance(event, RunQueued) and pipeline_view is not None and pipeline_view.fqn == event.pipeline:
+                view.show(self.runs[event.run_id], view.previous)
+                pipeline_view.show_tab("tab-run")  # a save in the editor shows its run live
+            elif state is not None:
+                view.changed(state.run_id)
+        self._log_event(event)
+        if isinstance(event, RunFinished):
+            self.runs.pop(event.run_id, None)  # from now on the stored record (with samples) is the truth
+            severity = {"success": "information", "cancelled": "warning"}.get(event.status, "error")
+            self.notify(event.error or f"{event.rows_written:,} rows written", title=f"{event.pipeline}: {event.status}",
+                        severity=severity, timeout=6)
+            self.refresh_tree()
+            if self.selected is not None:
+                self.load_detail(self.selected)
+
+    def _log_event(self, event) -> None:
+        log = self.query_one("#log-panel", RichLog)
+        stamp = time.strftime("%H:%M:%S", time.localtime(event.at))
+        if isinstance(event, LogLine):
+            style = {"error": "red", "warn": "yellow"}.get(event.level, "")
+            log.write(Text(f"{stamp} [{event.run_id or '-'}] {event.message}", style=style))
+        elif isinstance(event, PhaseFinished):
+            log.write(Text(f"{stamp} [{event.run_id}] {event.phase} {'ok' if event.ok else 'FAILED'} "
+                           f"in {event.ms} ms{'' if event.ok else ': ' + event.message}", style="" if event.ok else "red"))
+        elif isinstance(event, QualityResultEvent):
+            log.write(f"{stamp} [{event.run_id}] quality {event.name}: {event.status} ({event.violations})")
+        elif isinstance(event, (RunQueued, RunStarted, RunFinished)):
+            log.write(f"{stamp} [{event.run_id}] {event.kind} {event.pipeline}"
+                      + (f" {event.status}" if isinstance(event, RunFinished) else ""))
+        elif isinstance(event, SessionStateChanged):
+            log.write(f"{stamp} Spark {event.state} {event.reason}")
+
+    def on_files_changed(self, message: FilesChanged) -> None:
+        for change in message.changes:
+            if isinstance(change, PipelineChanged):
+                self.auto_run(change)
+            elif isinstance(change, ZoneChanged):
+                self.refresh_zone(change)
+        self.refresh_tree()
+
+    def on_upload_progress(self, message: UploadProgress) -> None:
+        view = self._current(ZoneView)
+        if view is not None:
+            view.show_progress(message.name, message.copied, message.total)
+
+    def on_action_done(self, message: ActionDone) -> None:
+        if message.summary:
+            self.notify(message.summary, title=message.action)
+        if message.action == "pull":
+            self.check_remote()
+        if message.action in ("publish", "rollback", "rollback table", "purge", "compact", "doctor fix", "upload",
+                              "zone settings", "pull"):
+            self.refresh_tree()
+            if self.selected is not None:
+                self.load_detail(self.selected)
+        if message.action == "preview":
+            view = self._current(PipelineView)
+            if view is not None:
+                view.show_preview(message.result)
+                view.show_tab("tab-preview")
+        elif message.action == "preview file":
+            view = self._current(ZoneView)
+            if view is not None:
+                view.show_preview(message.result)
+        elif message.action == "table preview":
+            view = self._current(TableView)
+            if view is not None:
+                view.show_preview(message.result)
+        elif message.action == "diff":
+            view = self._current(TableView)
+            if view is not None:
+                view.show_diff(message.result["diff"], message.result["old"], message.result["new"])
+        elif message.action == "doctor":
+            found = message.result["findings"]
+            detail = "\n".join(f"{f['kind']}: {f['object']} — {f['detail']} (fix: {f['fix']})" for f in found)
+            if not found:
+                self.notify("No inconsistencies found.", title="doctor")
+            else:
+                self.push_screen(Confirm(f"Apply the fixes of {len(found)} finding(s)?", detail),
+                                 lambda ok: ok and self.run_in_worker("doctor fix", self.workbench.doctor, True,
+                                                                      done="fixes applied"))
+        elif message.action == "purge plan":
+            self.push_screen(Confirm("Purge all of this?", purge_plan_text(message.result)), self._purge_confirmed)
+
+    def on_action_failed(self, message: ActionFailed) -> None:
+        self.notify(message.error, title=f"{message.action} failed", severity="error", timeout=10)
+        self.query_one("#log-panel", RichLog).write(Text(f"{message.action} failed: {message.error}", style="red"))
