@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from devkit.s3server import SECRET_KEY, SeaweedServer
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.core.errors import RatError
 from tests.conftest import SAMPLE
 from tests.helpers import run_script
 from tests.s3helpers import bucket_project, keys, new_bucket
-from tests.s3server import SECRET_KEY, SeaweedServer
 
 PIPE = "ecommerce/pipelines/silver/clean_orders"
 FQN = "ecommerce.silver.clean_orders"
@@ -122,13 +122,13 @@ def test_landing_archival_moves_objects_and_a_restore_puts_them_back(pushed, s3_
     wb, bucket = pushed
     zone_dir = wb.project.zone_dir("ecommerce", "orders")
     files = sorted(zone_dir.glob("orders_*.csv"))
-    moved = wb.runner.landing_archive.archive(zone_dir, files, "r1")
+    moved = wb.storage.landing_archive.archive(zone_dir, files, "r1")
     assert moved == [f.name for f in files]
     stored = keys(s3_env, bucket, "ecommerce/landing/orders/")
     assert [k for k in stored if "_processed" not in k and "_samples" not in k] == []
     assert [k.rsplit("/", 1)[-1] for k in stored if "/_processed/r1/" in k] == moved
 
-    assert wb.runner.landing_archive.restore(zone_dir, "r1") == moved
+    assert wb.storage.landing_archive.restore(zone_dir, "r1") == moved
     stored = keys(s3_env, bucket, "ecommerce/landing/orders/")
     assert not [k for k in stored if "_processed" in k]
     assert sorted(p.name for p in zone_dir.glob("orders_*.csv")) == moved
@@ -243,7 +243,7 @@ def test_a_failed_move_in_the_bucket_puts_every_file_back(own_server, tmp_path):
 
     wb.remote.bucket.client.meta.events.register("before-send.s3.CopyObject", before_copy)
     with pytest.raises(RatError, match="archiving in the bucket failed .* put back"):
-        wb.runner.landing_archive.archive(zone_dir, files, "r9")
+        wb.storage.landing_archive.archive(zone_dir, files, "r9")
     assert sorted(p.name for p in zone_dir.glob("orders_*.csv")) == [f.name for f in files]  # locally at once
 
     wb.remote.bucket.client.meta.events.unregister("before-send.s3.CopyObject", before_copy)
@@ -336,14 +336,14 @@ def test_landing_sync_never_drops_a_local_change(pushed, s3_env, tmp_path):
 
     # a colleague's run archived orders_2024_02.csv while we dropped a corrected one in: ours is uploaded
     zone_dir = colleague.project.zone_dir("ecommerce", "orders")
-    colleague.runner.landing_archive.archive(zone_dir, [zone_dir / "orders_2024_02.csv"], "r5")
+    colleague.storage.landing_archive.archive(zone_dir, [zone_dir / "orders_2024_02.csv"], "r5")
     (wb.project.root / zone / "orders_2024_02.csv").write_text("order_id\n3\n")
     done = wb.remote.sync.sync_zone("ecommerce", "orders")
     assert done["uploaded"] == [f"{zone}/orders_2024_02.csv"] and done["removed"] == []
     body = s3_env.client().get_object(Bucket=bucket, Key=f"{zone}/orders_2024_02.csv")["Body"].read()
     assert body == b"order_id\n3\n"
     # and an untouched file archived elsewhere leaves this cache
-    colleague.runner.landing_archive.archive(zone_dir, [zone_dir / "orders_2024_03.csv"], "r6")
+    colleague.storage.landing_archive.archive(zone_dir, [zone_dir / "orders_2024_03.csv"], "r6")
     assert wb.remote.sync.sync_zone("ecommerce", "orders")["removed"] == [f"{zone}/orders_2024_03.csv"]
 
 
@@ -367,7 +367,7 @@ def test_purge_removes_old_processed_objects_from_the_bucket(pushed, s3_env):
 
     wb, bucket = pushed
     zone_dir = wb.project.zone_dir("ecommerce", "orders")
-    wb.runner.landing_archive.archive(zone_dir, [zone_dir / "orders_2024_01.csv"], "old-run")
+    wb.storage.landing_archive.archive(zone_dir, [zone_dir / "orders_2024_01.csv"], "old-run")
     processed = "ecommerce/landing/orders/_processed/old-run/orders_2024_01.csv"
     assert processed in keys(s3_env, bucket)
 

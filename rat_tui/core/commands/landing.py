@@ -7,6 +7,7 @@ from ..errors import RatError
 from ..landing.preview import read_head
 from ..landing.uploads import create_zone, upload
 from ..project.model import LANDING_EXTENSIONS, active_landing_files
+from ..project.settings import zone_settings
 from ..project.settings_edit import set_values
 from .base import WorkbenchParts
 
@@ -31,10 +32,7 @@ class LandingCommands(WorkbenchParts):
         return {"file": path.relative_to(base.resolve() if file else base).as_posix(), "columns": columns, "rows": rows}
 
     def zone_settings(self, namespace: str, zone: str) -> dict:
-        settings = self.project.settings
-        own = settings.zones.get(f"{namespace}/{zone}") or settings.zones.get(zone) or {}
-        return {"processed_max_age_days": own.get("processed_max_age_days", settings.processed_max_age_days),
-                "auto_purge": bool(own.get("auto_purge", False)), "schema": own.get("schema")}
+        return zone_settings(self.project.settings, namespace, zone)
 
     def set_zone_settings(self, namespace: str, zone: str, **values) -> dict:
         """Change a zone's settings in rat.yaml (comments kept) and use them from now on."""

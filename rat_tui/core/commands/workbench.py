@@ -18,7 +18,7 @@ from ..project.model import PipelineRef, Project
 from ..project.pipeline_source import load_pipeline
 from ..project.validate import validate
 from ..run.build import build
-from ..run.context import RunContext
+from ..run.context import RunContext, run_timestamp
 from ..run.phases import RunOptions
 from ..run.quality import row_values
 from ..run.recovery import drop_leftovers, mark_orphans
@@ -174,7 +174,7 @@ class Workbench(TableCommands, LandingCommands, UpkeepCommands, VersionCommands,
         with self.spark.using() as spark:
             self.spark.ensure_catalog(ref.namespace)
             table = IcebergTable(spark, ref)
-            started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+            started = run_timestamp(datetime.now(timezone.utc))
             ctx = RunContext(
                 spark, self.project, ref, loaded.config, f"preview_{secrets.token_hex(3)}", started, table,
                 table.exists(), self.storage, ensure_catalog=self.spark.ensure_catalog,

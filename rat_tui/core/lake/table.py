@@ -21,6 +21,20 @@ def sql_string(value: str) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
+RUN_BRANCH_PREFIX = "run_"
+
+
+def run_branch(run_id: str) -> str:
+    """The branch a run writes to."""
+    return f"{RUN_BRANCH_PREFIX}{run_id}"
+
+
+def leftover_run_branches(ref_names, live_run_ids: set[str]) -> list[str]:
+    """Run branches among a table's refs whose run is no longer queued or running."""
+    return [name for name in ref_names
+            if name.startswith(RUN_BRANCH_PREFIX) and name.removeprefix(RUN_BRANCH_PREFIX) not in live_run_ids]
+
+
 class IcebergTable:
     """One pipeline's table, named `{namespace}.{layer}.{name}` (catalog = namespace)."""
 

@@ -77,6 +77,13 @@ class Settings:
     storage: dict[str, Any] = field(default_factory=dict)  # read by core.s3.config (type: local | s3)
 
 
+def zone_settings(settings: Settings, namespace: str, zone: str) -> dict:
+    """A zone's effective settings: `zones: {ns/zone: …}` (or `{zone: …}`) over the project defaults."""
+    own = settings.zones.get(f"{namespace}/{zone}") or settings.zones.get(zone) or {}
+    return {"processed_max_age_days": own.get("processed_max_age_days", settings.processed_max_age_days),
+            "auto_purge": bool(own.get("auto_purge", False)), "schema": own.get("schema")}
+
+
 def target_file_size(settings: Settings, fqn: str) -> int:
     """`tables.per_table.<fqn>.target_file_size_bytes`, else the global `tables.target_file_size_bytes`."""
     own = settings.per_table.get(fqn) or {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,12 @@ if TYPE_CHECKING:
 
 SOURCE_FILE_COLUMN = "_source_file"
 INCREMENTAL_STRATEGIES = (MergeStrategy.INCREMENTAL, MergeStrategy.DELETE_INSERT)
+
+
+def run_timestamp(when: datetime) -> str:
+    """`run_started_at` as pipelines see it: UTC with microseconds, so the scd2 validity of two
+    runs within one second never ties (and a preview renders it exactly as a run would)."""
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
 @dataclass

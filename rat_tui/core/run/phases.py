@@ -19,14 +19,14 @@ from .. import testpoints
 from ..errors import RatError, RunCancelled
 from ..events import EventBus, LogLine, PhaseFinished, PhaseStarted, QualityResultEvent
 from ..lake.spark_errors import is_cancellation, summarise
-from ..lake.table import IcebergTable
+from ..lake.table import IcebergTable, run_branch
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_source import LoadedPipeline, load_pipeline
 from ..project.settings import target_file_size
 from ..project.templating import syntax_problem
 from ..store.state import RunRecord, StateDB
 from .build import build
-from .context import RunContext
+from .context import RunContext, run_timestamp
 from .quality import run_quality_test
 from .schema_evolution import apply_plan, fill_missing, plan_schema
 from .strategies import (
@@ -75,7 +75,7 @@ class Execution:
         self.options, self.state, self.events, self.cancelled = options, state, events, cancelled
         self.ensure_catalog = ensure_catalog
         self.table = IcebergTable(spark, ref)
-        self.branch = f"run_{record.run_id}"
+        self.branch = run_branch(record.run_id)
         self.branch_made = False
         self.ctx: RunContext | None = None
         self.result: DataFrame | None = None
@@ -115,9 +115,7 @@ class Execution:
     # -- the phases -------------------------------------------------------------------
     def run(self) -> None:
         """Runs the phases; raises RatError / RunCancelled; always cleans up its branch."""
-        started = datetime.now(timezone.utc).replace(microsecond=0)
-        # microseconds: the scd2 validity of two runs within one second never ties
-        run_started_at = started.strftime("%Y-%m-%d %H:%M:%S.%f")
+        run_started_at = run_timestamp(datetime.now(timezone.utc))
         self.spark.sparkContext.setJobGroup(self.record.run_id, f"rat run {self.ref.fqn}", interruptOnCancel=True)
         try:
             with self.phase("branch_creation"):

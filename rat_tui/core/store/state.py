@@ -213,6 +213,16 @@ class StateDB:
         rows = self._conn().execute("SELECT * FROM runs WHERE status IN ('queued', 'running')").fetchall()
         return [self._record(r) for r in rows if not _process_alive(r["host"], r["pid"])]
 
+    def live_run_ids(self) -> set[str]:
+        """Runs queued or running, as state.db records them."""
+        return {row["run_id"] for row in self.query("SELECT run_id FROM runs WHERE status IN ('queued', 'running')")}
+
+    def stuck_runs(self, timeout_minutes: float, now: float) -> list[sqlite3.Row]:
+        """Runs recorded as running for longer than `timeout_minutes` (run_id, pipeline, started_at)."""
+        cutoff = now - timeout_minutes * 60
+        return [row for row in self.query("SELECT run_id, pipeline, started_at FROM runs WHERE status = 'running'")
+                if row["started_at"] is not None and row["started_at"] < cutoff]
+
     def consumed_files(self) -> set[tuple[str, float]]:
         """(path, mtime) of every landing file a successful run has read."""
         found = set()

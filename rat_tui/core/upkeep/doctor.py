@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from ..errors import RatError
 from ..lake.files import local_path, unreferenced_files
 from ..lake.metadata import load_table
-from ..lake.table import IcebergTable
+from ..lake.table import IcebergTable, leftover_run_branches
 from ..project.model import PipelineRef, in_namespace
 
 log = logging.getLogger(__name__)
@@ -59,7 +59,7 @@ class Doctor:
         findings: list[Finding] = []
         pipelines = set(self.project.scan().pipelines())
         tables = self.wb.table_refs()
-        live = {r["run_id"] for r in self.wb.state.query("SELECT run_id FROM runs WHERE status IN ('queued', 'running')")}
+        live = self.wb.state.live_run_ids()
         for ref in tables:
             if ref not in pipelines:
                 findings.append(Finding("table_without_pipeline", ref.fqn, "no pipeline produces this table "
@@ -70,12 +70,10 @@ class Doctor:
             if ref.fqn in produced and ref not in tables:
                 findings.append(Finding("pipeline_without_table", ref.fqn, "the pipeline ran before but its table is gone",
                                         "run the pipeline with --full-refresh", ref.namespace))
-        cutoff = time.time() - self.project.settings.stuck_run_timeout_minutes * 60
-        for row in self.wb.state.query("SELECT run_id, pipeline, started_at FROM runs WHERE status = 'running'"):
-            if row["started_at"] is not None and row["started_at"] < cutoff:
-                findings.append(Finding("stuck_run", row["run_id"], f"run of {row['pipeline']} running for more than "
-                                        f"{self.project.settings.stuck_run_timeout_minutes:g} minutes", "mark it failed",
-                                        row["pipeline"].split(".")[0]))
+        for row in self.wb.state.stuck_runs(self.project.settings.stuck_run_timeout_minutes, time.time()):
+            findings.append(Finding("stuck_run", row["run_id"], f"run of {row['pipeline']} running for more than "
+                                    f"{self.project.settings.stuck_run_timeout_minutes:g} minutes", "mark it failed",
+                                    row["pipeline"].split(".")[0]))
         known_runs = {r["run_id"] for r in self.wb.state.query("SELECT run_id FROM runs")}
         for zone in self.project.scan().zones():
             processed = zone.path / "_processed"
@@ -117,10 +115,9 @@ class Doctor:
         for path in stray:
             found.append(Finding("unreferenced_file", self.project.rel(path), f"in {ref.fqn}, referenced by no metadata",
                                  "delete the file", ref.namespace))
-        for name in meta.refs:
-            if name.startswith("run_") and name.removeprefix("run_") not in live:
-                found.append(Finding("leftover_branch", f"{ref.fqn}@{name}", "branch of a run that is not running",
-                                     "drop the branch", ref.namespace))
+        for name in leftover_run_branches(meta.refs, live):
+            found.append(Finding("leftover_branch", f"{ref.fqn}@{name}", "branch of a run that is not running",
+                                 "drop the branch", ref.namespace))
         return found
 
     # -- fixing ---------------------------------------------------------------------------

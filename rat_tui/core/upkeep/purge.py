@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 
 from ..lake.files import unreferenced_files
 from ..lake.metadata import load_table
-from ..lake.table import IcebergTable
+from ..lake.table import IcebergTable, leftover_run_branches
 from ..project.model import LandingZone, PipelineRef, Project, in_namespace
+from ..project.settings import zone_settings
 from ..storage import Storage
 from ..store.state import StateDB
 from ..store.versions import VersionStore
@@ -37,10 +38,8 @@ class PurgePlan:
         return dict(self.__dict__)
 
 
-def _zone_max_age(project: Project, namespace: str, zone: str) -> float:
-    settings = project.settings
-    zone_settings = settings.zones.get(f"{namespace}/{zone}") or settings.zones.get(zone) or {}
-    return float(zone_settings.get("processed_max_age_days", settings.processed_max_age_days))
+def _zone_max_age(project: Project, zone: LandingZone) -> float:
+    return float(zone_settings(project.settings, zone.namespace, zone.name)["processed_max_age_days"])
 
 
 class Reaper:
@@ -71,7 +70,7 @@ class Reaper:
     def processed_files(self, now: float, wanted: Callable[[LandingZone], bool] | None = None) -> list[dict]:
         found = []
         for zone in self._zones(wanted):
-            cutoff = now - _zone_max_age(self.project, zone.namespace, zone.name) * DAY
+            cutoff = now - _zone_max_age(self.project, zone) * DAY
             processed = zone.path / "_processed"
             for path in sorted(processed.rglob("*")) if processed.is_dir() else []:
                 if path.is_file() and path.stat().st_mtime < cutoff:
@@ -83,7 +82,7 @@ class Reaper:
         version, which the bucket's lifecycle rule expires)."""
         found = []
         for zone in self._zones(wanted):
-            cutoff = now - _zone_max_age(self.project, zone.namespace, zone.name) * DAY
+            cutoff = now - _zone_max_age(self.project, zone) * DAY
             for relpath, info in sorted(self.storage.processed_objects(self.project.rel(zone.path)).items()):
                 if info.modified is not None and info.modified < cutoff:
                     found.append({"path": relpath, "bytes": info.size})
@@ -94,7 +93,7 @@ class Reaper:
         published_snapshots = {
             row["snapshot_id"] for row in self.state.query(
                 "SELECT snapshot_id FROM runs WHERE version != 'draft' AND snapshot_id IS NOT NULL")}
-        live = {row["run_id"] for row in self.state.query("SELECT run_id FROM runs WHERE status IN ('queued', 'running')")}
+        live = self.state.live_run_ids()
         for ref in self.tables:
             meta = load_table(self.project.table_dir(ref), ref.fqn).metadata
             kept = {r.snapshot_id for r in meta.refs.values()} | published_snapshots
@@ -104,9 +103,8 @@ class Reaper:
                     plan.snapshots_expired.append({
                         "table": ref.fqn, "snapshot_id": snap.snapshot_id, "committed_at": snap.timestamp_ms / 1000,
                         "added_bytes": int(extra.get("added-files-size", 0))})
-            for name in meta.refs:
-                if name.startswith("run_") and name.removeprefix("run_") not in live:
-                    plan.orphan_branches.append({"table": ref.fqn, "branch": name})
+            for name in leftover_run_branches(meta.refs, live):
+                plan.orphan_branches.append({"table": ref.fqn, "branch": name})
 
     def _orphans(self, plan: PurgePlan, now: float) -> None:
         cutoff = now - self.project.settings.orphan_file_min_age_hours * 3600
@@ -116,9 +114,8 @@ class Reaper:
                     plan.orphan_files.append({"path": self.project.rel(path), "bytes": path.stat().st_size})
 
     def _stuck(self, plan: PurgePlan, now: float) -> None:
-        cutoff = now - self.project.settings.stuck_run_timeout_minutes * 60
-        for row in self.state.query("SELECT run_id, pipeline, started_at FROM runs WHERE status = 'running'"):
-            if row["started_at"] is not None and row["started_at"] < cutoff and self._mine(row["pipeline"]):
+        for row in self.state.stuck_runs(self.project.settings.stuck_run_timeout_minutes, now):
+            if self._mine(row["pipeline"]):
                 plan.stuck_runs.append(dict(row))
 
     def _file_versions(self, plan: PurgePlan, now: float) -> None:
