@@ -16,9 +16,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import timed  # noqa: E402
 
+from devkit.s3server import (
+    storage_yaml,  # noqa: E402
+    throwaway_server,  # noqa: E402
+)
 from rat_tui.core.commands.workbench import Workbench  # noqa: E402
-from tests.s3helpers import storage_yaml  # noqa: E402
-from tests.s3server import throwaway_server  # noqa: E402
 
 SQL = "-- @merge_strategy: full_refresh\nSELECT count(*) AS n, sum(amount) AS total FROM {{ landing_zone('drops') }}\n"
 

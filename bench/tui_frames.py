@@ -15,9 +15,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from devkit.pilot import select, temporary_sample_project, until  # noqa: E402
 from rat_tui.core.commands.workbench import Workbench  # noqa: E402
 from rat_tui.tui.app import RatApp  # noqa: E402
-from tests.tui_helpers import select, temporary_sample_project, until  # noqa: E402
 
 
 async def measure(project: Path) -> None:

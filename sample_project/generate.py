@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Regenerate the sample project's landing data, reproducibly.
 
-    python sample_project/generate.py                 # the small checked-in data set
+    python sample_project/generate.py                 # the small checked-in data set, and a reset:
+                                                      # _processed/, warehouse/ and .rat/ are removed
     python sample_project/generate.py --rows 5000000 --out /tmp/big   # a large copy for benchmarks
 
 The same arguments always give the same bytes (a seeded generator, fixed timestamps).
@@ -94,8 +95,16 @@ def write_events(path: Path, rng: random.Random, count: int) -> None:
             fh.write(json.dumps(event, sort_keys=True) + "\n")
 
 
+def reset_state(out: Path) -> None:
+    """Undo what running the sample did: archived files, tables, and the app state that knew them."""
+    for folder in [*out.glob("*/landing/*/_processed"), *out.glob("*/warehouse"), out / ".rat"]:
+        if folder.is_dir():
+            shutil.rmtree(folder)
+
+
 def generate(out: Path, rows: int) -> None:
     rng = random.Random(42)
+    reset_state(out)
     landing = out / "ecommerce" / "landing"
     orders = landing / "orders"
     if orders.exists():

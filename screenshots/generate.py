@@ -13,10 +13,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from devkit.pilot import screen, select, temporary_sample_project, until  # noqa: E402
 from rat_tui.core.commands.workbench import Workbench  # noqa: E402
 from rat_tui.tui.app import RatApp  # noqa: E402
 from rat_tui.tui.components.run_view import RunView  # noqa: E402
-from tests.tui_helpers import screen, select, temporary_sample_project, until  # noqa: E402
 
 SIZE = (130, 40)
 FAILING_TEST = "-- @severity: error\n-- @description: no order may be returned (fails on purpose)\n" \
@@ -95,8 +95,7 @@ async def capture(project: Path) -> None:
 
 async def capture_bucket(project: Path) -> None:
     """The project on a bucket (a local SeaweedFS server) after a colleague edited a pipeline."""
-    from tests.s3helpers import storage_yaml
-    from tests.s3server import throwaway_server
+    from devkit.s3server import storage_yaml, throwaway_server
 
     with throwaway_server("rat-shots-") as server:
         server.make_bucket("rat")

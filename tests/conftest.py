@@ -1,20 +1,19 @@
 """Shared fixtures: a private copy of the sample project per test, one Spark session per test session."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-SAMPLE = REPO / "sample_project"
+from devkit.sample import copy_sample, pristine_sample
+
+# The committed sample, never the working tree (which running the sample changes).
+SAMPLE = pristine_sample()
 
 
 @pytest.fixture
 def sample_copy(tmp_path: Path) -> Path:
-    target = tmp_path / "project"
-    shutil.copytree(SAMPLE, target, ignore=shutil.ignore_patterns(".rat", "warehouse", "__pycache__"))
-    return target
+    return copy_sample(tmp_path / "project")
 
 
 @pytest.fixture(scope="session")
@@ -26,8 +25,7 @@ def lake(tmp_path_factory: pytest.TempPathFactory):
     """
     from rat_tui.core.commands.workbench import Workbench
 
-    root = tmp_path_factory.mktemp("lake") / "project"
-    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".rat", "warehouse", "__pycache__"))
+    root = copy_sample(tmp_path_factory.mktemp("lake") / "project")
     workbench = Workbench(root)
     workbench.spark.session(timeout=180)
     yield workbench
@@ -45,7 +43,7 @@ def scratch(lake, request: pytest.FixtureRequest):
 @pytest.fixture(scope="session")
 def s3_server(tmp_path_factory: pytest.TempPathFactory):
     """A real S3 server (SeaweedFS) for the whole test session; each test makes its own bucket."""
-    from tests.s3server import SeaweedServer
+    from devkit.s3server import SeaweedServer
 
     server = SeaweedServer(tmp_path_factory.mktemp("seaweed"))
     server.start()
@@ -56,7 +54,7 @@ def s3_server(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture
 def s3_env(s3_server, monkeypatch: pytest.MonkeyPatch):
     """The server's credentials in the AWS environment variables, as a user would set them."""
-    from tests.s3server import ACCESS_KEY, SECRET_KEY
+    from devkit.s3server import ACCESS_KEY, SECRET_KEY
 
     for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"):
         monkeypatch.delenv(name, raising=False)

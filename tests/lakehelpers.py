@@ -7,6 +7,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+from devkit.sample import pristine_sample
 from rat_tui.core.commands.workbench import Workbench
 
 _counter = itertools.count(1)
@@ -64,6 +65,6 @@ def copy_sample_namespace(scratch: Scratch) -> None:
     """The sample's ecommerce pipelines and landing files, inside the scratch namespace."""
     import shutil
 
-    source = Path(__file__).resolve().parent.parent / "sample_project" / "ecommerce"
+    source = pristine_sample() / "ecommerce"
     shutil.copytree(source / "pipelines", scratch.root / "pipelines", dirs_exist_ok=True)
     shutil.copytree(source / "landing", scratch.root / "landing", dirs_exist_ok=True)

@@ -6,14 +6,9 @@ import os
 import shutil
 from pathlib import Path
 
-from tests.s3server import SeaweedServer
+from devkit.s3server import SeaweedServer, storage_yaml
 
 _buckets = itertools.count(1)
-
-
-def storage_yaml(server: SeaweedServer, bucket: str, retry_seconds: float = 20) -> str:
-    return (f"storage:\n  type: s3\n  endpoint: {server.endpoint}\n  bucket: {bucket}\n"
-            f"  region: us-east-1\n  path_style: true\n  retry_seconds: {retry_seconds}\n")
 
 
 def new_bucket(server: SeaweedServer, versioned: bool = True) -> str:

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from devkit.pilot import screen, select, until
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.status_bar import StatusBar
 from tests.conftest import SAMPLE
 from tests.s3helpers import bucket_project, new_bucket
-from tests.tui_helpers import screen, select, until
 
 PIPE = "ecommerce/pipelines/silver/clean_orders/pipeline.sql"
 FQN = "ecommerce.silver.clean_orders"

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from devkit.pilot import select
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.tui.app import RatApp
-from tests.tui_helpers import select
 
 SIZE = (120, 36)
 

@@ -42,7 +42,7 @@ async def test_errors_become_notifications_not_tracebacks(sample_copy: Path):
         "-- @merge_strategy: incremental\nSELECT 1")
     app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=(140, 40)) as pilot:
-        from tests.tui_helpers import select
+        from devkit.pilot import select
 
         await select(pilot, "pipeline", "ecommerce.gold.daily_revenue")
         await app.wait_for_idle_screen()
@@ -58,7 +58,7 @@ async def test_errors_become_notifications_not_tracebacks(sample_copy: Path):
 
 
 async def test_zone_settings_are_edited_from_the_panel_keeping_comments(sample_copy: Path):
-    from tests.tui_helpers import select, until
+    from devkit.pilot import select, until
 
     app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=(140, 40)) as pilot:

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import pytest
 
+from devkit.pilot import screen, select, until
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.pipeline_view import PipelineView
 from rat_tui.tui.components.run_view import RunView
 from rat_tui.tui.components.table_view import TableView
 from tests.lakehelpers import Scratch
-from tests.tui_helpers import screen, select, until
 
 pytestmark = pytest.mark.spark
 SIZE = (140, 45)

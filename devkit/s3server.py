@@ -117,3 +117,8 @@ def throwaway_server(prefix: str) -> Iterator[SeaweedServer]:
     finally:
         server.stop()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def storage_yaml(server: SeaweedServer, bucket: str, retry_seconds: float = 20) -> str:
+    return (f"storage:\n  type: s3\n  endpoint: {server.endpoint}\n  bucket: {bucket}\n"
+            f"  region: us-east-1\n  path_style: true\n  retry_seconds: {retry_seconds}\n")

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from devkit.sample import copy_sample
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.project_tree import ProjectTree
 
@@ -66,7 +66,4 @@ def _walk(node):
 def temporary_sample_project() -> Iterator[Path]:
     """A throw-away copy of sample_project/ (for screenshots and benchmarks)."""
     with tempfile.TemporaryDirectory() as tmp:
-        project = Path(tmp) / "sample_project"
-        source = Path(__file__).resolve().parent.parent / "sample_project"
-        shutil.copytree(source, project, ignore=shutil.ignore_patterns(".rat", "warehouse"))
-        yield project
+        yield copy_sample(Path(tmp) / "sample_project")
