@@ -20,6 +20,15 @@ def findings(scratch: Scratch, fix: bool = False) -> list[dict]:
         return exc.result["findings"]
 
 
+def dead_pid() -> int:
+    """The pid of a process that has exited (a stuck run's process is gone)."""
+    import subprocess
+
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
 def kinds(items: list[dict]) -> list[tuple[str, str]]:
     return sorted((f["kind"], f["object"]) for f in items)
 
@@ -85,12 +94,14 @@ def test_unreferenced_files_leftover_branches_and_stuck_runs(scratch: Scratch):
     scratch.run(fqn)
     stray = scratch.root / "warehouse" / "silver" / "mess" / "data" / "stray.parquet"
     stray.write_bytes(b"not referenced")
+    two_days_ago = time.time() - 48 * 3600  # past orphan_file_min_age_hours: no writer can still claim it
+    os.utime(stray, (two_days_ago, two_days_ago))
     with scratch.wb.spark.using() as spark:
         spark.sql(f"ALTER TABLE `{scratch.ns}`.silver.mess CREATE BRANCH run_0dead")
     long_ago = time.time() - 3 * 3600
     scratch.wb.state.execute(
         "INSERT INTO runs (run_id, pipeline, status, queued_at, started_at, host, pid) VALUES (?, ?, 'running', ?, ?, ?, ?)",
-        ("stuck99", fqn, long_ago, long_ago, os.uname().nodename, os.getpid()))
+        ("stuck99", fqn, long_ago, long_ago, os.uname().nodename, dead_pid()))
     found = findings(scratch)
     assert kinds(found) == [
         ("leftover_branch", f"{fqn}@run_0dead"), ("stuck_run", "stuck99"),

@@ -1,7 +1,9 @@
 """Deterministic pause points for crash tests: `RAT_TEST_PAUSE_AT=<point>` stops the process there.
 
 When the named point is reached the runner writes `RAT_TEST_PAUSE_FILE` and sleeps, so a
-test can SIGKILL it at exactly that point instead of relying on timing.
+test can SIGKILL it at exactly that point instead of relying on timing. With
+`RAT_TEST_RESUME_FILE` set it goes on once that file exists, so a test can let another
+process act in the gap (a race made deterministic).
 """
 from __future__ import annotations
 
@@ -19,5 +21,6 @@ def reached(point: str) -> None:
         partial = Path(f"{marker}.partial")
         partial.write_text(point)
         partial.replace(marker)
-    while True:
-        time.sleep(3600)
+    resume = os.environ.get("RAT_TEST_RESUME_FILE")
+    while not (resume and Path(resume).exists()):
+        time.sleep(0.05 if resume else 3600)

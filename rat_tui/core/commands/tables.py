@@ -54,6 +54,10 @@ class TableCommands(WorkbenchParts):
         ref, table = self._table(pipeline)
         if table.metadata.snapshot_by_id(snapshot_id) is None:
             raise RatError(f"table {ref.fqn} has no snapshot {snapshot_id} (see `snapshots {ref.fqn}`)")
+        live = self.state.live_run_ids(ref.fqn)
+        if live:
+            raise RatError(f"{ref.fqn} has a run in progress ({', '.join(sorted(live))}); roll the table back once "
+                           "it has finished (or cancel it), so the run cannot publish over the rollback")
         with self.spark.using() as spark:
             self.spark.ensure_catalog(ref.namespace)
             IcebergTable(spark, ref).set_current(snapshot_id)

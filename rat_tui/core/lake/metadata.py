@@ -12,6 +12,8 @@ from ..errors import RatError
 if TYPE_CHECKING:
     from pyiceberg.table import StaticTable
 
+# Every snapshot a run writes carries its run id in the summary (see run.strategies.WriteJob).
+RUN_ID_PROPERTY = "rat.run-id"
 _VERSION = re.compile(r"v(\d+)\.metadata\.json$")
 _SEQUENCE = re.compile(r"(\d+)-[0-9a-f-]+\.metadata\.json$")
 
@@ -77,7 +79,7 @@ def snapshots(table: "StaticTable") -> tuple[list[SnapshotInfo], dict[str, int]]
             added_rows=int(extra.get("added-records", 0)),
             total_rows=int(extra.get("total-records", 0)),
             is_current=snap.snapshot_id == current,
-            run_id=extra.get("rat.run-id"),
+            run_id=extra.get(RUN_ID_PROPERTY),
             schema_changes=schema_changes(meta, parent.schema_id if parent else None, snap.schema_id),
         ))
     return found, refs
@@ -114,3 +116,21 @@ def table_stats(table: "StaticTable") -> dict:
         "data_files": files,
         "avg_file_bytes": size // files if files else 0,
     }
+
+
+def run_reached_main(table: "StaticTable", run_id: str, since_ms: float = 0) -> int | None:
+    """Main's current snapshot id if a snapshot a run wrote (`rat.run-id` in its summary) is
+    in main's history, else None. The table is the authority on whether a run published:
+    a process killed between moving main and recording it leaves only the table knowing.
+
+    The walk stops at snapshots older than `since_ms` (the run cannot have written those).
+    """
+    meta = table.metadata
+    by_id = {s.snapshot_id: s for s in meta.snapshots}
+    snap = by_id.get(meta.current_snapshot_id) if meta.current_snapshot_id is not None else None
+    while snap is not None and snap.timestamp_ms >= since_ms:
+        extra = snap.summary.additional_properties if snap.summary is not None else {}
+        if extra.get(RUN_ID_PROPERTY) == run_id:
+            return meta.current_snapshot_id
+        snap = by_id.get(snap.parent_snapshot_id) if snap.parent_snapshot_id is not None else None
+    return None

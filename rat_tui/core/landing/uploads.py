@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import codecs
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from .. import testpoints
 from ..errors import RatError
 from ..project.model import LANDING_EXTENSIONS, Project
 from ..project.names import name_problem
+from ..run.archival import kept_copy_folder
 
 SAMPLE_ROWS = 1000
 CHUNK = 1 << 20
@@ -155,7 +155,7 @@ def _copy(source: Path, target: Path, replace: bool, progress: Progress | None) 
             dst.flush()
             os.fsync(dst.fileno())
         if target.exists() and replace:
-            kept = target.parent / "_processed" / f"replaced-{time.strftime('%Y%m%dT%H%M%S')}" / target.name
+            kept = kept_copy_folder(target.parent, "replaced") / target.name
             kept.parent.mkdir(parents=True, exist_ok=True)
             os.replace(target, kept)
         os.replace(temp, target)

@@ -14,13 +14,13 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import testpoints
 from ..errors import RatError
 from ..project.model import Project, pipeline_file_owner
+from ..run.archival import kept_copy_folder
 from ..store.fileio import atomic_write, file_sha256
 from ..store.state import StateDB
 from ..store.versions import VersionStore
@@ -381,7 +381,7 @@ def set_aside(path: Path) -> Path:
     zone_dir = path.parent
     while zone_dir.parent.name != "landing":
         zone_dir = zone_dir.parent
-    target = zone_dir / "_processed" / f"local-{time.strftime('%Y%m%dT%H%M%S')}" / path.relative_to(zone_dir)
+    target = kept_copy_folder(zone_dir, "local") / path.relative_to(zone_dir)
     target.parent.mkdir(parents=True, exist_ok=True)
     path.replace(target)
     return target

@@ -3,12 +3,28 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from pathlib import Path
 
 from .. import testpoints
 from ..errors import RatError
 
 log = logging.getLogger(__name__)
+
+
+# `_processed/` also keeps copies the product promised to keep, in folders named by why:
+# a file replaced by `upload --replace`, a local edit set aside when the bucket's copy won.
+# They belong to no run; only their zone's processed_max_age_days removes them.
+KEPT_COPY_KINDS = ("replaced", "local")
+
+
+def kept_copy_folder(zone_dir: Path, kind: str) -> Path:
+    assert kind in KEPT_COPY_KINDS
+    return zone_dir / "_processed" / f"{kind}-{time.strftime('%Y%m%dT%H%M%S')}"
+
+
+def is_kept_copy_folder(name: str) -> bool:
+    return any(name.startswith(f"{kind}-") for kind in KEPT_COPY_KINDS)
 
 
 def archive_files(zone_dir: Path, files: list[Path], run_id: str) -> list[str]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from .. import testpoints
 from ..errors import RatError, RunCancelled
 from ..events import EventBus, LogLine, PhaseFinished, PhaseStarted, QualityResultEvent
+from ..lake.metadata import RUN_ID_PROPERTY
 from ..lake.spark_errors import is_cancellation, summarise
 from ..lake.table import IcebergTable, run_branch
 from ..project.model import PipelineRef, Project
@@ -77,6 +78,7 @@ class Execution:
         self.table = IcebergTable(spark, ref)
         self.branch = run_branch(record.run_id)
         self.branch_made = False
+        self.base_snapshot: int | None = None
         self.ctx: RunContext | None = None
         self.result: DataFrame | None = None
         self.result_rows = 0
@@ -160,6 +162,8 @@ class Execution:
         self.state.update_run(self.record.run_id, branch=self.branch)
         self.table.create_branch(self.branch)
         self.branch_made = True
+        # What main was when the run began: it publishes only onto exactly this (see merge).
+        self.base_snapshot = self.table.refs().get(self.branch)
 
     def load(self) -> LoadedPipeline:
         files = self.options.files if self.options.files is not None else self.project.read_pipeline_files(self.ref)
@@ -201,12 +205,8 @@ class Execution:
         assert self.ctx is not None and self.result is not None and self.pipeline is not None
         config = self.pipeline.config
         if not self.branch_made:
-            self.state.update_run(self.record.run_id, created_table=True)
-            self.table.create_empty(
-                table_schema(self.result.schema, config),
-                table_properties(config, target_file_size(self.project.settings, self.ref.fqn)),
-                partition_by(config),
-            )
+            testpoints.reached("before:create_table")
+            self.create_table(config)
             self.make_branch()
             self.log(f"created table {self.ref.fqn}")
         else:
@@ -230,7 +230,29 @@ class Execution:
             raise RatError(f"writing {self.ref.fqn} failed: {message}", self.pipeline.source_relpath) from None
         testpoints.reached("during:iceberg_write")
         after = self.table.refs().get(self.branch)
-        return self._added_rows(after) if after != before else 0
+        added, run_id = self._snapshot_summary(after) if after != before else (0, None)
+        if run_id != self.record.run_id:
+            # The branch head must carry the run id (a SQL MERGE cannot set it): recovery asks
+            # the table, not state.db, whether this run reached main.
+            job.writer(self.spark.createDataFrame([], self.table.schema())).append()
+        return added
+
+    def create_table(self, config) -> None:
+        """The run's first write. Ownership (dropped again if the run fails) is recorded only once
+        the create succeeded: a run that lost a race to create the same table must never drop it."""
+        assert self.result is not None
+        try:
+            self.table.create_empty(
+                table_schema(self.result.schema, config),
+                table_properties(config, target_file_size(self.project.settings, self.ref.fqn)),
+                partition_by(config),
+            )
+        except Exception as exc:
+            if is_cancellation(exc) or "already exists" not in str(exc):
+                raise
+            raise RatError(f"table {self.ref.fqn} was created by another run at the same time; this run wrote "
+                           "nothing, run it again to build on that table") from None
+        self.state.update_run(self.record.run_id, created_table=True)
 
     def evolve_schema(self, config) -> None:
         """Align the table's schema with the result (see schema_evolution); notes go to the run."""
@@ -255,11 +277,12 @@ class Execution:
                 f"run {self.ref.fqn} with --full-refresh to rebuild the table", self.pipeline.source_relpath)
         self.spark.sql(f"ALTER TABLE {self.table.ident} SET TBLPROPERTIES ('{UNIQUE_KEY_PROPERTY}' = '{wanted}')")
 
-    def _added_rows(self, snapshot_id: int | None) -> int:
+    def _snapshot_summary(self, snapshot_id: int | None) -> tuple[int, str | None]:
+        """(rows added, run id) of one snapshot."""
         rows = self.spark.sql(
-            f"SELECT summary['added-records'] AS added FROM {self.table.ident}.snapshots WHERE snapshot_id = {int(snapshot_id or 0)}"
-        ).collect()
-        return int(rows[0].added or 0) if rows else 0
+            f"SELECT summary['added-records'] AS added, summary['{RUN_ID_PROPERTY}'] AS run_id "
+            f"FROM {self.table.ident}.snapshots WHERE snapshot_id = {int(snapshot_id or 0)}").collect()
+        return (int(rows[0].added or 0), rows[0].run_id) if rows else (0, None)
 
     def quality(self) -> str | None:
         """Runs every test; returns why the merge is blocked, or None."""
@@ -284,11 +307,23 @@ class Execution:
         return "; ".join(blocking) or None
 
     def merge(self) -> None:
-        """Fast-forward main to the branch; retry when a concurrent commit got in the way."""
+        """Fast-forward main to the branch, only if main is still where the run began.
+
+        A fast-forward alone would also succeed after main was rolled back to an ancestor,
+        silently bringing the rolled-back rows back; and it would be pointless to retry
+        after another run published. Other failures (a commit race) are retried.
+        """
         for attempt in range(1, MERGE_ATTEMPTS + 1):
             self.check_cancel()
+            main = self.table.refs().get("main")
+            if main != self.base_snapshot:
+                raise RatError(
+                    f"main of {self.ref.fqn} moved while this run was running (snapshot {self.base_snapshot} → "
+                    f"{main}: another run published, or the table was rolled back); nothing was published, "
+                    "run it again to build on the current main")
             try:
                 self.table.fast_forward(self.branch)
+                testpoints.reached("after:fast_forward")
                 break
             except Exception as exc:
                 message, _ = summarise(exc)

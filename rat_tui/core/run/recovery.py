@@ -4,6 +4,8 @@ from __future__ import annotations
 import logging
 import time
 
+from ..errors import RatError
+from ..lake.metadata import load_table, run_reached_main
 from ..lake.table import IcebergTable
 from ..project.model import PipelineRef, Project
 from ..store.state import RunRecord, StateDB
@@ -18,14 +20,19 @@ CRASHED = "the process running it stopped before the run finished (crash or kill
 def mark_orphans(state: StateDB, project: Project, landing_archive: LandingArchive | None = None) -> list[RunRecord]:
     """Cheap, no Spark: runs whose process is gone become failed, and files they archived go back.
 
-    A run that had already moved main (its snapshot id is recorded) did publish its data: it
-    is marked a success and keeps its archived files.
+    A run that had already moved main did publish its data: it is marked a success and keeps
+    its archived files. The table decides that (a snapshot carrying the run's id is in main's
+    history), since the process may have died between moving main and recording it.
     """
     landing_archive = landing_archive or LandingArchive()
     orphans = state.orphaned_runs()
     for run in orphans:
-        if run.snapshot_id is not None:
-            state.update_run(run.run_id, status="success", error=MERGED_THEN_CRASHED, finished_at=time.time())
+        published = run.snapshot_id if run.snapshot_id is not None else _published_snapshot(project, run)
+        if published is not None:
+            state.update_run(run.run_id, status="success", error=MERGED_THEN_CRASHED, finished_at=time.time(),
+                             snapshot_id=published, created_table=False)
+            log.warning("run %s of %s had published to main when its process stopped; marked a success",
+                        run.run_id, run.pipeline)
             continue
         # files first: a crash during the put-back leaves the run an orphan, found again next start
         namespace = run.pipeline.split(".")[0]
@@ -40,8 +47,18 @@ def mark_orphans(state: StateDB, project: Project, landing_archive: LandingArchi
     return orphans
 
 
+def _published_snapshot(project: Project, run: RunRecord) -> int | None:
+    ref = PipelineRef.parse(run.pipeline)
+    try:
+        table = load_table(project.table_dir(ref), ref.fqn)
+    except RatError:  # never created
+        return None
+    return run_reached_main(table, run.run_id, since_ms=(run.started_at or run.queued_at or 0) * 1000)
+
+
 def drop_leftovers(state: StateDB, spark, ensure_catalog) -> list[str]:
-    """Drop branches (and tables created but never published) of finished runs; returns what was done."""
+    """Drop branches (and tables created but never published) of finished runs, including runs that
+    published before their process stopped; returns what was done."""
     done = []
     for run in state.unresolved_branches():
         ref = PipelineRef.parse(run.pipeline)

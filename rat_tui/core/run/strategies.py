@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import RatError
+from ..lake.metadata import RUN_ID_PROPERTY
 from ..lake.table import IcebergTable, quote
 from ..project.pipeline_config import MergeStrategy, PipelineConfig
 
@@ -46,7 +47,7 @@ class WriteJob:
 
     def writer(self, df: "DataFrame"):  # -> DataFrameWriterV2
         """A writer onto the branch that records the run id in the snapshot summary."""
-        return df.writeTo(self.target).option("snapshot-property.rat.run-id", self.run_id)
+        return df.writeTo(self.target).option(f"snapshot-property.{RUN_ID_PROPERTY}", self.run_id)
 
     def view(self, df: "DataFrame", role: str) -> str:
         name = f"rat_{role}_{self.run_id}"

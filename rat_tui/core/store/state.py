@@ -213,15 +213,18 @@ class StateDB:
         rows = self._conn().execute("SELECT * FROM runs WHERE status IN ('queued', 'running')").fetchall()
         return [self._record(r) for r in rows if not _process_alive(r["host"], r["pid"])]
 
-    def live_run_ids(self) -> set[str]:
-        """Runs queued or running, as state.db records them."""
-        return {row["run_id"] for row in self.query("SELECT run_id FROM runs WHERE status IN ('queued', 'running')")}
+    def live_run_ids(self, pipeline: str | None = None) -> set[str]:
+        """Runs queued or running (of one pipeline, or all), as state.db records them, in any process."""
+        rows = self.query("SELECT run_id, pipeline FROM runs WHERE status IN ('queued', 'running')")
+        return {row["run_id"] for row in rows if pipeline is None or row["pipeline"] == pipeline}
 
     def stuck_runs(self, timeout_minutes: float, now: float) -> list[sqlite3.Row]:
-        """Runs recorded as running for longer than `timeout_minutes` (run_id, pipeline, started_at)."""
+        """Runs recorded as running for longer than `timeout_minutes` whose process is gone
+        (run_id, pipeline, started_at). A slow run of a live process is never stuck."""
         cutoff = now - timeout_minutes * 60
-        return [row for row in self.query("SELECT run_id, pipeline, started_at FROM runs WHERE status = 'running'")
-                if row["started_at"] is not None and row["started_at"] < cutoff]
+        rows = self.query("SELECT run_id, pipeline, started_at, host, pid FROM runs WHERE status = 'running'")
+        return [row for row in rows if row["started_at"] is not None and row["started_at"] < cutoff
+                and not _process_alive(row["host"], row["pid"])]
 
     def consumed_files(self) -> set[tuple[str, float]]:
         """(path, mtime) of every landing file a successful run has read."""
@@ -233,5 +236,5 @@ class StateDB:
     def unresolved_branches(self) -> list[RunRecord]:
         """Finished runs whose branch (or created table) was never cleaned up."""
         rows = self._conn().execute(
-            "SELECT * FROM runs WHERE status IN ('failed', 'cancelled') AND branch IS NOT NULL").fetchall()
+            "SELECT * FROM runs WHERE status IN ('success', 'failed', 'cancelled') AND branch IS NOT NULL").fetchall()
         return [self._record(r) for r in rows]

@@ -10,10 +10,12 @@ import time
 from dataclasses import asdict, dataclass
 
 from ..errors import RatError
-from ..lake.files import local_path, unreferenced_files
+from ..lake.files import local_path
 from ..lake.metadata import load_table
 from ..lake.table import IcebergTable, leftover_run_branches
 from ..project.model import PipelineRef, in_namespace
+from ..run.archival import is_kept_copy_folder
+from .orphans import removable_orphans
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +80,7 @@ class Doctor:
         for zone in self.project.scan().zones():
             processed = zone.path / "_processed"
             for folder in sorted(processed.iterdir()) if processed.is_dir() else []:
-                if folder.is_dir() and folder.name not in known_runs:
+                if folder.is_dir() and folder.name not in known_runs and not is_kept_copy_folder(folder.name):
                     findings.append(Finding("processed_without_run", self.project.rel(folder),
                                             f"archived files of run {folder.name}, which has no record", "delete the folder",
                                             zone.namespace))
@@ -109,11 +111,13 @@ class Doctor:
                                  f"current snapshot {current.snapshot_id} refers to files that are gone", fix,
                                  ref.namespace))
         try:
-            stray = unreferenced_files(table_dir)
+            stray = removable_orphans(self.project, self.wb.state, ref, time.time())
         except Exception:
             stray = []
+        hours = self.project.settings.orphan_file_min_age_hours
         for path in stray:
-            found.append(Finding("unreferenced_file", self.project.rel(path), f"in {ref.fqn}, referenced by no metadata",
+            found.append(Finding("unreferenced_file", self.project.rel(path),
+                                 f"in {ref.fqn}, referenced by no metadata for more than {hours:g} hours",
                                  "delete the file", ref.namespace))
         for name in leftover_run_branches(meta.refs, live):
             found.append(Finding("leftover_branch", f"{ref.fqn}@{name}", "branch of a run that is not running",

@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..lake.files import unreferenced_files
 from ..lake.metadata import load_table
 from ..lake.table import IcebergTable, leftover_run_branches
 from ..project.model import LandingZone, PipelineRef, Project, in_namespace
@@ -16,6 +15,7 @@ from ..project.settings import zone_settings
 from ..storage import Storage
 from ..store.state import StateDB
 from ..store.versions import VersionStore
+from .orphans import removable_orphans
 
 log = logging.getLogger(__name__)
 DAY = 86400.0
@@ -107,16 +107,14 @@ class Reaper:
                 plan.orphan_branches.append({"table": ref.fqn, "branch": name})
 
     def _orphans(self, plan: PurgePlan, now: float) -> None:
-        cutoff = now - self.project.settings.orphan_file_min_age_hours * 3600
         for ref in self.tables:
-            for path in unreferenced_files(self.project.table_dir(ref)):
-                if path.stat().st_mtime < cutoff:
-                    plan.orphan_files.append({"path": self.project.rel(path), "bytes": path.stat().st_size})
+            for path in removable_orphans(self.project, self.state, ref, now):
+                plan.orphan_files.append({"path": self.project.rel(path), "bytes": path.stat().st_size})
 
     def _stuck(self, plan: PurgePlan, now: float) -> None:
         for row in self.state.stuck_runs(self.project.settings.stuck_run_timeout_minutes, now):
             if self._mine(row["pipeline"]):
-                plan.stuck_runs.append(dict(row))
+                plan.stuck_runs.append({key: row[key] for key in ("run_id", "pipeline", "started_at")})
 
     def _file_versions(self, plan: PurgePlan, now: float) -> None:
         cutoff = now - self.project.settings.file_version_max_age_days * DAY
