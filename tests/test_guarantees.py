@@ -6,14 +6,16 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from rat_tui.core.events import PhaseStarted
 from rat_tui.core.run.recovery import mark_orphans
 from tests.lakehelpers import Scratch
-from tests.test_reliability import kill_at, landing_state, setup
+from tests.test_reliability import ARCHIVING, kill_at, landing_state, setup
 
 pytestmark = pytest.mark.spark
 
@@ -190,3 +192,138 @@ def _fix(scratch: Scratch) -> None:
         scratch.wb.doctor(fix=True, namespace=scratch.ns)
     except RatError:
         pass
+
+
+def test_archival_moves_exactly_the_files_the_build_read(scratch: Scratch, tmp_path: Path):
+    """Item 8: a file replaced between read and archive stays for the next run; a quality test that
+    calls landing_zone() does not widen what is archived."""
+    scratch.landing("drops", "a.csv", "id\n1\n")
+    scratch.landing("drops", "b.csv", "id\n2\n")
+    scratch.landing("audit", "x.csv", "id\n1\n")
+    fqn = scratch.pipeline("bronze", "exact", ARCHIVING, tests={
+        "audited": "SELECT * FROM {{ this }} WHERE id NOT IN (SELECT id FROM {{ landing_zone('audit') }}) AND id > 2"})
+    run = PausedRun(scratch.wb.project.root, fqn, "after:quality_tests", tmp_path)
+    try:
+        (scratch.root / "landing" / "drops" / "b.csv").write_text("id\n20\n21\n")  # replaced after the read
+        result = run.finish()
+    finally:
+        run.kill()
+    assert result["ok"] is True
+    zone = scratch.root / "landing"
+    assert sorted(p.name for p in (zone / "drops").glob("*.csv")) == ["b.csv"]
+    assert [p.name for p in (zone / "audit").glob("*.csv")] == ["x.csv"]  # only read by the test
+    assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2]]
+    assert scratch.run(fqn)["status"] == "success"
+    assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2], [20], [21]]
+
+
+def test_a_first_run_that_wrote_nothing_leaves_the_watermark_unset(scratch: Scratch):
+    """Item 9: with an empty table, is_incremental() is false, so `watermark_value` never renders as None."""
+    rows = "SELECT id, TIMESTAMP '2024-01-01 00:00:00' + make_interval(0, 0, 0, 0, 0, 0, id) AS at FROM range(3)"
+    source = scratch.pipeline("bronze", "src", rows + " WHERE id > 99")  # nothing yet
+    fqn = scratch.pipeline("silver", "wm", """
+        -- @merge_strategy: incremental
+        -- @unique_key: id
+        -- @watermark_column: at
+        SELECT id, at FROM {{ ref('bronze.src') }}
+        {% if is_incremental() %} WHERE at >= TIMESTAMP '{{ watermark_value }}' {% endif %}
+        """)
+    assert scratch.run(source)["status"] == "success"
+    first = scratch.run(fqn)
+    assert first["status"] == "success" and first["rows_written"] == 0
+    scratch.pipeline("bronze", "src", rows)
+    assert scratch.run(source)["status"] == "success"
+    second = scratch.run(fqn)
+    assert second["status"] == "success", second["error"]
+    assert scratch.rows(f"SELECT COUNT(*) FROM {fqn}") == [[3]]
+
+
+def test_cancel_reaches_a_running_quality_test_within_seconds(scratch: Scratch):
+    """Item 11: quality tests run in the run's job group, so cancel stops them (not the time-out)."""
+    fqn = scratch.pipeline("silver", "slowq", "SELECT 1 AS id", tests={
+        "slow": "SELECT * FROM {{ this }} CROSS JOIN range(400000) a CROSS JOIN range(40000) b WHERE hash(a.id, b.id) = 7"})
+    started = threading.Event()
+
+    def on_event(event) -> None:
+        if isinstance(event, PhaseStarted) and event.phase == "quality_tests":
+            started.set()
+
+    unsubscribe = scratch.wb.events.subscribe(on_event)
+    try:
+        handle = scratch.wb.runner.submit(scratch.wb.resolve(fqn))
+        assert started.wait(180)
+        time.sleep(1.5)  # the test's Spark job is running
+        asked = time.monotonic()
+        scratch.wb.cancel(handle.run_id)
+        record = handle.wait(120)
+        took = time.monotonic() - asked
+    finally:
+        unsubscribe()
+    assert record.status == "cancelled"
+    assert took < 10, f"cancel took {took:.1f} s (the quality time-out is {scratch.wb.project.settings.quality_timeout_seconds} s)"
+    assert not scratch.table_exists("silver", "slowq")
+
+
+def test_merges_leave_no_temp_views_in_the_long_lived_session(scratch: Scratch):
+    """Item 12: the views an upsert or scd2 makes are dropped with the run."""
+    up = scratch.pipeline("silver", "up", "-- @merge_strategy: incremental\n-- @unique_key: id\nSELECT id, 'x' AS v FROM range(3)")
+    hist = scratch.pipeline("silver", "hist", "-- @merge_strategy: scd2\n-- @unique_key: id\nSELECT id, 'x' AS v FROM range(3)")
+    for fqn in (up, hist, up, hist):
+        assert scratch.run(fqn)["status"] == "success"
+    with scratch.wb.spark.using() as spark:
+        views = [t.name for t in spark.catalog.listTables() if t.isTemporary]
+    assert [v for v in views if v.startswith("rat_")] == []
+
+
+def _table_facts(scratch: Scratch, fqn: str) -> tuple[list[list], str, str | None]:
+    """(rows, schema, unique-key property) of main, read through Spark."""
+    ns, layer, name = fqn.split(".")
+    ident = f"`{ns}`.`{layer}`.`{name}`"
+    with scratch.wb.spark.using() as spark:
+        rows = [list(r) for r in spark.sql(f"SELECT * FROM {ident} ORDER BY id").collect()]
+        schema = spark.table(ident).schema.simpleString()
+        props = {r.key: r.value for r in spark.sql(f"SHOW TBLPROPERTIES {ident}").collect()}
+    return rows, schema, props.get("rat.unique-key")
+
+
+def test_a_failed_full_refresh_changes_nothing_on_main(scratch: Scratch):
+    """Item 2: a full refresh that retypes a column and changes the unique key is rebuilt beside
+    main; a failed gate leaves main's rows, schema and properties exactly as they were."""
+    header = "-- @merge_strategy: incremental\n-- @unique_key: {key}\n"
+    fqn = scratch.pipeline("silver", "retype", header.format(key="id") + "SELECT id, id * 10 AS amount FROM range(3)")
+    assert scratch.run(fqn)["status"] == "success"
+    before, refs = _table_facts(scratch, fqn), scratch.refs(fqn)
+    retyped = header.format(key="id, amount") + "SELECT id, CAST(id * 10 AS STRING) AS amount FROM range(3)"
+    scratch.pipeline("silver", "retype", retyped, tests={"never": "SELECT * FROM {{ this }} WHERE amount = '10'"})
+    run = scratch.run(fqn, full_refresh=True)
+    assert run["status"] == "failed" and "quality test never failed" in run["error"]
+    assert _table_facts(scratch, fqn) == before == ([[0, 0], [1, 10], [2, 20]], "struct<id:bigint,amount:bigint>", "id")
+    assert scratch.refs(fqn) == refs
+    assert not any((scratch.root / "warehouse" / "_rat_staging").glob("*/metadata"))
+    # the same rebuild with a passing gate lands in one commit, history kept
+    (scratch.root / "pipelines" / "silver" / "retype" / "tests" / "quality" / "never.sql").unlink()
+    run = scratch.run(fqn, full_refresh=True)
+    assert run["status"] == "success", run["error"]
+    assert _table_facts(scratch, fqn) == ([[0, "0"], [1, "10"], [2, "20"]], "struct<id:bigint,amount:string>", "id,amount")
+    history = scratch.wb.snapshots(fqn)["snapshots"]
+    assert refs["main"] in [s["snapshot_id"] for s in history]
+    assert [s["run_id"] for s in history if s["is_current"]] == [run["run_id"]]
+    assert list(scratch.refs(fqn)) == ["main"]
+    assert fqn in [t["name"] for t in scratch.wb.tables()["tables"]]
+    assert not any("_rat_staging" in t["name"] for t in scratch.wb.tables()["tables"])
+
+
+def test_a_kill_during_a_rebuild_leaves_main_and_no_staging_table(scratch: Scratch, tmp_path: Path):
+    header = "-- @merge_strategy: full_refresh\n"
+    fqn = scratch.pipeline("silver", "rekill", header + "SELECT id, id * 10 AS amount FROM range(3)")
+    assert scratch.run(fqn)["status"] == "success"
+    before, refs = _table_facts(scratch, fqn), scratch.refs(fqn)
+    scratch.pipeline("silver", "rekill", header + "SELECT id, CAST(id AS STRING) AS amount FROM range(3)")
+    kill = PausedRun(scratch.wb.project.root, f"{fqn} --full-refresh", "after:quality_tests", tmp_path)
+    kill.kill()
+    staging = scratch.root / "warehouse" / "_rat_staging"
+    assert any(staging.glob("*/metadata"))  # the rebuild was under way
+    mark_orphans(scratch.wb.state, scratch.wb.project)
+    scratch.wb.cleanup_leftovers()
+    assert not any(staging.glob("*/metadata"))
+    assert _table_facts(scratch, fqn) == before and scratch.refs(fqn) == refs

@@ -76,6 +76,32 @@ def test_scd2_custom_validity_columns(scratch: Scratch):
     assert table(scratch, "since", "v, until IS NULL") == [["a", False], ["b", True]]
 
 
+def test_scd2_two_runs_in_one_second_never_give_an_empty_validity(scratch: Scratch):
+    """run_started_at keeps microseconds (it once dropped them, so two quick runs tied)."""
+    header = "-- @merge_strategy: scd2\n-- @unique_key: id"
+    step(scratch, header, [(1, "a")], "id, v", name="quick")
+    step(scratch, header, [(1, "b")], "id, v", name="quick")
+    step(scratch, header, [(1, "c")], "id, v", name="quick")
+    rows = scratch.rows(f"SELECT v, valid_from < coalesce(valid_to, TIMESTAMP '9999-01-01') "
+                        f"FROM {scratch.ns}.silver.quick ORDER BY valid_from")
+    assert rows == [["a", True], ["b", True], ["c", True]]
+
+
+def test_scd2_closes_keys_gone_from_the_source_only_when_asked(scratch: Scratch):
+    for name, flag in (("keep", ""), ("close", "\n-- @scd_close_missing: true")):
+        header = "-- @merge_strategy: scd2\n-- @unique_key: id" + flag
+        step(scratch, header, [(1, "a"), (2, "b"), (3, "c")], "id, v", name=name)
+        step(scratch, header, [(1, "a"), (2, "b2")], "id, v", name=name)  # 3 deleted at the source
+    current = "v, valid_to IS NULL AS current"
+    assert table(scratch, "id, valid_from", current, name="keep") == [
+        ["a", True], ["b", False], ["b2", True], ["c", True]]
+    assert table(scratch, "id, valid_from", current, name="close") == [
+        ["a", True], ["b", False], ["b2", True], ["c", False]]
+    closed = scratch.rows(f"SELECT valid_to FROM {scratch.ns}.silver.close WHERE v = 'c'")[0][0]
+    opened = scratch.rows(f"SELECT valid_from FROM {scratch.ns}.silver.close WHERE v = 'b2'")[0][0]
+    assert closed == opened  # closed at this run's run_started_at
+
+
 def test_snapshot_replaces_present_partitions_only(scratch: Scratch):
     header = "-- @merge_strategy: snapshot\n-- @partition_column: month"
     step(scratch, header, [("2024-01", 1), ("2024-01", 2), ("2024-02", 3)], "month, n")

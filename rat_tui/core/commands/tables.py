@@ -18,7 +18,9 @@ class TableCommands(WorkbenchParts):
         found = []
         for ns in self.project.scan().namespaces:
             warehouse = self.project.warehouse_dir(ns.name)
-            for layer_dir in sorted(warehouse.glob("*")) if warehouse.is_dir() else []:
+            # `_rat_staging` and other `_` folders hold the product's own work tables
+            for layer_dir in sorted(p for p in warehouse.glob("*") if not p.name.startswith("_")) \
+                    if warehouse.is_dir() else []:
                 for table_dir in sorted(layer_dir.glob("*")):
                     if (table_dir / "metadata").is_dir():
                         found.append(PipelineRef(ns.name, layer_dir.name, table_dir.name))

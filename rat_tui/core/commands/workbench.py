@@ -21,7 +21,7 @@ from ..run.build import build
 from ..run.context import RunContext, run_timestamp
 from ..run.phases import RunOptions
 from ..run.quality import row_values
-from ..run.recovery import drop_leftovers, mark_orphans
+from ..run.recovery import drop_leftovers, leftover_stages, mark_orphans
 from ..run.run_log import RunLog
 from ..run.runner import RunHandle, Runner
 from ..storage import open_storage
@@ -73,7 +73,7 @@ class Workbench(TableCommands, LandingCommands, UpkeepCommands, VersionCommands,
 
     # -- recovery -----------------------------------------------------------------------
     def needs_cleanup(self) -> bool:
-        return bool(self.state.unresolved_branches())
+        return bool(self.state.unresolved_branches() or leftover_stages(self.project, self.state))
 
     def cleanup_leftovers(self) -> list[str]:
         """Drop branches of crashed runs (needs Spark; the TUI calls this from a worker)."""
@@ -81,7 +81,7 @@ class Workbench(TableCommands, LandingCommands, UpkeepCommands, VersionCommands,
             if not self.needs_cleanup():
                 return []
             with self.spark.using() as spark:
-                return drop_leftovers(self.state, spark, self.spark.ensure_catalog)
+                return drop_leftovers(self.state, self.project, spark, self.spark.ensure_catalog)
 
     # -- browsing -------------------------------------------------------------------
     def ls(self) -> dict:

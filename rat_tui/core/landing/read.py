@@ -1,6 +1,7 @@
 """Reading a landing zone's active files into Spark (never `_samples/`, `_processed/` or hidden files)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -9,6 +10,26 @@ from ..project.model import LANDING_EXTENSIONS, active_landing_files
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """A landing file as a run found it: archival moves it only if it is still this file."""
+
+    path: Path
+    size: int
+    mtime: float
+
+    @classmethod
+    def of(cls, path: Path) -> "FileRead":
+        stat = path.stat()
+        return cls(path, stat.st_size, stat.st_mtime)
+
+    def unchanged(self) -> bool:
+        try:
+            return FileRead.of(self.path) == self
+        except FileNotFoundError:
+            return False
 
 
 def zone_files(zone_dir: Path, label: str) -> tuple[str, list[Path]]:

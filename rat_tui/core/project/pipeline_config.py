@@ -31,8 +31,10 @@ DEFAULTS: dict[str, Any] = {
     "archive_landing_zones": False,
     "scd_valid_from": "valid_from",
     "scd_valid_to": "valid_to",
+    "scd_close_missing": False,
     "materialized": "table",
 }
+_BOOLEAN_KEYS = ("archive_landing_zones", "scd_close_missing")
 KNOWN_KEYS = tuple(DEFAULTS)
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
@@ -48,6 +50,8 @@ class PipelineConfig:
     archive_landing_zones: bool = False
     scd_valid_from: str = "valid_from"
     scd_valid_to: str = "valid_to"
+    # scd2: a key absent from the batch is a hard delete; its current row is closed
+    scd_close_missing: bool = False
     materialized: str = "table"
     # key -> "annotation" | "config.yaml" | "default": where each effective value came from
     sources: dict[str, str] = field(default_factory=dict, compare=False)
@@ -86,7 +90,7 @@ def _coerce(key: str, raw: _RawValue) -> tuple[Any, str | None]:
         if not parts:
             return None, "unique_key is empty"
         return tuple(parts), None
-    if key == "archive_landing_zones":
+    if key in _BOOLEAN_KEYS:
         if isinstance(value, bool):
             return value, None
         text = str(value).strip().lower()
@@ -94,7 +98,7 @@ def _coerce(key: str, raw: _RawValue) -> tuple[Any, str | None]:
             return True, None
         if text in _FALSE:
             return False, None
-        return None, f"archive_landing_zones must be true or false, not '{value}'"
+        return None, f"{key} must be true or false, not '{value}'"
     if key == "materialized":
         text = str(value).strip().lower()
         if text not in ("table", "view"):

@@ -5,13 +5,12 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
 from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable, quote
-from ..landing.read import read_files, zone_files
+from ..landing.read import FileRead, read_files, zone_files
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_config import MergeStrategy, PipelineConfig
 
@@ -44,13 +43,22 @@ class RunContext:
     full_refresh: bool = False
     log: Callable[[str], None] = lambda message: None
     ensure_catalog: Callable[[str], None] = lambda namespace: None
-    files_read: dict[tuple[str, str], list[Path]] = field(default_factory=dict)
+    files_read: dict[tuple[str, str], list[FileRead]] = field(default_factory=dict)
     _views: list[str] = field(default_factory=list)
     _watermark: tuple[bool, str | None] | None = None
+    _has_rows: bool | None = None
 
     # -- shared by SQL and Python pipelines --------------------------------------
     def is_incremental(self) -> bool:
-        return self.config.merge_strategy in INCREMENTAL_STRATEGIES and self.table_exists and not self.full_refresh
+        """Incremental strategy, a table with rows (and, with a watermark column, a watermark):
+        after a first run that wrote nothing, `watermark_value` would otherwise render as None."""
+        if self.config.merge_strategy not in INCREMENTAL_STRATEGIES or not self.table_exists or self.full_refresh:
+            return False
+        if self.config.watermark_column:
+            return self.watermark_value() is not None
+        if self._has_rows is None:
+            self._has_rows = bool(self.spark.sql(f"SELECT 1 FROM {self.table.ident} LIMIT 1").collect())
+        return self._has_rows
 
     def is_scd2(self) -> bool:
         return self.config.merge_strategy == MergeStrategy.SCD2
@@ -91,7 +99,7 @@ class RunContext:
     def landing_df(self, zone: str) -> "DataFrame":
         label = f"{self.ref.namespace}/landing/{zone}"
         fmt, files = zone_files(self.project.zone_dir(self.ref.namespace, zone), label)
-        self.files_read[(self.ref.namespace, zone)] = files
+        self.files_read[(self.ref.namespace, zone)] = [FileRead.of(f) for f in files]
         try:
             return read_files(self.spark, fmt, [self.storage.landing_uri(f) for f in files])
         except Exception as exc:  # a file that vanished or cannot be parsed while Spark lists it

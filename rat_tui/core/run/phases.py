@@ -29,6 +29,7 @@ from ..store.state import RunRecord, StateDB
 from .build import build
 from .context import RunContext, run_timestamp
 from .quality import run_quality_test
+from .rebuild import replace_from_stage, staging_ref
 from .schema_evolution import apply_plan, fill_missing, plan_schema
 from .strategies import (
     ORDER_COLUMN,
@@ -43,6 +44,7 @@ from .strategies import (
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
+    from ..landing.read import FileRead
     from ..storage import Storage
 
 log = logging.getLogger(__name__)
@@ -79,6 +81,8 @@ class Execution:
         self.branch = run_branch(record.run_id)
         self.branch_made = False
         self.base_snapshot: int | None = None
+        self.stage: IcebergTable | None = None  # a rebuild writes here (rebuild.py)
+        self.files_read: dict[tuple[str, str], list[FileRead]] = {}
         self.ctx: RunContext | None = None
         self.result: DataFrame | None = None
         self.result_rows = 0
@@ -147,7 +151,7 @@ class Execution:
                 if self.pipeline.config.archive_landing_zones:
                     self.archive()
                 try:
-                    self.merge()
+                    self.replace_main() if self.stage is not None else self.merge()
                 except BaseException:
                     self.unarchive()
                     raise
@@ -195,9 +199,12 @@ class Execution:
             raise RatError(f"query failed: {message}", self.pipeline.source_relpath, line) from None
 
     def record_files_read(self) -> None:
+        """What the build phase read is what the run archives: landing_zone() in a quality test
+        later must not widen it."""
         assert self.ctx is not None
-        read = [{"path": self.project.rel(f), "mtime": f.stat().st_mtime}
-                for files in self.ctx.files_read.values() for f in files if f.exists()]
+        self.files_read = {zone: list(files) for zone, files in self.ctx.files_read.items()}
+        read = [{"path": self.project.rel(f.path), "size": f.size, "mtime": f.mtime}
+                for files in self.files_read.values() for f in files]
         if read:
             self.state.update_run(self.record.run_id, files_read=json.dumps(read))
 
@@ -209,16 +216,17 @@ class Execution:
             self.create_table(config)
             self.make_branch()
             self.log(f"created table {self.ref.fqn}")
-        else:
-            self.evolve_schema(config)
-            if self.options.full_refresh and config.merge_strategy.value != "full_refresh":
-                from pyspark.sql import functions as F
+        elif self.evolve_schema(config):
+            self.stage = self.create_stage(config)
+        elif self.options.full_refresh and config.merge_strategy.value != "full_refresh":
+            from pyspark.sql import functions as F
 
-                self.spark.createDataFrame([], self.table.schema()).writeTo(
-                    self.table.branch_ident(self.branch)).overwrite(F.lit(True))
+            self.spark.createDataFrame([], self.table.schema()).writeTo(
+                self.table.branch_ident(self.branch)).overwrite(F.lit(True))
+        target = self.target
         job = WriteJob(
-            self.table, self.branch, self.result, config, self.record.run_id, self.ctx.run_started_at, self.result_rows)
-        before = self.table.refs().get(self.branch)
+            target, self.branch, self.result, config, self.record.run_id, self.ctx.run_started_at, self.result_rows)
+        before = target.refs().get(self.branch)
         try:
             WRITERS[config.merge_strategy](job)
         except RatError:
@@ -228,25 +236,40 @@ class Execution:
                 raise
             message, _ = summarise(exc)
             raise RatError(f"writing {self.ref.fqn} failed: {message}", self.pipeline.source_relpath) from None
+        finally:
+            job.drop_views()
         testpoints.reached("during:iceberg_write")
-        after = self.table.refs().get(self.branch)
-        added, run_id = self._snapshot_summary(after) if after != before else (0, None)
-        if run_id != self.record.run_id:
+        after = target.refs().get(self.branch)
+        added, run_id = self._snapshot_summary(target, after) if after != before else (0, None)
+        if run_id != self.record.run_id and self.stage is None:
             # The branch head must carry the run id (a SQL MERGE cannot set it): recovery asks
-            # the table, not state.db, whether this run reached main.
+            # the table, not state.db, whether this run reached main. (A rebuild's replace carries it.)
             job.writer(self.spark.createDataFrame([], self.table.schema())).append()
         return added
+
+    @property
+    def target(self) -> IcebergTable:
+        """Where the run writes and its quality tests read: the table's run branch, or a staging table."""
+        return self.stage if self.stage is not None else self.table
+
+    def create_stage(self, config) -> IcebergTable:
+        assert self.result is not None
+        stage = IcebergTable(self.spark, staging_ref(self.ref, self.record.run_id))
+        stage.create_empty(table_schema(self.result.schema, config), self.properties(config), partition_by(config))
+        stage.create_branch(self.branch)
+        self.log(f"rebuilding {self.ref.fqn} beside main (in {stage.ref.fqn}); main changes only if the run succeeds")
+        return stage
+
+    def properties(self, config) -> dict[str, str]:
+        return table_properties(config, target_file_size(self.project.settings, self.ref.fqn))
 
     def create_table(self, config) -> None:
         """The run's first write. Ownership (dropped again if the run fails) is recorded only once
         the create succeeded: a run that lost a race to create the same table must never drop it."""
         assert self.result is not None
         try:
-            self.table.create_empty(
-                table_schema(self.result.schema, config),
-                table_properties(config, target_file_size(self.project.settings, self.ref.fqn)),
-                partition_by(config),
-            )
+            self.table.create_empty(table_schema(self.result.schema, config), self.properties(config),
+                                    partition_by(config))
         except Exception as exc:
             if is_cancellation(exc) or "already exists" not in str(exc):
                 raise
@@ -254,34 +277,42 @@ class Execution:
                            "nothing, run it again to build on that table") from None
         self.state.update_run(self.record.run_id, created_table=True)
 
-    def evolve_schema(self, config) -> None:
-        """Align the table's schema with the result (see schema_evolution); notes go to the run."""
+    def evolve_schema(self, config) -> bool:
+        """Align the table's schema with the result (see schema_evolution); notes go to the run.
+
+        True when the table must be rebuilt beside main (see rebuild.py): a full refresh that
+        changes a column's type or the unique key. Additive changes (a new column, a safe
+        widening) are metadata commits made here; they change no value main returns.
+        """
         assert self.result is not None
-        self.check_unique_key(config)
         plan = plan_schema(self.table.schema(), table_schema(self.result.schema, config))
-        apply_plan(self.table, plan, rebuild=self.options.full_refresh)
+        rebuild = self.unique_key_changed(config) or (self.options.full_refresh and bool(plan.incompatible))
+        if not rebuild:
+            apply_plan(self.table, plan)
         self.result = fill_missing(self.result, plan)
         for note in plan.notes():
             self.log(f"schema: {note}", "warn" if "no longer produced" in note else "info")
         self.schema_notes = plan.notes()
+        return rebuild
 
-    def check_unique_key(self, config) -> None:
+    def unique_key_changed(self, config) -> bool:
+        """Whether a full refresh changes the table's unique key (any other run with a new key fails)."""
         rows = self.spark.sql(f"SHOW TBLPROPERTIES {self.table.ident}").collect()
         stored = {row.key: row.value for row in rows}.get(UNIQUE_KEY_PROPERTY)
         wanted = ",".join(config.unique_key)
         if stored is None or stored == wanted:
-            return
+            return False
         if not self.options.full_refresh:
             raise RatError(
                 f"unique_key changed from {stored or '(none)'} to {wanted or '(none)'}; "
                 f"run {self.ref.fqn} with --full-refresh to rebuild the table", self.pipeline.source_relpath)
-        self.spark.sql(f"ALTER TABLE {self.table.ident} SET TBLPROPERTIES ('{UNIQUE_KEY_PROPERTY}' = '{wanted}')")
+        return True
 
-    def _snapshot_summary(self, snapshot_id: int | None) -> tuple[int, str | None]:
+    def _snapshot_summary(self, table: IcebergTable, snapshot_id: int | None) -> tuple[int, str | None]:
         """(rows added, run id) of one snapshot."""
         rows = self.spark.sql(
             f"SELECT summary['added-records'] AS added, summary['{RUN_ID_PROPERTY}'] AS run_id "
-            f"FROM {self.table.ident}.snapshots WHERE snapshot_id = {int(snapshot_id or 0)}").collect()
+            f"FROM {table.ident}.snapshots WHERE snapshot_id = {int(snapshot_id or 0)}").collect()
         return (int(rows[0].added or 0), rows[0].run_id) if rows else (0, None)
 
     def quality(self) -> str | None:
@@ -291,7 +322,7 @@ class Execution:
         blocking = []
         for test in self.pipeline.quality_tests:
             self.check_cancel()
-            outcome = run_quality_test(self.ctx, test, self.table.branch_ident(self.branch), timeout, self.record.run_id)
+            outcome = run_quality_test(self.ctx, test, self.target.branch_ident(self.branch), timeout, self.record.run_id)
             if self.cancelled.is_set():
                 raise RunCancelled()
             self.record.quality.append(outcome)
@@ -315,12 +346,7 @@ class Execution:
         """
         for attempt in range(1, MERGE_ATTEMPTS + 1):
             self.check_cancel()
-            main = self.table.refs().get("main")
-            if main != self.base_snapshot:
-                raise RatError(
-                    f"main of {self.ref.fqn} moved while this run was running (snapshot {self.base_snapshot} → "
-                    f"{main}: another run published, or the table was rolled back); nothing was published, "
-                    "run it again to build on the current main")
+            self.check_main_unchanged()
             try:
                 self.table.fast_forward(self.branch)
                 testpoints.reached("after:fast_forward")
@@ -333,23 +359,51 @@ class Execution:
                     ) from None
                 self.log(f"fast-forward attempt {attempt} failed ({message}); retrying", "warn")
                 time.sleep(0.2 * 2 ** attempt)
+        self.record_published()
+
+    def check_main_unchanged(self) -> None:
+        main = self.table.refs().get("main")
+        if main != self.base_snapshot:
+            raise RatError(
+                f"main of {self.ref.fqn} moved while this run was running (snapshot {self.base_snapshot} → "
+                f"{main}: another run published, or the table was rolled back); nothing was published, "
+                "run it again to build on the current main")
+
+    def replace_main(self) -> None:
+        """A rebuild's one commit: main becomes the staged table (schema, properties and rows)."""
+        assert self.stage is not None and self.pipeline is not None
+        self.check_cancel()
+        self.check_main_unchanged()
+        config = self.pipeline.config
+        try:
+            replace_from_stage(self.spark, self.table, self.stage, self.branch, self.record.run_id,
+                               self.properties(config), partition_by(config))
+        except Exception as exc:
+            if is_cancellation(exc):
+                raise
+            raise RatError(f"replacing main of {self.ref.fqn} with the rebuilt table failed: {summarise(exc)[0]}") from None
+        testpoints.reached("after:replace")
+        self.record_published()
+
+    def record_published(self) -> None:
         self.record.snapshot_id = self.table.refs().get("main")
         self.state.update_run(self.record.run_id, snapshot_id=self.record.snapshot_id, created_table=False)
 
     def archive(self) -> None:
         """Move the zone files this run read (and only those) into `_processed/<run_id>/`."""
-        assert self.ctx is not None
         archived = []
-        for (namespace, zone), files in self.ctx.files_read.items():
+        for (namespace, zone), read in self.files_read.items():
+            files = [f.path for f in read if f.unchanged()]
+            for changed in (f for f in read if f.path not in files):
+                self.log(f"{self.project.rel(changed.path)} changed (or went) after this run read it; "
+                         "not archived, the next run reads it", "warn")
             moved = self.storage.landing_archive.archive(self.project.zone_dir(namespace, zone), files, self.record.run_id)
             archived += [f"{namespace}/landing/{zone}/{name}" for name in moved]
             self.log(f"archived {len(moved)} file(s) of landing zone {zone} to _processed/{self.record.run_id}/")
         self.state.update_run(self.record.run_id, archived_files=json.dumps(archived))
 
     def unarchive(self) -> None:
-        if self.ctx is None:
-            return
-        for namespace, zone in self.ctx.files_read:
+        for namespace, zone in self.files_read:
             restored = self.storage.landing_archive.restore(self.project.zone_dir(namespace, zone), self.record.run_id)
             if restored:
                 self.log(f"put {len(restored)} file(s) back into landing zone {zone}", "warn")
@@ -363,6 +417,8 @@ class Execution:
                 self.result.unpersist()
         self.spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
         try:
+            if self.stage is not None:
+                self.stage.drop()
             record = self.state.get_run(self.record.run_id)
             drop_table = bool(record and record.created_table)
             if drop_table:

@@ -63,14 +63,13 @@ class _Watchdog:
 
 
 def run_quality_test(ctx: RunContext, test: QualityTest, branch_ident: str, timeout: float, job_group: str) -> QualityOutcome:
+    """Runs in the run's own job group, so cancelling the run stops the test at once; the
+    time-out cancels that group too (only this test's jobs run in it meanwhile)."""
     began = time.monotonic()
     outcome = QualityOutcome(test.name, test.severity, "passed", 0)
-    group = f"{job_group}:quality:{test.name}"
-    sc = ctx.spark.sparkContext
-    watchdog = _Watchdog(ctx, group, timeout)
+    watchdog = _Watchdog(ctx, job_group, timeout)
     try:
         sql = render(test.sql, test.relpath, ctx.jinja_context(branch_ident))
-        sc.setJobGroup(group, f"quality test {test.name}", interruptOnCancel=True)
         with watchdog:
             violations = ctx.spark.sql(sql)
             count = violations.count()
@@ -88,7 +87,5 @@ def run_quality_test(ctx: RunContext, test: QualityTest, branch_ident: str, time
             message, line = summarise(exc)
             where = f"{test.relpath}:{line}" if line else test.relpath
             outcome.status, outcome.error = "error", f"{where}: {message}"
-    finally:
-        sc.setJobGroup(job_group, "rat run", interruptOnCancel=True)
     outcome.ms = int((time.monotonic() - began) * 1000)
     return outcome

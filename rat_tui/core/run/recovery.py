@@ -10,6 +10,7 @@ from ..lake.table import IcebergTable
 from ..project.model import PipelineRef, Project
 from ..store.state import RunRecord, StateDB
 from .archival import LandingArchive
+from .rebuild import staged_run_id, staging_tables
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,13 @@ def _published_snapshot(project: Project, run: RunRecord) -> int | None:
     return run_reached_main(table, run.run_id, since_ms=(run.started_at or run.queued_at or 0) * 1000)
 
 
-def drop_leftovers(state: StateDB, spark, ensure_catalog) -> list[str]:
+def leftover_stages(project: Project, state: StateDB) -> list[PipelineRef]:
+    """Staging tables of rebuilds whose run is no longer alive."""
+    live = state.live_run_ids()
+    return [stage for stage in staging_tables(project) if staged_run_id(stage) not in live]
+
+
+def drop_leftovers(state: StateDB, project: Project, spark, ensure_catalog) -> list[str]:
     """Drop branches (and tables created but never published) of finished runs, including runs that
     published before their process stopped; returns what was done."""
     done = []
@@ -75,6 +82,13 @@ def drop_leftovers(state: StateDB, spark, ensure_catalog) -> list[str]:
             state.update_run(run.run_id, branch=None, created_table=False)
         except Exception:
             log.exception("could not clean up after run %s", run.run_id)
+    for stage in leftover_stages(project, state):
+        try:
+            ensure_catalog(stage.namespace)
+            IcebergTable(spark, stage).drop()
+            done.append(f"dropped staging table {stage.fqn} of run {staged_run_id(stage)}")
+        except Exception:
+            log.exception("could not drop staging table %s", stage.fqn)
     for line in done:
         log.info(line)
     return done

@@ -3,7 +3,7 @@
 Added columns are added (old rows read NULL); safe widenings (int → bigint, float →
 double, decimal precision up) are applied; a column the result no longer has is kept and
 written as NULL, with a warning; anything else fails the run, naming the column and both
-types, unless the run is a full refresh, which rebuilds those columns.
+types, unless the run is a full refresh, which rebuilds the table beside main (run/rebuild.py).
 """
 from __future__ import annotations
 
@@ -65,17 +65,17 @@ def plan_schema(table: "StructType", result: "StructType") -> SchemaPlan:
     return plan
 
 
-def apply_plan(table: IcebergTable, plan: SchemaPlan, rebuild: bool) -> None:
-    """Change the table's schema (a metadata commit; the data on main stays as it is)."""
-    if plan.incompatible and not rebuild:
+def apply_plan(table: IcebergTable, plan: SchemaPlan) -> None:
+    """Change the table's schema (a metadata commit; the data on main stays as it is).
+
+    Only additive changes: a type change needs a full refresh, which rebuilds beside main (run/rebuild.py).
+    """
+    if plan.incompatible:
         name, old, new = plan.incompatible[0]
         raise RatError(
             f"column {name} changes type from {old.simpleString()} to {new.simpleString()}, which is not a safe "
             f"widening; fix the query, or run {table.ref.fqn} with --full-refresh to rebuild the table")
     sql = table.spark.sql
-    for name, _old, new in plan.incompatible:
-        sql(f"ALTER TABLE {table.ident} DROP COLUMN {quote(name)}")
-        sql(f"ALTER TABLE {table.ident} ADD COLUMN {quote(name)} {new.simpleString()}")
     for name, kind in plan.added:
         sql(f"ALTER TABLE {table.ident} ADD COLUMN {quote(name)} {kind.simpleString()}")
     for name, _old, new in plan.widened:

@@ -6,7 +6,7 @@ merges touch only matching keys (merge-on-read tables), never rewrite the whole 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import RatError
@@ -35,6 +35,7 @@ class WriteJob:
     run_id: str
     run_started_at: str
     rows_in_result: int
+    views: list[str] = field(default_factory=list)  # temp views made for the merge; dropped after the run
 
     @property
     def target(self) -> str:
@@ -52,7 +53,14 @@ class WriteJob:
     def view(self, df: "DataFrame", role: str) -> str:
         name = f"rat_{role}_{self.run_id}"
         df.createOrReplaceTempView(name)
+        self.views.append(name)
         return quote(name)
+
+    def drop_views(self) -> None:
+        """The session lives on: a view left behind would keep its checkpointed rows alive."""
+        for name in self.views:
+            self.table.spark.catalog.dropTempView(name)
+        self.views.clear()
 
     def sql(self, statement: str) -> None:
         self.table.spark.sql(statement)
@@ -173,6 +181,10 @@ def scd2(job: WriteJob) -> None:
         f"WHEN MATCHED AND ({changed_m}) THEN UPDATE SET {quote(valid_to)} = {at} "
         f"WHEN NOT MATCHED THEN INSERT ({insert_cols}) VALUES ({insert_vals})"
     )
+    if job.config.scd_close_missing:
+        # A key the source no longer has was deleted there: its current row ends now.
+        job.sql(f"MERGE INTO {job.target} t USING {source} s ON {_key_match('t', 's', keys)} AND {current} "
+                f"WHEN NOT MATCHED BY SOURCE AND {current} THEN UPDATE SET {quote(valid_to)} = {at}")
 
 
 def snapshot(job: WriteJob) -> None:

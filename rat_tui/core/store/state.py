@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS runs (
     host TEXT,
     pid INTEGER,
     archived_files TEXT NOT NULL DEFAULT '[]',
-    files_read TEXT NOT NULL DEFAULT '[]'  -- [{path, mtime}] of the landing files the run read
+    files_read TEXT NOT NULL DEFAULT '[]'  -- [{path, size, mtime}] of the landing files the run read
 );
 CREATE INDEX IF NOT EXISTS runs_by_pipeline ON runs (pipeline, queued_at);
 CREATE TABLE IF NOT EXISTS quality_results (
