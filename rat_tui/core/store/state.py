@@ -214,9 +214,11 @@ class StateDB:
         return [self._record(r) for r in rows if not _process_alive(r["host"], r["pid"])]
 
     def live_run_ids(self, pipeline: str | None = None) -> set[str]:
-        """Runs queued or running (of one pipeline, or all), as state.db records them, in any process."""
-        rows = self.query("SELECT run_id, pipeline FROM runs WHERE status IN ('queued', 'running')")
-        return {row["run_id"] for row in rows if pipeline is None or row["pipeline"] == pipeline}
+        """Runs queued or running (of one pipeline, or all) whose process is still alive: a run a
+        dead process left 'running' is not (the same test crash recovery uses)."""
+        rows = self.query("SELECT run_id, pipeline, host, pid FROM runs WHERE status IN ('queued', 'running')")
+        return {row["run_id"] for row in rows if (pipeline is None or row["pipeline"] == pipeline)
+                and _process_alive(row["host"], row["pid"])}
 
     def stuck_runs(self, timeout_minutes: float, now: float) -> list[sqlite3.Row]:
         """Runs recorded as running for longer than `timeout_minutes` whose process is gone

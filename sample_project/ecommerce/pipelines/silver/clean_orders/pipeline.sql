@@ -13,6 +13,6 @@ SELECT
   CAST(updated_at AS TIMESTAMP) AS updated_at
 FROM {{ ref('bronze.raw_orders') }}
 {% if is_incremental() %}
-WHERE CAST(updated_at AS TIMESTAMP) > TIMESTAMP '{{ watermark_value }}'
+WHERE CAST(updated_at AS TIMESTAMP) >= TIMESTAMP '{{ watermark_value }}'
 {% endif %}
 ORDER BY updated_at

@@ -1,0 +1,124 @@
+"""Kills that do not wait at a named point: the instant main moves (seen from outside, in the
+table's metadata), and at random moments of every phase. After each, the next start's recovery
+runs, and the invariants the README promises are checked on the table, the files and state.db.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rat_tui.core.lake.metadata import current_metadata_file
+from rat_tui.core.run.recovery import mark_orphans
+from tests.lakehelpers import Scratch
+from tests.test_upkeep import findings
+
+pytestmark = pytest.mark.spark
+
+PIPELINE = ("-- @merge_strategy: append_only\n-- @archive_landing_zones: true\n"
+            "SELECT id FROM {{ landing_zone('drops') }}")
+
+
+def start_run(project: Path, fqn: str) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-m", "rat_tui", str(project), "--script", "-"], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc.stdin.write(f"run {fqn}\n".encode())
+    proc.stdin.close()
+    return proc
+
+
+def main_snapshot(table_dir: Path) -> int | None:
+    path = current_metadata_file(table_dir)
+    return json.loads(path.read_text()).get("current-snapshot-id") if path else None
+
+
+def kill(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(30)
+
+
+def kill_when_main_moves(proc: subprocess.Popen, table_dir: Path, timeout: float = 240) -> bool:
+    """SIGKILL the instant main's snapshot changes; False if the run ended first."""
+    before = main_snapshot(table_dir)
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            moved = main_snapshot(table_dir) != before
+        except (OSError, ValueError):  # a metadata file being written
+            moved = False
+        if moved:
+            kill(proc)
+            return True
+        time.sleep(0.002)
+    kill(proc)
+    return False
+
+
+def check_invariants(scratch: Scratch, fqn: str, added: dict[str, int]) -> None:
+    wb = scratch.wb
+    mark_orphans(wb.state, wb.project)  # what the next start does
+    wb.cleanup_leftovers()
+    zone = scratch.root / "landing" / "drops"
+    active = {p.name for p in zone.glob("*.csv")}
+    processed = [p.name for p in (zone / "_processed").rglob("*.csv")] if (zone / "_processed").exists() else []
+    # every landing file exactly once: in the zone or archived
+    assert sorted([*active, *processed]) == sorted(added), (active, processed)
+    # main holds exactly the archived batches, each once; nothing of the active ones
+    ids = [row[0] for row in scratch.rows(f"SELECT id FROM {fqn} ORDER BY id")] if scratch.table_exists("bronze", "k") else []
+    assert ids == sorted(added[name] for name in processed)
+    assert list(scratch.refs(fqn)) == ["main"] if ids else True
+    # runs recorded truthfully: a success published its files, nothing else is left running
+    for run in wb.state.runs(fqn, limit=100):
+        assert run.status in ("success", "failed"), run
+        archived = json.loads(wb.state.query_one("SELECT archived_files FROM runs WHERE run_id = ?",
+                                                 (run.run_id,))["archived_files"] or "[]")
+        if run.status == "failed":
+            assert not (zone / "_processed" / run.run_id).exists(), run
+        elif archived:
+            assert (zone / "_processed" / run.run_id).is_dir(), run
+    assert findings(scratch) == []
+
+
+def test_kills_at_the_moment_main_moves_and_at_random_times(scratch: Scratch):
+    seed = int(os.environ.get("RAT_KILL_SEED", time.time()))
+    rng = random.Random(seed)
+    fqn = scratch.pipeline("bronze", "k", PIPELINE)
+    table_dir = scratch.root / "warehouse" / "bronze" / "k"
+    added: dict[str, int] = {}
+
+    def drop(i: int) -> None:
+        scratch.landing("drops", f"f{i}.csv", f"id\n{i}\n")
+        added[f"f{i}.csv"] = i
+
+    drop(0)
+    assert scratch.run(fqn)["status"] == "success"  # the table exists, so main can be watched
+    moments = []
+    for i in range(1, 5):
+        drop(i)
+        proc = start_run(scratch.wb.project.root, fqn)
+        if i % 2:
+            moments.append(("main moved", kill_when_main_moves(proc, table_dir)))
+        else:
+            delay = rng.uniform(2.0, 14.0)  # start-up is ~5 s: this spans every phase
+            deadline = time.monotonic() + delay
+            while proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.01)
+            kill(proc)
+            moments.append((f"random {delay:.1f} s", True))
+        try:
+            check_invariants(scratch, fqn, added)
+        except AssertionError as exc:
+            raise AssertionError(f"seed {seed}, kill {i} ({moments[-1]}): {exc}") from None
+    assert any(kind == "main moved" and hit for kind, hit in moments), moments
+    # and afterwards every waiting file is read exactly once
+    assert scratch.run(fqn)["status"] == "success"
+    check_invariants(scratch, fqn, added)
+    assert [r[0] for r in scratch.rows(f"SELECT id FROM {fqn} ORDER BY id")] == list(range(5))
