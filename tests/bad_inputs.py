@@ -69,8 +69,34 @@ SANDBOX = [
     ("getattr(run, '__code__')", "getattr() on '__code__'"), ("setattr(run, '__name__', 'x')", "setattr() on '__name__'"),
     ("x = ().__class__", "access to '__class__'"), ("x = run.__globals__", "access to '__globals__'"),
     ("x = object.__subclasses__", "access to '__subclasses__'"), ("x = __builtins__", "use of '__builtins__'"),
+    # The modules behind os and subprocess, the app's state database, PySpark's handles on the JVM.
+    ("import posix", "import of 'posix'"), ("from posix import system", "import from 'posix'"),
+    ("import _posixsubprocess", "import of '_posixsubprocess'"), ("import sqlite3", "import of 'sqlite3'"),
+    ("import py4j.java_gateway", "import of 'py4j.java_gateway'"), ("x = run._jvm", "access to '_jvm'"),
+    ("x = getattr(run, '_jsparkSession')", "getattr() on '_jsparkSession'"),
 ]
 VALIDATE_CASES += [
     (f"sandbox-{i}", {f"{P}/pipeline.py": f"{code}\n{RUN}"}, f"{P}/pipeline.py", 1, f"{what} is not allowed")
     for i, (code, what) in enumerate(SANDBOX)
+]
+
+# Hostile SQL, run as a pipeline next to a table it must not touch: {victim} is that table,
+# {ns} the namespace. (id, pipeline SQL, the exact sentence after "<path>:<line>: " or None, line)
+WRITES = "must be one read-only query; {kind} statements are not allowed (writing tables is the product's job)"
+HOSTILE_SQL: list[tuple[str, str, str, int | None]] = [
+    ("insert-other-table", "INSERT INTO {victim} SELECT 2 AS id", "a pipeline " + WRITES.format(kind="INSERT"), None),
+    ("cte-insert", "WITH x AS (SELECT 55 AS id)\nINSERT INTO {victim} SELECT * FROM x", "a pipeline " + WRITES.format(kind="INSERT"), None),
+    ("drop-other-table", "DROP TABLE {victim}", "a pipeline " + WRITES.format(kind="DROP TABLE"), None),
+    ("delete-other-table", "DELETE FROM {victim}", "a pipeline " + WRITES.format(kind="DELETE"), None),
+    ("merge-other-table", "MERGE INTO {victim} t USING (SELECT 1 AS id) s ON t.id = s.id WHEN MATCHED THEN DELETE",
+     "a pipeline " + WRITES.format(kind="MERGE"), None),
+    ("call-procedure", "CALL {ns}.system.rollback_to_snapshot('bronze.victim', 1)", "a pipeline " + WRITES.format(kind="CALL"), None),
+    ("set-conf", "SET spark.sql.ansi.enabled = false", "a pipeline " + WRITES.format(kind="SET"), None),
+    ("create-view", "CREATE TEMPORARY VIEW v AS SELECT 1 AS id", "a pipeline " + WRITES.format(kind="CREATE VIEW"), None),
+    ("java-method", "SELECT 1 AS id,\n  java_method('java.lang.System', 'getProperty', 'user.home') AS home",
+     "a pipeline may not call java_method() (it calls Java methods)", 2),
+    ("reflect-in-subquery", "SELECT 1 AS id\nWHERE 1 IN (SELECT 1 FROM range(1) WHERE reflect('java.util.UUID', 'randomUUID') IS NOT NULL)",
+     "a pipeline may not call reflect() (it calls Java methods)", 2),
+    ("transform-using", "SELECT TRANSFORM(id) USING 'cat' AS (a) FROM range(1)",
+     "a pipeline may not use TRANSFORM … USING (it runs a program)", 1),
 ]

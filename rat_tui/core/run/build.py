@@ -7,6 +7,7 @@ from ..errors import RatError
 from ..lake.spark_errors import summarise
 from ..project.pipeline_source import LoadedPipeline
 from ..project.python_guard import python_problems
+from ..project.sql_guard import check_read_only
 from ..project.templating import render
 from .context import PythonContext, RunContext
 
@@ -25,6 +26,7 @@ def run_sql(ctx: RunContext, sql: str, relpath: str) -> "DataFrame":
 
 def build_sql(ctx: RunContext, pipeline: LoadedPipeline) -> "DataFrame":
     sql = render(pipeline.source, pipeline.source_relpath, ctx.jinja_context(ctx.table.ident))
+    check_read_only(ctx.spark, sql, "a pipeline", pipeline.source_relpath)
     return run_sql(ctx, sql, pipeline.source_relpath)
 
 
