@@ -100,3 +100,19 @@ HOSTILE_SQL: list[tuple[str, str, str, int | None]] = [
     ("transform-using", "SELECT TRANSFORM(id) USING 'cat' AS (a) FROM range(1)",
      "a pipeline may not use TRANSFORM … USING (it runs a program)", 1),
 ]
+
+# Landing files neither `upload` nor a run may take, the same sentence on both paths:
+# (id, file name, content, what is said after the file's name)
+BAD_LANDING_FILES: list[tuple[str, str, bytes, str]] = [
+    ("colon-in-name", "a:b.csv", b"id\n1\n", "has ':' in its name, which Spark cannot read; rename the file"),
+    ("parquet-named-csv", "p.csv", b"PAR1\x15\x04\x15\x10\x15\x14L\x15\x02\x15\x00\x12\x00\x00\x08\x1c\x01\x00\x00\x00PAR1",
+     "is a Parquet file with a .csv extension; rename it to .parquet"),
+    ("json-array", "a.json", b'[\n  {"id": 1},\n  {"id": 2}\n]\n',
+     "is a JSON array; landing zones read JSON Lines (one object per line)"),
+    ("json-pretty-object", "b.json", b'{\n  "id": 1\n}\n',
+     "is not JSON Lines (line 1 is not one JSON object); write one object per line"),
+    ("empty-csv", "empty.csv", b"", "is empty (0 bytes)"),
+]
+# Names the OS allows that runs must read as they are (spaces, accents, %, Hadoop glob characters).
+ODD_LANDING_NAMES = ["my file.csv", "café #2.csv", "a%20b.csv", "a[1].csv", "q?.csv", "{x}.csv", "star*.csv",
+                     "back\\slash.csv", "a+b.csv"]

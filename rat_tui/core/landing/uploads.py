@@ -11,6 +11,7 @@ from .. import testpoints
 from ..errors import RatError
 from ..project.model import LANDING_EXTENSIONS, Project
 from ..project.names import name_problem
+from .checks import file_problem
 
 SAMPLE_ROWS = 1000
 CHUNK = 1 << 20
@@ -52,6 +53,9 @@ def check_file(path: Path, expected_columns: list[str] | None = None) -> str:
         raise RatError(f"{path.name} has an unsupported extension; landing zones take .csv, .parquet, .json or .jsonl")
     if not os.access(path, os.R_OK):
         raise RatError(f"{path.name} cannot be read (permission denied)")
+    problem = file_problem(path)
+    if problem:
+        raise RatError(f"{path.name} {problem}")
     if fmt == "parquet":
         import pyarrow.parquet as pq
 

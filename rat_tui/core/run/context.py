@@ -106,7 +106,9 @@ class RunContext:
 
         view = f"landing_{zone.replace('-', '_')}_{self.run_id}"
         df = self.landing_df(zone)
-        df.select("*", F.col("_metadata.file_name").alias(SOURCE_FILE_COLUMN)).createOrReplaceTempView(view)
+        # `file_name` is %-encoded (`my%20file.csv`); url_decode would read a literal '+' as a space.
+        name = F.expr("url_decode(replace(_metadata.file_name, '+', '%2B'))")
+        df.select("*", name.alias(SOURCE_FILE_COLUMN)).createOrReplaceTempView(view)
         self._views.append(view)
         return quote(view)
 
