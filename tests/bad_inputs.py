@@ -116,3 +116,15 @@ BAD_LANDING_FILES: list[tuple[str, str, bytes, str]] = [
 # Names the OS allows that runs must read as they are (spaces, accents, %, Hadoop glob characters).
 ODD_LANDING_NAMES = ["my file.csv", "café #2.csv", "a%20b.csv", "a[1].csv", "q?.csv", "{x}.csv", "star*.csv",
                      "back\\slash.csv", "a+b.csv"]
+
+# Results a table cannot hold as they are: (id, pipeline SQL, exact sentence after "<path>: ")
+BAD_RESULTS: list[tuple[str, str, str]] = [
+    ("duplicate-columns", "SELECT 1 AS a, 2 AS a", "the result has two columns named 'a'; give each column its own name"),
+    ("duplicate-columns-case", "SELECT 1 AS id, 2 AS ID", "the result has two columns named 'ID'; give each column its own name"),
+    ("null-typed-column", "SELECT 1 AS id, NULL AS note",
+     "column 'note' has no type (it is NULL in every row); cast it, e.g. CAST(NULL AS STRING) AS note"),
+    ("internal-column", "SELECT 1 AS id, 2 AS __rat_order",
+     "column '__rat_order' has a name reserved for the product's own columns (__rat_…); rename it"),
+    ("unique-key-with-dot", "-- @merge_strategy: incremental\n-- @unique_key: a.b\nSELECT 1 AS `a.b`",
+     "unique_key 'a.b' has a dot in its name, which Spark reads as a field of a struct; rename the column"),
+]

@@ -79,6 +79,8 @@ class RunContext:
             raise RatError(f"ref('{name}') must be 'layer.name' or 'namespace.layer.name'")
         if not self.project.pipeline_dir(target).is_dir():
             raise RatError(f"ref('{name}') names no pipeline in this project")
+        if target == self.ref:  # validate reports the cycle; a run would read its own main
+            raise RatError(f"ref('{name}') is this pipeline's own table; use {{{{ this }}}} to read it")
         self.ensure_catalog(target.namespace)
         if not IcebergTable(self.spark, target).exists():
             raise RatError(f"ref('{name}'): table {target.fqn} does not exist yet; run {target.fqn} first")
