@@ -151,3 +151,15 @@ def test_a_pipeline_that_refs_itself_is_refused_at_run_time(scratch: Scratch):
 
 def without_metadata(files: dict) -> dict:
     return {path: stat for path, stat in files.items() if "/metadata/" not in path}
+
+
+@pytest.mark.spark
+def test_tables_reports_the_rows_a_reader_sees_on_a_merge_on_read_table(scratch: Scratch):
+    sql = "-- @merge_strategy: incremental\n-- @unique_key: id\nSELECT 1 AS id, '{v}' AS v\n"
+    fqn = scratch.pipeline("silver", "mor", sql.format(v="a"))
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.pipeline("silver", "mor", sql.format(v="b"))  # the same key again: one row deleted, one added
+    assert scratch.run(fqn)["status"] == "success"
+    status, results = script(scratch.wb, "tables\n")
+    listed = next(t for t in results[0]["tables"] if t["name"] == fqn)
+    assert listed["rows"] == len(scratch.rows(f"SELECT * FROM {fqn}")) == 1
