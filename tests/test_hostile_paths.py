@@ -8,12 +8,10 @@ from pathlib import Path
 import pytest
 
 from devkit.s3server import SeaweedServer
-from rat_tui.core.commands.workbench import Workbench
 from rat_tui.core.errors import RatError
-from tests.conftest import SAMPLE
 from tests.helpers import run_script
 from tests.lakehelpers import disk_state
-from tests.s3helpers import bucket_project, new_bucket
+from tests.s3helpers import bucket_project
 
 OUTSIDE = "is outside {where}; names must stay inside it"
 
@@ -40,14 +38,6 @@ def test_write_outside_the_project_is_refused(sample_copy: Path, name: str):
     status, results, _ = run_script(sample_copy, f"write {name} <<EOF\nSELECT 1\nEOF\n")
     assert status == 1 and results[0]["error"] == f"path '{name}' " + OUTSIDE.format(where="the project folder")
     assert project_files(sample_copy) == before and not Path("/tmp/rat-outside.sql").exists()
-
-
-@pytest.fixture
-def pushed(s3_env: SeaweedServer, tmp_path: Path) -> tuple[Workbench, str]:
-    bucket = new_bucket(s3_env)
-    wb = Workbench(bucket_project(tmp_path / "a", s3_env, bucket, SAMPLE))
-    wb.push()
-    return wb, bucket
 
 
 def test_a_bucket_object_whose_key_leads_out_of_its_zone_is_refused(pushed, s3_env: SeaweedServer, tmp_path: Path):
