@@ -69,8 +69,62 @@ SANDBOX = [
     ("getattr(run, '__code__')", "getattr() on '__code__'"), ("setattr(run, '__name__', 'x')", "setattr() on '__name__'"),
     ("x = ().__class__", "access to '__class__'"), ("x = run.__globals__", "access to '__globals__'"),
     ("x = object.__subclasses__", "access to '__subclasses__'"), ("x = __builtins__", "use of '__builtins__'"),
+    # The modules behind os and subprocess, the app's state database, PySpark's handles on the JVM.
+    ("import posix", "import of 'posix'"), ("from posix import system", "import from 'posix'"),
+    ("import _posixsubprocess", "import of '_posixsubprocess'"), ("import sqlite3", "import of 'sqlite3'"),
+    ("import py4j.java_gateway", "import of 'py4j.java_gateway'"), ("x = run._jvm", "access to '_jvm'"),
+    ("x = getattr(run, '_jsparkSession')", "getattr() on '_jsparkSession'"),
 ]
 VALIDATE_CASES += [
     (f"sandbox-{i}", {f"{P}/pipeline.py": f"{code}\n{RUN}"}, f"{P}/pipeline.py", 1, f"{what} is not allowed")
     for i, (code, what) in enumerate(SANDBOX)
+]
+
+# Hostile SQL, run as a pipeline next to a table it must not touch: {victim} is that table,
+# {ns} the namespace. (id, pipeline SQL, the exact sentence after "<path>:<line>: " or None, line)
+WRITES = "must be one read-only query; {kind} statements are not allowed (writing tables is the product's job)"
+HOSTILE_SQL: list[tuple[str, str, str, int | None]] = [
+    ("insert-other-table", "INSERT INTO {victim} SELECT 2 AS id", "a pipeline " + WRITES.format(kind="INSERT"), None),
+    ("cte-insert", "WITH x AS (SELECT 55 AS id)\nINSERT INTO {victim} SELECT * FROM x", "a pipeline " + WRITES.format(kind="INSERT"), None),
+    ("drop-other-table", "DROP TABLE {victim}", "a pipeline " + WRITES.format(kind="DROP TABLE"), None),
+    ("delete-other-table", "DELETE FROM {victim}", "a pipeline " + WRITES.format(kind="DELETE"), None),
+    ("merge-other-table", "MERGE INTO {victim} t USING (SELECT 1 AS id) s ON t.id = s.id WHEN MATCHED THEN DELETE",
+     "a pipeline " + WRITES.format(kind="MERGE"), None),
+    ("call-procedure", "CALL {ns}.system.rollback_to_snapshot('bronze.victim', 1)", "a pipeline " + WRITES.format(kind="CALL"), None),
+    ("set-conf", "SET spark.sql.ansi.enabled = false", "a pipeline " + WRITES.format(kind="SET"), None),
+    ("create-view", "CREATE TEMPORARY VIEW v AS SELECT 1 AS id", "a pipeline " + WRITES.format(kind="CREATE VIEW"), None),
+    ("java-method", "SELECT 1 AS id,\n  java_method('java.lang.System', 'getProperty', 'user.home') AS home",
+     "a pipeline may not call java_method() (it calls Java methods)", 2),
+    ("reflect-in-subquery", "SELECT 1 AS id\nWHERE 1 IN (SELECT 1 FROM range(1) WHERE reflect('java.util.UUID', 'randomUUID') IS NOT NULL)",
+     "a pipeline may not call reflect() (it calls Java methods)", 2),
+    ("transform-using", "SELECT TRANSFORM(id) USING 'cat' AS (a) FROM range(1)",
+     "a pipeline may not use TRANSFORM … USING (it runs a program)", 1),
+]
+
+# Landing files neither `upload` nor a run may take, the same sentence on both paths:
+# (id, file name, content, what is said after the file's name)
+BAD_LANDING_FILES: list[tuple[str, str, bytes, str]] = [
+    ("colon-in-name", "a:b.csv", b"id\n1\n", "has ':' in its name, which Spark cannot read; rename the file"),
+    ("parquet-named-csv", "p.csv", b"PAR1\x15\x04\x15\x10\x15\x14L\x15\x02\x15\x00\x12\x00\x00\x08\x1c\x01\x00\x00\x00PAR1",
+     "is a Parquet file with a .csv extension; rename it to .parquet"),
+    ("json-array", "a.json", b'[\n  {"id": 1},\n  {"id": 2}\n]\n',
+     "is a JSON array; landing zones read JSON Lines (one object per line)"),
+    ("json-pretty-object", "b.json", b'{\n  "id": 1\n}\n',
+     "is not JSON Lines (line 1 is not one JSON object); write one object per line"),
+    ("empty-csv", "empty.csv", b"", "is empty (0 bytes)"),
+]
+# Names the OS allows that runs must read as they are (spaces, accents, %, Hadoop glob characters).
+ODD_LANDING_NAMES = ["my file.csv", "café #2.csv", "a%20b.csv", "a[1].csv", "q?.csv", "{x}.csv", "star*.csv",
+                     "back\\slash.csv", "a+b.csv"]
+
+# Results a table cannot hold as they are: (id, pipeline SQL, exact sentence after "<path>: ")
+BAD_RESULTS: list[tuple[str, str, str]] = [
+    ("duplicate-columns", "SELECT 1 AS a, 2 AS a", "the result has two columns named 'a'; give each column its own name"),
+    ("duplicate-columns-case", "SELECT 1 AS id, 2 AS ID", "the result has two columns named 'ID'; give each column its own name"),
+    ("null-typed-column", "SELECT 1 AS id, NULL AS note",
+     "column 'note' has no type (it is NULL in every row); cast it, e.g. CAST(NULL AS STRING) AS note"),
+    ("internal-column", "SELECT 1 AS id, 2 AS __rat_order",
+     "column '__rat_order' has a name reserved for the product's own columns (__rat_…); rename it"),
+    ("unique-key-with-dot", "-- @merge_strategy: incremental\n-- @unique_key: a.b\nSELECT 1 AS `a.b`",
+     "unique_key 'a.b' has a dot in its name, which Spark reads as a field of a struct; rename the column"),
 ]

@@ -61,3 +61,15 @@ def s3_env(s3_server, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", ACCESS_KEY)
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
     return s3_server
+
+
+@pytest.fixture
+def pushed(s3_env, tmp_path: Path):
+    """The sample project pushed to a fresh bucket from folder `a`: (Workbench, bucket name)."""
+    from rat_tui.core.commands.workbench import Workbench
+    from tests.s3helpers import bucket_project, new_bucket
+
+    bucket = new_bucket(s3_env)
+    wb = Workbench(bucket_project(tmp_path / "a", s3_env, bucket, SAMPLE))
+    wb.push()
+    return wb, bucket

@@ -68,3 +68,9 @@ def copy_sample_namespace(scratch: Scratch) -> None:
     source = pristine_sample() / "ecommerce"
     shutil.copytree(source / "pipelines", scratch.root / "pipelines", dirs_exist_ok=True)
     shutil.copytree(source / "landing", scratch.root / "landing", dirs_exist_ok=True)
+
+
+def disk_state(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file under `folder` (size, mtime), so a test can prove a refusal wrote nothing."""
+    return {p.relative_to(folder).as_posix(): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in sorted(folder.rglob("*")) if p.is_file()}

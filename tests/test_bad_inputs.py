@@ -10,8 +10,8 @@ import pytest
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.script.commands import ScriptContext
 from rat_tui.script.executor import execute, parse
-from tests.bad_inputs import VALIDATE_CASES
-from tests.lakehelpers import Scratch
+from tests.bad_inputs import BAD_RESULTS, VALIDATE_CASES
+from tests.lakehelpers import Scratch, disk_state
 
 
 def script(wb: Workbench, text: str) -> tuple[int, list[dict]]:
@@ -113,3 +113,53 @@ def test_a_landing_zone_that_disappears_mid_run(scratch: Scratch, monkeypatch: p
     status, results = script(scratch.wb, f"run {fqn}\n")
     assert status == 1 and "query failed" in results[0]["error"] and "pipeline.sql" in results[0]["error"]
     assert not scratch.table_exists("bronze", "v")
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("case", BAD_RESULTS, ids=[c[0] for c in BAD_RESULTS])
+def test_a_result_no_table_can_hold_is_one_sentence(scratch: Scratch, case):
+    _, sql, sentence = case
+    fqn = scratch.pipeline("silver", "odd", sql)
+    before = disk_state(scratch.root)
+    for command in ("run", "preview"):
+        status, results = script(scratch.wb, f"{command} {fqn}\n")
+        assert status == 1
+        assert results[0]["error"].endswith(f"{scratch.ns}/pipelines/silver/odd/pipeline.sql: {sentence}"), results[0]["error"]
+    assert disk_state(scratch.root) == before and not scratch.table_exists("silver", "odd")
+
+
+@pytest.mark.spark
+def test_a_pipeline_that_refs_itself_is_refused_at_run_time(scratch: Scratch):
+    fqn = scratch.pipeline("silver", "me", "SELECT 1 AS id")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.pipeline("silver", "me", "SELECT id + 1 AS id\nFROM {{ ref('silver.me') }}")
+    scratch.pipeline("silver", "me_py", "def run(spark, ctx):\n    return ctx.ref('silver.me_py')\n", filename="pipeline.py")
+    # The run branch of an existing table is made (and dropped) before the source is read, so
+    # only the metadata folder changes: data files and main stay as they were.
+    before, refs = without_metadata(disk_state(scratch.root)), scratch.refs(fqn)
+    status, results = script(scratch.wb, f"run {fqn}\n")
+    assert status == 1 and results[0]["run"]["error"] == (
+        f"{scratch.ns}/pipelines/silver/me/pipeline.sql:2: ref('silver.me') is this pipeline's own table; "
+        "use {{ this }} to read it")
+    status, results = script(scratch.wb, f"run {scratch.ns}.silver.me_py\n")
+    assert status == 1 and results[0]["run"]["error"] == (
+        f"{scratch.ns}/pipelines/silver/me_py/pipeline.py:2: ref('silver.me_py') is this pipeline's own table; "
+        "use {{ this }} to read it")
+    assert without_metadata(disk_state(scratch.root)) == before and scratch.refs(fqn) == refs
+    assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
+
+
+def without_metadata(files: dict) -> dict:
+    return {path: stat for path, stat in files.items() if "/metadata/" not in path}
+
+
+@pytest.mark.spark
+def test_tables_reports_the_rows_a_reader_sees_on_a_merge_on_read_table(scratch: Scratch):
+    sql = "-- @merge_strategy: incremental\n-- @unique_key: id\nSELECT 1 AS id, '{v}' AS v\n"
+    fqn = scratch.pipeline("silver", "mor", sql.format(v="a"))
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.pipeline("silver", "mor", sql.format(v="b"))  # the same key again: one row deleted, one added
+    assert scratch.run(fqn)["status"] == "success"
+    status, results = script(scratch.wb, "tables\n")
+    listed = next(t for t in results[0]["tables"] if t["name"] == fqn)
+    assert listed["rows"] == len(scratch.rows(f"SELECT * FROM {fqn}")) == 1

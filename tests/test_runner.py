@@ -83,7 +83,7 @@ def test_bad_sql_and_templates_fail_naming_the_file_and_write_nothing(scratch: S
 def test_a_failed_run_on_an_existing_table_writes_nothing(scratch: Scratch):
     fqn = scratch.pipeline("bronze", "t", "SELECT 1 AS id")
     ok = scratch.run(fqn)
-    scratch.pipeline("bronze", "t", "SELECT id, raise_error('boom') AS e FROM VALUES (1) AS v(id)")
+    scratch.pipeline("bronze", "t", "SELECT id, CAST(raise_error('boom') AS STRING) AS e FROM VALUES (1) AS v(id)")
     bad = scratch.run(fqn)
     assert bad["status"] == "failed" and "boom" in bad["error"]
     assert scratch.refs(fqn) == {"main": ok["snapshot_id"]}

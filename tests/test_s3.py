@@ -21,15 +21,6 @@ PIPE = "ecommerce/pipelines/silver/clean_orders"
 FQN = "ecommerce.silver.clean_orders"
 
 
-@pytest.fixture
-def pushed(s3_env: SeaweedServer, tmp_path: Path) -> tuple[Workbench, str]:
-    """The sample project pushed to a fresh bucket from folder `a`."""
-    bucket = new_bucket(s3_env)
-    wb = Workbench(bucket_project(tmp_path / "a", s3_env, bucket, SAMPLE))
-    wb.push()
-    return wb, bucket
-
-
 def clone(server: SeaweedServer, bucket: str, folder: Path) -> Workbench:
     wb = Workbench(bucket_project(folder, server, bucket))
     wb.connect_remote()

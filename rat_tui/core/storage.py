@@ -7,6 +7,7 @@ never to the bucket, so a local project never imports boto3.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,7 +34,9 @@ class Storage:
         return self.project.warehouse_dir(namespace).resolve().as_uri()
 
     def landing_uri(self, path: Path) -> str:
-        return path.resolve().as_uri()
+        # Not `as_uri()`: Spark does not decode its %-escapes (`my%20file.csv` does not exist);
+        # Hadoop's glob characters are escaped so `a[1].csv` is that file, not a pattern.
+        return "file:" + re.sub(r"([\\{}\[\]*?])", r"\\\1", str(path.resolve()))
 
     def spark_conf(self) -> dict[str, str]:
         """Extra Spark settings the storage needs (S3A, in direct mode)."""

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from ..landing.checks import file_problem
 from ..project.model import LANDING_EXTENSIONS, PipelineRef
 from ..project.pipeline_source import load_pipeline
 from ..project.templating import template_calls
@@ -41,7 +42,8 @@ def zone_files(wb, namespace: str, zone: str) -> list[dict]:
         stat = path.stat()
         found.append({"path": relative.as_posix(), "kind": kind, "bytes": stat.st_size,
                       "modified": datetime.fromtimestamp(stat.st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M"),
-                      "consumed": (wb.project.rel(path), stat.st_mtime) in consumed if kind == "active" else None})
+                      "consumed": (wb.project.rel(path), stat.st_mtime) in consumed if kind == "active" else None,
+                      "problem": file_problem(path) if kind == "active" else None})
     order = {"active": 0, "sample": 1}
     return sorted(found, key=lambda f: (order.get(f["kind"], 2), f["path"]))
 

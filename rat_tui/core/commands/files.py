@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..errors import RatError
 from ..project.model import pipeline_file_owner
+from ..project.paths import inside
 from ..store.fileio import atomic_write
 from .base import WorkbenchParts
 
@@ -10,9 +11,7 @@ from .base import WorkbenchParts
 class FileCommands(WorkbenchParts):
     def write(self, relpath: str, content: str) -> dict:
         """Write a project file atomically (temp file, then rename), as an editor save would."""
-        target = (self.project.root / relpath).resolve()
-        if self.project.root not in target.parents:
-            raise RatError(f"'{relpath}' is outside the project folder")
+        target = inside(self.project.root, relpath, "path", "the project folder")
         atomic_write(target, content.encode("utf-8"))
         relpath = self.project.rel(target)
         if pipeline_file_owner(relpath) is not None:

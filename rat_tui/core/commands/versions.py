@@ -5,6 +5,7 @@ import hashlib
 
 from ..errors import RatError
 from ..project.model import PipelineRef
+from ..project.paths import inside
 from ..project.validate import validate
 from ..store.fileio import atomic_write
 from .base import WorkbenchParts
@@ -74,8 +75,10 @@ class VersionCommands(WorkbenchParts):
 
     def restore_files(self, ref: PipelineRef, files: dict[str, bytes]) -> None:
         """Make the working folder hold exactly `files`; the working copy is versioned first."""
-        self.record_working_copy(ref)
         base = self.project.pipeline_dir(ref)
+        for name in files:  # checked before anything is written
+            inside(base, name, f"a pinned file of {ref.fqn} has a name", f"pipeline folder {ref.relpath.as_posix()}")
+        self.record_working_copy(ref)
         for name in self.project.read_pipeline_files(ref):
             if name not in files:
                 (base / name).unlink()

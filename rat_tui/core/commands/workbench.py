@@ -1,7 +1,6 @@
 """The command layer: every action the TUI and `--script` offer, as plain methods returning data."""
 from __future__ import annotations
 
-import re
 import secrets
 import threading
 from datetime import datetime, timezone
@@ -16,6 +15,7 @@ from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_source import load_pipeline
+from ..project.sql_guard import check_read_only
 from ..project.validate import validate
 from ..run.build import build
 from ..run.context import RunContext, run_timestamp
@@ -38,8 +38,6 @@ from .upkeep import UpkeepCommands
 from .versions import VersionCommands
 
 QUERY_ROW_LIMIT = 1000
-_READ_ONLY = re.compile(r"^\s*(select|with|show|describe|desc|explain|values|table)\b", re.I)
-_COMMENTS = re.compile(r"(--[^\n]*\n?)|(/\*.*?\*/)", re.S)
 
 
 class Workbench(TableCommands, LandingCommands, UpkeepCommands, VersionCommands, BucketCommands, FileCommands):
@@ -171,7 +169,7 @@ class Workbench(TableCommands, LandingCommands, UpkeepCommands, VersionCommands,
         errors = [p for p in problems if p.is_error]
         if loaded is None or errors:
             raise RatError.from_problem(errors[0])
-        with self.spark.using() as spark:
+        with self.spark.using(isolated=True) as spark:
             self.spark.ensure_catalog(ref.namespace)
             table = IcebergTable(spark, ref)
             started = run_timestamp(datetime.now(timezone.utc))
@@ -187,9 +185,8 @@ class Workbench(TableCommands, LandingCommands, UpkeepCommands, VersionCommands,
         return {"columns": df.columns, "rows": [row_values(r) for r in rows]}
 
     def query(self, sql: str) -> dict:
-        if not _READ_ONLY.match(_COMMENTS.sub(" ", sql)):
-            raise RatError("query is read-only: start with SELECT, WITH, SHOW, DESCRIBE or EXPLAIN")
-        with self.spark.using() as spark:
+        with self.spark.using(isolated=True) as spark:
+            check_read_only(spark, sql, "a query", inspection=True)
             try:
                 df = spark.sql(sql)
             except Exception as exc:

@@ -110,9 +110,14 @@ def table_stats(table: "StaticTable") -> dict:
     extra = snap.summary.additional_properties if snap is not None and snap.summary is not None else {}
     files = int(extra.get("total-data-files", 0))
     size = int(extra.get("total-files-size", 0))
+    rows = int(extra.get("total-records", 0))
+    if int(extra.get("total-position-deletes", 0)) or int(extra.get("total-equality-deletes", 0)):
+        # Merge-on-read: total-records still counts deleted rows. Count what a reader sees;
+        # PyIceberg reads only the data files that have deletes, the rest from their stats.
+        rows = table.scan(snapshot_id=snap.snapshot_id).count()
     return {
         "snapshot_id": snap.snapshot_id if snap else None,
-        "rows": int(extra.get("total-records", 0)),
+        "rows": rows,
         "data_files": files,
         "avg_file_bytes": size // files if files else 0,
     }

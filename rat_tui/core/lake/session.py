@@ -17,6 +17,7 @@ from ..errors import RatError
 from ..events import EventBus, SessionStateChanged
 from ..project.model import Project
 from .java import find_java_home, iceberg_jar
+from .run_session import RunSession
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -112,6 +113,12 @@ class SparkManager:
         self._starter: threading.Thread | None = None
         self._catalogs: set[str] = set()
         self._active = 0
+        # SQL settings every run session starts from (launch settings plus catalogs registered
+        # since), and the run sessions alive now, which a newly registered catalog must reach.
+        self._sql_conf: dict[str, str] = {}
+        self._static_keys: set[str] = set()
+        self._children: list[SparkSession] = []
+        self._conf_lock = threading.Lock()
         self.start_seconds: float | None = None
 
     # -- state ------------------------------------------------------------------
@@ -154,20 +161,47 @@ class SparkManager:
         return self._spark
 
     @contextlib.contextmanager
-    def using(self) -> Iterator["SparkSession"]:
-        """The session, marked busy while the block runs."""
+    def using(self, isolated: bool = False) -> Iterator["SparkSession"]:
+        """The session, marked busy while the block runs.
+
+        `isolated=True` gives the block a session of its own for user code (a run, a preview,
+        a query): it shares the JVM, cache and catalogs but not SQL settings or temp views, so
+        a pipeline's `spark.conf.set(...)` never reaches another run, and its `stop()` is refused.
+        """
         spark = self.session()
         with self._lock:
             self._active += 1
             if self._active == 1:
                 self._set_state(SessionState.BUSY)
+        child = self._run_session(spark) if isolated else None
         try:
-            yield spark
+            yield child or spark
         finally:
+            if child is not None:
+                with self._conf_lock:
+                    self._children.remove(child)
             with self._lock:
                 self._active -= 1
                 if self._active == 0 and self._spark is not None:
                     self._set_state(SessionState.READY)
+
+    def _run_session(self, spark: "SparkSession") -> "SparkSession":
+        child = RunSession(spark)
+        with self._conf_lock:
+            for key, value in self._sql_conf.items():
+                self._set_conf(child, key, value)
+            child.conf.set("spark.sql.runSQLOnFiles", "false")  # no `text.\`/etc/passwd\`` from user SQL
+            self._children.append(child)
+        return child
+
+    def _set_conf(self, session: "SparkSession", key: str, value: str) -> None:
+        """Set a SQL setting on a session; static ones (fixed at launch) are shared anyway."""
+        if key in self._static_keys:
+            return
+        try:
+            session.conf.set(key, value)
+        except Exception:
+            self._static_keys.add(key)
 
     def ensure_catalog(self, namespace: str) -> None:
         """Register the namespace's Iceberg catalog (namespaces may appear while the app runs)."""
@@ -175,11 +209,15 @@ class SparkManager:
             return
         spark = self.session()
         settings = self.project.settings
-        for key, value in catalog_conf(
-            namespace, self.storage.warehouse_uri(namespace), settings.catalog_type, settings.catalog_properties
-        ).items():
-            spark.conf.set(key, value)
-        self._catalogs.add(namespace)
+        with self._conf_lock:
+            for key, value in catalog_conf(
+                namespace, self.storage.warehouse_uri(namespace), settings.catalog_type, settings.catalog_properties
+            ).items():
+                spark.conf.set(key, value)
+                self._sql_conf[key] = value
+                for child in self._children:
+                    child.conf.set(key, value)
+            self._catalogs.add(namespace)
 
     # -- start and stop -----------------------------------------------------------
     def _conf(self, logs: Path) -> dict[str, str]:
@@ -202,6 +240,8 @@ class SparkManager:
             "spark.sql.shuffle.partitions": "8",
             # A bad number in the data is an error, not a silent NULL (TRY_CAST stays lenient).
             "spark.sql.ansi.enabled": "true",
+            # User SQL reads tables, never files by path (``SELECT * FROM text.`/etc/passwd` ``).
+            "spark.sql.runSQLOnFiles": "false",
             "spark.driver.extraJavaOptions": java_opts,
             "spark.executor.extraJavaOptions": java_opts,
             "spark.sql.warehouse.dir": (self.project.state_dir / "spark-warehouse").as_uri(),
@@ -232,6 +272,7 @@ class SparkManager:
             check_s3_jars(spark, conf)
             spark.sparkContext.setLogLevel(self.project.settings.spark_log_level.upper())
             self._catalogs = {k.split(".")[3] for k in conf if k.count(".") == 3 and k.startswith("spark.sql.catalog.")}
+            self._sql_conf = {k: v for k, v in conf.items() if k.startswith("spark.sql.")}
             self._spark = spark
             self.start_seconds = time.monotonic() - began
             log.info("Spark session ready in %.1f s (master %s)", self.start_seconds, conf["spark.master"])

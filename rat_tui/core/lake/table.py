@@ -48,7 +48,7 @@ class IcebergTable:
         return f"{self.ident}.{quote('branch_' + branch)}"
 
     def exists(self) -> bool:
-        return bool(self.spark.catalog.tableExists(f"{self.ref.namespace}.{self.ref.layer}.{self.ref.name}"))
+        return bool(self.spark.catalog.tableExists(self.ident))
 
     def create_empty(self, schema: "StructType", properties: dict[str, str], partition_column: str | None) -> None:
         from pyspark.sql import functions as F
@@ -73,7 +73,8 @@ class IcebergTable:
 
     def _procedure(self, name: str, **arguments: str) -> None:
         """CALL a procedure on this table; arguments are SQL literals (procedures take no expressions)."""
-        named = [f"table => {sql_string(f'{self.ref.layer}.{self.ref.name}')}"]
+        # The procedure parses this string as an identifier again: `my-pipe` needs its quotes inside.
+        named = [f"table => {sql_string(quote(self.ref.layer, self.ref.name))}"]
         named += [f"{key} => {value}" for key, value in arguments.items()]
         self.spark.sql(f"CALL {quote(self.ref.namespace)}.system.{name}({', '.join(named)})")
 

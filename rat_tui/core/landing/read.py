@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import RatError
 from ..project.model import LANDING_EXTENSIONS, active_landing_files
+from .checks import file_problem
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -39,6 +40,10 @@ def zone_files(zone_dir: Path, label: str) -> tuple[str, list[Path]]:
     files = active_landing_files(zone_dir)
     if not files:
         raise RatError(f"landing zone {label} has no active files (.csv, .parquet, .json) to read")
+    for file in files:  # the checks upload makes, for files dropped into the folder
+        problem = file_problem(file)
+        if problem:
+            raise RatError(f"landing file {label}/{file.relative_to(zone_dir).as_posix()} {problem}")
     formats = sorted({LANDING_EXTENSIONS[f.suffix.lower()] for f in files})
     if len(formats) > 1:
         raise RatError(f"landing zone {label} mixes file formats ({', '.join(formats)}); keep one format per zone")

@@ -10,7 +10,9 @@ from .. import testpoints
 from ..errors import RatError
 from ..project.model import LANDING_EXTENSIONS, Project
 from ..project.names import name_problem
+from ..project.paths import inside
 from ..run.archival import kept_copy_folder
+from .checks import file_problem
 
 SAMPLE_ROWS = 1000
 CHUNK = 1 << 20
@@ -52,6 +54,9 @@ def check_file(path: Path, expected_columns: list[str] | None = None) -> str:
         raise RatError(f"{path.name} has an unsupported extension; landing zones take .csv, .parquet, .json or .jsonl")
     if not os.access(path, os.R_OK):
         raise RatError(f"{path.name} cannot be read (permission denied)")
+    problem = file_problem(path)
+    if problem:
+        raise RatError(f"{path.name} {problem}")
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
@@ -126,13 +131,15 @@ def upload(zone_dir: Path, sources: list[Path], as_name: str | None = None, repl
         name = as_name or source.name
         if Path(name).suffix.lower() != source.suffix.lower():
             raise RatError(f"--as {name} must keep the extension {source.suffix}")
-        target = zone_dir / name
+        target = inside(zone_dir, name, "--as", f"landing zone {zone_dir.parent.parent.name}/landing/{zone_dir.name}") \
+            if as_name else zone_dir / name
         if target.exists() and not replace:
             raise RatError(f"{name} already exists in the zone; upload with --replace to replace it "
                            "(the old file is kept under _processed/)")
         plan.append((source, target))
     done = []
     for source, target in plan:
+        target.parent.mkdir(parents=True, exist_ok=True)  # `--as sub/name.csv`
         _copy(source, target, replace, progress)
         write_sample(zone_dir, target)
         done.append({"name": target.name, "bytes": target.stat().st_size})

@@ -13,7 +13,12 @@ FORBIDDEN_MODULES = frozenset({
     "multiprocessing", "threading", "signal", "builtins", "io", "tempfile", "glob", "marshal",
     "shelve", "code", "codeop", "inspect", "gc", "resource", "pty", "fcntl", "mmap", "asyncio",
     "concurrent", "urllib", "http", "ftplib", "smtplib", "requests", "runpy", "zipimport",
+    # The modules behind os and subprocess, and the app's own state database (.rat/state.db).
+    "posix", "nt", "_posixsubprocess", "_subprocess", "_winapi", "sqlite3", "_sqlite3", "py4j", "_thread",
 })
+# PySpark's handles on the JVM: through them a pipeline reaches any Java class or stops the
+# shared session (the session a run gets refuses stop() itself).
+FORBIDDEN_ATTRIBUTES = frozenset({"_jvm", "_jsc", "_jsparkSession", "_gateway", "_sc", "_jconf"})
 FORBIDDEN_CALLS = frozenset({
     "eval", "exec", "compile", "open", "__import__", "input", "breakpoint", "globals", "locals", "vars",
 })
@@ -51,12 +56,12 @@ class _Guard(ast.NodeVisitor):
                 name = node.args[1]
                 if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
                     self._reject(node, f"{node.func.id}() with a computed attribute name")
-                elif _is_dunder(name.value):
+                elif _is_dunder(name.value) or name.value in FORBIDDEN_ATTRIBUTES:
                     self._reject(node, f"{node.func.id}() on '{name.value}'")
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if _is_dunder(node.attr):
+        if _is_dunder(node.attr) or node.attr in FORBIDDEN_ATTRIBUTES:
             self._reject(node, f"access to '{node.attr}'")
         self.generic_visit(node)
 

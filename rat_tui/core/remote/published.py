@@ -10,9 +10,12 @@ import json
 import logging
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 from ..errors import RatError
 from ..project.model import PipelineRef
+from ..project.names import name_problem
+from ..project.paths import inside
 from ..store.state import StateDB
 from ..store.versions import PublishedVersion, VersionStore
 from .bucket import Bucket, PreconditionFailed
@@ -26,8 +29,9 @@ CREATE TABLE IF NOT EXISTS s3_published_seen (relpath TEXT PRIMARY KEY, etag TEX
 
 
 class PublishedSync:
-    def __init__(self, bucket: Bucket, versions: VersionStore, state: StateDB):
+    def __init__(self, bucket: Bucket, versions: VersionStore, state: StateDB, root: Path):
         self.bucket, self.versions, self.state = bucket, versions, state
+        self.versions_root = root  # the project folder, where pinned files are restored
         self._lock = threading.Lock()
         state.script(_SCHEMA)
 
@@ -45,13 +49,34 @@ class PublishedSync:
     def _import(self, relpath: str) -> int:
         """One pipeline's list; a damaged one is reported in the log and skipped until it changes."""
         data, info = self.bucket.get(relpath)
-        self._mark_seen(relpath, info.etag)
         try:
             document = json.loads(data)
+            self._check_names(relpath, document["pipeline"], document["versions"])
+            self._mark_seen(relpath, info.etag)
             return self.versions.import_published(document["pipeline"], document["versions"])
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            self._mark_seen(relpath, info.etag)
             log.error("%s in %s is not a published-versions list (%s); skipped", relpath, self.bucket.where, exc)
             return 0
+
+    def _check_names(self, relpath: str, fqn: str, versions: list[dict]) -> None:
+        """Every file a list pins (names and recorded paths) lies in that pipeline's folder: a restore
+        writes them there. Otherwise one sentence, and the list is not imported (nor marked seen)."""
+        ref = PipelineRef.parse(fqn)
+        for part, kind in zip((ref.namespace, ref.name), ("namespace", "pipeline")):
+            problem = name_problem(kind, part)
+            if problem:
+                raise RatError(f"{relpath} in {self.bucket.where}: {problem}")
+        folder, base = self.versions_root / ref.relpath, ref.relpath.as_posix()
+        where = f"pipeline folder {base}"
+        for version in versions:
+            what = f"{relpath} in {self.bucket.where} pins a file whose name"
+            for name in version["files"]:
+                inside(folder, name, what, where)
+            for known in version.get("content", {}).values():
+                inside(folder, known["relpath"].removeprefix(base + "/"), what, where)
+                if not known["relpath"].startswith(base + "/"):
+                    raise RatError(f"{what} '{known['relpath']}' is outside {where}; names must stay inside it")
 
     def pull(self) -> int:
         """Import the versions colleagues published since the last look; how many changed here."""

@@ -46,7 +46,7 @@ class BucketStorage(Storage):
 
     def attach(self, versions: VersionStore) -> None:
         self.sync.versions = versions
-        self.published = PublishedSync(self.bucket, versions, self.sync.state)
+        self.published = PublishedSync(self.bucket, versions, self.sync.state, self.project.root)
 
     def pull_published(self) -> None:
         """Versions colleagues published since the last look (one listing)."""

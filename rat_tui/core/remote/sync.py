@@ -20,6 +20,7 @@ from pathlib import Path
 from .. import testpoints
 from ..errors import RatError
 from ..project.model import Project, pipeline_file_owner
+from ..project.paths import inside
 from ..run.archival import kept_copy_folder
 from ..store.fileio import atomic_write, file_sha256
 from ..store.state import StateDB
@@ -154,7 +155,14 @@ class ProjectSync:
         found: dict[str, ObjectInfo] = {}
         for ns in self.bucket.folders(""):
             found.update({k: v for k, v in self.bucket.list(f"{ns}/pipelines/").items() if pipeline_file_owner(k)})
-        return found
+        return self._inside(found, "", "the project folder")
+
+    def _inside(self, objects: dict[str, ObjectInfo], prefix: str, where: str) -> dict[str, ObjectInfo]:
+        """Object keys become local paths: one that leads out of its folder stops the sync before anything is written."""
+        for relpath in objects:
+            inside(self.project.root / prefix, relpath.removeprefix(prefix),
+                   f"{self.bucket.where} holds object {relpath}, whose name", where)
+        return objects
 
     def remote_changes(self) -> list[RemoteChange]:
         """Pipeline files the bucket holds in another state than this folder last saw."""
@@ -241,7 +249,7 @@ class ProjectSync:
         for folder in folders:
             if folder != "_processed":
                 found.update(self.bucket.list(f"{prefix}{folder}/"))
-        return found
+        return self._inside(found, prefix, f"landing zone {prefix.rstrip('/')}")
 
     def sync_zone(self, namespace: str, zone: str) -> dict:
         """Make the zone's active files and samples equal on both sides; `_processed/` moves itself.

@@ -7,8 +7,10 @@ from ..errors import RatError
 from ..lake.spark_errors import summarise
 from ..project.pipeline_source import LoadedPipeline
 from ..project.python_guard import python_problems
+from ..project.sql_guard import check_read_only
 from ..project.templating import render
 from .context import PythonContext, RunContext
+from .result_checks import check_result
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -25,6 +27,7 @@ def run_sql(ctx: RunContext, sql: str, relpath: str) -> "DataFrame":
 
 def build_sql(ctx: RunContext, pipeline: LoadedPipeline) -> "DataFrame":
     sql = render(pipeline.source, pipeline.source_relpath, ctx.jinja_context(ctx.table.ident))
+    check_read_only(ctx.spark, sql, "a pipeline", pipeline.source_relpath)
     return run_sql(ctx, sql, pipeline.source_relpath)
 
 
@@ -57,7 +60,9 @@ def build_python(ctx: RunContext, pipeline: LoadedPipeline) -> "DataFrame":
     try:
         exec(compile(pipeline.source, relpath, "exec"), namespace)  # the AST guard ran above
         result = namespace["run"](ctx.spark, PythonContext(ctx))
-    except RatError:
+    except RatError as exc:
+        if exc.path is None:  # from ctx.ref() / ctx.landing_zone(): name the pipeline's line
+            raise RatError(exc.message, relpath, _line_in(exc, relpath)) from None
         raise
     except Exception as exc:
         line = _line_in(exc, relpath)
@@ -76,4 +81,6 @@ def _line_in(exc: BaseException, relpath: str) -> int | None:
 
 
 def build(ctx: RunContext, pipeline: LoadedPipeline) -> "DataFrame":
-    return build_sql(ctx, pipeline) if pipeline.kind == "sql" else build_python(ctx, pipeline)
+    df = build_sql(ctx, pipeline) if pipeline.kind == "sql" else build_python(ctx, pipeline)
+    check_result(df, pipeline.config, pipeline.source_relpath)
+    return df

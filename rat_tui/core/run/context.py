@@ -87,6 +87,8 @@ class RunContext:
             raise RatError(f"ref('{name}') must be 'layer.name' or 'namespace.layer.name'")
         if not self.project.pipeline_dir(target).is_dir():
             raise RatError(f"ref('{name}') names no pipeline in this project")
+        if target == self.ref:  # validate reports the cycle; a run would read its own main
+            raise RatError(f"ref('{name}') is this pipeline's own table; use {{{{ this }}}} to read it")
         self.ensure_catalog(target.namespace)
         if not IcebergTable(self.spark, target).exists():
             raise RatError(f"ref('{name}'): table {target.fqn} does not exist yet; run {target.fqn} first")
@@ -114,7 +116,9 @@ class RunContext:
 
         view = f"landing_{zone.replace('-', '_')}_{self.run_id}"
         df = self.landing_df(zone)
-        df.select("*", F.col("_metadata.file_name").alias(SOURCE_FILE_COLUMN)).createOrReplaceTempView(view)
+        # `file_name` is %-encoded (`my%20file.csv`); url_decode would read a literal '+' as a space.
+        name = F.expr("url_decode(replace(_metadata.file_name, '+', '%2B'))")
+        df.select("*", name.alias(SOURCE_FILE_COLUMN)).createOrReplaceTempView(view)
         self._views.append(view)
         return quote(view)
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import RatError
 from ..lake.spark_errors import summarise
 from ..project.pipeline_source import QualityTest
+from ..project.sql_guard import check_read_only
 from ..project.templating import render
 from ..store.state import QualityOutcome
 from .context import RunContext
@@ -70,6 +71,7 @@ def run_quality_test(ctx: RunContext, test: QualityTest, branch_ident: str, time
     watchdog = _Watchdog(ctx, job_group, timeout)
     try:
         sql = render(test.sql, test.relpath, ctx.jinja_context(branch_ident))
+        check_read_only(ctx.spark, sql, "a quality test", test.relpath)
         with watchdog:
             violations = ctx.spark.sql(sql)
             count = violations.count()

@@ -107,7 +107,7 @@ class Runner:
                 self.state.update_run(record.run_id, status="running", started_at=record.started_at)
                 self.events.publish(RunStarted(record.run_id, record.pipeline, record.version))
                 self.storage.prepare_run(handle.ref)  # e.g. the landing cache matches the bucket
-                with self.spark.using() as spark:
+                with self.spark.using(isolated=True) as spark:  # user code: its own SQL conf, no stop()
                     Execution(
                         spark, self.project, record, handle.ref, handle.options, self.state, self.events,
                         handle.cancelled, self.spark.ensure_catalog, self.storage,

@@ -1,0 +1,46 @@
+"""The checks a landing file must pass before Spark reads it: one set for `upload`, for runs
+(files dropped into the folder) and for the zone panel, so all three say the same sentence.
+
+Only cheap checks (the name, the size, the first bytes or line): a run makes them on every
+file it reads. The full UTF-8 scan and the zone's expected columns stay with `upload`.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..project.model import LANDING_EXTENSIONS
+
+PARQUET_MAGIC = b"PAR1"
+_FIRST_LINE_LIMIT = 1 << 20
+
+
+def file_problem(path: Path) -> str | None:
+    """What stops a run from reading this landing file, said after its name; None when it is fine."""
+    if ":" in path.name:  # Hadoop's Path takes it for a URI scheme, whatever the quoting
+        return "has ':' in its name, which Spark cannot read; rename the file"
+    fmt = LANDING_EXTENSIONS.get(path.suffix.lower())
+    try:
+        if path.stat().st_size == 0:
+            return "is empty (0 bytes)"
+        with path.open("rb") as fh:
+            head = fh.read(4)
+            fh.seek(0)
+            first_line = fh.readline(_FIRST_LINE_LIMIT)
+    except OSError:
+        return None  # a vanished or unreadable file is reported by whoever reads it next
+    if fmt != "parquet" and head == PARQUET_MAGIC:
+        return f"is a Parquet file with a {path.suffix} extension; rename it to .parquet"
+    if fmt == "parquet" and head != PARQUET_MAGIC:
+        return "is not a Parquet file (it does not start with PAR1)"
+    if fmt == "json":
+        text = first_line.decode("utf-8", errors="replace").strip()
+        if text.startswith("["):
+            return "is a JSON array; landing zones read JSON Lines (one object per line)"
+        try:
+            is_object = isinstance(json.loads(text), dict)
+        except ValueError:
+            is_object = False
+        if not is_object:
+            return "is not JSON Lines (line 1 is not one JSON object); write one object per line"
+    return None

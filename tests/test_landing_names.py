@@ -1,0 +1,57 @@
+"""Landing files: any name the OS allows is read as it is; a file no run could read is refused
+the same way by `upload` and by a run (and marked in the zone panel), and nothing is written."""
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+from rat_tui.core.commands.details import zone_files
+from tests.bad_inputs import BAD_LANDING_FILES, ODD_LANDING_NAMES
+from tests.lakehelpers import Scratch, disk_state
+from tests.test_bad_inputs import script
+
+pytestmark = pytest.mark.spark
+
+
+def test_odd_file_names_are_read_archived_and_named_as_they_are(scratch: Scratch, tmp_path: Path):
+    for i, name in enumerate(ODD_LANDING_NAMES[1:], start=1):
+        scratch.landing("odd", name, f"id\n{i}\n")
+    source = tmp_path / ODD_LANDING_NAMES[0]
+    source.write_text("id\n0\n")
+    fqn = scratch.pipeline("bronze", "odd", """
+        -- @archive_landing_zones: true
+        SELECT id, _source_file FROM {{ landing_zone('odd') }}""")
+    status, results = script(scratch.wb, f"upload {scratch.ns} odd {shlex.quote(str(source))}\nsample {scratch.ns} odd {shlex.quote(source.name)}\nrun {fqn}\n")
+    assert status == 0, results
+    assert results[1]["rows"] == [[0]]
+    rows = scratch.rows(f"SELECT id, _source_file FROM {fqn} ORDER BY id")
+    assert rows == [[i, name] for i, name in enumerate(ODD_LANDING_NAMES)]
+    run_id = results[2]["run"]["run_id"]
+    archived = sorted(p.name for p in (scratch.root / "landing" / "odd" / "_processed" / run_id).iterdir())
+    assert archived == sorted(ODD_LANDING_NAMES)
+
+
+@pytest.mark.parametrize("case", BAD_LANDING_FILES, ids=[c[0] for c in BAD_LANDING_FILES])
+def test_a_file_no_run_could_read_is_refused_by_upload_and_by_the_run(scratch: Scratch, tmp_path: Path, case):
+    _, name, content, problem = case
+    scratch.landing("z", "good.csv" if name.endswith(".csv") else "good.json",
+                    "id\n1\n" if name.endswith(".csv") else '{"id": 1}\n')
+    source = tmp_path / name
+    source.write_bytes(content)
+    before = disk_state(scratch.root)
+    status, results = script(scratch.wb, f"upload {scratch.ns} z {shlex.quote(str(source))}\n")
+    assert status == 1 and results[0]["error"] == f"{name} {problem}"
+    assert disk_state(scratch.root) == before
+
+    (scratch.root / "landing" / "z" / name).write_bytes(content)  # dropped into the folder instead
+    fqn = scratch.pipeline("bronze", "reader", "SELECT * FROM {{ landing_zone('z') }}")
+    before = disk_state(scratch.root)
+    status, results = script(scratch.wb, f"run {fqn}\n")
+    assert status == 1
+    assert results[0]["run"]["error"] == (
+        f"{scratch.ns}/pipelines/bronze/reader/pipeline.sql:1: landing file {scratch.ns}/landing/z/{name} {problem}")
+    assert disk_state(scratch.root) == before and not scratch.table_exists("bronze", "reader")
+    listed = {f["path"]: f.get("problem") for f in zone_files(scratch.wb, scratch.ns, "z")}
+    assert listed[name] == problem and listed[next(n for n in listed if n.startswith("good"))] is None
