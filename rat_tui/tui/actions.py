@@ -187,13 +187,17 @@ class Actions:
             self.run_in_worker("purge", self.workbench.purge, False, done="purged {result[purged]}")
 
     def action_toggle_watch(self) -> None:
-        self.watch_enabled = not self.watch_enabled
-        if self.watch_enabled:
-            self.watcher.start()
-        else:
-            self.watcher.stop()
-        self.query_one(StatusBar).update_status(watching=self.watch_enabled)
+        self.set_watch(not self.watch_enabled)
         self.notify(f"Watch {'on' if self.watch_enabled else 'off'}")
+
+    def set_watch(self, on: bool) -> bool:
+        if on and not self.watcher.running:
+            self.watcher.start()
+        elif not on:
+            self.watcher.stop()
+        self.watch_enabled = on
+        self.query_one(StatusBar).update_status(watching=on)
+        return on
 
     def action_pull(self) -> None:
         """Bring the bucket's newer files in: of the selected pipeline, or all of them."""

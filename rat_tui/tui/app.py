@@ -58,7 +58,9 @@ class RatApp(ScriptHost, Workers, Views, Actions, App):
         self.workbench = workbench
         settings = workbench.project.settings
         self.keymap = resolve_keymap(settings.keymap)
-        self.watch_enabled = settings.watch_enabled if watch is None else watch
+        # A script starts with the watcher off: its own `write` followed by `run` must run once (SCRIPT.md).
+        default_watch = settings.watch_enabled if script is None else False
+        self.watch_enabled = default_watch if watch is None else watch
         self.warm_spark = warm_spark
         self._remote_check = threading.Lock()
         self.watcher = ProjectWatcher(workbench.project, lambda changes: self.post_message(FilesChanged(changes)),
