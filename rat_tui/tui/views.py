@@ -62,6 +62,9 @@ class Views:
         if view is None or view.fqn != node.ref.fqn:
             view = PipelineView(node.ref.fqn)
             await self._replace_detail(view)
+            live = self.runs.get(self.latest_run.get(view.fqn, ""))
+            if live is not None and live.status in ("queued", "running"):
+                view.show_tab("tab-run")  # opening a pipeline that is running shows the run
         self._fill_pipeline(view, detail, runs, versions)
 
     def _fill_pipeline(self, view: PipelineView, detail: dict, runs: list[dict], versions: dict) -> None:
