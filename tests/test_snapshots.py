@@ -44,6 +44,19 @@ def compare(snap_compare, app: RatApp, run_before) -> bool:
     return snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+def press_until(key: str, text: str, zone: str | None = None):
+    """A run_before: (select a zone,) press one key, wait until `text` is on screen."""
+    async def run_before(pilot) -> None:
+        if zone is not None:
+            await select(pilot, "zone", zone)
+        await settle(pilot)
+        await pilot.press(key)
+        await until(pilot, lambda: text in pilot.app.screen_text(), 20, repr(text))
+        await settle(pilot)
+
+    return run_before
+
+
 def test_project_tree_and_welcome(snap_compare, sample_copy: Path):
     assert compare(snap_compare, make_app(sample_copy), settle)
 
@@ -57,22 +70,11 @@ def test_pipeline_source_with_config_sources(snap_compare, sample_copy: Path):
 
 
 def test_help_screen_lists_every_key(snap_compare, sample_copy: Path):
-    async def open_help(pilot) -> None:
-        await settle(pilot)
-        await pilot.press("question_mark")
-        await settle(pilot)
-
-    assert compare(snap_compare, make_app(sample_copy), open_help)
+    assert compare(snap_compare, make_app(sample_copy), press_until("question_mark", "Marks in the tree"))
 
 
 def test_palette_opens_on_the_apps_actions(snap_compare, sample_copy: Path):
-    async def open_palette(pilot) -> None:
-        await settle(pilot)
-        await pilot.press("ctrl+p")
-        await pilot.pause(0.6)
-        await settle(pilot)
-
-    assert compare(snap_compare, make_app(sample_copy), open_palette)
+    assert compare(snap_compare, make_app(sample_copy), press_until("ctrl+p", "Run: Run the selected pipeline"))
 
 
 def test_run_view_live(snap_compare, sample_copy: Path, monkeypatch: pytest.MonkeyPatch):
@@ -215,31 +217,12 @@ def test_purge_lists_what_it_would_remove(snap_compare, sample_copy: Path):
     old.parent.mkdir(parents=True)
     old.write_text("order_id\n1\n")
     os.utime(old, (T0, T0))
-
-    async def purge(pilot) -> None:
-        await settle(pilot)
-        await pilot.press("x")
-        await until(pilot, lambda: "Purge 1 item?" in pilot.app.screen_text(), 20, "the purge plan")
-        await settle(pilot)
-
-    assert compare(snap_compare, make_app(sample_copy), purge)
+    assert compare(snap_compare, make_app(sample_copy), press_until("x", "Purge 1 item?"))
 
 
 def test_doctor_reports_a_clean_project(snap_compare, sample_copy: Path):
-    async def doctor(pilot) -> None:
-        await settle(pilot)
-        await pilot.press("D")
-        await until(pilot, lambda: "no inconsistencies" in pilot.app.screen_text(), 20, "the doctor's answer")
-        await settle(pilot)
-
-    assert compare(snap_compare, make_app(sample_copy), doctor)
+    assert compare(snap_compare, make_app(sample_copy), press_until("D", "no inconsistencies"))
 
 
 def test_upload_prompt(snap_compare, sample_copy: Path):
-    async def upload(pilot) -> None:
-        await select(pilot, "zone", "ecommerce.orders")
-        await pilot.press("u")
-        await until(pilot, lambda: "Upload into" in pilot.app.screen_text(), 10, "the upload prompt")
-        await settle(pilot)
-
-    assert compare(snap_compare, make_app(sample_copy), upload)
+    assert compare(snap_compare, make_app(sample_copy), press_until("u", "Upload into", zone="ecommerce.orders"))
