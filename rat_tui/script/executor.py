@@ -30,7 +30,7 @@ def run_line(ctx: ScriptContext, item: ScriptLine) -> dict[str, Any]:
     result: dict[str, Any] = {"line": item.line, "cmd": item.cmd}
     spec = COMMANDS[item.cmd]
     try:
-        args = spec.parser.parse_args(item.args)
+        args = spec.parse_args(item.cmd, item.args, item.rest)
         fields = spec.handler(ctx, args, item.body)
         result.update({"ok": True, **fields})
     except ArgumentError as exc:
@@ -46,7 +46,7 @@ def run_line(ctx: ScriptContext, item: ScriptLine) -> dict[str, Any]:
 def parse(text: str, out: TextIO) -> list[ScriptLine] | None:
     """The script's commands, or None (after reporting the line) when it cannot run at all."""
     try:
-        return parse_script(text, set(COMMANDS))
+        return parse_script(text, COMMANDS)
     except ScriptError as exc:
         emit({"line": exc.line, "cmd": None, "ok": False, "error": str(exc)}, out)
         return None

@@ -6,22 +6,25 @@ import threading
 
 from rich.text import Text
 from textual import on
-from textual.app import App, ComposeResult
-from textual.command import Hit, Hits, Provider
+from textual.app import App, ComposeResult, SystemCommand
+from textual.command import DiscoveryHit, Hits
 from textual.containers import Container, Horizontal
+from textual.system_commands import SystemCommandsProvider
 from textual.widgets import DataTable, Footer, Header, RichLog, Static, Tree
 
 from ..core.commands.workbench import Workbench
 from ..core.project.watch import ProjectWatcher
 from .actions import Actions
+from .components.group_view import GroupView
 from .components.pipeline_view import PipelineView
 from .components.project_tree import NodeData, ProjectTree
 from .components.run_view import RunState, RunView
 from .components.status_bar import StatusBar
 from .components.table_view import TableView
 from .components.zone_view import ZoneView
-from .keymap import DEFAULT_KEYMAP, bindings, resolve_keymap
+from .keymap import DEFAULT_KEYMAP, GROUPS, bindings, key_label, resolve_keymap
 from .messages import CoreEvent, FilesChanged
+from .outcomes import rows_shown
 from .script_host import ScriptHost, ScriptJob
 from .views import Views
 from .workers import Workers
@@ -29,18 +32,14 @@ from .workers import Workers
 REMOTE_CHECK_SECONDS = 30  # how often the bucket is asked for colleagues' edits
 
 
-class ActionCommands(Provider):
-    """The command palette offers every keymap action by name."""
+class PaletteCommands(SystemCommandsProvider):
+    """Textual's system-commands provider without its alphabetical sort on discovery, so the palette
+    opens on the app's actions group by group (`RatApp.get_system_commands`), Textual's own last."""
 
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        app = self.app
-        assert isinstance(app, RatApp)
-        for key in app.keymap:
-            score = matcher.match(key.description)
-            if score > 0:
-                yield Hit(score, matcher.highlight(key.description), lambda a=key.action: app.run_action(a),
-                          help=f"key {key.key}")
+    async def discover(self) -> Hits:
+        for name, help_text, callback, discover in self.app.get_system_commands(self.screen):
+            if discover:
+                yield DiscoveryHit(name, callback, help=help_text)
 
 
 class RatApp(ScriptHost, Workers, Views, Actions, App):
@@ -49,7 +48,7 @@ class RatApp(ScriptHost, Workers, Views, Actions, App):
     TITLE = "rat-tui"
     CSS_PATH = "app.tcss"
     BINDINGS = bindings(list(DEFAULT_KEYMAP))
-    COMMANDS = App.COMMANDS | {ActionCommands}
+    COMMANDS = {PaletteCommands}
 
     def __init__(self, workbench: Workbench, watch: bool | None = None, warm_spark: bool = True,
                  script: ScriptJob | None = None):
@@ -58,7 +57,9 @@ class RatApp(ScriptHost, Workers, Views, Actions, App):
         self.workbench = workbench
         settings = workbench.project.settings
         self.keymap = resolve_keymap(settings.keymap)
-        self.watch_enabled = settings.watch_enabled if watch is None else watch
+        # A script starts with the watcher off: its own `write` followed by `run` must run once (SCRIPT.md).
+        default_watch = settings.watch_enabled if script is None else False
+        self.watch_enabled = default_watch if watch is None else watch
         self.warm_spark = warm_spark
         self._remote_check = threading.Lock()
         self.watcher = ProjectWatcher(workbench.project, lambda changes: self.post_message(FilesChanged(changes)),
@@ -118,20 +119,27 @@ class RatApp(ScriptHost, Workers, Views, Actions, App):
         if self._unsubscribe:
             self._unsubscribe()
 
-    # -- workers --------------------------------------------------------------------
-
-    # -- showing things ---------------------------------------------------------------
-
-    # -- events from the core ---------------------------------------------------------
+    def get_system_commands(self, screen):
+        """The palette opens on the app's actions, group by group with their keys, then Textual's own
+        (one provider, so the order is fixed; the palette lists discovery hits in the order given)."""
+        for group in GROUPS:
+            for k in self.keymap:
+                if k.group == group:
+                    yield SystemCommand(f"{group}: {k.palette}", f"key {key_label(k.key)}",
+                                        lambda a=k.action: self.run_action(a))
+        yield from super().get_system_commands(screen)
 
     # -- selection --------------------------------------------------------------------
     @on(Tree.NodeHighlighted, "#project-tree")
     def node_highlighted(self, event: Tree.NodeHighlighted) -> None:
         data = event.node.data
-        if data is None or data.kind == "namespace" or data == self.selected:
+        if data is None or data == self.selected:
             return
         self.selected = data
-        self.load_detail(data)
+        if data.kind in ("namespace", "layer", "group"):
+            self.run_worker(self._replace_detail(GroupView(event.node)), group="detail", exclusive=True)
+        else:
+            self.load_detail(data)
 
     @on(DataTable.RowHighlighted, "#snapshots-table")
     def snapshot_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -149,7 +157,9 @@ class RatApp(ScriptHost, Workers, Views, Actions, App):
     def zone_file_selected(self, event: DataTable.RowSelected) -> None:
         view = self._current(ZoneView)
         if view is not None:
-            self.run_in_worker("preview file", self.workbench.sample, view.namespace, view.zone, str(event.row_key.value))
+            name = str(event.row_key.value)
+            self.run_in_worker("preview file", self.workbench.sample, view.namespace, view.zone, name,
+                               done=lambda result: rows_shown(f"{view.namespace}/{view.zone}/{name}", result))
 
     # -- actions ------------------------------------------------------------------------
 

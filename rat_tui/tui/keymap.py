@@ -1,7 +1,11 @@
-"""Keys as data: every action with its default key; `keymap:` in rat.yaml remaps them by id."""
+"""Keys as data: every action with its default key; `keymap:` in rat.yaml remaps them by id.
+
+The same rows feed the bindings (footer), the help screen and the command palette (grouped),
+and say what each key needs under the tree's cursor, so a key on the wrong node gets one notice.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from textual.binding import Binding
 
@@ -11,38 +15,54 @@ class KeyAction:
     id: str
     key: str
     action: str
-    description: str
+    description: str  # short: the footer and the help screen
+    group: str  # the command palette lists actions group by group (GROUPS order)
+    palette: str  # what the palette says the action does
+    needs: str = ""  # pipeline | table | zone: the kind of tree node the key acts on ("" = any)
     show: bool = True
 
 
+GROUPS = ("Run", "Versions", "Tables", "Landing", "Upkeep", "Bucket", "View")
+
 DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
-    KeyAction("run", "r", "run", "Run"),
-    KeyAction("run_published", "R", "run_published", "Run published"),
-    KeyAction("cancel", "c", "cancel", "Cancel run"),
-    KeyAction("preview", "p", "preview", "Preview"),
-    KeyAction("publish", "P", "publish", "Publish"),
-    KeyAction("rollback", "b", "rollback", "Roll back code"),
-    KeyAction("rollback_table", "t", "rollback_table", "Roll back table"),
-    KeyAction("diff", "d", "diff", "Diff snapshot", show=False),
-    KeyAction("purge", "x", "purge", "Purge"),
-    KeyAction("compact", "k", "compact", "Compact table", show=False),
-    KeyAction("upload", "u", "upload", "Upload to zone", show=False),
-    KeyAction("zone_settings", "e", "zone_settings", "Edit zone settings", show=False),
-    KeyAction("doctor", "D", "doctor", "Doctor", show=False),
-    KeyAction("pull", "g", "pull", "Pull from bucket", show=False),
-    KeyAction("watch", "w", "toggle_watch", "Watch"),
-    KeyAction("refresh", "f5", "refresh", "Refresh", show=False),
-    KeyAction("tree", "f1", "focus_tree", "Focus tree", show=False),
-    KeyAction("detail", "f2", "focus_detail", "Focus detail", show=False),
-    KeyAction("log", "l", "toggle_log", "Log"),
-    KeyAction("help", "question_mark", "help", "Help"),
-    KeyAction("quit", "q", "quit", "Quit"),
+    KeyAction("run", "r", "run", "Run", "Run", "Run the selected pipeline (draft)", "pipeline"),
+    KeyAction("run_published", "R", "run_published", "Run published", "Run",
+              "Run the published version of the selected pipeline", "pipeline"),
+    KeyAction("cancel", "c", "cancel", "Cancel run", "Run", "Cancel the selected pipeline's runs", "pipeline"),
+    KeyAction("preview", "p", "preview", "Preview", "Run", "Preview the selected pipeline (writes nothing)", "pipeline"),
+    KeyAction("publish", "P", "publish", "Publish", "Versions", "Publish the selected pipeline's files", "pipeline"),
+    KeyAction("rollback", "b", "rollback", "Roll back code", "Versions",
+              "Roll back the selected pipeline's code to a version", "pipeline"),
+    KeyAction("rollback_table", "t", "rollback_table", "Roll back table", "Tables",
+              "Roll back the table to the selected snapshot", "table"),
+    KeyAction("diff", "d", "diff", "Diff snapshot", "Tables", "Diff the selected snapshot with the previous one",
+              "table", show=False),
+    KeyAction("compact", "k", "compact", "Compact table", "Tables", "Compact the selected table's small files",
+              "pipeline", show=False),
+    KeyAction("upload", "u", "upload", "Upload to zone", "Landing", "Upload files into the selected landing zone",
+              "zone", show=False),
+    KeyAction("zone_settings", "e", "zone_settings", "Edit zone settings", "Landing",
+              "Edit the selected landing zone's settings", "zone", show=False),
+    KeyAction("purge", "x", "purge", "Purge", "Upkeep", "Purge old state (shows the list first)"),
+    KeyAction("doctor", "D", "doctor", "Doctor", "Upkeep", "Doctor: check consistency, then offer fixes", show=False),
+    KeyAction("watch", "w", "toggle_watch", "Watch", "Upkeep", "Turn watch-and-run on or off"),
+    KeyAction("pull", "g", "pull", "Pull from bucket", "Bucket", "Pull newer files from the bucket", show=False),
+    KeyAction("prev_tab", "left_square_bracket", "prev_tab", "Previous tab", "View", "Show the previous detail tab",
+              show=False),
+    KeyAction("next_tab", "right_square_bracket", "next_tab", "Next tab", "View", "Show the next detail tab",
+              show=False),
+    KeyAction("refresh", "f5", "refresh", "Refresh", "View", "Refresh the tree and the detail panel", show=False),
+    KeyAction("tree", "f1", "focus_tree", "Focus tree", "View", "Focus the project tree", show=False),
+    KeyAction("detail", "f2", "focus_detail", "Focus detail", "View", "Focus the detail panel", show=False),
+    KeyAction("log", "l", "toggle_log", "Log", "View", "Show or hide the log panel"),
+    KeyAction("help", "question_mark", "help", "Help", "View", "Help: keys and what the tree's marks mean"),
+    KeyAction("quit", "q", "quit", "Quit", "View", "Quit rat-tui"),
 )
 
 
 def resolve_keymap(overrides: dict[str, str]) -> list[KeyAction]:
     """The default keymap with the user's remaps applied; unknown ids are ignored (validate reports rat.yaml)."""
-    return [KeyAction(k.id, overrides.get(k.id, k.key), k.action, k.description, k.show) for k in DEFAULT_KEYMAP]
+    return [replace(k, key=overrides.get(k.id, k.key)) for k in DEFAULT_KEYMAP]
 
 
 def bindings(keymap: list[KeyAction]) -> list[Binding]:
@@ -50,4 +70,5 @@ def bindings(keymap: list[KeyAction]) -> list[Binding]:
 
 
 def key_label(key: str) -> str:
-    return {"question_mark": "?", "f5": "F5", "f1": "F1", "f2": "F2"}.get(key, key)
+    return {"question_mark": "?", "f5": "F5", "f1": "F1", "f2": "F2", "left_square_bracket": "[",
+            "right_square_bracket": "]"}.get(key, key)

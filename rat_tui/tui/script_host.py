@@ -57,6 +57,9 @@ class ScriptHost:
         self.call_from_thread(Pilot(self).press, *keys)
         self.call_from_thread(self.wait_for_idle_screen)
 
+    def set_watch_from_thread(self, on: bool) -> bool:
+        return self.call_from_thread(self.set_watch, on)
+
     def screenshot_from_thread(self, path: str) -> str:
         target = Path(path) if Path(path).is_absolute() else self.workbench.project.root / path
         svg = self.call_from_thread(self.export_screenshot)

@@ -20,12 +20,20 @@ from ..core.events import (
 from ..core.project.watch import PipelineChanged, ZoneChanged
 from .components.modals import Confirm, purge_plan_text
 from .components.pipeline_view import PipelineView
-from .components.project_tree import NodeData
+from .components.project_tree import NodeData, ProjectTree
 from .components.run_view import RunState, RunView
 from .components.status_bar import StatusBar
 from .components.table_view import TableView
 from .components.zone_view import ZoneView
 from .messages import ActionDone, ActionFailed, CoreEvent, FilesChanged, UploadProgress
+from .outcomes import count, doctor, purge_total
+
+# Run marks in the tree, per run event (RunFinished carries its own status).
+RUN_MARK_STATUS = {RunQueued: "queued", RunStarted: "running"}
+# Outcomes shown in a panel: logged, not toasted.
+LOG_ONLY = {"preview", "preview file", "diff"}
+# Outcomes that change what the tree and the detail show.
+RELOADS = {"publish", "rollback", "rollback table", "purge", "compact", "doctor fix", "upload", "zone settings", "pull"}
 
 if TYPE_CHECKING:
     from ..core.commands.workbench import Workbench
@@ -54,6 +62,9 @@ class Views:
         if view is None or view.fqn != node.ref.fqn:
             view = PipelineView(node.ref.fqn)
             await self._replace_detail(view)
+            live = self.runs.get(self.latest_run.get(view.fqn, ""))
+            if live is not None and live.status in ("queued", "running"):
+                view.show_tab("tab-run")  # opening a pipeline that is running shows the run
         self._fill_pipeline(view, detail, runs, versions)
 
     def _fill_pipeline(self, view: PipelineView, detail: dict, runs: list[dict], versions: dict) -> None:
@@ -107,6 +118,8 @@ class Views:
         if isinstance(event, (RunQueued, RunStarted, RunFinished)):
             queued, running = self.workbench.runner.queued_and_running()
             status.update_status(queued=queued, running=running)
+            mark = RUN_MARK_STATUS.get(type(event)) or getattr(event, "status", None)
+            self.query_one(ProjectTree).set_run_status(event.pipeline, mark, event.at)
         view = self._current(RunView)
         if view is not None:
             pipeline_view = self._current(PipelineView)
@@ -125,22 +138,30 @@ class Views:
             if self.selected is not None:
                 self.load_detail(self.selected)
 
+    def log_line(self, text: str, style: str = "", at: float | None = None) -> None:
+        """One readable, time-stamped line in the log panel (`l`)."""
+        stamp = time.strftime("%H:%M:%S", time.localtime(at))
+        self.query_one("#log-panel", RichLog).write(Text(f"{stamp} {text}", style=style))
+
     def _log_event(self, event) -> None:
-        log = self.query_one("#log-panel", RichLog)
-        stamp = time.strftime("%H:%M:%S", time.localtime(event.at))
+        at = event.at
         if isinstance(event, LogLine):
             style = {"error": "red", "warn": "yellow"}.get(event.level, "")
-            log.write(Text(f"{stamp} [{event.run_id or '-'}] {event.message}", style=style))
+            self.log_line(f"[{event.run_id or '-'}] {event.message}", style, at)
         elif isinstance(event, PhaseFinished):
-            log.write(Text(f"{stamp} [{event.run_id}] {event.phase} {'ok' if event.ok else 'FAILED'} "
-                           f"in {event.ms} ms{'' if event.ok else ': ' + event.message}", style="" if event.ok else "red"))
+            self.log_line(f"[{event.run_id}] {event.phase} {'ok' if event.ok else 'FAILED'} in {event.ms} ms"
+                          f"{'' if event.ok else ': ' + event.message}", "" if event.ok else "red", at)
         elif isinstance(event, QualityResultEvent):
-            log.write(f"{stamp} [{event.run_id}] quality {event.name}: {event.status} ({event.violations})")
-        elif isinstance(event, (RunQueued, RunStarted, RunFinished)):
-            log.write(f"{stamp} [{event.run_id}] {event.kind} {event.pipeline}"
-                      + (f" {event.status}" if isinstance(event, RunFinished) else ""))
+            self.log_line(f"[{event.run_id}] quality test {event.name}: {event.status} "
+                          f"({count(event.violations, 'violation', 'violations')})", at=at)
+        elif isinstance(event, RunFinished):
+            rows = f", {count(event.rows_written, 'row', 'rows')} written" if event.status == "success" else ""
+            self.log_line(f"[{event.run_id}] {event.pipeline}: run {event.status}{rows}"
+                          + (f": {event.error}" if event.error else ""), "" if event.status == "success" else "red", at)
+        elif isinstance(event, (RunQueued, RunStarted)):
+            self.log_line(f"[{event.run_id}] {event.pipeline}: run {RUN_MARK_STATUS[type(event)]}", at=at)
         elif isinstance(event, SessionStateChanged):
-            log.write(f"{stamp} Spark {event.state} {event.reason}")
+            self.log_line(f"Spark {event.state} {event.reason}".rstrip(), at=at)
 
     def on_files_changed(self, message: FilesChanged) -> None:
         for change in message.changes:
@@ -157,11 +178,12 @@ class Views:
 
     def on_action_done(self, message: ActionDone) -> None:
         if message.summary:
-            self.notify(message.summary, title=message.action)
+            self.log_line(message.summary)
+            if message.action not in LOG_ONLY:
+                self.notify(message.summary, title=message.action)
         if message.action == "pull":
             self.check_remote()
-        if message.action in ("publish", "rollback", "rollback table", "purge", "compact", "doctor fix", "upload",
-                              "zone settings", "pull"):
+        if message.action in RELOADS:
             self.refresh_tree()
             if self.selected is not None:
                 self.load_detail(self.selected)
@@ -183,17 +205,29 @@ class Views:
             if view is not None:
                 view.show_diff(message.result["diff"], message.result["old"], message.result["new"])
         elif message.action == "doctor":
-            found = message.result["findings"]
-            detail = "\n".join(f"{f['kind']}: {f['object']} — {f['detail']} (fix: {f['fix']})" for f in found)
-            if not found:
-                self.notify("No inconsistencies found.", title="doctor")
-            else:
-                self.push_screen(Confirm(f"Apply the fixes of {len(found)} finding(s)?", detail),
-                                 lambda ok: ok and self.run_in_worker("doctor fix", self.workbench.doctor, True,
-                                                                      done="fixes applied"))
+            self._doctor_found(message.result["findings"])
         elif message.action == "purge plan":
-            self.push_screen(Confirm("Purge all of this?", purge_plan_text(message.result)), self._purge_confirmed)
+            total = purge_total(message.result["purged"])
+            if not total:
+                self.log_line("Purge: nothing to purge.")
+                self.notify("Purge: nothing to purge.", title="purge", timeout=10)
+                return
+            question = f"Purge {count(total, 'item', 'items')}?"
+            self.log_line(f"Purge: {count(total, 'item', 'items')} can go; asking first.")
+            self.push_screen(Confirm(question, purge_plan_text(message.result)), self._purge_confirmed)
+
+    def _doctor_found(self, found: list[dict]) -> None:
+        sentence = doctor(found)
+        self.log_line(sentence, "" if not found else "yellow")
+        if not found:  # the answer people wait for: long enough to read
+            self.notify(sentence, title="doctor", timeout=12)
+            return
+        detail = "\n".join(f"{f['kind']}: {f['object']} — {f['detail']} (fix: {f['fix']})" for f in found)
+        self.push_screen(Confirm(f"Apply the fixes of {count(len(found), 'finding', 'findings')}?", detail),
+                         lambda ok: ok and self.run_in_worker(
+                             "doctor fix", self.workbench.doctor, True,
+                             done=lambda result: f"Doctor: fixed {count(len(result['findings']), 'finding', 'findings')}."))
 
     def on_action_failed(self, message: ActionFailed) -> None:
         self.notify(message.error, title=f"{message.action} failed", severity="error", timeout=10)
-        self.query_one("#log-panel", RichLog).write(Text(f"{message.action} failed: {message.error}", style="red"))
+        self.log_line(f"{message.action} failed: {message.error}", "red")

@@ -7,7 +7,9 @@ from __future__ import annotations
 import difflib
 import logging
 import threading
-from typing import TYPE_CHECKING
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from ..core.commands.workbench import Workbench
 
 log = logging.getLogger(__name__)
+Summary = str | Callable[[Any], str]
 
 
 def failure_sentence(action: str, exc: Exception) -> str:
@@ -44,8 +47,9 @@ class Workers:
 
     @work(thread=True, exclusive=True, group="tree")
     def refresh_tree(self) -> None:
+        read_at = time.time()  # run events after this moment may not be in the overview yet
         overview = self.workbench.overview()
-        self.call_from_thread(lambda: self.query_one(ProjectTree).load(overview, self.selected))
+        self.call_from_thread(self.query_one(ProjectTree).load, overview, read_at)
 
     @work(thread=True, group="spark")
     def warm_up(self) -> None:
@@ -79,18 +83,20 @@ class Workers:
         except RatError as exc:
             self.post_message(ActionFailed(f"show {node.kind} {node.name}", exc.sentence()))
 
-    def run_in_worker(self, action: str, fn, *args, done: str = "", **kwargs) -> None:
-        """Run a Workbench call off the UI thread; report the outcome as a message."""
+    def run_in_worker(self, action: str, fn, *args, done: Summary = "", **kwargs) -> None:
+        """Run a Workbench call off the UI thread; report the outcome as a message whose summary is
+        `done` (a sentence, or a function of the result that returns one)."""
         self._work(action, fn, args, kwargs, done)
 
     @work(thread=True, group="actions")
-    def _work(self, action: str, fn, args, kwargs, done: str) -> None:
+    def _work(self, action: str, fn, args, kwargs, done: Summary) -> None:
         try:
             result = fn(*args, **kwargs)
+            summary = done(result) if callable(done) else done
         except Exception as exc:
             self.post_message(ActionFailed(action, failure_sentence(action, exc)))
             return
-        self.post_message(ActionDone(action, done.format(result=result) if done else "", result))
+        self.post_message(ActionDone(action, summary, result))
 
     @work(thread=True, exclusive=True, group="version-diff")
     def show_version_diff(self, fqn: str, version: int | None) -> None:

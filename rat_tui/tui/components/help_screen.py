@@ -1,22 +1,34 @@
-"""The help screen: every key of the current keymap, and what it does."""
+"""The help screen: every key of the current keymap, what the tree's marks mean, how tabs move."""
 from __future__ import annotations
 
+from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..keymap import KeyAction, key_label
+from ..keymap import GROUPS, KeyAction, key_label
 
 EXTRA_KEYS = [
     ("Enter", "select a tree node / preview the selected landing file"),
     ("Tab / Shift+Tab", "move focus between panels"),
+    ("Tab to the tab bar, then ← / →", "switch detail tabs there ([ / ] work from anywhere; ← / → in a tab do not)"),
     ("Ctrl+P", "command palette: every action by name"),
     ("Escape", "close a dialog"),
-    ("* (tree)", "the working copy differs from the published version"),
-    ("⇣ / ⇣! (tree)", "a newer version is in the bucket (pull it) / edited here and in the bucket"),
+]
+
+# What the marks in the tree mean (the same glyphs and colours as ProjectTree draws).
+LEGEND = [
+    (("○", "grey50"), "never run (cyan: queued)"),
+    (("◐", "cyan"), "running"),
+    (("●", "green"), "last run succeeded (red: failed, yellow: cancelled)"),
+    (("*", "yellow"), "the working copy differs from the published version"),
+    (("⇣", "cyan"), "a newer version is in the bucket (g pulls it); ⇣! it was also edited here"),
+    (("@123456", "grey50"), "after a table: the last 6 digits of its current snapshot (empty: no snapshot)"),
+    (("3 files", "grey50"), "after a zone: its active landing files"),
 ]
 
 
@@ -28,12 +40,35 @@ class HelpScreen(ModalScreen[None]):
         self.keymap = keymap
 
     def compose(self) -> ComposeResult:
-        table = Table(title="rat-tui keys (remap them under keymap: in rat.yaml, by id)", box=None, header_style="bold")
-        for column in ("key", "action", "id"):
-            table.add_column(column)
-        for k in self.keymap:
-            table.add_row(key_label(k.key), k.description, k.id)
+        with VerticalScroll(classes="dialog", id="help"):
+            yield Static(Group(self._legend(), self._keys(), Text(""), self._more()))
+
+    @staticmethod
+    def _legend() -> Text:
+        text = Text("Marks in the tree\n", style="italic")
+        for (mark, style), meaning in LEGEND:
+            text.append_text(Text.assemble("  ", (mark, style), "  ", meaning, "\n"))
+        return text
+
+    def _keys(self) -> Table:
+        table = Table(title="Keys act on the tree's cursor (remap them by id under keymap: in rat.yaml)",
+                      title_justify="left", box=None, show_header=False, padding=(0, 1, 0, 0))
+        for style in ("bold", "", "grey50", "bold", "", "grey50"):
+            table.add_column(style=style)
+        tabs = {k.id: key_label(k.key) for k in self.keymap if k.id in ("prev_tab", "next_tab")}
+        rows = [(key_label(k.key), k.description, k.id) for group in GROUPS for k in self.keymap
+                if k.group == group and k.id not in tabs]
+        rows.append((f"{tabs['prev_tab']} / {tabs['next_tab']}", "previous / next tab", "prev_tab, next_tab"))
+        half = (len(rows) + 1) // 2
+        for left, right in zip(rows[:half], rows[half:] + [("", "", "")]):
+            table.add_row(*left, *right)
+        return table
+
+    @staticmethod
+    def _more() -> Table:
+        table = Table(box=None, show_header=False, padding=(0, 2, 0, 0))
+        table.add_column(style="bold")
+        table.add_column()
         for key, what in EXTRA_KEYS:
-            table.add_row(key, what, "")
-        with VerticalScroll(classes="dialog"):
-            yield Static(table)
+            table.add_row(key, what)
+        return table

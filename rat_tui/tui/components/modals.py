@@ -123,7 +123,7 @@ class ZoneSettingsForm(ModalScreen[dict | None]):
 
 
 def purge_plan_text(result: dict) -> str:
-    """The dry-run list, grouped, with sizes."""
+    """The dry-run list, grouped, with sizes; only the kinds that have something to purge."""
     lines = []
     labels = {
         "processed_files": "processed landing files", "bucket_processed_files": "processed landing files in the bucket",
@@ -132,7 +132,9 @@ def purge_plan_text(result: dict) -> str:
         "file_versions": "old file versions",
     }
     for key, label in labels.items():
-        items = result["items"][key]
+        items = result["items"].get(key, [])
+        if not items:
+            continue
         lines.append(f"{label}: {len(items)}")
         for item in items[:20]:
             size = item.get("bytes", item.get("added_bytes"))

@@ -21,6 +21,12 @@ class PipelineView(Vertical):
     def show_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
 
+    def step_tab(self, step: int) -> None:
+        """The next (1) or previous (-1) tab, wrapping around."""
+        tabs = self.query_one(TabbedContent)
+        ids = [pane.id for pane in tabs.query(TabPane)]
+        tabs.active = ids[(ids.index(tabs.active) + step) % len(ids)]
+
     def compose(self) -> ComposeResult:
         with TabbedContent(initial="tab-source"):
             with TabPane("Source", id="tab-source"):

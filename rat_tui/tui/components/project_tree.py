@@ -1,4 +1,9 @@
-"""The project tree: namespaces → layers → pipelines, landing zones, tables."""
+"""The project tree: namespaces → layers → pipelines, landing zones, tables.
+
+A refresh updates the tree in place (labels changed, nodes added or removed) instead of
+rebuilding it, so expanded and collapsed nodes and the cursor stay where the user left them.
+Run marks follow run events at once; a refresh whose data was read before the event keeps them.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,10 +25,38 @@ REMOTE_MARK = {"changed": (" ⇣", "cyan"), "new": (" ⇣", "cyan"), "conflict":
 
 @dataclass(frozen=True)
 class NodeData:
-    kind: str  # namespace | pipeline | zone | table
+    kind: str  # namespace | layer | group (landing, tables) | pipeline | zone | table
     namespace: str
     name: str = ""
     ref: PipelineRef | None = None
+
+    def describe(self) -> str:
+        """Where the cursor is, for a notice ("the cursor is on …")."""
+        return {"namespace": f"the namespace {self.namespace}", "layer": f"the {self.name} layer of {self.namespace}",
+                "group": f"the {'landing zones' if self.name == 'landing' else 'tables'} of {self.namespace}",
+                "zone": f"the landing zone {self.namespace}/{self.name}",
+                "pipeline": f"the pipeline {self.ref.fqn if self.ref else self.name}",
+                "table": f"the table {self.ref.fqn if self.ref else self.name}"}.get(self.kind, self.kind)
+
+
+@dataclass
+class Spec:
+    """One node as the overview wants it; `children` None for a leaf."""
+
+    data: NodeData
+    label: Text
+    children: list[Spec] | None = None
+    expand: bool = True
+
+
+def pipeline_label(ref: PipelineRef, status: str | None, drift: bool, remote: str | None) -> Text:
+    mark, colour = STATUS_MARK.get(status, STATUS_MARK[None])
+    label = Text.assemble((f"{mark} ", colour), ref.name)
+    if drift:
+        label.append(" *", style="yellow")
+    if remote:
+        label.append(*REMOTE_MARK[remote])
+    return label
 
 
 class ProjectTree(Tree[NodeData]):
@@ -33,44 +66,72 @@ class ProjectTree(Tree[NodeData]):
         super().__init__("project", id="project-tree")
         self.show_root = False
         self.guide_depth = 2
+        self.live: dict[str, tuple[str, float]] = {}  # fqn -> (status, event time) from run events
+        self._pipes: dict[str, dict] = {}  # fqn -> the overview's entry, to redraw a label on an event
 
-    def load(self, overview: dict, selected: NodeData | None) -> None:
-        """Rebuild from a Workbench.overview(), keeping the selected node when it still exists."""
-        self.clear()
-        target: TreeNode | None = None
-        for ns in overview["namespaces"]:
-            ns_node = self.root.add(Text(ns["name"], style="bold"), NodeData("namespace", ns["name"]), expand=True)
-            for layer in LAYERS:
-                layer_pipes = [p for p in ns["pipelines"] if p["ref"].layer == layer]
-                if not layer_pipes:
-                    continue
-                layer_node = ns_node.add(Text(layer, style="italic"), expand=True)
-                for pipe in layer_pipes:
-                    ref: PipelineRef = pipe["ref"]
-                    mark, colour = STATUS_MARK.get(pipe["last_status"], STATUS_MARK[None])
-                    label = Text.assemble((f"{mark} ", colour), ref.name)
-                    if pipe["drift"]:
-                        label.append(" *", style="yellow")
-                    if pipe.get("remote"):
-                        label.append(*REMOTE_MARK[pipe["remote"]])
-                    node = layer_node.add_leaf(label, NodeData("pipeline", ref.namespace, ref.name, ref))
-                    if selected == node.data:
-                        target = node
-            if ns["zones"]:
-                zones = ns_node.add(Text("landing", style="italic"), expand=True)
-                for zone in ns["zones"]:
-                    node = zones.add_leaf(Text.assemble(zone["name"], (f"  {zone['files']} files", "grey50")),
-                                          NodeData("zone", ns["name"], zone["name"]))
-                    if selected == node.data:
-                        target = node
-            if ns["tables"]:
-                tables = ns_node.add(Text("tables", style="italic"), expand=False)
-                for table in ns["tables"]:
-                    ref = table["ref"]
-                    snap = str(table["snapshot_id"])[-6:] if table["snapshot_id"] else "empty"
-                    node = tables.add_leaf(Text.assemble(f"{ref.layer}.{ref.name}", (f"  @{snap}", "grey50")),
-                                           NodeData("table", ref.namespace, ref.name, ref))
-                    if selected == node.data:
-                        target = node
-        if target is not None:
-            self.call_after_refresh(self.move_cursor, target)
+    @property
+    def cursor_data(self) -> NodeData | None:
+        node = self.cursor_node
+        return node.data if node is not None else None
+
+    def load(self, overview: dict, read_at: float) -> None:
+        """Bring the tree in line with a Workbench.overview() read at `read_at` (time.time())."""
+        for fqn, (_, at) in list(self.live.items()):
+            if at < read_at:  # the state the overview read already holds this event's status
+                del self.live[fqn]
+        self._pipes = {p["ref"].fqn: p for ns in overview["namespaces"] for p in ns["pipelines"]}
+        self._reconcile(self.root, [self._namespace(ns) for ns in overview["namespaces"]])
+
+    def set_run_status(self, fqn: str, status: str, at: float) -> None:
+        """A run event: redraw the pipeline's mark now, without waiting for a refresh."""
+        self.live[fqn] = (status, at)
+        for node in self._walk(self.root):
+            if node.data is not None and node.data.kind == "pipeline" and node.data.ref.fqn == fqn:
+                node.set_label(self._pipeline_label(node.data.ref))
+
+    def _pipeline_label(self, ref: PipelineRef) -> Text:
+        pipe = self._pipes.get(ref.fqn, {})
+        status = self.live[ref.fqn][0] if ref.fqn in self.live else pipe.get("last_status")
+        return pipeline_label(ref, status, bool(pipe.get("drift")), pipe.get("remote"))
+
+    def _namespace(self, ns: dict) -> Spec:
+        name = ns["name"]
+        children = []
+        for layer in LAYERS:
+            pipes = [p["ref"] for p in ns["pipelines"] if p["ref"].layer == layer]
+            if pipes:
+                children.append(Spec(NodeData("layer", name, layer), Text(layer, style="italic"), [
+                    Spec(NodeData("pipeline", ref.namespace, ref.name, ref), self._pipeline_label(ref)) for ref in pipes]))
+        if ns["zones"]:
+            children.append(Spec(NodeData("group", name, "landing"), Text("landing", style="italic"), [
+                Spec(NodeData("zone", name, z["name"]), Text.assemble(z["name"], (f"  {z['files']} files", "grey50")))
+                for z in ns["zones"]]))
+        if ns["tables"]:
+            children.append(Spec(NodeData("group", name, "tables"), Text("tables", style="italic"), [
+                Spec(NodeData("table", t["ref"].namespace, t["ref"].name, t["ref"]), Text.assemble(
+                    f"{t['ref'].layer}.{t['ref'].name}",
+                    (f"  @{str(t['snapshot_id'])[-6:] if t['snapshot_id'] else 'empty'}", "grey50")))
+                for t in ns["tables"]], expand=False))
+        return Spec(NodeData("namespace", name), Text(name, style="bold"), children)
+
+    def _reconcile(self, parent: TreeNode[NodeData], specs: list[Spec]) -> None:
+        wanted = {spec.data for spec in specs}
+        for child in list(parent.children):
+            if child.data not in wanted:
+                child.remove()
+        existing = {child.data: child for child in parent.children}
+        for index, spec in enumerate(specs):
+            node = existing.get(spec.data)
+            if node is None:
+                before = index if index < len(parent.children) else None
+                node = parent.add(spec.label, spec.data, before=before, expand=spec.expand,
+                                  allow_expand=spec.children is not None)
+            elif node.label != spec.label:
+                node.set_label(spec.label)
+            if spec.children is not None:
+                self._reconcile(node, spec.children)
+
+    def _walk(self, node: TreeNode[NodeData]):
+        for child in node.children:
+            yield child
+            yield from self._walk(child)

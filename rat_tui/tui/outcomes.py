@@ -1,0 +1,48 @@
+"""What an action did, as one sentence for the toast and the log panel (never a raw dict)."""
+from __future__ import annotations
+
+PURGE_LABELS = {  # singular, plural
+    "processed_files": ("processed landing file", "processed landing files"),
+    "bucket_processed_files": ("processed landing file in the bucket", "processed landing files in the bucket"),
+    "snapshots_expired": ("expired snapshot", "expired snapshots"),
+    "orphan_files": ("orphan file", "orphan files"),
+    "orphan_branches": ("orphan run branch", "orphan run branches"),
+    "stuck_runs": ("stuck run", "stuck runs"),
+    "file_versions": ("old file version", "old file versions"),
+}
+
+
+def count(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
+def join(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def purge_total(counts: dict[str, int]) -> int:
+    return sum(counts.values())
+
+
+def purged(counts: dict[str, int]) -> str:
+    parts = [count(n, *PURGE_LABELS.get(key, (key, key))) for key, n in counts.items() if n]
+    return f"Purged {join(parts)}." if parts else "Purge: nothing to purge."
+
+
+def uploaded(files: list[dict], namespace: str, zone: str) -> str:
+    names = join([f"{f['name']} ({count(f['bytes'], 'byte', 'bytes')})" for f in files]) if files else "nothing"
+    return f"Uploaded {names} into {namespace}/{zone}."
+
+
+def doctor(findings: list[dict]) -> str:
+    if not findings:
+        return "Doctor: no inconsistencies found."
+    return f"Doctor: {count(len(findings), 'finding', 'findings')}; first: {findings[0]['kind']} {findings[0]['object']}."
+
+
+def diffed(fqn: str, diff: dict, old: int, new: int) -> str:
+    return f"{fqn}: snapshot {old} → {new}: +{diff['added']:,} rows, -{diff['removed']:,} rows."
+
+
+def rows_shown(what: str, result: dict) -> str:
+    return f"{what}: {count(len(result['rows']), 'row', 'rows')} of {count(len(result['columns']), 'column', 'columns')}."
