@@ -17,7 +17,7 @@ from ..project.graph import ProjectGraph
 from ..store.state import RunRecord, StateDB
 from .runner import RunHandle, new_run_id
 
-# Measured with bench/build_graph.py on 2 cores: two runs at once beat one at a time; more only queue.
+# How many pipelines of a selection run at once (bench/build_graph.py measures 1, 2 and 3).
 MAX_PARALLEL = 2
 
 
@@ -52,9 +52,10 @@ class SelectionRun:
 
     def __init__(self, graph: ProjectGraph, names: list[str], submit: Callable[[str], RunHandle],
                  state: StateDB, events: EventBus, cancel_run: Callable[[str], bool],
-                 max_parallel: int = MAX_PARALLEL):
+                 max_parallel: int | None = None):
         self.graph, self.names, self.submit, self.cancel_run = graph, names, submit, cancel_run
-        self.state, self.events, self.max_parallel = state, events, max_parallel
+        self.state, self.events = state, events
+        self.max_parallel = max_parallel or MAX_PARALLEL
         self.records: dict[str, RunRecord] = {}
         self.active: dict[str, RunHandle] = {}
         self.cancelled = threading.Event()
