@@ -236,3 +236,13 @@ def _pull(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
 @command("push")
 def _push(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     return ctx.wb.push()
+
+
+@command("build", arg("namespaces", nargs="*"), arg("--full-refresh", action="store_true"))
+def _build(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.build(a.namespaces or None, full_refresh=a.full_refresh)
+
+
+@command("lineage", arg("pipeline", nargs="?"))
+def _lineage(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.lineage(a.pipeline)

@@ -1,11 +1,12 @@
 """What every group of commands may use; `Workbench.__init__` sets it up."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..events import EventBus
 from ..lake.session import SparkManager
-from ..project.model import Project
+from ..project.model import PipelineRef, Project
 from ..run.runner import Runner
 from ..storage import Storage
 from ..store.state import StateDB
@@ -24,3 +25,5 @@ class WorkbenchParts:
     versions: VersionStore
     storage: Storage
     remote: BucketStorage | None  # the storage, when it is a bucket
+
+    stale_downstream: Callable[[PipelineRef, int], list[str]]  # commands/graph.py

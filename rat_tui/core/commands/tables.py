@@ -37,11 +37,14 @@ class TableCommands(WorkbenchParts):
         ref = PipelineRef.parse(pipeline)
         table = load_table(self.project.table_dir(ref), ref.fqn)
         found, refs = snapshots(table)
-        by_snapshot = {r.snapshot_id: r.run_id for r in self.state.runs(ref.fqn, limit=10_000) if r.snapshot_id}
-        return {
-            "snapshots": [{**s.as_dict(), "run_id": s.run_id or by_snapshot.get(s.snapshot_id)} for s in found],
-            "refs": refs,
-        }
+        runs = {r.run_id: r for r in self.state.runs(ref.fqn, limit=10_000)}
+        by_snapshot = {r.snapshot_id: r.run_id for r in runs.values() if r.snapshot_id}
+        listed = []
+        for snap in found:
+            run_id = snap.run_id or by_snapshot.get(snap.snapshot_id)
+            inputs = runs[run_id].inputs if run_id in runs else {}
+            listed.append({**snap.as_dict(), "run_id": run_id, "inputs": inputs})  # provenance: what it was built from
+        return {"snapshots": listed, "refs": refs}
 
     def _table(self, pipeline: str):
         ref = PipelineRef.parse(pipeline)
@@ -63,7 +66,8 @@ class TableCommands(WorkbenchParts):
         with self.spark.using() as spark:
             self.spark.ensure_catalog(ref.namespace)
             IcebergTable(spark, ref).set_current(snapshot_id)
-        return {"snapshot_id": snapshot_id}
+        # tables built from the data this rollback removed: rebuild them with `run +NAME` / `NAME+`
+        return {"snapshot_id": snapshot_id, "stale_downstream": self.stale_downstream(ref, snapshot_id)}
 
     def table_preview(self, pipeline: str, snapshot_id: int | None = None, limit: int = 20) -> dict:
         """First rows at a snapshot, with that snapshot's schema; PyIceberg, no JVM."""

@@ -24,14 +24,17 @@ from ..run.quality import row_values
 from ..run.recovery import drop_leftovers, leftover_stages, mark_orphans
 from ..run.run_log import RunLog
 from ..run.runner import RunHandle, Runner
+from ..run.selection import Selector
 from ..storage import open_storage
 from ..store.state import StateDB
 from ..store.versions import VersionStore
 
 if TYPE_CHECKING:
     from ..remote.storage import BucketStorage
+from ..project.graph import GraphCache
 from .bucket import BucketCommands
 from .files import FileCommands
+from .graph import GraphCommands
 from .landing import LandingCommands
 from .tables import TableCommands
 from .upkeep import UpkeepCommands
@@ -40,7 +43,8 @@ from .versions import VersionCommands
 QUERY_ROW_LIMIT = 1000
 
 
-class Workbench(TableCommands, LandingCommands, UpkeepCommands, VersionCommands, BucketCommands, FileCommands):
+class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, VersionCommands, BucketCommands,
+                FileCommands):
     """One open project and the services built on it. Faces call these methods; nothing here renders.
 
     Browsing and running live here; the other groups of commands live in `core/commands/`.
@@ -56,6 +60,9 @@ class Workbench(TableCommands, LandingCommands, UpkeepCommands, VersionCommands,
         self.versions = VersionStore(self.state, self.project.state_dir / "objects",
                                      remote=self.storage.file_versions())
         self.storage.attach(self.versions)
+        self.graph_cache = GraphCache(self.project)
+        self.selections = []
+        self._selections_lock = threading.Lock()
         self.run_log = RunLog(self.project.state_dir / "logs" / "runs.jsonl")
         self.events.subscribe(self.run_log)
         self.recovered = mark_orphans(self.state, self.project, self.storage.landing_archive)
@@ -150,6 +157,9 @@ class Workbench(TableCommands, LandingCommands, UpkeepCommands, VersionCommands,
         return self.runner.queued_run(ref) or self.submit(ref.fqn, trigger=trigger)
 
     def run(self, pipeline: str, full_refresh: bool = False, published: bool = False) -> dict:
+        """One pipeline (result `run`), or a selector `NAME+`, `+NAME`, `+NAME+` (result `runs`)."""
+        if Selector.parse(pipeline).is_graph:
+            return self.run_selection(pipeline, full_refresh, published)
         record = self.submit(pipeline, full_refresh, published).wait()
         result = {"run": record.as_dict()}
         if record.status != "success":
@@ -157,7 +167,7 @@ class Workbench(TableCommands, LandingCommands, UpkeepCommands, VersionCommands,
         return result
 
     def cancel(self, run_id: str) -> bool:
-        return self.runner.cancel(run_id)
+        return self.cancel_selection_of(run_id) or self.runner.cancel(run_id)
 
     def wait_idle(self, timeout: float | None = None) -> dict:
         return {"runs": [r.as_dict() for r in self.runner.wait_idle(timeout)]}

@@ -139,3 +139,18 @@ def run_reached_main(table: "StaticTable", run_id: str, since_ms: float = 0) -> 
             return meta.current_snapshot_id
         snap = by_id.get(snap.parent_snapshot_id) if snap.parent_snapshot_id is not None else None
     return None
+
+
+def ancestry(table: "StaticTable", snapshot_id: int | None) -> set[int]:
+    """The snapshot and every parent of it still in the table's history."""
+    by_id = {s.snapshot_id: s for s in table.metadata.snapshots}
+    found: set[int] = set()
+    while snapshot_id is not None and snapshot_id in by_id and snapshot_id not in found:
+        found.add(snapshot_id)
+        snapshot_id = by_id[snapshot_id].parent_snapshot_id
+    return found
+
+
+def snapshot_run_id(table: "StaticTable", snapshot_id: int | None) -> str | None:
+    snap = table.metadata.snapshot_by_id(snapshot_id) if snapshot_id is not None else None
+    return snap.summary.additional_properties.get(RUN_ID_PROPERTY) if snap is not None and snap.summary else None

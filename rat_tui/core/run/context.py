@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
+from ..lake.metadata import load_table
 from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable, quote
 from ..landing.read import FileRead, read_files, zone_files
@@ -44,6 +45,7 @@ class RunContext:
     log: Callable[[str], None] = lambda message: None
     ensure_catalog: Callable[[str], None] = lambda namespace: None
     files_read: dict[tuple[str, str], list[FileRead]] = field(default_factory=dict)
+    inputs: dict[str, int | None] = field(default_factory=dict)  # tables read: fqn -> main's snapshot then
     _views: list[str] = field(default_factory=list)
     _watermark: tuple[bool, str | None] | None = None
     _has_rows: bool | None = None
@@ -92,7 +94,15 @@ class RunContext:
         self.ensure_catalog(target.namespace)
         if not IcebergTable(self.spark, target).exists():
             raise RatError(f"ref('{name}'): table {target.fqn} does not exist yet; run {target.fqn} first")
+        self.inputs[target.fqn] = self._main_snapshot(target)
         return target
+
+    def _main_snapshot(self, target: PipelineRef) -> int | None:
+        """The snapshot of `target` this run reads (provenance), from its metadata file: no JVM round trip."""
+        try:
+            return load_table(self.project.table_dir(target), target.fqn).metadata.current_snapshot_id
+        except RatError:
+            return None
 
     def ref_ident(self, name: str) -> str:
         target = self.resolve_ref(name)

@@ -205,8 +205,8 @@ class Execution:
         self.files_read = {zone: list(files) for zone, files in self.ctx.files_read.items()}
         read = [{"path": self.project.rel(f.path), "size": f.size, "mtime": f.mtime}
                 for files in self.files_read.values() for f in files]
-        if read:
-            self.state.update_run(self.record.run_id, files_read=json.dumps(read))
+        self.record.inputs = dict(self.ctx.inputs)  # provenance: the snapshot of each table the result was built from
+        self.state.update_run(self.record.run_id, files_read=json.dumps(read), inputs=self.record.inputs)
 
     def write(self) -> int:
         assert self.ctx is not None and self.result is not None and self.pipeline is not None

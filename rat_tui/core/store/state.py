@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS runs (
     host TEXT,
     pid INTEGER,
     archived_files TEXT NOT NULL DEFAULT '[]',
-    files_read TEXT NOT NULL DEFAULT '[]'  -- [{path, size, mtime}] of the landing files the run read
+    files_read TEXT NOT NULL DEFAULT '[]',  -- [{path, size, mtime}] of the landing files the run read
+    inputs TEXT NOT NULL DEFAULT '{}'       -- {ns.layer.name: snapshot id} of the tables the run read
 );
 CREATE INDEX IF NOT EXISTS runs_by_pipeline ON runs (pipeline, queued_at);
 CREATE TABLE IF NOT EXISTS quality_results (
@@ -85,6 +86,7 @@ class RunRecord:
     host: str | None = None
     pid: int | None = None
     quality: list[QualityOutcome] = field(default_factory=list)
+    inputs: dict[str, int | None] = field(default_factory=dict)  # tables read: ns.layer.name -> snapshot id
 
     def as_dict(self) -> dict:
         return {
@@ -92,6 +94,7 @@ class RunRecord:
             "trigger": self.trigger, "queued_at": self.queued_at, "started_at": self.started_at,
             "finished_at": self.finished_at, "rows_written": self.rows_written, "phases": self.phases,
             "quality": [q.as_dict() for q in self.quality], "snapshot_id": self.snapshot_id, "error": self.error,
+            "inputs": self.inputs,
         }
 
 
@@ -118,6 +121,8 @@ class StateDB:
         columns = {row[1] for row in self._conn().execute("PRAGMA table_info(runs)")}
         if "files_read" not in columns:  # state.db written before landing files were tracked
             self._conn().execute("ALTER TABLE runs ADD COLUMN files_read TEXT NOT NULL DEFAULT '[]'")
+        if "inputs" not in columns:  # ... and before the tables a run read were
+            self._conn().execute("ALTER TABLE runs ADD COLUMN inputs TEXT NOT NULL DEFAULT '{}'")
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -166,8 +171,9 @@ class StateDB:
             )
 
     def update_run(self, run_id: str, **fields: Any) -> None:
-        if "phases" in fields:
-            fields["phases"] = json.dumps(fields["phases"])
+        for key in ("phases", "inputs"):
+            if key in fields:
+                fields[key] = json.dumps(fields[key])
         if "created_table" in fields:
             fields["created_table"] = int(bool(fields["created_table"]))
         assignments = ", ".join(f"{key} = ?" for key in fields)
@@ -194,6 +200,7 @@ class StateDB:
             finished_at=row["finished_at"], rows_written=row["rows_written"], phases=json.loads(row["phases"]),
             snapshot_id=row["snapshot_id"], error=row["error"], branch=row["branch"],
             created_table=bool(row["created_table"]), host=row["host"], pid=row["pid"], quality=quality,
+            inputs=json.loads(row["inputs"]),
         )
 
     def get_run(self, run_id: str) -> RunRecord | None:

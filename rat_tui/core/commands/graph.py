@@ -1,0 +1,96 @@
+"""The project as a graph: lineage, runs of a selection (`NAME+`, `+NAME`, `+NAME+`), builds, and
+which downstream tables a table rollback leaves stale."""
+from __future__ import annotations
+
+import threading
+
+from ..errors import RatError
+from ..lake.metadata import ancestry, load_table, snapshot_run_id
+from ..project.graph import GraphCache, ProjectGraph
+from ..project.model import PipelineRef
+from ..run.selection import SelectionRun, Selector
+from .base import WorkbenchParts
+
+
+class GraphCommands(WorkbenchParts):
+    graph_cache: GraphCache
+    selections: list[SelectionRun]
+    _selections_lock: threading.Lock
+
+    def graph(self) -> ProjectGraph:
+        return self.graph_cache.graph()
+
+    def lineage(self, pipeline: str | None = None) -> dict:
+        """Nodes and edges of the project, or of one pipeline's upstream and downstream."""
+        graph = self.graph()
+        only = None
+        if pipeline:
+            ref = self.resolve(pipeline)
+            only = {ref.fqn} | graph.upstream_of(ref.fqn) | graph.downstream_of(ref.fqn)
+        last = {}
+        for name in graph.pipelines():
+            runs = self.state.runs(name, limit=1)
+            last[name] = runs[0].status if runs else None
+        return graph.as_dict(only, last)
+
+    def run_selection(self, selector: str, full_refresh: bool = False, published: bool = False) -> dict:
+        graph = self.graph()
+        return self._run_names(graph, Selector.parse(selector).select(graph), full_refresh, published)
+
+    def build(self, namespaces: list[str] | None = None, full_refresh: bool = False) -> dict:
+        """Every pipeline (of those namespaces) in dependency order."""
+        graph = self.graph()
+        known = {graph.nodes[n].namespace for n in graph.pipelines()}
+        unknown = sorted(set(namespaces or ()) - known)
+        if unknown:
+            raise RatError(f"no pipelines in namespace {', '.join(unknown)} (namespaces: {', '.join(sorted(known))})")
+        names = [n for n in graph.pipelines() if not namespaces or graph.nodes[n].namespace in namespaces]
+        return self._run_names(graph, graph.order(names), full_refresh, False)
+
+    def _run_names(self, graph: ProjectGraph, names: list[str], full_refresh: bool, published: bool) -> dict:
+        selection = SelectionRun(graph, names, lambda name: self.submit(
+            name, full_refresh=full_refresh, published=published, trigger="selection"),
+            self.state, self.events, cancel_run=self.runner.cancel)
+        with self._selections_lock:
+            self.selections.append(selection)
+        try:
+            records = selection.run()
+        finally:
+            with self._selections_lock:
+                self.selections.remove(selection)
+        result = {"runs": [r.as_dict() for r in records]}
+        failed = [r for r in records if r.status != "success"]
+        if failed:
+            first = failed[0]
+            raise RatError.with_result(f"{len(failed)} of {len(records)} run(s) did not succeed; first: "
+                                       f"{first.pipeline} {first.status}: {first.error}", result)
+        return result
+
+    def cancel_selection_of(self, run_id: str) -> bool:
+        """Cancelling one run of a selection cancels the whole selection."""
+        with self._selections_lock:
+            chosen = [s for s in self.selections if any(h.run_id == run_id for h in s.active.values())]
+        for selection in chosen:
+            selection.cancel()
+        return bool(chosen)
+
+    def stale_downstream(self, ref: PipelineRef, new_main: int) -> list[str]:
+        """Downstream pipelines whose table's current snapshot was built from a snapshot of `ref`
+        that main no longer contains, and everything built on them."""
+        graph = self.graph()
+        kept = ancestry(load_table(self.project.table_dir(ref), ref.fqn), new_main)
+        stale: set[str] = set()
+        for name in sorted(graph.downstream.get(ref.fqn, ())):
+            if graph.nodes[name].kind != "pipeline" or name in stale:
+                continue
+            target = PipelineRef.parse(name)
+            try:
+                table = load_table(self.project.table_dir(target), name)
+            except RatError:  # never built
+                continue
+            run_id = snapshot_run_id(table, table.metadata.current_snapshot_id)
+            record = self.state.get_run(run_id) if run_id else None
+            read = record.inputs.get(ref.fqn) if record is not None else None
+            if read is not None and read not in kept:
+                stale |= {name} | {n for n in graph.downstream_of(name) if graph.nodes[n].kind == "pipeline"}
+        return sorted(stale)

@@ -1,0 +1,129 @@
+"""The project as a graph, on a jaffle_shop-shaped project: zones → bronze → silver → gold."""
+from __future__ import annotations
+
+import pytest
+
+from rat_tui.core.errors import RatError
+from tests.helpers import run_script
+from tests.lakehelpers import Scratch
+
+pytestmark = pytest.mark.spark
+
+BRONZE = "-- @merge_strategy: full_refresh\nSELECT * FROM {{ landing_zone('raw_%s') }}"
+PAYMENTS_PY = '''
+def run(spark, ctx):
+    return ctx.ref("bronze.payments").selectExpr("id", "order_id", "CAST(amount AS DOUBLE) AS amount")
+'''
+
+
+def jaffle(scratch: Scratch, failing_gate: bool = False) -> dict[str, str]:
+    scratch.landing("raw_customers", "c.csv", "id,name\n1,Ann\n2,Bo\n3,Cy\n")
+    scratch.landing("raw_orders", "o.csv", "id,customer_id,status\n10,1,placed\n11,1,shipped\n12,2,placed\n")
+    scratch.landing("raw_payments", "p.csv", "id,order_id,amount\n100,10,5.0\n101,11,7.5\n102,12,1.0\n")
+    names = {kind: scratch.pipeline("bronze", kind, BRONZE % kind) for kind in ("customers", "orders", "payments")}
+    names["stg_customers"] = scratch.pipeline("silver", "stg_customers", "SELECT id AS customer_id, name FROM {{ ref('bronze.customers') }}")
+    names["stg_orders"] = scratch.pipeline(
+        "silver", "stg_orders", "SELECT id AS order_id, customer_id, status FROM {{ ref('bronze.orders') }}",
+        tests={"no_orphans": "SELECT * FROM {{ this }} WHERE customer_id " + ("> 0" if failing_gate else "IS NULL")})
+    names["stg_payments"] = scratch.pipeline("silver", "stg_payments", PAYMENTS_PY, filename="pipeline.py")
+    names["gold_customers"] = scratch.pipeline("gold", "customers", """
+        SELECT c.customer_id, c.name, COUNT(o.order_id) AS orders, COALESCE(SUM(p.amount), 0) AS spent
+        FROM {{ ref('silver.stg_customers') }} c
+        LEFT JOIN {{ ref('silver.stg_orders') }} o ON o.customer_id = c.customer_id
+        LEFT JOIN {{ ref('silver.stg_payments') }} p ON p.order_id = o.order_id
+        GROUP BY c.customer_id, c.name""")
+    names["gold_orders"] = scratch.pipeline("gold", "orders", """
+        SELECT o.order_id, o.status, SUM(p.amount) AS amount FROM {{ ref('silver.stg_orders') }} o
+        JOIN {{ ref('silver.stg_payments') }} p ON p.order_id = o.order_id GROUP BY o.order_id, o.status""")
+    return names
+
+
+def test_lineage_of_the_project_and_of_one_pipeline(scratch: Scratch):
+    n = jaffle(scratch)
+    ns = scratch.ns
+    graph = scratch.wb.lineage()
+    mine = {tuple(e) for e in graph["edges"] if e[1].startswith(ns + ".")}
+    assert mine == {
+        (f"{ns}.landing.raw_customers", n["customers"]), (f"{ns}.landing.raw_orders", n["orders"]),
+        (f"{ns}.landing.raw_payments", n["payments"]), (n["customers"], n["stg_customers"]),
+        (n["orders"], n["stg_orders"]), (n["payments"], n["stg_payments"]),  # from the Python pipeline's ctx.ref
+        (n["stg_customers"], n["gold_customers"]), (n["stg_orders"], n["gold_customers"]),
+        (n["stg_payments"], n["gold_customers"]), (n["stg_orders"], n["gold_orders"]),
+        (n["stg_payments"], n["gold_orders"])}
+    zone = next(x for x in graph["nodes"] if x["name"] == f"{ns}.landing.raw_orders")
+    assert zone == {"name": f"{ns}.landing.raw_orders", "kind": "zone", "layer": "landing", "last_status": None}
+    one = scratch.wb.lineage(n["stg_orders"])
+    assert sorted(x["name"] for x in one["nodes"]) == sorted(
+        [f"{ns}.landing.raw_orders", n["orders"], n["stg_orders"], n["gold_customers"], n["gold_orders"]])
+
+
+def test_build_runs_everything_in_order_and_records_what_each_run_read(scratch: Scratch):
+    n = jaffle(scratch)
+    runs = scratch.wb.build([scratch.ns])["runs"]
+    order = [r["pipeline"] for r in runs]
+    assert sorted(order) == sorted(n.values()) and all(r["status"] == "success" for r in runs)
+    for target, sources in scratch.wb.graph().upstream.items():
+        for source in sources:
+            if source in order and target in order:
+                assert order.index(source) < order.index(target), (source, target)
+    assert scratch.rows(f"SELECT customer_id, orders, spent FROM {n['gold_customers']} ORDER BY customer_id") == [
+        [1, 2, 12.5], [2, 1, 1.0], [3, 0, 0.0]]
+    gold = next(r for r in runs if r["pipeline"] == n["gold_orders"])
+    assert gold["inputs"] == {n["stg_orders"]: scratch.refs(n["stg_orders"])["main"],
+                              n["stg_payments"]: scratch.refs(n["stg_payments"])["main"]}
+    current = [s for s in scratch.wb.snapshots(n["gold_orders"])["snapshots"] if s["is_current"]][0]
+    assert current["run_id"] == gold["run_id"] and current["inputs"] == gold["inputs"]
+    assert scratch.wb.runs(n["gold_orders"], limit=1)["runs"][0]["inputs"] == gold["inputs"]
+
+
+def test_a_failing_gate_skips_exactly_its_downstream_and_a_fix_reruns_the_right_set(scratch: Scratch):
+    n = jaffle(scratch, failing_gate=True)
+    with pytest.raises(RatError) as failed:
+        scratch.wb.build([scratch.ns])
+    status = {r["pipeline"]: r for r in failed.value.result["runs"]}
+    assert {name: r["status"] for name, r in status.items()} == {
+        n["customers"]: "success", n["orders"]: "success", n["payments"]: "success",
+        n["stg_customers"]: "success", n["stg_orders"]: "failed", n["stg_payments"]: "success",
+        n["gold_customers"]: "skipped", n["gold_orders"]: "skipped"}
+    assert status[n["gold_orders"]]["error"] == f"skipped: upstream {n['stg_orders']} failed"
+    assert not scratch.table_exists("gold", "orders")
+    # the fix, then `bronze.orders+`: it and everything downstream, in a valid order
+    (scratch.root / "pipelines" / "silver" / "stg_orders" / "tests" / "quality" / "no_orphans.sql").write_text(
+        "SELECT * FROM {{ this }} WHERE customer_id IS NULL")
+    status, results, _ = run_script(scratch.wb.project.root, f"run {n['orders']}+\n")
+    assert status == 0, results
+    order = [r["pipeline"] for r in results[0]["runs"]]
+    assert order[:2] == [n["orders"], n["stg_orders"]] and sorted(order[2:]) == sorted([n["gold_customers"], n["gold_orders"]])
+    status, results, _ = run_script(scratch.wb.project.root, f"run +{n['gold_orders']}\n")
+    assert status == 0 and sorted(r["pipeline"] for r in results[0]["runs"]) == sorted(
+        [n["orders"], n["payments"], n["stg_orders"], n["stg_payments"], n["gold_orders"]])
+
+
+def test_cross_namespace_refs_and_cycles(scratch: Scratch, lake):
+    n = jaffle(scratch)
+    from tests.lakehelpers import Scratch as Other
+
+    other = Other.create(lake, "reports")
+    report = other.pipeline("gold", "report", f"SELECT COUNT(*) AS n FROM {{{{ ref('{n['gold_orders']}') }}}}")
+    runs = scratch.wb.run(f"+{report}")["runs"]
+    assert runs[-1]["pipeline"] == report and n["gold_orders"] in [r["pipeline"] for r in runs]
+    assert other.rows(f"SELECT n FROM {report}") == [[3]]
+    a = other.pipeline("silver", "a", "SELECT * FROM {{ ref('silver.b') }}")
+    other.pipeline("silver", "b", "SELECT * FROM {{ ref('silver.a') }}")
+    with pytest.raises(RatError, match=rf"cyclic ref: {other.ns}\.silver\.(a|b) -> {other.ns}\.silver\.(a|b) -> "):
+        scratch.wb.run(f"+{a}")
+    with pytest.raises(RatError, match="cyclic ref"):
+        scratch.wb.build([other.ns])
+
+
+def test_a_rollback_names_the_downstream_tables_built_from_removed_data(scratch: Scratch):
+    n = jaffle(scratch)
+    scratch.wb.build([scratch.ns])
+    before = scratch.refs(n["stg_orders"])["main"]
+    scratch.landing("raw_orders", "o2.csv", "id,customer_id,status\n13,3,placed\n")
+    scratch.wb.run(f"{n['orders']}+")
+    result = scratch.wb.rollback_table(n["stg_orders"], before)
+    assert result["stale_downstream"] == sorted([n["gold_customers"], n["gold_orders"]])
+    # rolling the other way, to the snapshot they were built from, leaves nothing stale
+    latest = [s for s in scratch.wb.snapshots(n["stg_orders"])["snapshots"] if s["snapshot_id"] != before][-1]
+    assert scratch.wb.rollback_table(n["stg_orders"], latest["snapshot_id"])["stale_downstream"] == []
