@@ -327,3 +327,13 @@ def test_a_kill_during_a_rebuild_leaves_main_and_no_staging_table(scratch: Scrat
     scratch.wb.cleanup_leftovers()
     assert not any(staging.glob("*/metadata"))
     assert _table_facts(scratch, fqn) == before and scratch.refs(fqn) == refs
+
+
+def test_a_namespace_made_by_another_process_is_queryable(scratch: Scratch):
+    """`query` registers the catalogs of namespaces that appeared after the session started."""
+    from tests.helpers import run_script
+
+    fqn = scratch.pipeline("bronze", "elsewhere", "SELECT 5 AS id")
+    status, _, _ = run_script(scratch.wb.project.root, f"run {fqn}\n")
+    assert status == 0
+    assert scratch.rows(f"SELECT id FROM {fqn}") == [[5]]

@@ -195,6 +195,8 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         return {"columns": df.columns, "rows": [row_values(r) for r in rows]}
 
     def query(self, sql: str) -> dict:
+        for ns in self.project.scan().namespaces:  # a namespace made since start-up is queryable too
+            self.spark.ensure_catalog(ns.name)
         with self.spark.using(isolated=True) as spark:
             check_read_only(spark, sql, "a query", inspection=True)
             try:
