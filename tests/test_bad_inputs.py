@@ -104,8 +104,8 @@ def test_a_landing_zone_that_disappears_mid_run(scratch: Scratch, monkeypatch: p
     fqn = scratch.pipeline("bronze", "v", "SELECT * FROM {{ landing_zone('vanishing') }}")
     real_read = run_context.read_files
 
-    def read_then_vanish(spark, fmt, files):
-        df = real_read(spark, fmt, files)
+    def read_then_vanish(spark, fmt, files, *rest):
+        df = real_read(spark, fmt, files, *rest)
         shutil.rmtree(scratch.root / "landing" / "vanishing")
         return df
 

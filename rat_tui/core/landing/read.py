@@ -11,6 +11,7 @@ from .checks import file_problem
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
 
 
 @dataclass(frozen=True)
@@ -50,12 +51,16 @@ def zone_files(zone_dir: Path, label: str) -> tuple[str, list[Path]]:
     return formats[0], files
 
 
-def read_files(spark: "SparkSession", fmt: str, paths: list[str]) -> "DataFrame":
-    """Read landing files given as URIs (local `file:` copies, or `s3a:` objects in direct mode)."""
+def read_files(spark: "SparkSession", fmt: str, paths: list[str], schema: "StructType | None" = None) -> "DataFrame":
+    """Read landing files given as URIs (local `file:` copies, or `s3a:` objects in direct mode).
+
+    CSV with a known `schema` (landing/schema.py samples it) skips Spark's inference pass.
+    """
     reader = spark.read
     if fmt == "csv":
-        # FAILFAST: a ragged row or a broken quote is an error, not a silent NULL.
-        return reader.options(header=True, inferSchema=True, mode="FAILFAST", encoding="UTF-8").csv(paths)
+        # FAILFAST: a ragged row, a broken quote or a value that does not fit is an error, not a silent NULL.
+        reader = reader.options(header=True, mode="FAILFAST", encoding="UTF-8")
+        return (reader.schema(schema) if schema is not None else reader.option("inferSchema", True)).csv(paths)
     if fmt == "json":
         return reader.options(mode="FAILFAST").json(paths)
     return reader.parquet(*paths)

@@ -12,6 +12,7 @@ from ..lake.metadata import load_table
 from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable, quote
 from ..landing.read import FileRead, read_files, zone_files
+from ..landing.schema import sampled_csv_schema
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_config import MergeStrategy, PipelineConfig
 
@@ -111,9 +112,13 @@ class RunContext:
     def landing_df(self, zone: str) -> "DataFrame":
         label = f"{self.ref.namespace}/landing/{zone}"
         fmt, files = zone_files(self.project.zone_dir(self.ref.namespace, zone), label)
-        self.files_read[(self.ref.namespace, zone)] = [FileRead.of(f) for f in files]
+        uris = [self.storage.landing_uri(f) for f in files]
         try:
-            return read_files(self.spark, fmt, [self.storage.landing_uri(f) for f in files])
+            self.files_read[(self.ref.namespace, zone)] = [FileRead.of(f) for f in files]
+            local = fmt == "csv" and all(uri.startswith("file:") for uri in uris)  # direct S3: Spark infers
+            return read_files(self.spark, fmt, uris, sampled_csv_schema(self.spark, files) if local else None)
+        except FileNotFoundError as exc:  # vanished since the zone was listed (or a link to nowhere)
+            raise RatError(f"cannot read landing zone {label}: Path does not exist: {exc.filename}") from None
         except Exception as exc:  # a file that vanished or cannot be parsed while Spark lists it
             raise RatError(f"cannot read landing zone {label}: {summarise(exc)[0]}") from None
 

@@ -35,6 +35,7 @@ from .strategies import (
     ORDER_COLUMN,
     UNIQUE_KEY_PROPERTY,
     WRITERS,
+    WRITTEN_ONCE,
     WriteJob,
     partition_by,
     table_properties,
@@ -85,7 +86,7 @@ class Execution:
         self.files_read: dict[tuple[str, str], list[FileRead]] = {}
         self.ctx: RunContext | None = None
         self.result: DataFrame | None = None
-        self.result_rows = 0
+        self.result_rows: int | None = None  # not counted for strategies that write the result once
         self.schema_notes: list[str] = []
         self.pipeline: LoadedPipeline | None = None
 
@@ -135,8 +136,12 @@ class Execution:
                     self.table, self.branch_made, self.storage, self.options.full_refresh, self.log, self.ensure_catalog,
                 )
             with self.phase("build_result") as info:
-                self.result = self.materialise(build(self.ctx, self.pipeline))
-                info["rows"] = self.result_rows = self.result.count()
+                result = build(self.ctx, self.pipeline)
+                if self.pipeline.config.merge_strategy in WRITTEN_ONCE:
+                    self.result = result  # runs once, in the write
+                else:
+                    self.result = self.materialise(result)
+                    info["rows"] = self.result_rows = self.result.count()
                 self.record_files_read()
             with self.phase("iceberg_write") as info:
                 info["rows"] = self.record.rows_written = self.write()
@@ -211,6 +216,7 @@ class Execution:
     def write(self) -> int:
         assert self.ctx is not None and self.result is not None and self.pipeline is not None
         config = self.pipeline.config
+        empty = True  # nothing on the target to merge with: keyed strategies just append
         if not self.branch_made:
             testpoints.reached("before:create_table")
             self.create_table(config)
@@ -223,9 +229,11 @@ class Execution:
 
             self.spark.createDataFrame([], self.table.schema()).writeTo(
                 self.table.branch_ident(self.branch)).overwrite(F.lit(True))
+        else:
+            empty = False
         target = self.target
-        job = WriteJob(
-            target, self.branch, self.result, config, self.record.run_id, self.ctx.run_started_at, self.result_rows)
+        job = WriteJob(target, self.branch, self.result, config, self.record.run_id, self.ctx.run_started_at,
+                       self.result_rows, target_empty=empty)
         before = target.refs().get(self.branch)
         try:
             WRITERS[config.merge_strategy](job)
@@ -234,7 +242,9 @@ class Execution:
         except Exception as exc:
             if is_cancellation(exc):
                 raise
-            message, _ = summarise(exc)
+            message, line = summarise(exc)
+            if config.merge_strategy in WRITTEN_ONCE:  # the query itself runs in this write
+                raise RatError(f"query failed: {message}", self.pipeline.source_relpath, line) from None
             raise RatError(f"writing {self.ref.fqn} failed: {message}", self.pipeline.source_relpath) from None
         finally:
             job.drop_views()

@@ -24,17 +24,21 @@ ORDER_COLUMN = "__rat_order"
 BROADCAST_MAX_ROWS = 1_000_000
 UNIQUE_KEY_PROPERTY = "rat.unique-key"
 MERGING = (MergeStrategy.INCREMENTAL, MergeStrategy.DELETE_INSERT, MergeStrategy.SCD2)
+# Written straight from the query: the result is read once, so it is neither materialised nor
+# counted first (the count comes from the snapshot summary). The others read it twice.
+WRITTEN_ONCE = (MergeStrategy.FULL_REFRESH, MergeStrategy.APPEND_ONLY)
 
 
 @dataclass
 class WriteJob:
     table: IcebergTable
     branch: str
-    new: "DataFrame"  # includes ORDER_COLUMN
+    new: "DataFrame"  # includes ORDER_COLUMN, unless the strategy writes it once (WRITTEN_ONCE)
     config: PipelineConfig
     run_id: str
     run_started_at: str
-    rows_in_result: int
+    rows_in_result: int | None  # None when not counted (WRITTEN_ONCE)
+    target_empty: bool = False  # a first load (or a full refresh): nothing to merge with
     views: list[str] = field(default_factory=list)  # temp views made for the merge; dropped after the run
 
     @property
@@ -88,13 +92,18 @@ def check_columns(job: WriteJob, columns: tuple[str, ...], role: str) -> None:
         raise RatError(f"{nulls} row(s) of the result have NULL in the {role} column(s) {names}")
 
 
-def last_row_per_key(job: WriteJob) -> "DataFrame":
+def last_row_per_key(job: WriteJob) -> tuple["DataFrame", bool]:
+    """The batch with one row per key, the last one, and whether that dropped any. A batch
+    without duplicate keys (one cheap aggregate on the keys tells) is returned as it is: no
+    window, no second materialisation."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
+    if job.new.select(*job.config.unique_key).distinct().count() == job.rows_in_result:
+        return job.rows, False
     window = Window.partitionBy(*job.config.unique_key).orderBy(F.col(ORDER_COLUMN).desc())
     return job.new.withColumn("__rat_rank", F.row_number().over(window)).filter("__rat_rank = 1").drop(
-        "__rat_rank", ORDER_COLUMN)
+        "__rat_rank", ORDER_COLUMN), True
 
 
 def small_side(job: WriteJob, df: "DataFrame") -> "DataFrame":
@@ -105,7 +114,7 @@ def small_side(job: WriteJob, df: "DataFrame") -> "DataFrame":
     """
     from pyspark.sql import functions as F
 
-    return F.broadcast(df) if job.rows_in_result <= BROADCAST_MAX_ROWS else df
+    return F.broadcast(df) if (job.rows_in_result or 0) <= BROADCAST_MAX_ROWS else df
 
 
 def _key_match(left: str, right: str, keys: tuple[str, ...]) -> str:
@@ -142,14 +151,20 @@ def incremental(job: WriteJob) -> None:
     against 5M rows for a 50k batch).
     """
     check_columns(job, job.config.unique_key, "unique_key")
-    latest = last_row_per_key(job).localCheckpoint(eager=True)
+    latest, deduplicated = last_row_per_key(job)
+    if job.target_empty:  # a first load: nothing to replace
+        job.writer(latest).append()
+        return
+    if deduplicated:  # read twice below: materialise the de-duplicated rows once
+        latest = latest.localCheckpoint(eager=True)
     _delete_keys(job, latest)
     job.writer(latest).append()
 
 
 def delete_insert(job: WriteJob) -> None:
     check_columns(job, job.config.unique_key, "unique_key")
-    _delete_keys(job, job.rows)
+    if not job.target_empty:
+        _delete_keys(job, job.rows)
     job.writer(job.rows).append()
 
 
@@ -161,7 +176,7 @@ def scd2(job: WriteJob) -> None:
     columns = [c for c in result_columns(job) if c not in (valid_from, valid_to)]
     tracked = [c for c in columns if c not in keys]
     at = f"TIMESTAMP '{job.run_started_at}'"
-    source = job.view(last_row_per_key(job).select(*columns), "scd2")
+    source = job.view(last_row_per_key(job)[0].select(*columns), "scd2")
     changed = " OR ".join(f"NOT (t.{quote(c)} <=> s.{quote(c)})" for c in tracked) or "FALSE"
     merge_keys = ", ".join(f"s.{quote(k)} AS {quote('__mk_' + k)}" for k in keys)
     null_keys = ", ".join(f"CAST(NULL AS STRING) AS {quote('__mk_' + k)}" for k in keys)

@@ -1,0 +1,126 @@
+"""Loading a landing CSV into bronze, and merging a 1% delta: the product beside bare Spark and
+beside DuckDB → Arrow → PyIceberg (the reference platform's in-memory way), with ratios.
+
+    python bench/ingest.py --rows 5000000        # also --rows 20000000
+
+All three write Iceberg tables on this machine. The product runs through the Workbench on a warm
+session (as the TUI and `--script` do); bare Spark reads the same file with a known schema on the
+same session; the DuckDB way runs in a child process so its peak memory is its own.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import timed  # noqa: E402
+
+from rat_tui.core.commands.workbench import Workbench  # noqa: E402
+
+SCHEMA = "order_id BIGINT, customer_id BIGINT, total_amount DOUBLE, status STRING, updated_at TIMESTAMP"
+COLUMNS = "order_id, customer_id, total_amount, status, updated_at"
+
+
+def write_csv(path: Path, rows: int, start: int = 0, step: int = 1) -> None:
+    import duckdb
+
+    duckdb.sql(f"""COPY (SELECT {start} + i * {step} AS order_id, (i * 7919) % 100000 AS customer_id,
+                   round(((i * 31) % 100000) / 100.0, 2) AS total_amount,
+                   ['placed', 'shipped', 'delivered', 'returned'][1 + (i % 4)] AS status,
+                   TIMESTAMP '2024-01-01' + to_seconds(i % 8000000) AS updated_at
+                   FROM range({rows}) t(i)) TO '{path}' (HEADER, DELIMITER ',')""")
+
+
+def pipeline(root: Path, name: str, header: str) -> str:
+    base = root / "bench" / "pipelines" / "bronze" / name
+    base.mkdir(parents=True, exist_ok=True)
+    (base / "pipeline.sql").write_text(textwrap.dedent(header).lstrip() + f"SELECT {COLUMNS} FROM {{{{ landing_zone('orders') }}}}\n")
+    return f"bench.bronze.{name}"
+
+
+DUCKDB_PEER = r'''
+import json, resource, sys, time
+import duckdb
+from pyiceberg.catalog.sql import SqlCatalog
+csv, delta, warehouse = sys.argv[1:4]
+catalog = SqlCatalog("bench", uri=f"sqlite:///{warehouse}/catalog.db", warehouse=f"file://{warehouse}")
+catalog.create_namespace("bronze")
+began = time.monotonic()
+data = duckdb.sql(f"SELECT * FROM read_csv('{csv}')").fetch_arrow_table()
+table = catalog.create_table("bronze.orders", schema=data.schema)
+table.append(data)
+load = time.monotonic() - began
+began = time.monotonic()
+table.upsert(duckdb.sql(f"SELECT * FROM read_csv('{delta}')").fetch_arrow_table(), join_cols=["order_id"])
+merge = time.monotonic() - began
+print(json.dumps({"load": load, "merge": merge, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+'''
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="rat-ingest-"))
+    root = work / "project"
+    zone = root / "bench" / "landing" / "orders"
+    zone.mkdir(parents=True)
+    data, delta = work / "orders.csv", work / "delta.csv"
+    write_csv(data, args.rows)
+    write_csv(delta, args.rows // 100, start=13, step=97)  # 1% of the keys, spread over the table
+    print(f"{args.rows:,} rows, {data.stat().st_size / 1e6:.0f} MB CSV")
+    full = pipeline(root, "full", "-- @merge_strategy: full_refresh\n")
+    incr = pipeline(root, "incr", "-- @merge_strategy: incremental\n-- @unique_key: order_id\n")
+    figures: dict[str, float] = {}
+    wb = Workbench(root)
+    try:
+        spark = wb.spark.session(timeout=300)
+        wb.spark.ensure_catalog("bench")
+        shutil.copy(data, zone / "orders.csv")
+        wb.run(full)  # warm: the first query and table creation are not what a user waits for daily
+        figures["product full_refresh"] = timed(lambda: wb.run(full))[0]
+
+        def bare_load() -> None:
+            spark.read.schema(SCHEMA).options(header=True).csv(str(data)).writeTo(
+                "bench.bronze.bare").using("iceberg").createOrReplace()
+
+        bare_load()
+        figures["bare Spark load"] = timed(bare_load)[0]
+        figures["product incremental, first run"] = timed(lambda: wb.run(incr))[0]
+        (zone / "orders.csv").unlink()
+        shutil.copy(delta, zone / "delta.csv")
+        figures["product 1% merge"] = timed(lambda: wb.run(incr))[0]
+
+        def bare_merge() -> None:
+            spark.read.schema(SCHEMA).options(header=True).csv(str(delta)).createOrReplaceTempView("delta")
+            spark.sql("MERGE INTO bench.bronze.bare t USING delta s ON t.order_id = s.order_id "
+                      "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+
+        figures["bare Spark MERGE (copy-on-write)"] = timed(bare_merge)[0]
+    finally:
+        wb.close()
+    peer_dir = work / "peer"
+    peer_dir.mkdir()
+    peer = json.loads(subprocess.run([sys.executable, "-c", DUCKDB_PEER, str(data), str(delta), str(peer_dir)],
+                                     check=True, capture_output=True, text=True).stdout)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    bare = figures["bare Spark load"]
+    print(f"{'':34s} {'seconds':>8s} {'vs bare Spark load':>20s}")
+    for name, seconds in figures.items():
+        print(f"{name:34s} {seconds:8.1f} {seconds / bare:19.2f}x")
+    print(f"{'DuckDB + PyIceberg load':34s} {peer['load']:8.1f} {peer['load'] / bare:19.2f}x")
+    print(f"{'DuckDB + PyIceberg 1% upsert':34s} {peer['merge']:8.1f}")
+    print(f"peak RSS: product's Python {rss:.0f} MB (the JVM is separate); DuckDB + PyIceberg {peer['rss_mb']:.0f} MB")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
