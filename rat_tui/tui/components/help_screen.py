@@ -13,7 +13,7 @@ from textual.widgets import Static
 from ..keymap import GROUPS, KeyAction, key_label
 
 EXTRA_KEYS = [
-    ("Enter", "select a tree node / preview the selected landing file"),
+    ("Enter", "select a tree node / preview the selected landing file / in a lineage: show that node in the tree"),
     ("Tab / Shift+Tab", "move focus between panels"),
     ("Tab to the tab bar, then ← / →", "switch detail tabs there ([ / ] work from anywhere; ← / → in a tab do not)"),
     ("Ctrl+P", "command palette: every action by name"),
