@@ -88,6 +88,8 @@ class GraphActions:
         wb = self.workbench
         try:
             names = plan(wb.graph())
+            if not names:  # e.g. a cascade from a pipeline nothing reads
+                return
             if show:
                 self.call_from_thread(self.show_selection, title, names, opened_on)
             result = wb.run_pipelines(names, full_refresh)
@@ -130,8 +132,7 @@ class GraphActions:
         def downstream(graph: ProjectGraph) -> list[str]:
             return graph.order(n for n in graph.downstream_of(fqn) if graph.nodes[n].kind == "pipeline")
 
-        if downstream(self.workbench.graph()):
-            self._run_plan(f"downstream of {fqn}", downstream, False, None, show=False)
+        self._run_plan(f"downstream of {fqn}", downstream, False, None, show=False)
 
     # -- panels -------------------------------------------------------------------------
     async def show_selection(self, title: str, names: list[str], opened_on: NodeData | None = None) -> None:
