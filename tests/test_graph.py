@@ -51,7 +51,8 @@ def test_lineage_of_the_project_and_of_one_pipeline(scratch: Scratch):
         (n["stg_payments"], n["gold_customers"]), (n["stg_orders"], n["gold_orders"]),
         (n["stg_payments"], n["gold_orders"])}
     zone = next(x for x in graph["nodes"] if x["name"] == f"{ns}.landing.raw_orders")
-    assert zone == {"name": f"{ns}.landing.raw_orders", "kind": "zone", "layer": "landing", "last_status": None}
+    assert zone == {"name": f"{ns}.landing.raw_orders", "kind": "zone", "layer": "landing", "last_status": None,
+                    "last_run_at": None}
     one = scratch.wb.lineage(n["stg_orders"])
     assert sorted(x["name"] for x in one["nodes"]) == sorted(
         [f"{ns}.landing.raw_orders", n["orders"], n["stg_orders"], n["gold_customers"], n["gold_orders"]])

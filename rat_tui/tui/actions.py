@@ -34,11 +34,12 @@ class Actions:
         after one notice saying so: keys never act on whatever the right side showed last."""
         key = next(k for k in self.keymap if k.id == action_id)
         data = self.query_one(ProjectTree).cursor_data
-        kinds = {"pipeline": ("pipeline", "table"), "table": ("table",), "zone": ("zone",)}[key.needs]
+        kinds = {"pipeline": ("pipeline", "table"), "table": ("table",), "zone": ("zone",),
+                 "node": ("pipeline", "table", "zone")}[key.needs]
         if data is not None and data.kind in kinds:
             return data
         where = data.describe() if data is not None else "nothing"
-        wanted = {"zone": "landing zone"}.get(key.needs, key.needs)
+        wanted = {"zone": "landing zone", "node": "pipeline or landing zone"}.get(key.needs, key.needs)
         self.notify(f"{key_label(key.key)} ({key.description}) needs a {wanted} under the cursor; it is on {where}.",
                     severity="warning")
         return None

@@ -22,6 +22,7 @@ from .components.run_view import RunState, RunView
 from .components.status_bar import StatusBar
 from .components.table_view import TableView
 from .components.zone_view import ZoneView
+from .graph_actions import GraphActions
 from .keymap import DEFAULT_KEYMAP, GROUPS, bindings, key_label, resolve_keymap
 from .messages import CoreEvent, FilesChanged
 from .outcomes import rows_shown
@@ -42,7 +43,7 @@ class PaletteCommands(SystemCommandsProvider):
                 yield DiscoveryHit(name, callback, help=help_text)
 
 
-class RatApp(ScriptHost, Workers, Views, Actions, App):
+class RatApp(GraphActions, ScriptHost, Workers, Views, Actions, App):
     """Wiring and bindings; the workers, view handlers, actions and script host are mixed in."""
 
     TITLE = "rat-tui"

@@ -18,11 +18,11 @@ class KeyAction:
     description: str  # short: the footer and the help screen
     group: str  # the command palette lists actions group by group (GROUPS order)
     palette: str  # what the palette says the action does
-    needs: str = ""  # pipeline | table | zone: the kind of tree node the key acts on ("" = any)
+    needs: str = ""  # pipeline | table | zone | node (any of them): the kind of tree node the key acts on ("" = any)
     show: bool = True
 
 
-GROUPS = ("Run", "Versions", "Tables", "Landing", "Upkeep", "Bucket", "View")
+GROUPS = ("Run", "Graph", "Versions", "Tables", "Landing", "Upkeep", "Bucket", "View")
 
 DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
     KeyAction("run", "r", "run", "Run", "Run", "Run the selected pipeline (draft)", "pipeline"),
@@ -30,6 +30,18 @@ DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
               "Run the published version of the selected pipeline", "pipeline"),
     KeyAction("cancel", "c", "cancel", "Cancel run", "Run", "Cancel the selected pipeline's runs", "pipeline"),
     KeyAction("preview", "p", "preview", "Preview", "Run", "Preview the selected pipeline (writes nothing)", "pipeline"),
+    KeyAction("run_downstream", "greater_than_sign", "run_downstream", "Run with downstream", "Graph",
+              "Run the selected pipeline and everything downstream of it (NAME+)", "pipeline", show=False),
+    KeyAction("run_upstream", "less_than_sign", "run_upstream", "Run with upstream", "Graph",
+              "Run the selected pipeline after everything upstream of it (+NAME)", "pipeline", show=False),
+    KeyAction("full_refresh", "F", "full_refresh", "Full refresh with downstream", "Graph",
+              "Full refresh of the selected pipeline and everything downstream of it (NAME+)", "pipeline", show=False),
+    KeyAction("build", "B", "build", "Build all", "Graph", "Build every pipeline of every namespace in order",
+              show=False),
+    KeyAction("lineage", "L", "lineage", "Lineage", "Graph", "Lineage of the selected pipeline or landing zone",
+              "node", show=False),
+    KeyAction("project_lineage", "G", "project_lineage", "Project lineage", "Graph",
+              "Lineage of the whole project (all namespaces)", show=False),
     KeyAction("publish", "P", "publish", "Publish", "Versions", "Publish the selected pipeline's files", "pipeline"),
     KeyAction("rollback", "b", "rollback", "Roll back code", "Versions",
               "Roll back the selected pipeline's code to a version", "pipeline"),
@@ -71,4 +83,4 @@ def bindings(keymap: list[KeyAction]) -> list[Binding]:
 
 def key_label(key: str) -> str:
     return {"question_mark": "?", "f5": "F5", "f1": "F1", "f2": "F2", "left_square_bracket": "[",
-            "right_square_bracket": "]"}.get(key, key)
+            "right_square_bracket": "]", "greater_than_sign": ">", "less_than_sign": "<"}.get(key, key)

@@ -37,6 +37,7 @@ RELOADS = {"publish", "rollback", "rollback table", "purge", "compact", "doctor 
 
 if TYPE_CHECKING:
     from ..core.commands.workbench import Workbench
+    from .components.selection_view import SelectionProgress
 
 
 class Views:
@@ -46,6 +47,7 @@ class Views:
     selected: NodeData | None
     runs: dict[str, RunState]
     latest_run: dict[str, str]
+    selection: SelectionProgress | None  # graph_actions.py
 
     def _detail(self):
         return self.query_one("#detail", Container)
@@ -132,8 +134,9 @@ class Views:
         if isinstance(event, RunFinished):
             self.runs.pop(event.run_id, None)  # from now on the stored record (with samples) is the truth
             severity = {"success": "information", "cancelled": "warning"}.get(event.status, "error")
-            self.notify(event.error or f"{event.rows_written:,} rows written", title=f"{event.pipeline}: {event.status}",
-                        severity=severity, timeout=6)
+            if self.selection is None or not self.selection.owns(event.run_id):  # a selection says it once, at its end
+                self.notify(event.error or f"{event.rows_written:,} rows written",
+                            title=f"{event.pipeline}: {event.status}", severity=severity, timeout=6)
             self.refresh_tree()
             if self.selected is not None:
                 self.load_detail(self.selected)

@@ -186,3 +186,5 @@ class Workers:
             self.post_message(ActionFailed(f"auto-run {change.pipeline.fqn}", exc.sentence()))
             return
         self.post_message(ActionDone("auto-run", f"saved: running {change.pipeline.fqn} ({handle.run_id})"))
+        if wb.project.settings.watch_cascade:  # graph_actions.py: the downstream, once this run succeeded
+            self.cascade(change.pipeline.fqn, handle)

@@ -27,11 +27,12 @@ class GraphCommands(WorkbenchParts):
         if pipeline:
             ref = self.resolve(pipeline)
             only = {ref.fqn} | graph.upstream_of(ref.fqn) | graph.downstream_of(ref.fqn)
-        last = {}
+        last, at = {}, {}
         for name in graph.pipelines():
             runs = self.state.runs(name, limit=1)
             last[name] = runs[0].status if runs else None
-        return graph.as_dict(only, last)
+            at[name] = (runs[0].finished_at or runs[0].started_at or runs[0].queued_at) if runs else None
+        return graph.as_dict(only, last, at)
 
     def run_selection(self, selector: str, full_refresh: bool = False, published: bool = False) -> dict:
         graph = self.graph()
@@ -45,6 +46,15 @@ class GraphCommands(WorkbenchParts):
         if unknown:
             raise RatError(f"no pipelines in namespace {', '.join(unknown)} (namespaces: {', '.join(sorted(known))})")
         names = [n for n in graph.pipelines() if not namespaces or graph.nodes[n].namespace in namespaces]
+        return self._run_names(graph, graph.order(names), full_refresh, False)
+
+    def run_pipelines(self, names: list[str], full_refresh: bool = False) -> dict:
+        """Exactly these pipelines, in dependency order, with the skip rule of a selection: the stale
+        tables after a rollback (not the rolled-back table), or what is downstream of a saved pipeline."""
+        graph = self.graph()
+        unknown = sorted(n for n in names if n not in graph.nodes or graph.nodes[n].kind != "pipeline")
+        if unknown:
+            raise RatError(f"no pipeline {', '.join(unknown)} in this project")
         return self._run_names(graph, graph.order(names), full_refresh, False)
 
     def _run_names(self, graph: ProjectGraph, names: list[str], full_refresh: bool, published: bool) -> dict:

@@ -22,7 +22,7 @@ _SCHEMA: dict[str, Any] = {
         "log_level": str,
     },
     "catalog": {"type": str, "properties": dict},
-    "watch": {"enabled": bool, "debounce_ms": int, "run_on_landing": bool},
+    "watch": {"enabled": bool, "debounce_ms": int, "run_on_landing": bool, "cascade": bool},
     "runs": {"quality_timeout_seconds": (int, float), "serialise_same_pipeline": bool},
     "retention": {
         "snapshot_max_age_days": (int, float),
@@ -62,6 +62,7 @@ class Settings:
     watch_enabled: bool = True
     watch_debounce_ms: int = 300
     watch_run_on_landing: bool = False
+    watch_cascade: bool = False  # a saved pipeline's successful run re-runs its downstream
     quality_timeout_seconds: float = 60.0
     serialise_same_pipeline: bool = True
     snapshot_max_age_days: float = 7
@@ -171,6 +172,7 @@ def load_settings(root: Path) -> tuple[Settings, list[Problem]]:
         "watch_enabled": watch.get("enabled"),
         "watch_debounce_ms": watch.get("debounce_ms"),
         "watch_run_on_landing": watch.get("run_on_landing"),
+        "watch_cascade": watch.get("cascade"),
         "quality_timeout_seconds": runs.get("quality_timeout_seconds"),
         "serialise_same_pipeline": runs.get("serialise_same_pipeline"),
         "target_file_size_bytes": tables.get("target_file_size_bytes"),

@@ -13,7 +13,7 @@ from textual.widgets import Static
 from ..keymap import GROUPS, KeyAction, key_label
 
 EXTRA_KEYS = [
-    ("Enter", "select a tree node / preview the selected landing file"),
+    ("Enter", "select a tree node / preview the selected landing file / in a lineage: show that node in the tree"),
     ("Tab / Shift+Tab", "move focus between panels"),
     ("Tab to the tab bar, then ← / →", "switch detail tabs there ([ / ] work from anywhere; ← / → in a tab do not)"),
     ("Ctrl+P", "command palette: every action by name"),
@@ -24,7 +24,7 @@ EXTRA_KEYS = [
 LEGEND = [
     (("○", "grey50"), "never run (cyan: queued)"),
     (("◐", "cyan"), "running"),
-    (("●", "green"), "last run succeeded (red: failed, yellow: cancelled)"),
+    (("●", "green"), "last run succeeded (red: failed, yellow: cancelled, grey: skipped)"),
     (("*", "yellow"), "the working copy differs from the published version"),
     (("⇣", "cyan"), "a newer version is in the bucket (g pulls it); ⇣! it was also edited here"),
     (("@123456", "grey50"), "after a table: the last 6 digits of its current snapshot (empty: no snapshot)"),

@@ -12,11 +12,12 @@ from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from ...core.project.graph import zone_node
 from ...core.project.model import PipelineRef
 from ...core.project.names import LAYERS
 
 STATUS_MARK = {"success": ("●", "green"), "failed": ("●", "red"), "cancelled": ("●", "yellow"),
-               "running": ("◐", "cyan"), "queued": ("○", "cyan"), None: ("○", "grey50")}
+               "skipped": ("●", "grey50"), "running": ("◐", "cyan"), "queued": ("○", "cyan"), None: ("○", "grey50")}
 
 
 # A newer version of the pipeline's files is in the bucket (g pulls it).
@@ -88,6 +89,22 @@ class ProjectTree(Tree[NodeData]):
         for node in self._walk(self.root):
             if node.data is not None and node.data.kind == "pipeline" and node.data.ref.fqn == fqn:
                 node.set_label(self._pipeline_label(node.data.ref))
+
+    def reveal(self, graph_name: str) -> bool:
+        """Put the cursor on a pipeline (`ns.layer.name`) or zone (`ns.landing.zone`) of the graph, opening
+        its parents; False when the tree does not hold it."""
+        for node in self._walk(self.root):
+            data = node.data
+            if data is not None and graph_name == (data.ref.fqn if data.kind == "pipeline" and data.ref else
+                                                   zone_node(data.namespace, data.name) if data.kind == "zone" else None):
+                parent = node.parent
+                while parent is not None:
+                    parent.expand()
+                    parent = parent.parent
+                _ = self.last_line  # expanding invalidated the line numbers; reading this rebuilds them
+                self.move_cursor(node)
+                return True
+        return False
 
     def _pipeline_label(self, ref: PipelineRef) -> Text:
         pipe = self._pipes.get(ref.fqn, {})
