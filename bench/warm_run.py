@@ -1,6 +1,7 @@
-"""Time per phase of a 10k-row silver pipeline on a warm session, against bare Spark doing the same write.
+"""Time per phase of a 10k-row silver pipeline on a warm session, against bare Spark doing the same
+write; and save → run finished through the real file watcher, as the TUI's watch-and-run does.
 
-    python bench/warm_run.py [--rows 10000] [--repeat 5]
+    python bench/warm_run.py [--rows 10000] [--repeat 7]
 """
 from __future__ import annotations
 
@@ -20,16 +21,54 @@ FROM range({rows})
 """
 
 
+def save_to_finished(wb, fqn: str, sql: str, repeat: int) -> list[float]:
+    """Seconds from an editor-style save (temp file, rename) to the end of the run it causes."""
+    import os
+    import threading
+    import time
+
+    from rat_tui.core.events import RunFinished
+    from rat_tui.core.project.watch import PipelineChanged, ProjectWatcher
+
+    finished = threading.Event()
+    unsubscribe = wb.events.subscribe(lambda e: finished.set() if isinstance(e, RunFinished) else None)
+
+    def on_changes(changes) -> None:
+        for change in changes:
+            if isinstance(change, PipelineChanged):
+                wb.request_run(change.pipeline, trigger="watch")
+
+    watcher = ProjectWatcher(wb.project, on_changes, wb.project.settings.watch_debounce_ms / 1000)
+    watcher.start()
+    source = wb.project.pipeline_dir(wb.resolve(fqn)) / "pipeline.sql"
+    took = []
+    try:
+        for n in range(repeat):
+            time.sleep(0.5)
+            finished.clear()
+            temp = source.with_name(".pipeline.sql.tmp")
+            temp.write_text(sql + f"-- save {n}\n")
+            began = time.monotonic()
+            os.replace(temp, source)
+            assert finished.wait(60), "the save never produced a finished run"
+            took.append(time.monotonic() - began)
+    finally:
+        watcher.stop()
+        unsubscribe()
+    return took
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=10_000)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
     root = scratch_project("warm")
     fqn = write_pipeline(root, "silver", "orders", SQL.format(rows=args.rows))
     with warm_workbench(root) as wb:
         wb.run(fqn)  # first run pays for the first query and table creation
         runs = [wb.run(fqn)["run"] for _ in range(args.repeat)]
+        saves = save_to_finished(wb, fqn, SQL.format(rows=args.rows), args.repeat)
         spark = wb.spark.session()
         bare = [timed(lambda: spark.sql(SQL.split("\n", 1)[1].format(rows=args.rows))
                       .writeTo("bench.silver.bare").using("iceberg").createOrReplace())[0]
@@ -42,6 +81,8 @@ def main() -> None:
     print(f"  {'total':18s} {total * 1000:7.0f} ms")
     print(f"bare Spark CREATE OR REPLACE of the same rows: {bare_s * 1000:.0f} ms; ratio rat/bare = {total / bare_s:.2f}")
 
+    print(f"save → run finished through the watcher, median of {args.repeat}: {statistics.median(saves) * 1000:.0f} ms "
+          f"(min {min(saves) * 1000:.0f}, max {max(saves) * 1000:.0f})")
 
 if __name__ == "__main__":
     main()

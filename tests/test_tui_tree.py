@@ -25,8 +25,8 @@ def label_of(app: RatApp, kind: str, fqn: str) -> str:
 
 async def test_run_marks_follow_run_events(scratch: Scratch):
     fqn = scratch.pipeline("silver", "slow", "SELECT id FROM range(3) AS r(id)",
-                           tests={"wait": "SELECT * FROM {{ this }} WHERE reflect('java.lang.Thread', 'sleep', "
-                                          "CAST(1500 AS BIGINT)) IS NULL"})
+                           tests={"wait": "SELECT * FROM {{ this }} WHERE (SELECT SUM(hash(a.id, b.id)) "
+                                          "FROM range(40000) a CROSS JOIN range(2000) b) IS NULL"})  # a second or two
     app = RatApp(scratch.wb, watch=False)
     name = fqn.rsplit(".", 1)[1]
     async with app.run_test(size=SIZE) as pilot:

@@ -56,6 +56,9 @@ def classify(project: Project, path: Path) -> PipelineChanged | ZoneChanged | No
     return None
 
 
+SETTLE_SECONDS = 0.05  # an editor's save (temp file, rename) lands within a few ms
+
+
 class ProjectWatcher:
     def __init__(self, project: Project, on_changes: Callable[[list[Change]], None], debounce: float):
         self.project = project
@@ -118,13 +121,16 @@ class ProjectWatcher:
             return
         key = change.pipeline if isinstance(change, PipelineChanged) else change
         with self._lock:
+            # A lone save is reported after a short settle; a second change while one waits
+            # means a burst, which waits the full debounce from its last event (one report).
+            delay = min(SETTLE_SECONDS, self.debounce) if not self._pending else self.debounce
             previous = self._pending.get(key)
             if isinstance(previous, PipelineChanged) and isinstance(change, PipelineChanged):
                 change = PipelineChanged(change.pipeline, tuple(sorted(set(previous.paths) | set(change.paths))))
             self._pending[key] = change
             if self._timer is not None:
                 self._timer.cancel()
-            self._timer = threading.Timer(self.debounce, self._flush)
+            self._timer = threading.Timer(delay, self._flush)
             self._timer.daemon = True
             self._timer.start()
 
