@@ -337,3 +337,42 @@ def test_a_namespace_made_by_another_process_is_queryable(scratch: Scratch):
     status, _, _ = run_script(scratch.wb.project.root, f"run {fqn}\n")
     assert status == 0
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[5]]
+
+
+def test_the_failed_gate_is_marked_on_the_quality_phase_and_zero_rows_say_why(scratch: Scratch):
+    """Issue 'What a newcomer trips over', items 7 and 8."""
+    fqn = scratch.pipeline("silver", "gated", "SELECT 1 AS id", tests={"never": "SELECT * FROM {{ this }}"})
+    run = scratch.run(fqn)
+    assert run["status"] == "failed" and list(run["phases"])[-1] == "quality_tests"
+    entries = scratch.wb.run_log.read(run["run_id"])
+    failed = [e["phase"] for e in entries if e["event"] == "PhaseFinished" and not e["ok"]]
+    assert failed == ["quality_tests"]
+    wm = scratch.pipeline("silver", "wm0", """
+        -- @merge_strategy: incremental
+        -- @unique_key: id
+        -- @watermark_column: at
+        SELECT 1 AS id, TIMESTAMP '2024-01-01 00:00:00' AS at
+        {% if is_incremental() %} WHERE TIMESTAMP '2024-01-01 00:00:00' > TIMESTAMP '{{ watermark_value }}' {% endif %}
+        """)
+    assert scratch.run(wm)["rows_written"] == 1
+    second = scratch.run(wm)
+    assert second["status"] == "success" and second["rows_written"] == 0
+    write = next(e for e in scratch.wb.run_log.read(second["run_id"])
+                 if e["event"] == "PhaseFinished" and e["phase"] == "iceberg_write")
+    assert write["message"] == (f"the watermark (at after 2024-01-01 00:00:00) filtered every row; "
+                                f"run {wm} with full refresh to rebuild it")
+
+
+def test_a_typo_in_a_ref_or_a_zone_gets_a_suggestion(scratch: Scratch):
+    """Issue 'What a newcomer trips over', item 9."""
+    scratch.pipeline("silver", "clean_orders", "SELECT 1 AS id")
+    scratch.landing("orders", "a.csv", "id\n1\n")
+    typo = scratch.pipeline("gold", "typo", "SELECT * FROM {{ ref('silver.clean_order') }}")
+    zone = scratch.pipeline("bronze", "zone", "SELECT * FROM {{ landing_zone('order') }}")
+    assert "did you mean `silver.clean_orders`?" in scratch.run(typo)["error"]
+    assert "did you mean `orders`?" in scratch.run(zone)["error"]
+    from rat_tui.core.errors import RatError
+
+    with pytest.raises(RatError) as invalid:
+        scratch.wb.validate(typo)
+    assert "did you mean `silver.clean_orders`?" in invalid.value.sentence()

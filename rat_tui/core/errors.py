@@ -55,3 +55,11 @@ class RatError(Exception):
 
 class RunCancelled(Exception):
     """Raised inside a run when the user (or a shutdown) cancelled it."""
+
+
+def did_you_mean(name: str, candidates: list[str]) -> str:
+    """'; did you mean `x`?' for the closest of `candidates` (a typo in a ref or a zone), else ''."""
+    import difflib
+
+    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
+    return f"; did you mean `{close[0]}`?" if close else ""

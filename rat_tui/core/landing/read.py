@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import RatError
+from ..errors import RatError, did_you_mean
 from ..project.model import LANDING_EXTENSIONS, active_landing_files
 from .checks import file_problem
 
@@ -37,7 +37,8 @@ class FileRead:
 def zone_files(zone_dir: Path, label: str) -> tuple[str, list[Path]]:
     """The zone's format and active files; a missing, empty or mixed zone is a clear error."""
     if not zone_dir.is_dir():
-        raise RatError(f"landing zone {label} does not exist")
+        siblings = [p.name for p in zone_dir.parent.iterdir() if p.is_dir()] if zone_dir.parent.is_dir() else []
+        raise RatError(f"landing zone {label} does not exist{did_you_mean(zone_dir.name, siblings)}")
     files = active_landing_files(zone_dir)
     if not files:
         raise RatError(f"landing zone {label} has no active files (.csv, .parquet, .json) to read")

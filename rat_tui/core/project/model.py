@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import Problem, RatError
+from ..errors import Problem, RatError, did_you_mean
 from .names import LAYERS, layer_problem, name_problem
 from .settings import load_settings
 
@@ -164,7 +164,9 @@ class Project:
     def find_pipeline(self, text: str) -> PipelineRef:
         ref = PipelineRef.parse(text)
         if not (self.pipeline_dir(ref)).is_dir():
-            raise RatError(f"no pipeline {ref.fqn}: folder {ref.relpath.as_posix()} does not exist")
+            known = [p.fqn for p in self.scan().pipelines()]
+            raise RatError(f"no pipeline {ref.fqn}: folder {ref.relpath.as_posix()} does not exist"
+                           f"{did_you_mean(ref.fqn, known)}")
         return ref
 
     def read_pipeline_files(self, ref: PipelineRef) -> dict[str, bytes]:

@@ -1,7 +1,7 @@
 """`validate`: every problem in the project (or one pipeline) at once, never stopping at the first."""
 from __future__ import annotations
 
-from ..errors import Problem
+from ..errors import Problem, did_you_mean
 from .model import PipelineRef, Project, ProjectScan
 from .pipeline_source import LoadedPipeline, load_pipeline
 from .python_guard import python_problems
@@ -36,12 +36,16 @@ def _template_problems(
                 if target is None:
                     problems.append(Problem(relpath, f"ref('{call.argument}') is not layer.name or ns.layer.name", call.line))
                 elif target not in known:
-                    problems.append(Problem(relpath, f"ref('{call.argument}') names no pipeline in this project", call.line))
+                    names = [p.fqn if p.namespace != pipeline.ref.namespace else f"{p.layer}.{p.name}" for p in known]
+                    problems.append(Problem(relpath, f"ref('{call.argument}') names no pipeline in this project"
+                                            f"{did_you_mean(call.argument, names)}", call.line))
                 else:
                     graph.setdefault(pipeline.ref, set()).add(target)
             elif (pipeline.ref.namespace, call.argument) not in zones:
                 problems.append(
-                    Problem(relpath, f"landing_zone('{call.argument}') names no landing zone in {pipeline.ref.namespace}", call.line)
+                    Problem(relpath, f"landing_zone('{call.argument}') names no landing zone in {pipeline.ref.namespace}"
+                            f"{did_you_mean(call.argument, [z for ns, z in zones if ns == pipeline.ref.namespace])}",
+                            call.line)
                 )
     return problems
 

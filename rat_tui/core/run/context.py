@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from ..errors import RatError
+from ..errors import RatError, did_you_mean
 from ..lake.metadata import load_table
 from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable, quote
@@ -89,7 +89,9 @@ class RunContext:
         else:
             raise RatError(f"ref('{name}') must be 'layer.name' or 'namespace.layer.name'")
         if not self.project.pipeline_dir(target).is_dir():
-            raise RatError(f"ref('{name}') names no pipeline in this project")
+            known = [p.fqn if p.namespace != self.ref.namespace else f"{p.layer}.{p.name}"
+                     for p in self.project.scan().pipelines()]
+            raise RatError(f"ref('{name}') names no pipeline in this project{did_you_mean(name, known)}")
         if target == self.ref:  # validate reports the cycle; a run would read its own main
             raise RatError(f"ref('{name}') is this pipeline's own table; use {{{{ this }}}} to read it")
         self.ensure_catalog(target.namespace)

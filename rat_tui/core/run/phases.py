@@ -145,12 +145,12 @@ class Execution:
                 self.record_files_read()
             with self.phase("iceberg_write") as info:
                 info["rows"] = self.record.rows_written = self.write()
-                info["message"] = "; ".join(self.schema_notes)
+                info["message"] = "; ".join([*self.schema_notes, *self.why_no_rows()])
             with self.phase("quality_tests"):
                 blocking = self.quality()
-            with self.phase("branch_resolution"):
-                if blocking:
+                if blocking:  # the phase that failed carries the failure
                     raise RatError(blocking)
+            with self.phase("branch_resolution"):
                 # Archive before merging: a crash in between is undone at the next start
                 # (files put back, main untouched), so no batch is ever read twice or lost.
                 if self.pipeline.config.archive_landing_zones:
@@ -256,6 +256,17 @@ class Execution:
             # the table, not state.db, whether this run reached main. (A rebuild's replace carries it.)
             job.writer(self.spark.createDataFrame([], self.table.schema())).append()
         return added
+
+    def why_no_rows(self) -> list[str]:
+        """When an incremental run wrote nothing and the watermark is why, say so (and the way out)."""
+        assert self.ctx is not None and self.pipeline is not None
+        column = self.pipeline.config.watermark_column
+        if self.record.rows_written or not column or not self.ctx.is_incremental():
+            return []
+        note = (f"the watermark ({column} after {self.ctx.watermark_value()}) filtered every row; "
+                f"run {self.ref.fqn} with full refresh to rebuild it")
+        self.log(note, "warn")
+        return [note]
 
     @property
     def target(self) -> IcebergTable:

@@ -18,4 +18,6 @@ def setup_logging(state_dir: Path) -> Path:
     root.setLevel(logging.INFO)
     # py4j logs every gateway round trip at INFO; keep the app log readable.
     logging.getLogger("py4j").setLevel(logging.WARNING)
+    # PyIceberg says "Defaulting to PyArrow FileIO" on every table it opens (the tree opens many).
+    logging.getLogger("pyiceberg.io").setLevel(logging.WARNING)
     return path
