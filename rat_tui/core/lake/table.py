@@ -5,6 +5,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from ..project.model import PipelineRef
+from .metadata import RUN_ID_PROPERTY
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -64,6 +65,13 @@ class IcebergTable:
     def refs(self) -> dict[str, int]:
         rows = self.spark.sql(f"SELECT name, snapshot_id FROM {self.ident}.refs").collect()
         return {row.name: row.snapshot_id for row in rows}
+
+    def snapshot_summary(self, snapshot_id: int | None) -> tuple[int, str | None]:
+        """(rows added, run id) of one snapshot."""
+        rows = self.spark.sql(
+            f"SELECT summary['added-records'] AS added, summary['{RUN_ID_PROPERTY}'] AS run_id "
+            f"FROM {self.ident}.snapshots WHERE snapshot_id = {int(snapshot_id or 0)}").collect()
+        return (int(rows[0].added or 0), rows[0].run_id) if rows else (0, None)
 
     def create_branch(self, branch: str) -> None:
         self.spark.sql(f"ALTER TABLE {self.ident} CREATE BRANCH IF NOT EXISTS {quote(branch)}")

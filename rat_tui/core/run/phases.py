@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from .. import testpoints
 from ..errors import RatError, RunCancelled
 from ..events import EventBus, LogLine, PhaseFinished, PhaseStarted, QualityResultEvent
-from ..lake.metadata import RUN_ID_PROPERTY
 from ..lake.spark_errors import is_cancellation, summarise
 from ..lake.table import IcebergTable, run_branch
 from ..project.model import PipelineRef, Project
@@ -29,7 +28,7 @@ from ..store.state import RunRecord, StateDB
 from .build import build
 from .context import RunContext, run_timestamp
 from .quality import run_quality_test
-from .rebuild import replace_from_stage, staging_ref
+from .rebuild import create_stage, replace_from_stage
 from .schema_evolution import apply_plan, fill_missing, plan_schema
 from .strategies import (
     ORDER_COLUMN,
@@ -250,7 +249,7 @@ class Execution:
             job.drop_views()
         testpoints.reached("during:iceberg_write")
         after = target.refs().get(self.branch)
-        added, run_id = self._snapshot_summary(target, after) if after != before else (0, None)
+        added, run_id = target.snapshot_summary(after) if after != before else (0, None)
         if run_id != self.record.run_id and self.stage is None:
             # The branch head must carry the run id (a SQL MERGE cannot set it): recovery asks
             # the table, not state.db, whether this run reached main. (A rebuild's replace carries it.)
@@ -275,9 +274,8 @@ class Execution:
 
     def create_stage(self, config) -> IcebergTable:
         assert self.result is not None
-        stage = IcebergTable(self.spark, staging_ref(self.ref, self.record.run_id))
-        stage.create_empty(table_schema(self.result.schema, config), self.properties(config), partition_by(config))
-        stage.create_branch(self.branch)
+        stage = create_stage(self.spark, self.ref, self.record.run_id, self.branch,
+                             table_schema(self.result.schema, config), self.properties(config), partition_by(config))
         self.log(f"rebuilding {self.ref.fqn} beside main (in {stage.ref.fqn}); main changes only if the run succeeds")
         return stage
 
@@ -328,13 +326,6 @@ class Execution:
                 f"unique_key changed from {stored or '(none)'} to {wanted or '(none)'}; "
                 f"run {self.ref.fqn} with --full-refresh to rebuild the table", self.pipeline.source_relpath)
         return True
-
-    def _snapshot_summary(self, table: IcebergTable, snapshot_id: int | None) -> tuple[int, str | None]:
-        """(rows added, run id) of one snapshot."""
-        rows = self.spark.sql(
-            f"SELECT summary['added-records'] AS added, summary['{RUN_ID_PROPERTY}'] AS run_id "
-            f"FROM {table.ident}.snapshots WHERE snapshot_id = {int(snapshot_id or 0)}").collect()
-        return (int(rows[0].added or 0), rows[0].run_id) if rows else (0, None)
 
     def quality(self) -> str | None:
         """Runs every test; returns why the merge is blocked, or None."""

@@ -17,6 +17,7 @@ from ..project.model import PipelineRef, Project
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+    from pyspark.sql.types import StructType
 
 STAGING_LAYER = "_rat_staging"  # `_`: never listed as a layer or a table of the project
 _SEPARATOR = "__"
@@ -39,6 +40,15 @@ def staging_tables(project: Project) -> list[PipelineRef]:
             if (table_dir / "metadata").is_dir():
                 found.append(PipelineRef(ns.name, STAGING_LAYER, table_dir.name))
     return found
+
+
+def create_stage(spark: "SparkSession", ref: PipelineRef, run_id: str, branch: str, schema: "StructType",
+                 properties: dict[str, str], partition_column: str | None) -> IcebergTable:
+    """An empty staging table with the new schema and properties, and the run's branch on it."""
+    stage = IcebergTable(spark, staging_ref(ref, run_id))
+    stage.create_empty(schema, properties, partition_column)
+    stage.create_branch(branch)
+    return stage
 
 
 def replace_from_stage(spark: "SparkSession", table: IcebergTable, stage: IcebergTable, branch: str, run_id: str,
