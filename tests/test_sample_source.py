@@ -1,12 +1,11 @@
 """Tests build their sample from the committed tree, never from a working copy the user has run."""
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from devkit.sample import REPO, copy_sample
+from devkit.sample import copy_sample
 
 
 def _git(repo: Path, *args: str) -> None:
@@ -37,9 +36,7 @@ def test_copies_come_from_git_not_from_a_run_sample(tmp_path: Path):
 
 
 def test_generate_resets_what_running_the_sample_changed(tmp_path: Path):
-    project = tmp_path / "sample"
-    shutil.copytree(REPO / "sample_project", project,
-                    ignore=shutil.ignore_patterns(".rat", "warehouse", "_processed", "__pycache__"))
+    project = copy_sample(tmp_path / "sample")
     orders = project / "ecommerce" / "landing" / "orders"
     committed = sorted(p.name for p in orders.glob("orders_*.csv"))
     (orders / "_processed" / "r1").mkdir(parents=True)
