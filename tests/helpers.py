@@ -20,3 +20,10 @@ def run_script(project: Path, script: str, *flags: str, timeout: float = 300) ->
     proc = run_cli(str(project), "--script", "-", *flags, stdin=script, timeout=timeout)
     lines = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     return proc.returncode, lines, proc.stderr
+
+
+def dead_pid() -> int:
+    """The pid of a process that has exited (a stuck run's process is gone)."""
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid

@@ -128,3 +128,12 @@ def test_a_rollback_names_the_downstream_tables_built_from_removed_data(scratch:
     # rolling the other way, to the snapshot they were built from, leaves nothing stale
     latest = [s for s in scratch.wb.snapshots(n["stg_orders"])["snapshots"] if s["snapshot_id"] != before][-1]
     assert scratch.wb.rollback_table(n["stg_orders"], latest["snapshot_id"])["stale_downstream"] == []
+
+
+def test_a_broken_pipeline_elsewhere_never_breaks_the_graph(scratch: Scratch):
+    n = jaffle(scratch)
+    scratch.pipeline("silver", "broken", "SELECT 1 AS id\n{% if %}")  # a Jinja syntax error
+    scratch.pipeline("silver", "garbled", "SELECT * FROM {{ ref('bronze.orders') ")
+    graph = scratch.wb.lineage()
+    assert f"{scratch.ns}.silver.broken" in [node["name"] for node in graph["nodes"]]
+    assert [n["orders"], n["stg_orders"]] in graph["edges"]

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from rat_tui.core.errors import RatError
+from tests.helpers import dead_pid
 from tests.lakehelpers import Scratch
 
 pytestmark = pytest.mark.spark
@@ -18,15 +19,6 @@ def findings(scratch: Scratch, fix: bool = False) -> list[dict]:
         return scratch.wb.doctor(fix=fix, namespace=scratch.ns)["findings"]
     except RatError as exc:
         return exc.result["findings"]
-
-
-def dead_pid() -> int:
-    """The pid of a process that has exited (a stuck run's process is gone)."""
-    import subprocess
-
-    child = subprocess.Popen(["true"])
-    child.wait()
-    return child.pid
 
 
 def kinds(items: list[dict]) -> list[tuple[str, str]]:

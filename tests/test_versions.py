@@ -7,6 +7,7 @@ from datetime import datetime
 import pytest
 
 from rat_tui.core.errors import RatError
+from tests.helpers import dead_pid
 from tests.lakehelpers import Scratch
 
 pytestmark = pytest.mark.spark
@@ -88,7 +89,7 @@ def test_snapshots_rollback_table_and_roll_forward(scratch: Scratch):
     assert by_run[second["run_id"]]["is_current"] is True
     assert by_run[second["run_id"]]["added_rows"] == 1 and by_run[second["run_id"]]["total_rows"] == 1
 
-    assert wb.rollback_table(fqn, first["snapshot_id"]) == {"snapshot_id": first["snapshot_id"]}
+    assert wb.rollback_table(fqn, first["snapshot_id"]) == {"snapshot_id": first["snapshot_id"], "stale_downstream": []}
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
     wb.rollback_table(fqn, second["snapshot_id"])
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[2]]
@@ -144,7 +145,7 @@ def test_purge_removes_exactly_the_expected_set(scratch: Scratch, monkeypatch: p
         spark.sql(f"ALTER TABLE `{ns}`.silver.p CREATE BRANCH run_deadbeef")
     wb.state.execute("INSERT INTO runs (run_id, pipeline, status, queued_at, started_at, host, pid) "
                      "VALUES ('stuck01', ?, 'running', ?, ?, ?, ?)",
-                     (fqn, now - 3600, now - 3600, os.uname().nodename, os.getpid()))
+                     (fqn, now - 3600, now - 3600, os.uname().nodename, dead_pid()))  # its process is gone
     monkeypatch.setattr(wb.versions, "clock", lambda: now - 8 * 86400)
     doc = f"{ns}/pipelines/silver/p/pipeline.sql"
     old_version = wb.versions.record(doc, b"SELECT 'old'")

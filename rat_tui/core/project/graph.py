@@ -67,7 +67,11 @@ def _template_inputs(pipeline: LoadedPipeline, text: str, relpath: str, recorder
         try:
             render(text, relpath, context)
         except RatError:  # a template that cannot render: its literal calls still say what it reads
-            for call in template_calls(text):
+            try:
+                calls = template_calls(text)
+            except Exception:  # not even parseable: validate and the run say why; the graph goes on
+                return
+            for call in calls:
                 (recorder.record_ref if call.function == "ref" else recorder.record_zone)(call.argument)
             return
 
