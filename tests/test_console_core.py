@@ -10,7 +10,11 @@ import duckdb
 import pytest
 
 from rat_tui.core.commands.console import QueryCancelled
-from rat_tui.core.commands.console_text import split_statements, statement_at, tables_named
+from rat_tui.core.commands.console_text import (
+    split_statements,
+    statement_at,
+    tables_named,
+)
 from rat_tui.core.errors import RatError
 from tests.lakehelpers import Scratch
 from tests.test_bad_inputs import script
