@@ -15,6 +15,7 @@ from rat_tui.core.commands.console_text import (
     statement_at,
     tables_named,
 )
+from rat_tui.core.commands.workbench import Workbench
 from rat_tui.core.errors import RatError
 from tests.lakehelpers import Scratch
 from tests.test_bad_inputs import script
@@ -124,7 +125,9 @@ def test_profile_counts_on_known_data(scratch: Scratch):
 
 def test_completion_catalog_reads_columns_without_spark(scratch: Scratch):
     fqn = numbers(scratch, 3)
-    assert scratch.wb.completion_catalog()[fqn] == [("id", "long"), ("v", "long"), ("name", "string")]
+    fresh = Workbench(scratch.wb.project.root)  # a second Workbench whose Spark never starts
+    assert fresh.completion_catalog()[fqn] == [("id", "long"), ("v", "long"), ("name", "string")]
+    assert fresh.spark.state.value == "stopped"
 
 
 def test_statement_under_the_cursor():
@@ -135,3 +138,23 @@ def test_statement_under_the_cursor():
     assert statement_at(text, text.index("semi")) == "SELECT ';' AS semi -- a ; here"
     assert statement_at(text, len(text)) == "SELECT 3"
     assert tables_named("SELECT * FROM a.b.c JOIN `x`.y.`my-t` ON 1=1") == ["a.b.c", "x.y.my-t"]
+
+
+def test_console_max_rows_setting(tmp_path: Path):
+    from rat_tui.core.project.settings import load_settings
+
+    assert load_settings(tmp_path)[0].console_max_rows == 10_000
+    (tmp_path / "rat.yaml").write_text("console:\n  max_rows: 250\n")
+    assert load_settings(tmp_path)[0].console_max_rows == 250
+
+
+def test_history_keeps_the_newest_500_and_searches(tmp_path: Path):
+    from rat_tui.core.store.console_store import ConsoleStore
+
+    store = ConsoleStore(tmp_path)
+    for i in range(510):
+        store.add_history(f"SELECT {i} AS n", True, 1, 5)
+    store.add_history("SELECT 509 AS n", True, 1, 5)  # a rerun replaces, not repeats
+    entries = ConsoleStore(tmp_path).history()
+    assert len(entries) == 500 and entries[0].sql == "SELECT 509 AS n" and entries[-1].sql == "SELECT 10 AS n"
+    assert [e.sql for e in store.history("42 as")] == ["SELECT 42 AS n"]

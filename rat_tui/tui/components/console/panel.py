@@ -221,7 +221,7 @@ class ConsolePanel(Vertical):
         try:
             result = self.workbench.console_query(sql, max_rows, group, on_waiting=lambda: self.post_message(
                 SparkWaiting()))
-        except QueryCancelled as exc:
+        except QueryCancelled:
             self.post_message(StatementEnded(group, "Cancelled.", cancelled=True))
             return
         except Exception as exc:
