@@ -285,16 +285,20 @@ class ConsolePanel(Vertical):
         def progress(phase: str, done: int, total: int) -> None:
             self.post_message(ExportProgress(phase, done, total))
 
+        result = self._ended(group, self.workbench.export, path, sql, progress=progress, group=group)
+        if result is not None:
+            self.post_message(StatementEnded(group, f"Exported {result['rows']:,} rows to {result['path']} "
+                                                    f"({result['format']}).", ok=True))
+
+    def _ended(self, group: str, call, *args, **kwargs):
+        """The call's answer; None after posting how it ended (cancelled, or the failure's sentence)."""
         try:
-            result = self.workbench.export(path, sql, progress=progress, group=group)
+            return call(*args, **kwargs)
         except QueryCancelled:
             self.post_message(StatementEnded(group, "Cancelled.", cancelled=True))
-            return
         except Exception as exc:
             self.post_message(StatementEnded(group, _failure(exc)))
-            return
-        self.post_message(StatementEnded(group, f"Exported {result['rows']:,} rows to {result['path']} "
-                                                f"({result['format']}).", ok=True))
+        return None
 
     def on_export_progress(self, message: ExportProgress) -> None:
         if self.running is not None:
@@ -322,16 +326,10 @@ class ConsolePanel(Vertical):
 
     @work(thread=True, group="console-profile")
     def profile(self, sql: str, column: int, group: str) -> None:
-        try:
-            profile = self.workbench.profile_column(sql, column, group)
-        except QueryCancelled:
-            self.post_message(StatementEnded(group, "Cancelled.", cancelled=True))
-            return
-        except Exception as exc:
-            self.post_message(StatementEnded(group, _failure(exc)))
-            return
-        self.post_message(StatementEnded(group, f"Profiled {profile.column}.", ok=True))
-        self.post_message(ProfileDone(profile))
+        profile = self._ended(group, self.workbench.profile_column, sql, column, group)
+        if profile is not None:
+            self.post_message(StatementEnded(group, f"Profiled {profile.column}.", ok=True))
+            self.post_message(ProfileDone(profile))
 
     def on_profile_done(self, message: ProfileDone) -> None:
         self.app.push_screen(ProfileScreen(message.profile))
