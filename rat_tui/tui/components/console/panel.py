@@ -285,7 +285,7 @@ class ConsolePanel(Vertical):
         def progress(phase: str, done: int, total: int) -> None:
             self.post_message(ExportProgress(phase, done, total))
 
-        result = self._ended(group, self.workbench.export, path, sql, progress=progress, group=group)
+        result = self._ended(group, self.workbench.export, path, sql, progress, group)
         if result is not None:
             self.post_message(StatementEnded(group, f"Exported {result['rows']:,} rows to {result['path']} "
                                                     f"({result['format']}).", ok=True))
