@@ -124,6 +124,21 @@ async def capture(project: Path) -> None:
         await until(pilot, lambda: "Preview at snapshot" in screen(app), 30, "the snapshot preview")
         save(app, "table_snapshots")
 
+        await pilot.press("s")  # the SQL console, on the table the runs just wrote
+        console = app.query_one("#console")
+        await until(pilot, lambda: console.loaded, 20, "the console")
+        console.editor.text = ("SELECT category, count(*) AS products, round(avg(price), 2) AS avg_price\n"
+                               "FROM ecommerce.bronze.raw_products\nGROUP BY category\nORDER BY products DESC")
+        await pilot.press("ctrl+enter")
+        await until(pilot, lambda: console.result is not None, 60, "the console's result")
+        await app.wait_for_idle_screen()
+        save(app, "sql_console")
+        await pilot.press("f6", "right", "f7")
+        await until(pilot, lambda: "Profile of" in screen(app), 60, "the column profile")
+        save(app, "console_profile")
+        await pilot.press("escape", "f6", "escape")
+        await until(pilot, lambda: not console.has_class("shown"), 10, "the console to close")
+
         month_ago = time.time() - 30 * 86400  # the archived order files, aged past the zone's 14 days
         for file in (project / "ecommerce" / "landing" / "orders" / "_processed").rglob("*.csv"):
             os.utime(file, (month_ago, month_ago))

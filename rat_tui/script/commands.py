@@ -96,6 +96,12 @@ def _query(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     return ctx.wb.query(a.sql)
 
 
+@command("export", arg("path"), free_text=FreeText("sql", "SQL", "export out/orders.csv SELECT * FROM ns.silver.orders",
+                                                  leading=1))
+def _export(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.export(a.path, a.sql)
+
+
 @command("tables")
 def _tables(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     return ctx.wb.tables()

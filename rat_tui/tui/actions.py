@@ -5,6 +5,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 from ..core.errors import RatError
+from .components.console import ConsolePanel
 from .components.help_screen import HelpScreen
 from .components.modals import AskText, Confirm, PathSuggester, ZoneSettingsForm
 from .components.pipeline_view import PipelineView
@@ -280,6 +281,12 @@ class Actions:
             self.notify(f"Only a pipeline's panel has tabs; the right side shows {shown}.", severity="warning")
             return
         view.step_tab(step)
+
+    def action_console(self, insert: bool = False) -> None:
+        """s opens the SQL console; i (on a table) also inserts the table's name at the cursor."""
+        name = self._pipeline("console_insert") if insert else None
+        if not insert or name is not None:
+            self.query_one(ConsolePanel).open(name)
 
     def action_focus_tree(self) -> None:
         self.query_one(ProjectTree).focus()

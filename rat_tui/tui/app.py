@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Footer, Header, RichLog, Static, Tree
 from ..core.commands.workbench import Workbench
 from ..core.project.watch import ProjectWatcher
 from .actions import Actions
+from .components.console import ConsolePanel
 from .components.group_view import GroupView
 from .components.pipeline_view import PipelineView
 from .components.project_tree import NodeData, ProjectTree
@@ -77,6 +78,7 @@ class RatApp(GraphActions, ScriptHost, Workers, Views, Actions, App):
         with Horizontal(id="main"):
             yield ProjectTree()
             yield Container(Static(self._welcome(), id="welcome"), id="detail")
+            yield ConsolePanel(self.workbench)
         yield RichLog(id="log-panel", markup=False, wrap=True, max_lines=2000)
         yield StatusBar()
         yield Footer()

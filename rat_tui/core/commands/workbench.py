@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ..remote.storage import BucketStorage
 from ..project.graph import GraphCache
 from .bucket import BucketCommands
+from .console_export import ExportCommands
 from .files import FileCommands
 from .graph import GraphCommands
 from .landing import LandingCommands
@@ -44,7 +45,7 @@ QUERY_ROW_LIMIT = 1000
 
 
 class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, VersionCommands, BucketCommands,
-                FileCommands):
+                FileCommands, ExportCommands):
     """One open project and the services built on it. Faces call these methods; nothing here renders.
 
     Browsing and running live here; the other groups of commands live in `core/commands/`.

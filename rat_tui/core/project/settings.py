@@ -35,6 +35,7 @@ _SCHEMA: dict[str, Any] = {
     "tables": {"target_file_size_bytes": int, "per_table": dict},
     "zones": dict,
     "keymap": dict,
+    "console": {"max_rows": int},
     "storage": {
         "type": str,
         "endpoint": str,
@@ -76,6 +77,7 @@ class Settings:
     zones: dict[str, dict] = field(default_factory=dict)
     keymap: dict[str, str] = field(default_factory=dict)
     storage: dict[str, Any] = field(default_factory=dict)  # read by core.s3.config (type: local | s3)
+    console_max_rows: int = 10_000  # rows the SQL console's grid holds; export writes them all
 
 
 def zone_settings(settings: Settings, namespace: str, zone: str) -> dict:
@@ -180,6 +182,7 @@ def load_settings(root: Path) -> tuple[Settings, list[Problem]]:
         "zones": clean.get("zones"),
         "keymap": {str(k): str(v) for k, v in clean.get("keymap", {}).items()} or None,
         "storage": clean.get("storage"),
+        "console_max_rows": clean.get("console", {}).get("max_rows"),
         **retention,
     }
     return Settings(**{k: v for k, v in kwargs.items() if v is not None}), problems

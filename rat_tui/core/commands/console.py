@@ -1,0 +1,216 @@
+"""The SQL console's commands: a read-only query on the warm session (cancellable), the column
+profile and the catalog the autocomplete reads. Export lives in `console_export.py`.
+
+Every statement goes through `check_read_only` on an isolated session, as `query` does, and runs
+in a Spark job group of its own so Esc can cancel exactly its jobs.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import RatError
+from ..lake.metadata import load_table
+from ..lake.session import SessionState
+from ..lake.spark_errors import summarise
+from ..project.sql_guard import check_read_only
+from ..run.quality import json_value
+from .base import WorkbenchParts
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import DataFrame, SparkSession
+
+TOP_VALUES = 10
+HISTOGRAM_BINS = 10
+
+
+class QueryCancelled(RatError):
+    """The user cancelled the statement (Esc): not a failure to report as an error."""
+
+
+@dataclass
+class ConsoleResult:
+    sql: str
+    table: "pa.Table"  # at most max_rows rows
+    truncated: bool  # the statement returned more rows than the table holds
+    elapsed_ms: int
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.table.column_names)
+
+
+@dataclass
+class ColumnProfile:
+    column: str
+    type: str
+    rows: int
+    nulls: int
+    distinct: int
+    min: Any
+    max: Any
+    top: list[tuple[Any, int]] = field(default_factory=list)
+    histogram: list[tuple[float, float, int]] = field(default_factory=list)  # (low, high, count)
+
+
+class _Groups:
+    """Job groups of running console statements, and those the user asked to stop."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.running: set[str] = set()
+        self.cancelled: set[str] = set()
+
+
+class ConsoleCommands(WorkbenchParts):
+    _console_groups: _Groups | None = None
+
+    @property
+    def console_groups(self) -> _Groups:
+        if self._console_groups is None:
+            self._console_groups = _Groups()
+        return self._console_groups
+
+    @contextlib.contextmanager
+    def console_session(self, group: str, on_waiting: Callable[[], None] | None = None) -> Iterator["SparkSession"]:
+        """An isolated session whose jobs run in `group`; waits for Spark to start (saying so first)."""
+        if self.spark.state not in (SessionState.READY, SessionState.BUSY) and on_waiting is not None:
+            on_waiting()
+        for ns in self.project.scan().namespaces:  # a namespace made since start-up is queryable too
+            self.spark.ensure_catalog(ns.name)
+        groups = self.console_groups
+        with self.spark.using(isolated=True) as spark:
+            with groups.lock:
+                if group in groups.cancelled:
+                    raise QueryCancelled("the statement was cancelled before it started")
+                groups.running.add(group)
+            spark.sparkContext.setJobGroup(group, "rat console", interruptOnCancel=True)
+            try:
+                yield spark
+            except QueryCancelled:
+                raise
+            except Exception as exc:
+                if group in groups.cancelled:
+                    raise QueryCancelled("the statement was cancelled") from None
+                if isinstance(exc, RatError):
+                    raise
+                message, line = summarise(exc)
+                raise RatError(f"SQL error{f' on line {line}' if line else ''}: {message}") from None
+            finally:
+                spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+                with groups.lock:
+                    groups.running.discard(group)
+                    groups.cancelled.discard(group)
+
+    def console_query(self, sql: str, max_rows: int, group: str,
+                      on_waiting: Callable[[], None] | None = None) -> ConsoleResult:
+        """At most `max_rows` rows of one read-only statement, as an Arrow table for the grid."""
+        began = time.monotonic()
+        with self.console_session(group, on_waiting) as spark:
+            df = self._console_df(spark, sql)
+            table = to_arrow(df.limit(max_rows + 1))
+        truncated = table.num_rows > max_rows
+        return ConsoleResult(sql, table.slice(0, max_rows) if truncated else table, truncated,
+                             int((time.monotonic() - began) * 1000))
+
+    @staticmethod
+    def _console_df(spark: "SparkSession", sql: str) -> "DataFrame":
+        check_read_only(spark, sql, "a console statement", inspection=True)
+        return spark.sql(sql)
+
+    def cancel_console(self, group: str) -> None:
+        """Stop a statement's Spark jobs; a job submitted a moment later is cancelled too (the
+        worker may be between `setJobGroup` and its first job), so the cancel repeats briefly."""
+        groups = self.console_groups
+        with groups.lock:
+            groups.cancelled.add(group)
+        if self.spark.state not in (SessionState.READY, SessionState.BUSY):
+            return
+
+        def repeat() -> None:
+            for _ in range(15):
+                with groups.lock:
+                    if group not in groups.running:
+                        return
+                self.spark.session().sparkContext.cancelJobGroup(group)
+                time.sleep(0.2)
+
+        threading.Thread(target=repeat, name=f"cancel-{group}", daemon=True).start()
+
+    def profile_column(self, sql: str, index: int, group: str) -> ColumnProfile:
+        """Nulls, distinct values, min/max, top values and (numeric) a histogram of one column of
+        the statement's full result, computed by Spark (not the rows on screen)."""
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import NumericType
+
+        with self.console_session(group) as spark:
+            df = self._console_df(spark, sql)
+            names = df.columns
+            if not 0 <= index < len(names):
+                raise RatError(f"the result has no column {index + 1}")
+            # Positional names: duplicate or odd column names (a.id, b.id) stay unambiguous.
+            df = df.toDF(*[f"c{i}" for i in range(len(names))]).select(F.col(f"c{index}").alias("v"))
+            data_type = df.schema["v"].dataType
+            v = F.col("v")
+            row = df.agg(F.count(F.lit(1)).alias("rows"), F.count(v).alias("filled"),
+                         F.countDistinct(v).alias("distinct"), F.min(v).alias("min"), F.max(v).alias("max")).first()
+            top = df.groupBy(v).count().orderBy(F.desc("count"), v.asc_nulls_last()).limit(TOP_VALUES).collect()
+            profile = ColumnProfile(names[index], data_type.simpleString(), row["rows"], row["rows"] - row["filled"],
+                                    row["distinct"], json_value(row["min"]), json_value(row["max"]),
+                                    [(json_value(r["v"]), r["count"]) for r in top])
+            if isinstance(data_type, NumericType) and row["min"] is not None:
+                profile.histogram = _histogram(df, float(row["min"]), float(row["max"]))
+        return profile
+
+    def completion_catalog(self) -> dict[str, list[tuple[str, str]]]:
+        """Every table's columns `(name, type)` by `ns.layer.table`, read from Iceberg metadata by
+        PyIceberg: autocomplete never waits for the JVM."""
+        catalog: dict[str, list[tuple[str, str]]] = {}
+        for ref in self.table_refs():
+            try:
+                schema = load_table(self.project.table_dir(ref), ref.fqn).schema()
+            except Exception:  # a damaged table is still offered by name
+                catalog[ref.fqn] = []
+                continue
+            catalog[ref.fqn] = [(f.name, str(f.field_type)) for f in schema.fields]
+        return catalog
+
+    table_refs: Callable[[], list]  # commands/tables.py
+
+
+def _histogram(df: "DataFrame", low: float, high: float) -> list[tuple[float, float, int]]:
+    from pyspark.sql import functions as F
+
+    if high == low:
+        return [(low, high, df.where(F.col("v").isNotNull()).count())]
+    width = (high - low) / HISTOGRAM_BINS
+    # width_bucket puts the maximum in bucket bins+1: fold it into the last bin.
+    bucket = F.least(F.expr(f"width_bucket(v, {low!r}, {high!r}, {HISTOGRAM_BINS})"), F.lit(HISTOGRAM_BINS))
+    counts = {r["b"]: r["n"] for r in df.where(F.col("v").isNotNull()).groupBy(bucket.alias("b"))
+              .agg(F.count(F.lit(1)).alias("n")).collect()}
+    return [(low + (b - 1) * width, low + b * width, counts.get(b, 0)) for b in range(1, HISTOGRAM_BINS + 1)]
+
+
+def to_arrow(df: "DataFrame") -> "pa.Table":
+    """The rows as Arrow: Spark's own Arrow collection is fast (10,000 rows in tens of ms);
+    types it cannot ship (some nested ones) fall back to rows made JSON scalars."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    try:
+        schema = to_arrow_schema(df.schema)
+        batches = df._collect_as_arrow()
+        table = pa.Table.from_batches(batches, schema=schema) if batches else schema.empty_table()
+        return table
+    except Exception:
+        rows = df.collect()
+        names = df.columns
+        columns = [[json_value(r[i]) for r in rows] for i in range(len(names))]
+        arrays = [pa.array([None if v is None else str(v) if isinstance(v, (list, dict)) else v for v in col])
+                  if col else pa.array([], pa.string()) for col in columns]
+        return pa.Table.from_arrays(arrays, names=list(names)) if names else pa.table({})
