@@ -201,7 +201,7 @@ def test_archival_moves_exactly_the_files_the_build_read(scratch: Scratch, tmp_p
     scratch.landing("drops", "b.csv", "id\n2\n")
     scratch.landing("audit", "x.csv", "id\n1\n")
     fqn = scratch.pipeline("bronze", "exact", ARCHIVING, tests={
-        "audited": "SELECT * FROM {{ this }} WHERE id NOT IN (SELECT id FROM {{ landing_zone('audit') }}) AND id > 2"})
+        "audited": "SELECT * FROM {{ this }} WHERE id NOT IN (SELECT id FROM {{ landing_zone('audit') }}) AND id > 100"})
     run = PausedRun(scratch.wb.project.root, fqn, "after:quality_tests", tmp_path)
     try:
         (scratch.root / "landing" / "drops" / "b.csv").write_text("id\n20\n21\n")  # replaced after the read
@@ -213,7 +213,8 @@ def test_archival_moves_exactly_the_files_the_build_read(scratch: Scratch, tmp_p
     assert sorted(p.name for p in (zone / "drops").glob("*.csv")) == ["b.csv"]
     assert [p.name for p in (zone / "audit").glob("*.csv")] == ["x.csv"]  # only read by the test
     assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2]]
-    assert scratch.run(fqn)["status"] == "success"
+    again = scratch.run(fqn)
+    assert again["status"] == "success", again["error"]
     assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2], [20], [21]]
 
 
@@ -376,3 +377,17 @@ def test_a_typo_in_a_ref_or_a_zone_gets_a_suggestion(scratch: Scratch):
     with pytest.raises(RatError) as invalid:
         scratch.wb.validate(typo)
     assert "did you mean `silver.clean_orders`?" in invalid.value.sentence()
+
+
+def test_a_run_refused_or_failed_before_writing_leaves_the_metadata_untouched(scratch: Scratch):
+    """The run's branch is made just before its first write: a refused statement or a broken query
+    on an existing table adds no metadata file at all (not even a branch made and dropped)."""
+    fqn = scratch.pipeline("silver", "untouched", "SELECT 1 AS id")
+    assert scratch.run(fqn)["status"] == "success"
+    metadata = scratch.root / "warehouse" / "silver" / "untouched" / "metadata"
+    before = sorted(p.name for p in metadata.iterdir())
+    for sql in (f"DROP TABLE {fqn}", "SELECT nope FROM range(1)"):  # refused; fails to analyse
+        scratch.pipeline("silver", "untouched", sql)
+        assert scratch.run(fqn)["status"] == "failed", sql
+        assert sorted(p.name for p in metadata.iterdir()) == before, sql
+    assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]

@@ -73,8 +73,10 @@ class IcebergTable:
             f"FROM {self.ident}.snapshots WHERE snapshot_id = {int(snapshot_id or 0)}").collect()
         return (int(rows[0].added or 0), rows[0].run_id) if rows else (0, None)
 
-    def create_branch(self, branch: str) -> None:
-        self.spark.sql(f"ALTER TABLE {self.ident} CREATE BRANCH IF NOT EXISTS {quote(branch)}")
+    def create_branch(self, branch: str, at_snapshot: int | None = None) -> None:
+        """A branch at main's head, or at `at_snapshot` (what main was when a run began)."""
+        at = f" AS OF VERSION {int(at_snapshot)}" if at_snapshot is not None else ""
+        self.spark.sql(f"ALTER TABLE {self.ident} CREATE BRANCH IF NOT EXISTS {quote(branch)}{at}")
 
     def drop_branch(self, branch: str) -> None:
         self.spark.sql(f"ALTER TABLE {self.ident} DROP BRANCH IF EXISTS {quote(branch)}")

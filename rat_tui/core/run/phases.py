@@ -80,6 +80,7 @@ class Execution:
         self.table = IcebergTable(spark, ref)
         self.branch = run_branch(record.run_id)
         self.branch_made = False
+        self.table_existed = False
         self.base_snapshot: int | None = None
         self.stage: IcebergTable | None = None  # a rebuild writes here (rebuild.py)
         self.files_read: dict[tuple[str, str], list[FileRead]] = {}
@@ -125,14 +126,17 @@ class Execution:
         self.spark.sparkContext.setJobGroup(self.record.run_id, f"rat run {self.ref.fqn}", interruptOnCancel=True)
         try:
             with self.phase("branch_creation"):
+                # Fixes what the run branches from; the branch itself is made just before the first
+                # write, so a run refused or failed before writing leaves the table's metadata untouched.
                 self.ensure_catalog(self.ref.namespace)
-                if self.table.exists():
-                    self.make_branch()
+                self.table_existed = self.table.exists()
+                if self.table_existed:
+                    self.base_snapshot = self.table.refs().get("main")
             with self.phase("config_loading"):
                 self.pipeline = self.load()
                 self.ctx = RunContext(
                     self.spark, self.project, self.ref, self.pipeline.config, self.record.run_id, run_started_at,
-                    self.table, self.branch_made, self.storage, self.options.full_refresh, self.log, self.ensure_catalog,
+                    self.table, self.table_existed, self.storage, self.options.full_refresh, self.log, self.ensure_catalog,
                 )
             with self.phase("build_result") as info:
                 result = build(self.ctx, self.pipeline)
@@ -166,12 +170,13 @@ class Execution:
         finally:
             self.cleanup()
 
-    def make_branch(self) -> None:
+    def make_branch(self, at_snapshot: int | None = None) -> None:
+        """The run's branch, from the main the run began with (it publishes only onto that: see merge)."""
         self.state.update_run(self.record.run_id, branch=self.branch)
-        self.table.create_branch(self.branch)
+        self.table.create_branch(self.branch, at_snapshot)
         self.branch_made = True
-        # What main was when the run began: it publishes only onto exactly this (see merge).
-        self.base_snapshot = self.table.refs().get(self.branch)
+        if at_snapshot is None:  # a table this run created: its branch starts at the empty main
+            self.base_snapshot = self.table.refs().get(self.branch)
 
     def load(self) -> LoadedPipeline:
         files = self.options.files if self.options.files is not None else self.project.read_pipeline_files(self.ref)
@@ -216,20 +221,22 @@ class Execution:
         assert self.ctx is not None and self.result is not None and self.pipeline is not None
         config = self.pipeline.config
         empty = True  # nothing on the target to merge with: keyed strategies just append
-        if not self.branch_made:
+        if not self.table_existed:
             testpoints.reached("before:create_table")
             self.create_table(config)
             self.make_branch()
             self.log(f"created table {self.ref.fqn}")
         elif self.evolve_schema(config):
             self.stage = self.create_stage(config)
-        elif self.options.full_refresh and config.merge_strategy.value != "full_refresh":
-            from pyspark.sql import functions as F
-
-            self.spark.createDataFrame([], self.table.schema()).writeTo(
-                self.table.branch_ident(self.branch)).overwrite(F.lit(True))
         else:
-            empty = False
+            self.make_branch(self.base_snapshot)
+            if self.options.full_refresh and config.merge_strategy.value != "full_refresh":
+                from pyspark.sql import functions as F
+
+                self.spark.createDataFrame([], self.table.schema()).writeTo(
+                    self.table.branch_ident(self.branch)).overwrite(F.lit(True))
+            else:
+                empty = False
         target = self.target
         job = WriteJob(target, self.branch, self.result, config, self.record.run_id, self.ctx.run_started_at,
                        self.result_rows, target_empty=empty)
