@@ -10,6 +10,8 @@ import pytest
 from devkit.pilot import screen, select, until
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.tui.app import RatApp
+from rat_tui.tui.messages import CoreEvent
+from rat_tui.core.events import RunFinished
 from rat_tui.tui.components.lineage_view import LineageView
 from rat_tui.tui.components.project_tree import ProjectTree
 from rat_tui.tui.components.table_view import TableView
@@ -91,6 +93,20 @@ async def test_a_selection_shows_each_pipelines_state_live(scratch: Scratch):
     assert seen == {n["orders"]: ["queued", "running", "success"], n["stg_orders"]: ["queued", "running", "failed"],
                     n["gold_customers"]: ["queued", "skipped"], n["gold_orders"]: ["queued", "skipped"]}, seen
     assert [r["status"] for r in scratch.wb.runs(n["gold_orders"])["runs"]] == ["skipped"]
+
+
+async def test_a_run_event_arriving_while_the_app_closes_is_dropped(sample_copy: Path):
+    """A run that finishes as the app exits posts RunFinished after the panels were removed (seen in CI:
+    NoMatches '#detail' on the default screen); the app must close cleanly, not crash."""
+    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", "ecommerce.gold.daily_revenue")
+        await app.show_selection("downstream of ecommerce.silver.clean_orders", ["ecommerce.gold.daily_revenue"])
+        await app.query_one("#main").remove()  # what closing does to the default screen
+        app.post_message(CoreEvent(RunFinished(run_id="r1", pipeline="ecommerce.gold.daily_revenue",
+                                               status="success", rows_written=3, error=None, snapshot_id=1)))
+        await pilot.pause()
+    assert app.return_code in (0, None)
 
 
 @pytest.mark.spark

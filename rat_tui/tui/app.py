@@ -117,6 +117,12 @@ class RatApp(GraphActions, ScriptHost, Workers, Views, Actions, App):
         if view is not None and view.state is not None and view.state.status in ("queued", "running"):
             view.refresh_view()
 
+    def on_core_event(self, message: CoreEvent) -> None:
+        """Runs still in flight post events while the app closes and its panels are already gone: those
+        events stop here, before the mixins' handlers (later in the MRO) look for the panels."""
+        if not self.screen_stack or not self.screen_stack[0].query("#detail"):
+            message.prevent_default()
+
     def on_unmount(self) -> None:
         self.watcher.stop()
         if self._unsubscribe:

@@ -84,7 +84,8 @@ class Views:
             self.show_version_diff(fqn, versions["current"])
 
     def _current(self, kind):
-        found = self._detail().query(kind)
+        """The detail panel's view of that kind; None too while the app closes and the panel is gone."""
+        found = self.query(f"#detail {kind.__name__}")
         return found.first() if found else None
 
     async def _show_zone(self, node: NodeData, files: list[dict], readers: list[str], settings: dict) -> None:
