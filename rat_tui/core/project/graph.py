@@ -43,18 +43,13 @@ class _Recorder:
         self.ref, self.refs, self.zones = ref, set(), set()
 
     def record_ref(self, name: str) -> str:
-        self.refs.add(resolve_ref_name(name, self.ref))
+        target = self.ref.resolve(name)
+        self.refs.add(target.fqn if target else str(name))
         return "recorded_table"
 
     def record_zone(self, zone: str) -> str:
         self.zones.add(zone)
         return "recorded_zone"
-
-
-def resolve_ref_name(name: str, ref: PipelineRef) -> str:
-    """`layer.name` is in the pipeline's own namespace; `ns.layer.name` names it fully."""
-    parts = str(name).split(".")
-    return ".".join([ref.namespace, *parts]) if len(parts) == 2 else str(name)
 
 
 def _template_inputs(pipeline: LoadedPipeline, text: str, relpath: str, recorder: _Recorder) -> None:

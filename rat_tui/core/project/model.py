@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +39,20 @@ class PipelineRef:
         if len(parts) != 3 or not all(parts):
             raise RatError(f"'{text}' is not a pipeline name of the form namespace.layer.name")
         return cls(*parts)
+
+    def resolve(self, name: str) -> PipelineRef | None:
+        """What `ref(name)` in this pipeline names: `layer.name` is in its own namespace, `ns.layer.name`
+        names it fully; None when the name has neither form."""
+        parts = str(name).split(".")
+        if len(parts) == 2:
+            return PipelineRef(self.namespace, *parts)
+        return PipelineRef(*parts) if len(parts) == 3 else None
+
+    def unknown_ref(self, name: str, known: Iterable[PipelineRef]) -> str:
+        """The sentence for a `ref(name)` in this pipeline that names no pipeline, with the closest name
+        written the way this pipeline would write it."""
+        names = [p.fqn if p.namespace != self.namespace else f"{p.layer}.{p.name}" for p in known]
+        return f"ref('{name}') names no pipeline in this project{did_you_mean(name, names)}"
 
 
 @dataclass(frozen=True)

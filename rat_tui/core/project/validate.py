@@ -8,15 +8,6 @@ from .python_guard import python_problems
 from .templating import syntax_problem, template_calls
 
 
-def _resolve_ref(argument: str, ref: PipelineRef) -> PipelineRef | None:
-    parts = argument.split(".")
-    if len(parts) == 2:
-        return PipelineRef(ref.namespace, *parts)
-    if len(parts) == 3:
-        return PipelineRef(*parts)
-    return None
-
-
 def _template_problems(
     pipeline: LoadedPipeline, scan: ProjectScan, graph: dict[PipelineRef, set[PipelineRef]]
 ) -> list[Problem]:
@@ -32,13 +23,11 @@ def _template_problems(
             continue
         for call in template_calls(text):
             if call.function == "ref":
-                target = _resolve_ref(call.argument, pipeline.ref)
+                target = pipeline.ref.resolve(call.argument)
                 if target is None:
                     problems.append(Problem(relpath, f"ref('{call.argument}') is not layer.name or ns.layer.name", call.line))
                 elif target not in known:
-                    names = [p.fqn if p.namespace != pipeline.ref.namespace else f"{p.layer}.{p.name}" for p in known]
-                    problems.append(Problem(relpath, f"ref('{call.argument}') names no pipeline in this project"
-                                            f"{did_you_mean(call.argument, names)}", call.line))
+                    problems.append(Problem(relpath, pipeline.ref.unknown_ref(call.argument, known), call.line))
                 else:
                     graph.setdefault(pipeline.ref, set()).add(target)
             elif (pipeline.ref.namespace, call.argument) not in zones:

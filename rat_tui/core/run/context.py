@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from ..errors import RatError, did_you_mean
+from ..errors import RatError
 from ..lake.metadata import load_table
 from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable, quote
@@ -81,17 +81,11 @@ class RunContext:
         return self._watermark[1]
 
     def resolve_ref(self, name: str) -> PipelineRef:
-        parts = name.split(".")
-        if len(parts) == 2:
-            target = PipelineRef(self.ref.namespace, *parts)
-        elif len(parts) == 3:
-            target = PipelineRef(*parts)
-        else:
+        target = self.ref.resolve(name)
+        if target is None:
             raise RatError(f"ref('{name}') must be 'layer.name' or 'namespace.layer.name'")
         if not self.project.pipeline_dir(target).is_dir():
-            known = [p.fqn if p.namespace != self.ref.namespace else f"{p.layer}.{p.name}"
-                     for p in self.project.scan().pipelines()]
-            raise RatError(f"ref('{name}') names no pipeline in this project{did_you_mean(name, known)}")
+            raise RatError(self.ref.unknown_ref(name, self.project.scan().pipelines()))
         if target == self.ref:  # validate reports the cycle; a run would read its own main
             raise RatError(f"ref('{name}') is this pipeline's own table; use {{{{ this }}}} to read it")
         self.ensure_catalog(target.namespace)
