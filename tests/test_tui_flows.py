@@ -158,3 +158,23 @@ async def test_new_landing_files_run_their_readers_when_turned_on(scratch: Scrat
     runs = scratch.wb.runs(fqn)["runs"]
     assert [r["trigger"] for r in runs] == ["landing"]
     assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2]]
+
+
+async def test_a_long_phase_shows_sparks_tasks_done_of_total(scratch: Scratch):
+    fqn = scratch.pipeline("silver", "busy", """
+        -- @merge_strategy: incremental
+        -- @unique_key: id
+        SELECT 1 AS id, sum(hash(id)) AS s FROM range(0, 300000000, 1, 48)
+        """)
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline source")
+        await pilot.press("r")
+        await until(pilot, lambda: "/48 tasks" in screen(app), 90, "Spark's tasks in the running phase")
+        row = next(line for line in screen(app).splitlines() if "/48 tasks" in line)
+        assert "build_result" in row and "▕" in row
+        done = int(row.split("/48 tasks")[0].split()[-1])
+        assert 0 <= done <= 48
+        await until(pilot, lambda: run_view(app).state.status == "success", 90, "the run to finish")
+        assert " tasks" not in screen(app)  # a finished phase shows its rows and time, not a stale figure

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from .. import testpoints
 from ..errors import RatError, RunCancelled
-from ..events import EventBus, LogLine, PhaseFinished, PhaseStarted, QualityResultEvent
+from ..events import EventBus, LogLine, PhaseFinished, PhaseProgress, PhaseStarted, QualityResultEvent
 from ..lake.spark_errors import is_cancellation, summarise
 from ..lake.table import IcebergTable, run_branch
 from ..project.model import PipelineRef, Project
@@ -28,6 +28,7 @@ from ..store.state import RunRecord, StateDB
 from .build import build
 from .context import RunContext, run_timestamp
 from .explain import unique_key_changed, watermark_note
+from .progress import watch_tasks
 from .quality import run_quality_test
 from .rebuild import create_stage, replace_from_stage
 from .schema_evolution import apply_plan, fill_missing, plan_schema
@@ -107,7 +108,9 @@ class Execution:
         began = time.monotonic()
         ok, message = False, ""
         try:
-            yield info
+            with watch_tasks(self.spark.sparkContext, self.record.run_id, lambda done, total: self.events.publish(
+                    PhaseProgress(self.record.run_id, name, done, total))):
+                yield info
             ok = True
         except BaseException as exc:
             message = exc.sentence() if isinstance(exc, RatError) else ("cancelled" if isinstance(exc, RunCancelled) else str(exc))
