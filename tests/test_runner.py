@@ -197,3 +197,26 @@ def test_write_creates_files_atomically_inside_the_project_only(scratch: Scratch
     assert [p.name for p in folder.iterdir()] == ["pipeline.sql"]  # no temp file left behind
     with pytest.raises(RatError, match="outside the project folder"):
         scratch.wb.write("../escape.sql", "x")
+
+
+def test_each_phase_keeps_its_rows_and_an_older_state_db_gets_the_writes(scratch: Scratch, tmp_path):
+    """What the run view shows per phase live is what `runs` keeps; runs recorded before that keep
+    their written rows on iceberg_write."""
+    from rat_tui.core.store.state import RunRecord, StateDB
+
+    fqn = scratch.pipeline("silver", "keyed", """
+        -- @merge_strategy: incremental
+        -- @unique_key: id
+        SELECT id FROM VALUES (1), (2), (3) AS v(id)
+        """)
+    run = scratch.run(fqn)
+    assert run["phase_rows"] == {"build_result": 3, "iceberg_write": 3}
+    assert scratch.wb.runs(fqn)["runs"][0]["phase_rows"] == run["phase_rows"]
+    old = StateDB(tmp_path / "state.db")
+    for run_id, phases in (("written", PHASES), ("refused", PHASES[:2])):
+        old.insert_run(RunRecord(run_id, fqn, "queued"))
+        old.update_run(run_id, status="success", phases={p: 1 for p in phases}, rows_written=7)
+    old.script("ALTER TABLE runs DROP COLUMN phase_rows")  # as a state.db of an earlier release
+    migrated = StateDB(tmp_path / "state.db")
+    assert migrated.get_run("written").phase_rows == {"iceberg_write": 7}
+    assert migrated.get_run("refused").phase_rows == {}

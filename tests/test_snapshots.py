@@ -103,7 +103,7 @@ def record_run(wb: Workbench, run_id: str, fqn: str, started: float, phases: dic
                quality: list[QualityOutcome] = ()) -> None:
     wb.state.insert_run(RunRecord(run_id, fqn, "queued", queued_at=started))
     wb.state.update_run(run_id, status="success", started_at=started, finished_at=started + sum(phases.values()) / 1000,
-                        phases=phases, rows_written=rows, snapshot_id=4821576867)
+                        phases=phases, phase_rows={"iceberg_write": rows}, rows_written=rows, snapshot_id=4821576867)
     for outcome in quality:
         wb.state.save_quality(run_id, outcome)
 

@@ -178,3 +178,37 @@ async def test_a_long_phase_shows_sparks_tasks_done_of_total(scratch: Scratch):
         assert 0 <= done <= 48
         await until(pilot, lambda: run_view(app).state.status == "success", 90, "the run to finish")
         assert " tasks" not in screen(app)  # a finished phase shows its rows and time, not a stale figure
+
+
+def phase_line(app: RatApp, phase: str) -> str:
+    return next(line for line in screen(app).splitlines() if f"  {phase}  " in line)
+
+
+async def test_rows_and_total_are_the_same_live_finished_and_in_the_runs_tab(scratch: Scratch):
+    """Issue 20, item 7: each phase keeps the rows it showed live; the header's total is the Runs tab's."""
+    fqn = scratch.pipeline("silver", "keyed", """
+        -- @merge_strategy: incremental
+        -- @unique_key: id
+        SELECT id FROM VALUES (1), (2), (3) AS v(id)
+        """)
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline source")
+        await pilot.press("r")
+        await until(pilot, lambda: "▶  iceberg_write" in screen(app), 90, "the write phase")
+        live = phase_line(app, "build_result")
+        assert " 3 " in live.split(" ms")[1]
+        await until(pilot, lambda: any(r["status"] == "success" for r in scratch.wb.runs(fqn)["runs"]), 90, "the run")
+        run = scratch.wb.runs(fqn)["runs"][0]
+        await until(pilot, lambda: run["run_id"] not in app.runs and "SUCCESS" in screen(app), 30, "the stored run")
+        await pilot.pause(0.5)  # the detail reloads from state.db
+        finished = {phase: phase_line(app, phase).split(" ms")[1].split()[:1] for phase in ("build_result", "iceberg_write")}
+        assert finished == {"build_result": ["3"], "iceberg_write": ["3"]}
+        header = next(line for line in screen(app).splitlines() if run["run_id"] in line and "total" in line)
+        total = header.split("total ")[1].split(" s")[0] + " s"
+        assert total == f"{run['finished_at'] - run['started_at']:.1f} s"
+        await pilot.press("]")  # Run → Runs
+        await until(pilot, lambda: "rows" in screen(app) and "error" in screen(app), 10, "the Runs tab")
+        row = next(line for line in screen(app).splitlines() if run["run_id"] in line)
+        assert f" {total} " in row

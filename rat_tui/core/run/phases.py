@@ -118,7 +118,9 @@ class Execution:
         finally:
             ms = int((time.monotonic() - began) * 1000)
             self.record.phases[name] = ms
-            self.state.update_run(self.record.run_id, phases=self.record.phases)
+            if info["rows"] is not None:
+                self.record.phase_rows[name] = info["rows"]
+            self.state.update_run(self.record.run_id, phases=self.record.phases, phase_rows=self.record.phase_rows)
             self.events.publish(PhaseFinished(self.record.run_id, name, ms, ok, info["rows"], message or info.get("message", "")))
             testpoints.reached(f"after:{name}")
 

@@ -10,7 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from .result_table import selected_key, show_rows
-from .run_view import RunView
+from .run_view import RunView, run_total
 
 
 class PipelineView(Vertical):
@@ -64,11 +64,10 @@ class PipelineView(Vertical):
     def show_runs(self, runs: list[dict]) -> None:
         table = self.query_one("#runs-table", DataTable)
         table.clear(columns=True)
-        table.add_columns("run", "status", "version", "trigger", "rows", "total ms", "error")
+        table.add_columns("run", "status", "version", "trigger", "rows", "total", "error")
         for run in runs:
-            total = sum(run["phases"].values())
             table.add_row(run["run_id"], run["status"], run["version"], run["trigger"], f"{run['rows_written']:,}",
-                          str(total), (run["error"] or "")[:60], key=run["run_id"])
+                          run_total(run["started_at"], run["finished_at"]), (run["error"] or "")[:60], key=run["run_id"])
 
     def show_versions(self, versions: dict) -> None:
         table = self.query_one("#versions-table", DataTable)

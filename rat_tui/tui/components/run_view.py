@@ -49,12 +49,10 @@ class RunState:
         state = cls(record["run_id"], record["pipeline"], record["status"], record["started_at"],
                     record["finished_at"], record["error"])
         for name, ms in record["phases"].items():
-            state.phases[name] = PhaseState("done", ms=ms)
+            state.phases[name] = PhaseState("done", ms=ms, rows=record["phase_rows"].get(name))
         if record["status"] == "failed" and record["phases"]:
             last = list(record["phases"])[-1]
             state.phases[last].status, state.phases[last].message = "failed", record["error"] or ""
-        if record["phases"].get("iceberg_write") is not None:
-            state.phases["iceberg_write"].rows = record["rows_written"]
         state.quality = record["quality"]
         return state
 
@@ -74,6 +72,12 @@ class RunState:
                                  "violations": event.violations, "ms": event.ms, "sample": [], "error": None})
         elif isinstance(event, RunFinished):
             self.status, self.finished, self.error = event.status, event.at, event.error
+
+
+def run_total(started: float | None, finished: float | None) -> str:
+    """A run's total as `runs` stores it (finished_at - started_at): the Run tab's header and the
+    Runs tab show this one text, so they never disagree."""
+    return "" if started is None or finished is None else f"{finished - started:.1f} s"
 
 
 def _bar(ms: int, scale: int, width: int = 24) -> str:
@@ -120,8 +124,7 @@ class RunView(Static):
         style = {"success": "green", "failed": "red", "cancelled": "yellow"}.get(s.status, "cyan")
         text = Text.assemble(("Run ", "bold"), (s.run_id, "bold"), f"  {s.pipeline}  ", (s.status.upper(), f"bold {style}"))
         if s.started:
-            end = s.finished or time.time()
-            text.append(f"  total {end - s.started:.1f} s", style="grey50")
+            text.append(f"  total {run_total(s.started, s.finished or time.time())}", style="grey50")
         if s.error:
             text.append(f"\n{s.error}", style="red")
         return text
