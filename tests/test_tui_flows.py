@@ -212,3 +212,30 @@ async def test_rows_and_total_are_the_same_live_finished_and_in_the_runs_tab(scr
         await until(pilot, lambda: "rows" in screen(app) and "error" in screen(app), 10, "the Runs tab")
         row = next(line for line in screen(app).splitlines() if run["run_id"] in line)
         assert f" {total} " in row
+
+
+async def test_an_empty_preview_says_the_watermark_filtered_every_row(scratch: Scratch):
+    """Issue 20, item 8 for previews: 0 rows with the reason, as a run already says it."""
+    fqn = scratch.pipeline("silver", "wm", """
+        -- @merge_strategy: incremental
+        -- @unique_key: id
+        -- @watermark_column: at
+        SELECT 1 AS id, TIMESTAMP '2024-01-01 00:00:00' AS at
+        {% if is_incremental() %} WHERE TIMESTAMP '2024-01-01 00:00:00' > TIMESTAMP '{{ watermark_value }}' {% endif %}
+        """)
+    note = (f"the watermark (at after 2024-01-01 00:00:00) filtered every row; "
+            f"run {fqn} with full refresh to rebuild it")
+    assert "note" not in scratch.wb.preview(fqn)  # a first preview has rows
+    assert scratch.run(fqn)["rows_written"] == 1
+    assert scratch.wb.preview(fqn) == {"columns": ["id", "at"], "rows": [], "note": note}
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=(220, 45)) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline source")
+        await pilot.press("p")
+        await until(pilot, lambda: "filtered every row" in screen(app), 30, "the reason on the Preview tab")
+        assert f"run {fqn} with full refresh" in screen(app)
+        await pilot.press("l")
+        await pilot.pause()
+        logged = "\n".join(strip.text for strip in app.query_one("#log-panel").lines)
+        assert f"{fqn}: preview: 0 rows of 2 columns; {note}." in logged.replace("\n", "")

@@ -39,6 +39,7 @@ class PipelineView(Vertical):
                 yield DataTable(id="versions-table", cursor_type="row")
                 yield VerticalScroll(Static(id="version-diff"))
             with TabPane("Preview", id="tab-preview"):
+                yield Static(id="preview-note")
                 yield DataTable(id="preview-table")
 
     def show_source(self, detail: dict) -> None:
@@ -91,4 +92,7 @@ class PipelineView(Vertical):
         return int(key) if key is not None else None
 
     def show_preview(self, result: dict) -> None:
+        note = self.query_one("#preview-note", Static)
+        note.update(Text(result.get("note", ""), style="yellow"))
+        note.display = "note" in result
         show_rows(self.query_one("#preview-table", DataTable), result["columns"], result["rows"])
