@@ -197,12 +197,12 @@ async def test_rows_and_total_are_the_same_live_finished_and_in_the_runs_tab(scr
         await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline source")
         await pilot.press("r")
         await until(pilot, lambda: "▶  iceberg_write" in screen(app), 90, "the write phase")
-        live = phase_line(app, "build_result")
-        assert " 3 " in live.split(" ms")[1]
+        live = run_view(app).state
+        assert " 3 " in phase_line(app, "build_result").split(" ms")[1]
         await until(pilot, lambda: any(r["status"] == "success" for r in scratch.wb.runs(fqn)["runs"]), 90, "the run")
         run = scratch.wb.runs(fqn)["runs"][0]
-        await until(pilot, lambda: run["run_id"] not in app.runs and "SUCCESS" in screen(app), 30, "the stored run")
-        await pilot.pause(0.5)  # the detail reloads from state.db
+        await until(pilot, lambda: run_view(app).state is not live and "SUCCESS" in screen(app), 30,
+                    "the run as state.db keeps it")
         finished = {phase: phase_line(app, phase).split(" ms")[1].split()[:1] for phase in ("build_result", "iceberg_write")}
         assert finished == {"build_result": ["3"], "iceberg_write": ["3"]}
         header = next(line for line in screen(app).splitlines() if run["run_id"] in line and "total" in line)

@@ -105,8 +105,7 @@ class Runner:
                     raise RunCancelled()
                 record.status, record.started_at = "running", time.time()
                 self.state.update_run(record.run_id, status="running", started_at=record.started_at)
-                # The events carry the stored times: the run view's total is the one `runs` keeps.
-                self.events.publish(RunStarted(record.run_id, record.pipeline, record.version, at=record.started_at))
+                self.events.publish(RunStarted(record.run_id, record.pipeline, record.version))
                 self.storage.prepare_run(handle.ref)  # e.g. the landing cache matches the bucket
                 with self.spark.using(isolated=True) as spark:  # user code: its own SQL conf, no stop()
                     Execution(
@@ -130,6 +129,5 @@ class Runner:
             with self._lock:
                 self.active.pop(record.run_id, None)
             self.events.publish(RunFinished(
-                record.run_id, record.pipeline, record.status, record.rows_written, record.error, record.snapshot_id,
-                at=record.finished_at))
+                record.run_id, record.pipeline, record.status, record.rows_written, record.error, record.snapshot_id))
             handle.done.set()
