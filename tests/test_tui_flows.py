@@ -237,5 +237,5 @@ async def test_an_empty_preview_says_the_watermark_filtered_every_row(scratch: S
         assert f"run {fqn} with full refresh" in screen(app)
         await pilot.press("l")
         await pilot.pause()
-        logged = "\n".join(strip.text for strip in app.query_one("#log-panel").lines)
-        assert f"{fqn}: preview: 0 rows of 2 columns; {note}." in logged.replace("\n", "")
+        logged = " ".join(" ".join(strip.text.split()) for strip in app.query_one("#log-panel").lines)  # unwrapped
+        assert f"{fqn}: preview: 0 rows of 2 columns; {note}." in logged
