@@ -1,6 +1,7 @@
 """The `--script` contract details a newcomer meets first: free text taken verbatim, no surprise runs."""
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -78,4 +79,4 @@ def test_events_report_spark_tasks_inside_the_running_phase(sample_copy: Path):
         elif e["event"] == "PhaseProgress":
             assert e["phase"] == running, e
     figures = [(e["phase"], e["tasks_done"], e["tasks_total"]) for e in progress]
-    assert all(a != b for a, b in zip(figures, figures[1:])), "a figure repeated in a phase: not coalesced"
+    assert all(a != b for a, b in pairwise(figures)), "a figure repeated in a phase: not coalesced"

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING
 
 from .. import testpoints
 from ..errors import RatError, RunCancelled
-from ..events import EventBus, LogLine, PhaseFinished, PhaseProgress, PhaseStarted, QualityResultEvent
+from ..events import (
+    EventBus,
+    LogLine,
+    PhaseFinished,
+    PhaseProgress,
+    PhaseStarted,
+    QualityResultEvent,
+)
 from ..lake.spark_errors import is_cancellation, summarise
 from ..lake.table import IcebergTable, run_branch
 from ..project.model import PipelineRef, Project
