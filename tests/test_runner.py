@@ -197,3 +197,66 @@ def test_write_creates_files_atomically_inside_the_project_only(scratch: Scratch
     assert [p.name for p in folder.iterdir()] == ["pipeline.sql"]  # no temp file left behind
     with pytest.raises(RatError, match="outside the project folder"):
         scratch.wb.write("../escape.sql", "x")
+
+
+def test_each_phase_keeps_its_rows_and_an_older_state_db_gets_the_writes(scratch: Scratch, tmp_path):
+    """What the run view shows per phase live is what `runs` keeps; runs recorded before that keep
+    their written rows on iceberg_write."""
+    from rat_tui.core.store.state import RunRecord, StateDB
+
+    fqn = scratch.pipeline("silver", "keyed", """
+        -- @merge_strategy: incremental
+        -- @unique_key: id
+        SELECT id FROM VALUES (1), (2), (3) AS v(id)
+        """)
+    run = scratch.run(fqn)
+    assert run["phase_rows"] == {"build_result": 3, "iceberg_write": 3}
+    assert scratch.wb.runs(fqn)["runs"][0]["phase_rows"] == run["phase_rows"]
+    old = StateDB(tmp_path / "state.db")
+    for run_id, phases in (("written", PHASES), ("refused", PHASES[:2])):
+        old.insert_run(RunRecord(run_id, fqn, "queued"))
+        old.update_run(run_id, status="success", phases={p: 1 for p in phases}, rows_written=7)
+    old.script("ALTER TABLE runs DROP COLUMN phase_rows")  # as a state.db of an earlier release
+    migrated = StateDB(tmp_path / "state.db")
+    assert migrated.get_run("written").phase_rows == {"iceberg_write": 7}
+    assert migrated.get_run("refused").phase_rows == {}
+
+
+def test_progress_counts_only_the_runs_own_job_group(lake):
+    """Two jobs at once on the shared context (a run and, say, the console): each group's figure
+    is its own stage's tasks, never the sum."""
+    import threading
+    import time
+
+    from rat_tui.core.run.progress import group_tasks
+
+    spark = lake.spark.session()
+    sc = spark.sparkContext
+
+    def busy(group: str, partitions: int) -> None:
+        sc.setJobGroup(group, group, interruptOnCancel=True)
+        try:
+            spark.range(0, 400_000_000, 1, partitions).selectExpr("sum(hash(id))").collect()
+        except Exception:  # cancelled below, once measured
+            pass
+
+    threads = [threading.Thread(target=busy, args=args) for args in (("progress-a", 37), ("progress-b", 48))]
+    for thread in threads:
+        thread.start()
+    try:
+        tracker, seen = sc.statusTracker(), {"progress-a": set(), "progress-b": set()}
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (37 in seen["progress-a"] and 48 in seen["progress-b"]):
+            for group in seen:
+                done, total = group_tasks(tracker, group)
+                assert done <= total
+                seen[group].add(total)
+            time.sleep(0.05)
+        assert 37 in seen["progress-a"] and 48 in seen["progress-b"], seen
+        assert 85 not in seen["progress-a"] | seen["progress-b"]
+        assert group_tasks(tracker, "no-such-group") == (0, 0)
+    finally:
+        for group in ("progress-a", "progress-b"):
+            sc.cancelJobGroup(group)
+        for thread in threads:
+            thread.join(30)

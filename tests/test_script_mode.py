@@ -1,6 +1,7 @@
 """The `--script` contract details a newcomer meets first: free text taken verbatim, no surprise runs."""
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -51,3 +52,31 @@ def test_write_then_run_runs_once_unless_the_script_turns_watch_on(sample_copy: 
     assert [(r["pipeline"], r["trigger"], r["status"]) for r in results[6]["runs"]] == [
         ("ecommerce.bronze.batches", "watch", "success")]
     assert results[7]["rows"] == [[1], [2]]
+
+
+SLOW = "ecommerce/pipelines/silver/busy/pipeline.sql"
+# One aggregate over 48 range partitions: a few seconds of tasks in build_result (a keyed result is
+# materialised there).
+BUSY = (f"write {SLOW} <<EOF\n-- @merge_strategy: incremental\n-- @unique_key: id\n"
+        "SELECT 1 AS id, sum(hash(id)) AS s FROM range(0, 300000000, 1, 48)\nEOF\n")
+
+
+@pytest.mark.spark
+def test_events_report_spark_tasks_inside_the_running_phase(sample_copy: Path):
+    status, lines, stderr = run_script(sample_copy, BUSY + "run ecommerce.silver.busy\n", "--events")
+    assert status == 0, (lines, stderr)
+    events = [line for line in lines if "event" in line]
+    progress = [e for e in events if e["event"] == "PhaseProgress"]
+    assert progress, "no progress event"
+    assert all(0 <= e["tasks_done"] <= e["tasks_total"] and e["tasks_total"] > 0 for e in progress)
+    assert any(e["phase"] == "build_result" and e["tasks_total"] >= 48 for e in progress)
+    running = None  # every figure arrives while its phase runs, never after it finished
+    for e in events:
+        if e["event"] == "PhaseStarted":
+            running = e["phase"]
+        elif e["event"] == "PhaseFinished":
+            running = None
+        elif e["event"] == "PhaseProgress":
+            assert e["phase"] == running, e
+    figures = [(e["phase"], e["tasks_done"], e["tasks_total"]) for e in progress]
+    assert all(a != b for a, b in pairwise(figures)), "a figure repeated in a phase: not coalesced"

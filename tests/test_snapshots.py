@@ -17,7 +17,7 @@ import pytest
 
 from devkit.pilot import select, until
 from rat_tui.core.commands.workbench import Workbench
-from rat_tui.core.events import PhaseFinished, PhaseStarted, RunQueued, RunStarted
+from rat_tui.core.events import PhaseFinished, PhaseProgress, PhaseStarted, RunQueued, RunStarted
 from rat_tui.core.project.model import PipelineRef
 from rat_tui.core.store.state import QualityOutcome, RunRecord
 from rat_tui.tui.app import RatApp
@@ -92,7 +92,8 @@ def test_run_view_live(snap_compare, sample_copy: Path, monkeypatch: pytest.Monk
             publish(PhaseStarted("a1b2c3d4", phase, at=start + offset))
             publish(PhaseFinished("a1b2c3d4", phase, ms, True, at=start + offset + ms / 1000))
         publish(PhaseStarted("a1b2c3d4", "build_result", at=start + 0.3))
-        await until(pilot, lambda: "RUNNING" in app.screen_text(), 10, "the live run")
+        publish(PhaseProgress("a1b2c3d4", "build_result", 41, 96, at=start + 4.0))
+        await until(pilot, lambda: "41/96 tasks" in app.screen_text(), 10, "the live run")
         await settle(pilot)
 
     assert compare(snap_compare, make_app(sample_copy), live)
@@ -102,7 +103,7 @@ def record_run(wb: Workbench, run_id: str, fqn: str, started: float, phases: dic
                quality: list[QualityOutcome] = ()) -> None:
     wb.state.insert_run(RunRecord(run_id, fqn, "queued", queued_at=started))
     wb.state.update_run(run_id, status="success", started_at=started, finished_at=started + sum(phases.values()) / 1000,
-                        phases=phases, rows_written=rows, snapshot_id=4821576867)
+                        phases=phases, phase_rows={"iceberg_write": rows}, rows_written=rows, snapshot_id=4821576867)
     for outcome in quality:
         wb.state.save_quality(run_id, outcome)
 

@@ -158,3 +158,84 @@ async def test_new_landing_files_run_their_readers_when_turned_on(scratch: Scrat
     runs = scratch.wb.runs(fqn)["runs"]
     assert [r["trigger"] for r in runs] == ["landing"]
     assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2]]
+
+
+async def test_a_long_phase_shows_sparks_tasks_done_of_total(scratch: Scratch):
+    fqn = scratch.pipeline("silver", "busy", """
+        -- @merge_strategy: incremental
+        -- @unique_key: id
+        SELECT 1 AS id, sum(hash(id)) AS s FROM range(0, 300000000, 1, 48)
+        """)
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline source")
+        await pilot.press("r")
+        await until(pilot, lambda: "/48 tasks" in screen(app), 90, "Spark's tasks in the running phase")
+        row = next(line for line in screen(app).splitlines() if "/48 tasks" in line)
+        assert "build_result" in row and "▕" in row
+        done = int(row.split("/48 tasks")[0].split()[-1])
+        assert 0 <= done <= 48
+        await until(pilot, lambda: run_view(app).state.status == "success", 90, "the run to finish")
+        assert " tasks" not in screen(app)  # a finished phase shows its rows and time, not a stale figure
+
+
+def phase_line(app: RatApp, phase: str) -> str:
+    return next(line for line in screen(app).splitlines() if f"  {phase}  " in line)
+
+
+async def test_rows_and_total_are_the_same_live_finished_and_in_the_runs_tab(scratch: Scratch):
+    """Issue 20, item 7: each phase keeps the rows it showed live; the header's total is the Runs tab's."""
+    fqn = scratch.pipeline("silver", "keyed", """
+        -- @merge_strategy: incremental
+        -- @unique_key: id
+        SELECT id FROM VALUES (1), (2), (3) AS v(id)
+        """)
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline source")
+        await pilot.press("r")
+        await until(pilot, lambda: "▶  iceberg_write" in screen(app), 90, "the write phase")
+        live = run_view(app).state
+        assert " 3 " in phase_line(app, "build_result").split(" ms")[1]
+        await until(pilot, lambda: any(r["status"] == "success" for r in scratch.wb.runs(fqn)["runs"]), 90, "the run")
+        run = scratch.wb.runs(fqn)["runs"][0]
+        await until(pilot, lambda: run_view(app).state is not live and "SUCCESS" in screen(app), 30,
+                    "the run as state.db keeps it")
+        finished = {phase: phase_line(app, phase).split(" ms")[1].split()[:1] for phase in ("build_result", "iceberg_write")}
+        assert finished == {"build_result": ["3"], "iceberg_write": ["3"]}
+        header = next(line for line in screen(app).splitlines() if run["run_id"] in line and "total" in line)
+        total = header.split("total ")[1].split(" s")[0] + " s"
+        assert total == f"{run['finished_at'] - run['started_at']:.1f} s"
+        await pilot.press("]")  # Run → Runs
+        await until(pilot, lambda: "rows" in screen(app) and "error" in screen(app), 10, "the Runs tab")
+        row = next(line for line in screen(app).splitlines() if run["run_id"] in line)
+        assert f" {total} " in row
+
+
+async def test_an_empty_preview_says_the_watermark_filtered_every_row(scratch: Scratch):
+    """Issue 20, item 8 for previews: 0 rows with the reason, as a run already says it."""
+    fqn = scratch.pipeline("silver", "wm", """
+        -- @merge_strategy: incremental
+        -- @unique_key: id
+        -- @watermark_column: at
+        SELECT 1 AS id, TIMESTAMP '2024-01-01 00:00:00' AS at
+        {% if is_incremental() %} WHERE TIMESTAMP '2024-01-01 00:00:00' > TIMESTAMP '{{ watermark_value }}' {% endif %}
+        """)
+    note = (f"the watermark (at after 2024-01-01 00:00:00) filtered every row; "
+            f"run {fqn} with full refresh to rebuild it")
+    assert "note" not in scratch.wb.preview(fqn)  # a first preview has rows
+    assert scratch.run(fqn)["rows_written"] == 1
+    assert scratch.wb.preview(fqn) == {"columns": ["id", "at"], "rows": [], "note": note}
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=(220, 45)) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline source")
+        await pilot.press("p")
+        await until(pilot, lambda: "filtered every row" in screen(app), 30, "the reason on the Preview tab")
+        assert f"run {fqn} with full refresh" in screen(app)
+        await pilot.press("l")
+        await pilot.pause()
+        logged = " ".join(" ".join(strip.text.split()) for strip in app.query_one("#log-panel").lines)  # unwrapped
+        assert f"{fqn}: preview: 0 rows of 2 columns; {note}." in logged

@@ -61,6 +61,15 @@ class PhaseFinished(Event):
 
 
 @dataclass(frozen=True)
+class PhaseProgress(Event):
+    """Spark's tasks done / total of the run's active stages, while the phase runs (run/progress.py)."""
+    run_id: str
+    phase: str
+    tasks_done: int
+    tasks_total: int
+
+
+@dataclass(frozen=True)
 class QualityResultEvent(Event):
     run_id: str
     name: str

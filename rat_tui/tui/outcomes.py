@@ -45,4 +45,5 @@ def diffed(fqn: str, diff: dict, old: int, new: int) -> str:
 
 
 def rows_shown(what: str, result: dict) -> str:
-    return f"{what}: {count(len(result['rows']), 'row', 'rows')} of {count(len(result['columns']), 'column', 'columns')}."
+    shown = f"{what}: {count(len(result['rows']), 'row', 'rows')} of {count(len(result['columns']), 'column', 'columns')}"
+    return f"{shown}; {result['note']}." if result.get("note") else f"{shown}."

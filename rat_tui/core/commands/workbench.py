@@ -19,6 +19,7 @@ from ..project.sql_guard import check_read_only
 from ..project.validate import validate
 from ..run.build import build
 from ..run.context import RunContext, run_timestamp
+from ..run.explain import watermark_note
 from ..run.phases import RunOptions
 from ..run.quality import row_values
 from ..run.recovery import drop_leftovers, leftover_stages, mark_orphans
@@ -191,9 +192,13 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
             try:
                 df = build(ctx, loaded)
                 rows = self._collect(df, limit, loaded.source_relpath)
+                note = None if rows else watermark_note(ctx)
             finally:
                 ctx.cleanup()
-        return {"columns": df.columns, "rows": [row_values(r) for r in rows]}
+        result = {"columns": df.columns, "rows": [row_values(r) for r in rows]}
+        if note:
+            result["note"] = note
+        return result
 
     def query(self, sql: str) -> dict:
         for ns in self.project.scan().namespaces:  # a namespace made since start-up is queryable too

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING
 
 from .. import testpoints
 from ..errors import RatError, RunCancelled
-from ..events import EventBus, LogLine, PhaseFinished, PhaseStarted, QualityResultEvent
+from ..events import (
+    EventBus,
+    LogLine,
+    PhaseFinished,
+    PhaseProgress,
+    PhaseStarted,
+    QualityResultEvent,
+)
 from ..lake.spark_errors import is_cancellation, summarise
 from ..lake.table import IcebergTable, run_branch
 from ..project.model import PipelineRef, Project
@@ -27,12 +34,13 @@ from ..project.templating import syntax_problem
 from ..store.state import RunRecord, StateDB
 from .build import build
 from .context import RunContext, run_timestamp
+from .explain import unique_key_changed, watermark_note
+from .progress import watch_tasks
 from .quality import run_quality_test
 from .rebuild import create_stage, replace_from_stage
 from .schema_evolution import apply_plan, fill_missing, plan_schema
 from .strategies import (
     ORDER_COLUMN,
-    UNIQUE_KEY_PROPERTY,
     WRITERS,
     WRITTEN_ONCE,
     WriteJob,
@@ -107,7 +115,9 @@ class Execution:
         began = time.monotonic()
         ok, message = False, ""
         try:
-            yield info
+            with watch_tasks(self.spark.sparkContext, self.record.run_id, lambda done, total: self.events.publish(
+                    PhaseProgress(self.record.run_id, name, done, total))):
+                yield info
             ok = True
         except BaseException as exc:
             message = exc.sentence() if isinstance(exc, RatError) else ("cancelled" if isinstance(exc, RunCancelled) else str(exc))
@@ -115,7 +125,9 @@ class Execution:
         finally:
             ms = int((time.monotonic() - began) * 1000)
             self.record.phases[name] = ms
-            self.state.update_run(self.record.run_id, phases=self.record.phases)
+            if info["rows"] is not None:
+                self.record.phase_rows[name] = info["rows"]
+            self.state.update_run(self.record.run_id, phases=self.record.phases, phase_rows=self.record.phase_rows)
             self.events.publish(PhaseFinished(self.record.run_id, name, ms, ok, info["rows"], message or info.get("message", "")))
             testpoints.reached(f"after:{name}")
 
@@ -265,14 +277,11 @@ class Execution:
 
     def why_no_rows(self) -> list[str]:
         """When an incremental run wrote nothing and the watermark is why, say so (and the way out)."""
-        assert self.ctx is not None and self.pipeline is not None
-        column = self.pipeline.config.watermark_column
-        if self.record.rows_written or not column or not self.ctx.is_incremental():
-            return []
-        note = (f"the watermark ({column} after {self.ctx.watermark_value()}) filtered every row; "
-                f"run {self.ref.fqn} with full refresh to rebuild it")
-        self.log(note, "warn")
-        return [note]
+        assert self.ctx is not None
+        note = None if self.record.rows_written else watermark_note(self.ctx)
+        if note:
+            self.log(note, "warn")
+        return [note] if note else []
 
     @property
     def target(self) -> IcebergTable:
@@ -312,7 +321,9 @@ class Execution:
         """
         assert self.result is not None
         plan = plan_schema(self.table.schema(), table_schema(self.result.schema, config))
-        rebuild = self.unique_key_changed(config) or (self.options.full_refresh and bool(plan.incompatible))
+        full_refresh = self.options.full_refresh
+        rebuild = (unique_key_changed(self.table, config, full_refresh, self.pipeline.source_relpath)
+                   or (full_refresh and bool(plan.incompatible)))
         if not rebuild:
             apply_plan(self.table, plan)
         self.result = fill_missing(self.result, plan)
@@ -320,19 +331,6 @@ class Execution:
             self.log(f"schema: {note}", "warn" if "no longer produced" in note else "info")
         self.schema_notes = plan.notes()
         return rebuild
-
-    def unique_key_changed(self, config) -> bool:
-        """Whether a full refresh changes the table's unique key (any other run with a new key fails)."""
-        rows = self.spark.sql(f"SHOW TBLPROPERTIES {self.table.ident}").collect()
-        stored = {row.key: row.value for row in rows}.get(UNIQUE_KEY_PROPERTY)
-        wanted = ",".join(config.unique_key)
-        if stored is None or stored == wanted:
-            return False
-        if not self.options.full_refresh:
-            raise RatError(
-                f"unique_key changed from {stored or '(none)'} to {wanted or '(none)'}; "
-                f"run {self.ref.fqn} with --full-refresh to rebuild the table", self.pipeline.source_relpath)
-        return True
 
     def quality(self) -> str | None:
         """Runs every test; returns why the merge is blocked, or None."""

@@ -5,7 +5,7 @@ import json
 import threading
 from pathlib import Path
 
-from ..events import Event, SessionStateChanged
+from ..events import Event, PhaseProgress, SessionStateChanged
 
 
 class RunLog:
@@ -17,7 +17,7 @@ class RunLog:
         self._lock = threading.Lock()
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, SessionStateChanged):
+        if isinstance(event, (SessionStateChanged, PhaseProgress)):  # live figures, not the run's history
             return
         line = json.dumps(event.as_dict(), default=str) + "\n"
         with self._lock, self.path.open("a", encoding="utf-8") as fh:

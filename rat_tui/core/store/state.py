@@ -25,6 +25,7 @@ CREATE TABLE IF NOT EXISTS runs (
     finished_at REAL,
     rows_written INTEGER NOT NULL DEFAULT 0,
     phases TEXT NOT NULL DEFAULT '{}',
+    phase_rows TEXT NOT NULL DEFAULT '{}',  -- {phase: rows} as each phase reported them
     snapshot_id INTEGER,
     error TEXT,
     branch TEXT,
@@ -79,6 +80,7 @@ class RunRecord:
     finished_at: float | None = None
     rows_written: int = 0
     phases: dict[str, int] = field(default_factory=dict)
+    phase_rows: dict[str, int] = field(default_factory=dict)
     snapshot_id: int | None = None
     error: str | None = None
     branch: str | None = None
@@ -93,6 +95,7 @@ class RunRecord:
             "run_id": self.run_id, "pipeline": self.pipeline, "status": self.status, "version": self.version,
             "trigger": self.trigger, "queued_at": self.queued_at, "started_at": self.started_at,
             "finished_at": self.finished_at, "rows_written": self.rows_written, "phases": self.phases,
+            "phase_rows": self.phase_rows,
             "quality": [q.as_dict() for q in self.quality], "snapshot_id": self.snapshot_id, "error": self.error,
             "inputs": self.inputs,
         }
@@ -123,6 +126,11 @@ class StateDB:
             self._conn().execute("ALTER TABLE runs ADD COLUMN files_read TEXT NOT NULL DEFAULT '[]'")
         if "inputs" not in columns:  # ... and before the tables a run read were
             self._conn().execute("ALTER TABLE runs ADD COLUMN inputs TEXT NOT NULL DEFAULT '{}'")
+        if "phase_rows" not in columns:  # ... and before each phase's rows were: the write's were rows_written
+            with self._tx() as db:
+                db.execute("ALTER TABLE runs ADD COLUMN phase_rows TEXT NOT NULL DEFAULT '{}'")
+                db.execute("UPDATE runs SET phase_rows = json_object('iceberg_write', rows_written)"
+                           " WHERE json_extract(phases, '$.iceberg_write') IS NOT NULL")
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -171,7 +179,7 @@ class StateDB:
             )
 
     def update_run(self, run_id: str, **fields: Any) -> None:
-        for key in ("phases", "inputs"):
+        for key in ("phases", "phase_rows", "inputs"):
             if key in fields:
                 fields[key] = json.dumps(fields[key])
         if "created_table" in fields:
@@ -198,6 +206,7 @@ class StateDB:
             run_id=row["run_id"], pipeline=row["pipeline"], status=row["status"], version=row["version"],
             trigger=row["trigger"], queued_at=row["queued_at"], started_at=row["started_at"],
             finished_at=row["finished_at"], rows_written=row["rows_written"], phases=json.loads(row["phases"]),
+            phase_rows=json.loads(row["phase_rows"]),
             snapshot_id=row["snapshot_id"], error=row["error"], branch=row["branch"],
             created_table=bool(row["created_table"]), host=row["host"], pid=row["pid"], quality=quality,
             inputs=json.loads(row["inputs"]),

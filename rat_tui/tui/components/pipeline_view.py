@@ -10,7 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from .result_table import selected_key, show_rows
-from .run_view import RunView
+from .run_view import RunView, run_total
 
 
 class PipelineView(Vertical):
@@ -39,6 +39,7 @@ class PipelineView(Vertical):
                 yield DataTable(id="versions-table", cursor_type="row")
                 yield VerticalScroll(Static(id="version-diff"))
             with TabPane("Preview", id="tab-preview"):
+                yield Static(id="preview-note")
                 yield DataTable(id="preview-table")
 
     def show_source(self, detail: dict) -> None:
@@ -64,11 +65,10 @@ class PipelineView(Vertical):
     def show_runs(self, runs: list[dict]) -> None:
         table = self.query_one("#runs-table", DataTable)
         table.clear(columns=True)
-        table.add_columns("run", "status", "version", "trigger", "rows", "total ms", "error")
+        table.add_columns("run", "status", "version", "trigger", "rows", "total", "error")
         for run in runs:
-            total = sum(run["phases"].values())
             table.add_row(run["run_id"], run["status"], run["version"], run["trigger"], f"{run['rows_written']:,}",
-                          str(total), (run["error"] or "")[:60], key=run["run_id"])
+                          run_total(run["started_at"], run["finished_at"]), (run["error"] or "")[:60], key=run["run_id"])
 
     def show_versions(self, versions: dict) -> None:
         table = self.query_one("#versions-table", DataTable)
@@ -92,4 +92,7 @@ class PipelineView(Vertical):
         return int(key) if key is not None else None
 
     def show_preview(self, result: dict) -> None:
+        note = self.query_one("#preview-note", Static)
+        note.update(Text(result.get("note", ""), style="yellow"))
+        note.display = "note" in result
         show_rows(self.query_one("#preview-table", DataTable), result["columns"], result["rows"])

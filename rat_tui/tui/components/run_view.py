@@ -12,6 +12,7 @@ from textual.widgets import Static
 from ...core.events import (
     Event,
     PhaseFinished,
+    PhaseProgress,
     PhaseStarted,
     QualityResultEvent,
     RunFinished,
@@ -29,6 +30,7 @@ class PhaseState:
     ms: int | None = None
     rows: int | None = None
     message: str = ""
+    tasks: tuple[int, int] | None = None  # Spark tasks done / total while the phase runs
 
 
 @dataclass
@@ -47,12 +49,10 @@ class RunState:
         state = cls(record["run_id"], record["pipeline"], record["status"], record["started_at"],
                     record["finished_at"], record["error"])
         for name, ms in record["phases"].items():
-            state.phases[name] = PhaseState("done", ms=ms)
+            state.phases[name] = PhaseState("done", ms=ms, rows=record["phase_rows"].get(name))
         if record["status"] == "failed" and record["phases"]:
             last = list(record["phases"])[-1]
             state.phases[last].status, state.phases[last].message = "failed", record["error"] or ""
-        if record["phases"].get("iceberg_write") is not None:
-            state.phases["iceberg_write"].rows = record["rows_written"]
         state.quality = record["quality"]
         return state
 
@@ -64,7 +64,9 @@ class RunState:
         elif isinstance(event, PhaseFinished):
             phase = self.phases[event.phase]
             phase.status = "done" if event.ok else "failed"
-            phase.ms, phase.rows, phase.message = event.ms, event.rows, event.message
+            phase.ms, phase.rows, phase.message, phase.tasks = event.ms, event.rows, event.message, None
+        elif isinstance(event, PhaseProgress) and self.phases[event.phase].status == "running":
+            self.phases[event.phase].tasks = (event.tasks_done, event.tasks_total)
         elif isinstance(event, QualityResultEvent):
             self.quality.append({"name": event.name, "severity": event.severity, "status": event.status,
                                  "violations": event.violations, "ms": event.ms, "sample": [], "error": None})
@@ -72,8 +74,25 @@ class RunState:
             self.status, self.finished, self.error = event.status, event.at, event.error
 
 
+def run_total(started: float | None, finished: float | None) -> str:
+    """A run's total as `runs` stores it (finished_at - started_at): the Run tab's header and the
+    Runs tab show this one text, so they never disagree."""
+    return "" if started is None or finished is None else f"{finished - started:.1f} s"
+
+
 def _bar(ms: int, scale: int, width: int = 24) -> str:
     return "█" * max(1 if ms else 0, round(width * ms / scale)) if scale else ""
+
+
+EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def task_bar(done: int, total: int, width: int = 8) -> str:
+    """`▕███▌    ▏ 41/96 tasks`: Spark's progress in a phase row, to an eighth of a cell."""
+    eighths = width * 8 * done // total
+    full, part = divmod(eighths, 8)
+    cells = "█" * full + (EIGHTHS[part] if part else "")
+    return f"▕{cells.ljust(width)}▏ {done}/{total} tasks"
 
 
 class RunView(Static):
@@ -105,8 +124,7 @@ class RunView(Static):
         style = {"success": "green", "failed": "red", "cancelled": "yellow"}.get(s.status, "cyan")
         text = Text.assemble(("Run ", "bold"), (s.run_id, "bold"), f"  {s.pipeline}  ", (s.status.upper(), f"bold {style}"))
         if s.started:
-            end = s.finished or time.time()
-            text.append(f"  total {end - s.started:.1f} s", style="grey50")
+            text.append(f"  total {run_total(s.started, s.finished or time.time())}", style="grey50")
         if s.error:
             text.append(f"\n{s.error}", style="red")
         return text
@@ -125,9 +143,11 @@ class RunView(Static):
                 elapsed = f"{phase.ms} ms"
             else:
                 elapsed = ""
+            note = Text(phase.message[:160], style="red" if phase.status == "failed" else "grey70")
+            if phase.status == "running" and phase.tasks:
+                note = Text(task_bar(*phase.tasks), style="cyan")
             table.add_row(Text(mark, style=style), Text(name, style=style if phase.status != "pending" else "grey50"),
-                          elapsed, "" if phase.rows is None else f"{phase.rows:,}",
-                          Text(phase.message[:160], style="red" if phase.status == "failed" else "grey70"))
+                          elapsed, "" if phase.rows is None else f"{phase.rows:,}", note)
         return table
 
     def _quality(self) -> Table | Text:
