@@ -40,3 +40,27 @@ async def test_run_marks_follow_run_events(scratch: Scratch):
         node = app.query_one(ProjectTree).cursor_node
         assert node.data.ref.fqn == fqn and "green" in str(node.label.spans[0].style)
 
+
+
+async def test_two_reloads_of_a_table_at_once_leave_one_table_view(sample_copy):
+    """A table's panel reloads twice in a row (a run finishes right after the cursor lands): the second
+    mount removes the first view before it is filled; filling it must not crash the app (seen in a
+    full run: NoMatches '#table-title')."""
+    import asyncio
+
+    from rat_tui.core.commands.workbench import Workbench
+    from rat_tui.core.project.model import PipelineRef
+    from rat_tui.tui.components.project_tree import NodeData
+    from rat_tui.tui.components.table_view import TableView
+
+    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    snaps = {"snapshots": [{"snapshot_id": 7, "parent_id": None, "committed_at": "2026-11-22T20:55:15+00:00",
+                            "operation": "append", "added_rows": 1, "total_rows": 1, "is_current": True,
+                            "run_id": "r1", "schema_changes": [], "inputs": {}}], "refs": {"main": 7}}
+    async with app.run_test(size=SIZE) as pilot:
+        node = NodeData("table", "ecommerce", "clean_orders", PipelineRef("ecommerce", "silver", "clean_orders"))
+        app.selected = node
+        await asyncio.gather(app._show_table(node, snaps, "id int"), app._show_table(node, snaps, "id int"))
+        await pilot.pause()
+        views = app.query(TableView)
+        assert len(views) == 1 and views.first().selected_snapshot() == 7

@@ -120,7 +120,7 @@ class RatApp(GraphActions, ScriptHost, Workers, Views, Actions, App):
     def on_core_event(self, message: CoreEvent) -> None:
         """Runs still in flight post events while the app closes and its panels are already gone: those
         events stop here, before the mixins' handlers (later in the MRO) look for the panels."""
-        if not self.screen_stack or not self.screen_stack[0].query("#detail"):
+        if self.closing:
             message.prevent_default()
 
     def on_unmount(self) -> None:

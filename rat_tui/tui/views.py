@@ -1,7 +1,9 @@
 """Filling the detail panels: results of workers, events from the core, and outcomes of actions."""
 from __future__ import annotations
 
+import asyncio
 import time
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -52,18 +54,35 @@ class Views:
     def _detail(self):
         return self.query_one("#detail", Container)
 
-    async def _replace_detail(self, widget) -> None:
-        detail = self._detail()
-        await detail.remove_children()
-        await detail.mount(widget)
+    @cached_property
+    def _detail_lock(self) -> asyncio.Lock:
+        return asyncio.Lock()
+
+    @property
+    def closing(self) -> bool:
+        """Textual clears `_running` as its shutdown begins: from then on it prunes the panels while
+        messages and workers may still arrive, and what they would fill is dropped."""
+        return not getattr(self, "_running", True)
+
+    async def _replace_detail(self, widget) -> bool:
+        """Show `widget` as the detail panel; False when another replacement took its place meanwhile
+        (two reloads at once), so the caller leaves the removed view unfilled."""
+        async with self._detail_lock:  # two removes then two mounts would mount twice
+            found = self.query("#detail")
+            if not found or self.closing:
+                return False
+            await found.first().remove_children()
+            await found.first().mount(widget)
+        return widget.is_attached and not self.closing
 
     async def _show_pipeline(self, node: NodeData, detail: dict, runs: list[dict], versions: dict) -> None:
-        if node != self.selected:
+        if node != self.selected or self.closing:
             return
         view = self._current(PipelineView)
         if view is None or view.fqn != node.ref.fqn:
             view = PipelineView(node.ref.fqn)
-            await self._replace_detail(view)
+            if not await self._replace_detail(view):
+                return
             live = self.runs.get(self.latest_run.get(view.fqn, ""))
             if live is not None and live.status in ("queued", "running"):
                 view.show_tab("tab-run")  # opening a pipeline that is running shows the run
@@ -84,25 +103,28 @@ class Views:
             self.show_version_diff(fqn, versions["current"])
 
     def _current(self, kind):
-        """The detail panel's view of that kind; None too while the app closes and the panel is gone."""
+        """The detail panel's view of that kind; None while another view replaces it or the app closes."""
+        if self._detail_lock.locked() or self.closing:
+            return None
         found = self.query(f"#detail {kind.__name__}")
         return found.first() if found else None
 
     async def _show_zone(self, node: NodeData, files: list[dict], readers: list[str], settings: dict) -> None:
-        if node != self.selected:
+        if node != self.selected or self.closing:
             return
         view = self._current(ZoneView)
         if view is None or (view.namespace, view.zone) != (node.namespace, node.name):
             view = ZoneView(node.namespace, node.name)
-            await self._replace_detail(view)
+            if not await self._replace_detail(view):
+                return
         view.show_files(files, readers, settings)
 
     async def _show_table(self, node: NodeData, snaps: dict, schema: str) -> None:
-        if node != self.selected:
+        if node != self.selected or self.closing:
             return
         view = TableView(node.ref.fqn)
-        await self._replace_detail(view)
-        view.show_snapshots(snaps, schema)
+        if await self._replace_detail(view):
+            view.show_snapshots(snaps, schema)
 
     def on_core_event(self, message: CoreEvent) -> None:
         event = message.event

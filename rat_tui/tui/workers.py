@@ -49,7 +49,17 @@ class Workers:
     def refresh_tree(self) -> None:
         read_at = time.time()  # run events after this moment may not be in the overview yet
         overview = self.workbench.overview()
-        self.call_from_thread(self.query_one(ProjectTree).load, overview, read_at)
+        self._update(ProjectTree, "load", overview, read_at)
+
+    def _update(self, kind, method: str, *args, **kwargs) -> None:
+        """From a worker: call a main-screen widget's method on the UI thread. A worker may finish as the
+        app closes, when the widget is already gone: then there is nothing to update."""
+        def apply() -> None:
+            found = self.query(kind)
+            if found and not self.closing:
+                getattr(found.first(), method)(*args, **kwargs)
+
+        self.call_from_thread(apply)
 
     @work(thread=True, group="spark")
     def warm_up(self) -> None:
@@ -151,13 +161,13 @@ class Workers:
         except Exception as exc:  # never let a network problem close the app
             sentence = failure_sentence("checking the bucket", exc)
             state = "refused credentials" if "credentials" in sentence else "unreachable"
-            if self.query_one(StatusBar).bucket_state != state:
+            shown = self.query(StatusBar)  # the app may be closing
+            if shown and shown.first().bucket_state != state:
                 self.post_message(ActionFailed("bucket", sentence))
-            self.call_from_thread(self.query_one(StatusBar).update_status, bucket_state=state)
+            self._update(StatusBar, "update_status", bucket_state=state)
             return
         waiting = len(remote.changes)
-        self.call_from_thread(self.query_one(StatusBar).update_status,
-                              bucket_state=f"{waiting} change(s) to pull" if waiting else "in step")
+        self._update(StatusBar, "update_status", bucket_state=f"{waiting} change(s) to pull" if waiting else "in step")
         if first or pulled or remote.changes:
             self.call_from_thread(self.refresh_tree)
         if pulled:
