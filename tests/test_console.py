@@ -118,17 +118,26 @@ async def test_history_and_buffers_survive_a_restart(scratch: Scratch):
         await until(pilot, lambda: console.editor.text.startswith("select count(*) as total"), 10, "it in the editor")
 
 
-async def test_escape_cancels_a_long_query(scratch: Scratch):
+@pytest.mark.parametrize("key", ["escape", "ctrl+c"])
+async def test_a_key_cancels_a_long_query(scratch: Scratch, key: str):
     app = RatApp(scratch.wb, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         console = await open_console(pilot)
         console.editor.text = "SELECT count(*) FROM range(0, 100000000000)"
         await pilot.press("ctrl+enter")
         await until(pilot, lambda: console.running is not None and scratch.wb.console_groups.running, 60, "the job")
-        await pilot.pause(1.5)
-        await pilot.press("escape")
-        await until(pilot, lambda: "Cancelled." in screen(app), 3, "the cancel")
+        group = console.running
+        tracker = scratch.wb.spark.session().sparkContext.statusTracker()
+        await until(pilot, lambda: set(tracker.getJobIdsForGroup(group)) & set(tracker.getActiveJobsIds()), 30,
+                    "the query's Spark job")
+        await pilot.press(key)
+        await until(pilot, lambda: "Cancelled." in screen(app), 2, "the cancel")
+        await until(pilot, lambda: not set(tracker.getJobIdsForGroup(group)) & set(tracker.getActiveJobsIds()), 2,
+                    "no job of the statement left in Spark")
         assert console.running is None and console.has_class("shown")
+        console.editor.selection = ((0, 0), (0, 6))
+        await pilot.press("ctrl+c")  # nothing runs: the key copies again
+        assert app.clipboard == "SELECT" and console.has_class("shown")
 
 
 async def test_export_and_profile_from_the_console(scratch: Scratch):

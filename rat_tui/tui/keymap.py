@@ -81,6 +81,8 @@ CONSOLE_KEYMAP: tuple[KeyAction, ...] = (
               "Run the statement under the cursor (or the selection)"),
     KeyAction("console_close", "escape", "escape", "Cancel / close", "Console",
               "Cancel the running statement, else close the console"),
+    KeyAction("console_cancel", "ctrl+c", "cancel", "Cancel", "Console",
+              "Cancel the running statement (else Ctrl+C copies)", show=False),
     KeyAction("console_history", "f8", "history", "History", "Console", "Search the query history"),
     KeyAction("console_export", "ctrl+e", "export", "Export", "Console",
               "Export the full result to .csv, .parquet or .json"),
@@ -110,4 +112,4 @@ def key_label(key: str) -> str:
     return {"question_mark": "?", "f5": "F5", "f1": "F1", "f2": "F2", "left_square_bracket": "[",
             "right_square_bracket": "]", "greater_than_sign": ">", "less_than_sign": "<", "escape": "Esc",
             "ctrl+enter": "Ctrl+Enter", "f6": "F6", "f7": "F7", "f8": "F8", "ctrl+e": "Ctrl+E", "ctrl+n": "Ctrl+N",
-            "ctrl+w": "Ctrl+W", "ctrl+k": "Ctrl+K"}.get(first, first)
+            "ctrl+w": "Ctrl+W", "ctrl+k": "Ctrl+K", "ctrl+c": "Ctrl+C"}.get(first, first)

@@ -10,6 +10,7 @@ import secrets
 from typing import TYPE_CHECKING
 
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -48,8 +49,8 @@ def _failure(exc: Exception) -> str:
 
 
 class ConsolePanel(Vertical):
-    BINDINGS = [Binding(k.key, k.action, k.description, id=k.id,
-                        priority=k.id in ("console_run", "console_close"))  # the editor would eat them
+    BINDINGS = [Binding(k.key, k.action, k.description, show=k.show, id=k.id,
+                        priority=k.id in ("console_run", "console_close", "console_cancel"))  # the editor would eat them
                 for k in CONSOLE_KEYMAP if k.needs != "result"]
     DEFAULT_CSS = """
     ConsolePanel { display: none; width: 1fr; border: round $primary-darken-2; border-title-color: $text; }
@@ -107,10 +108,16 @@ class ConsolePanel(Vertical):
         if self.editor.completion_open:
             self.editor.close_completion()
         elif self.running is not None:
-            self.workbench.cancel_console(self.running)
-            self.results.say("Cancelling…")
+            self.action_cancel()
         else:
             self.close()
+
+    def action_cancel(self) -> None:
+        """Ctrl+C: cancels what runs; with nothing running the key goes on to the editor or grid (copy)."""
+        if self.running is None:
+            raise SkipAction()
+        self.workbench.cancel_console(self.running)
+        self.results.say("Cancelling…")
 
     # -- buffers --------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="console-load")
@@ -213,7 +220,7 @@ class ConsolePanel(Vertical):
             return
         group = self._start("running another")
         if group is not None:
-            self.results.say("Running… (Esc cancels)")
+            self.results.say("Running… (Esc or Ctrl+C cancels)")
             self.run_statement(sql, group, max(1, self.workbench.project.settings.console_max_rows))
 
     @work(thread=True, group="console-run")
