@@ -75,7 +75,8 @@ DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
 )
 
 
-# Keys inside the SQL console (bound on its panel; `needs: result` ones on its results grid).
+# Keys inside the SQL console (bound on its panel; `needs: result` ones on its results grid). The
+# footer shows only the `show` ones: with the editor's own keys it would not fit 120 columns.
 CONSOLE_KEYMAP: tuple[KeyAction, ...] = (
     KeyAction("console_run", "ctrl+enter,ctrl+j", "run_statement", "Run", "Console",
               "Run the statement under the cursor (or the selection)"),
@@ -86,9 +87,10 @@ CONSOLE_KEYMAP: tuple[KeyAction, ...] = (
     KeyAction("console_history", "f8", "history", "History", "Console", "Search the query history"),
     KeyAction("console_export", "ctrl+e", "export", "Export", "Console",
               "Export the full result to .csv, .parquet or .json"),
-    KeyAction("console_new", "ctrl+n", "new_buffer", "New buffer", "Console", "Open a new buffer"),
-    KeyAction("console_close_buffer", "ctrl+w", "close_buffer", "Close buffer", "Console", "Close this buffer"),
-    KeyAction("console_next", "ctrl+k", "next_buffer", "Next buffer", "Console", "Show the next buffer"),
+    KeyAction("console_new", "ctrl+n", "new_buffer", "New buffer", "Console", "Open a new buffer", show=False),
+    KeyAction("console_close_buffer", "ctrl+w", "close_buffer", "Close buffer", "Console", "Close this buffer",
+              show=False),
+    KeyAction("console_next", "ctrl+k", "next_buffer", "Next buffer", "Console", "Show the next buffer", show=False),
     KeyAction("console_focus", "f6", "focus_results", "Editor / results", "Console",
               "Move between the editor and the results"),
     KeyAction("console_profile", "f7", "profile", "Profile column", "Console",
