@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import datetime
 from pathlib import Path
 
 import duckdb
@@ -48,6 +49,21 @@ def test_time_travel_by_snapshot_id(scratch: Scratch):
     numbers(scratch, 20)
     old = scratch.wb.console_query(f"SELECT count(*) AS n FROM {fqn} VERSION AS OF {first}", 10, "g")
     assert old.table.to_pylist() == [{"n": 10}]
+
+
+def test_time_travel_by_timestamp_between_two_snapshots(scratch: Scratch):
+    fqn = numbers(scratch, 10)
+    old = next(s for s in scratch.wb.snapshots(fqn)["snapshots"] if s["is_current"])
+    numbers(scratch, 20)
+    # The instant halfway to the next commit (a refresh may commit more than one snapshot).
+    at = datetime.fromisoformat(old["committed_at"])
+    after = min(t for t in (datetime.fromisoformat(s["committed_at"]) for s in scratch.wb.snapshots(fqn)["snapshots"])
+                if t > at)
+    between = at + (after - at) / 2
+    sql = f"SELECT count(*) AS n, max(id) AS top FROM {fqn} TIMESTAMP AS OF '{between:%Y-%m-%d %H:%M:%S.%f}'"
+    assert scratch.wb.console_query(sql, 10, "g").table.to_pylist() == [{"n": 10, "top": 10}]
+    now = scratch.wb.console_query(f"SELECT count(*) AS n FROM {fqn}", 10, "g")
+    assert now.table.to_pylist() == [{"n": 20}]
 
 
 def test_writes_are_refused(scratch: Scratch):
