@@ -39,7 +39,7 @@ async def run(app: RatApp, pilot, sql: str) -> float:
     began = time.perf_counter()
     await pilot.press("ctrl+enter")
     await until(pilot, lambda: console.result is not before and console.results.grid is not None
-                and console.results.grid.row_count > 0, 120, "the result")
+                and console.results.grid.row_count > 0, 120, "the result", every=0.005)
     await app.wait_for_idle_screen()
     return time.perf_counter() - began
 
