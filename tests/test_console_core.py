@@ -46,7 +46,10 @@ def test_query_returns_rows_and_truncates_at_the_limit(scratch: Scratch):
 def test_time_travel_by_snapshot_id(scratch: Scratch):
     fqn = numbers(scratch, 10)
     first = scratch.wb.snapshots(fqn)["snapshots"][-1]["snapshot_id"]
+    assert scratch.wb.console_query(f"SELECT count(*) AS n FROM {fqn}", 10, "g").table.to_pylist() == [{"n": 10}]
     numbers(scratch, 20)
+    # The console's session is kept between statements: it still reads the commit made since.
+    assert scratch.wb.console_query(f"SELECT count(*) AS n FROM {fqn}", 10, "g").table.to_pylist() == [{"n": 20}]
     old = scratch.wb.console_query(f"SELECT count(*) AS n FROM {fqn} VERSION AS OF {first}", 10, "g")
     assert old.table.to_pylist() == [{"n": 10}]
 
