@@ -2,6 +2,7 @@
 `workers`, `views`, `actions` and `script_host`."""
 from __future__ import annotations
 
+import gc
 import threading
 
 from rich.text import Text
@@ -28,7 +29,7 @@ from .keymap import DEFAULT_KEYMAP, GROUPS, bindings, key_label, resolve_keymap
 from .messages import CoreEvent, FilesChanged
 from .outcomes import rows_shown
 from .script_host import ScriptHost, ScriptJob
-from .views import Views
+from .views import Views, freeze_long_lived
 from .workers import Workers
 
 REMOTE_CHECK_SECONDS = 30  # how often the bucket is asked for colleagues' edits
@@ -71,6 +72,7 @@ class RatApp(GraphActions, ScriptHost, Workers, Views, Actions, App):
         self.latest_run: dict[str, str] = {}  # pipeline fqn -> run id shown in its Run tab
         self.sub_title = workbench.project.root.name
         self._unsubscribe = None
+        self.spark_heap_frozen = False
 
     # -- layout ---------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -100,6 +102,7 @@ class RatApp(GraphActions, ScriptHost, Workers, Views, Actions, App):
             self.watcher.start()
         if self.warm_spark:
             self.warm_up()
+        freeze_long_lived()
         if self.script is not None:
             self.run_script()
         else:
@@ -118,6 +121,7 @@ class RatApp(GraphActions, ScriptHost, Workers, Views, Actions, App):
             view.refresh_view()
 
     def on_unmount(self) -> None:
+        gc.unfreeze()  # objects set aside are freed at exit again (extension modules report them as leaks)
         self.watcher.stop()
         if self._unsubscribe:
             self._unsubscribe()

@@ -21,6 +21,7 @@ from ....core.commands.completion import Completions
 from ....core.commands.console import QueryCancelled
 from ....core.store.console_store import ConsoleStore
 from ...keymap import CONSOLE_KEYMAP
+from ...views import freeze_long_lived
 from ..modals import AskText
 from .editor import SqlEditor
 from .history import HistoryScreen
@@ -134,6 +135,7 @@ class ConsolePanel(Vertical):
         if self.loaded:
             return
         self.loaded = True
+        freeze_long_lived()  # the catalog loaded PyIceberg
         typed = self.editor.text  # a name inserted before the file was read is kept
         self.texts = message.texts
         if typed.strip():
