@@ -19,7 +19,6 @@ from textual_fastdatatable.data_table import DataTable
 
 from ...keymap import CONSOLE_KEYMAP
 
-
 CACHED_ROWS = 200  # drawn rows the grid keeps: a few screens' worth
 
 
