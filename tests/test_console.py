@@ -7,6 +7,8 @@ from dataclasses import replace
 
 import duckdb
 import pytest
+from textual.coordinate import Coordinate
+from textual.widgets import DataTable
 
 from devkit.pilot import screen, select, until
 from rat_tui.tui.app import RatApp
@@ -164,7 +166,7 @@ async def test_export_and_profile_from_the_console(scratch: Scratch):
         assert "nulls" in text and "top values" in text
 
 
-async def test_insert_a_table_name_from_the_tree(scratch: Scratch):
+async def test_insert_a_table_or_column_name_from_the_tree(scratch: Scratch):
     fqn = table_of_numbers(scratch, 2)
     app = RatApp(scratch.wb, watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -172,3 +174,14 @@ async def test_insert_a_table_name_from_the_tree(scratch: Scratch):
         await pilot.press("i")
         console = panel(app)
         await until(pilot, lambda: console.loaded and fqn in console.editor.text, 10, "the name inserted")
+        await pilot.press("escape")
+        preview = app.query_one("#snapshot-preview", DataTable)
+        await until(pilot, lambda: preview.row_count > 0, 30, "the table's preview")
+        console.editor.text = f"SELECT  FROM {fqn}"
+        console.editor.selection = ((0, 7), (0, 7))
+        preview.focus()
+        preview.cursor_coordinate = Coordinate(0, 2)
+        await pilot.press("i")
+        await until(pilot, lambda: console.has_class("shown") and console.editor.text == f"SELECT label FROM {fqn}",
+                    10, "the column's name inserted at the cursor")
+        assert console.editor.has_focus_within

@@ -13,6 +13,7 @@ import pytest
 from rat_tui.core.commands.console import QueryCancelled
 from rat_tui.core.commands.console_text import (
     split_statements,
+    sql_name,
     statement_at,
     tables_named,
 )
@@ -157,6 +158,12 @@ def test_statement_under_the_cursor():
     assert statement_at(text, text.index("semi")) == "SELECT ';' AS semi -- a ; here"
     assert statement_at(text, len(text)) == "SELECT 3"
     assert tables_named("SELECT * FROM a.b.c JOIN `x`.y.`my-t` ON 1=1") == ["a.b.c", "x.y.my-t"]
+
+
+def test_names_inserted_into_the_console_are_quoted_when_they_must_be():
+    assert sql_name("shop", "silver", "orders") == "shop.silver.orders"
+    assert sql_name("shop", "silver", "my-pipe") == "shop.silver.`my-pipe`"
+    assert sql_name("order id") == "`order id`" and sql_name("a`b") == "`a``b`"
 
 
 def test_console_max_rows_setting(tmp_path: Path):

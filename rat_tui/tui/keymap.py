@@ -69,7 +69,7 @@ DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
     KeyAction("log", "l", "toggle_log", "Log", "View", "Show or hide the log panel"),
     KeyAction("console", "s", "console", "SQL console", "View", "Open the SQL console"),
     KeyAction("console_insert", "i", "console(True)", "Insert name", "Tables",
-              "Insert the table's name into the SQL console", "pipeline", show=False),
+              "Insert the table's name (or the preview column's) into the SQL console", "pipeline", show=False),
     KeyAction("help", "question_mark", "help", "Help", "View", "Help: keys and what the tree's marks mean"),
     KeyAction("quit", "q", "quit", "Quit", "View", "Quit rat-tui"),
 )
