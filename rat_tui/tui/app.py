@@ -2,7 +2,6 @@
 `workers`, `views`, `actions` and `script_host`."""
 from __future__ import annotations
 
-import gc
 import threading
 
 from rich.text import Text
@@ -25,11 +24,12 @@ from .components.status_bar import StatusBar
 from .components.table_view import TableView
 from .components.zone_view import ZoneView
 from .graph_actions import GraphActions
+from .heap import freeze_long_lived, release
 from .keymap import DEFAULT_KEYMAP, GROUPS, bindings, key_label, resolve_keymap
 from .messages import CoreEvent, FilesChanged
 from .outcomes import rows_shown
 from .script_host import ScriptHost, ScriptJob
-from .views import Views, freeze_long_lived
+from .views import Views
 from .workers import Workers
 
 REMOTE_CHECK_SECONDS = 30  # how often the bucket is asked for colleagues' edits
@@ -121,7 +121,7 @@ class RatApp(GraphActions, ScriptHost, Workers, Views, Actions, App):
             view.refresh_view()
 
     def on_unmount(self) -> None:
-        gc.unfreeze()  # objects set aside are freed at exit again (extension modules report them as leaks)
+        release()
         self.watcher.stop()
         if self._unsubscribe:
             self._unsubscribe()

@@ -1,7 +1,6 @@
 """Filling the detail panels: results of workers, events from the core, and outcomes of actions."""
 from __future__ import annotations
 
-import gc
 import time
 from typing import TYPE_CHECKING
 
@@ -26,6 +25,7 @@ from .components.run_view import RunState, RunView
 from .components.status_bar import StatusBar
 from .components.table_view import TableView
 from .components.zone_view import ZoneView
+from .heap import freeze_long_lived
 from .messages import ActionDone, ActionFailed, CoreEvent, FilesChanged, UploadProgress
 from .outcomes import count, doctor, purge_total
 
@@ -41,15 +41,6 @@ if TYPE_CHECKING:
     from .components.selection_view import SelectionProgress
 
 
-def freeze_long_lived() -> None:
-    """At the points where the app has loaded what it keeps (its widgets; pyspark and the gateway once
-    Spark is up; PyIceberg once the console has its catalog), those objects are set aside from the
-    garbage collector: a full collection walked them all, stalling frames 60-150 ms while scrolling.
-    The young generations are collected first, so little garbage is set aside with them."""
-    gc.collect(1)
-    gc.freeze()
-
-
 class Views:
     """Mixed into the app: handlers that put data on screen."""
 
@@ -57,6 +48,7 @@ class Views:
     selected: NodeData | None
     runs: dict[str, RunState]
     latest_run: dict[str, str]
+    spark_heap_frozen: bool
     selection: SelectionProgress | None  # graph_actions.py
 
     def _detail(self):

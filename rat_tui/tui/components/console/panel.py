@@ -20,8 +20,8 @@ from textual_textarea.text_editor import TextAreaPlus
 from ....core.commands.completion import Completions
 from ....core.commands.console import QueryCancelled
 from ....core.store.console_store import ConsoleStore
+from ...heap import freeze_long_lived
 from ...keymap import CONSOLE_KEYMAP
-from ...views import freeze_long_lived
 from ..modals import AskText
 from .editor import SqlEditor
 from .history import HistoryScreen
