@@ -8,7 +8,8 @@ import gc
 
 def freeze_long_lived() -> None:
     """Called where the app has just loaded what it keeps: start-up, Spark ready, the console's
-    catalog loaded. The young generations are collected first, so little garbage is set aside."""
+    catalog and its first result. The young generations are collected first, so little garbage is
+    set aside."""
     gc.collect(1)
     gc.freeze()
 

@@ -246,8 +246,10 @@ class ConsolePanel(Vertical):
     async def on_statement_done(self, message: StatementDone) -> None:
         if message.group == self.running:
             self.running = None
-        self.result = message.result
+        first, self.result = self.result is None, message.result
         await self.results.show(message.result)
+        if first:
+            freeze_long_lived()  # the first result loaded pyarrow's and pandas' modules
 
     def on_statement_ended(self, message: StatementEnded) -> None:
         if message.group == self.running:
