@@ -7,6 +7,8 @@ from dataclasses import replace
 
 import duckdb
 import pytest
+from textual.coordinate import Coordinate
+from textual.widgets import DataTable
 
 from devkit.pilot import screen, select, until
 from rat_tui.tui.app import RatApp
@@ -118,17 +120,26 @@ async def test_history_and_buffers_survive_a_restart(scratch: Scratch):
         await until(pilot, lambda: console.editor.text.startswith("select count(*) as total"), 10, "it in the editor")
 
 
-async def test_escape_cancels_a_long_query(scratch: Scratch):
+@pytest.mark.parametrize("key", ["escape", "ctrl+c"])
+async def test_a_key_cancels_a_long_query(scratch: Scratch, key: str):
     app = RatApp(scratch.wb, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         console = await open_console(pilot)
         console.editor.text = "SELECT count(*) FROM range(0, 100000000000)"
         await pilot.press("ctrl+enter")
         await until(pilot, lambda: console.running is not None and scratch.wb.console_groups.running, 60, "the job")
-        await pilot.pause(1.5)
-        await pilot.press("escape")
-        await until(pilot, lambda: "Cancelled." in screen(app), 3, "the cancel")
+        group = console.running
+        tracker = scratch.wb.spark.session().sparkContext.statusTracker()
+        await until(pilot, lambda: set(tracker.getJobIdsForGroup(group)) & set(tracker.getActiveJobsIds()), 30,
+                    "the query's Spark job")
+        await pilot.press(key)
+        await until(pilot, lambda: "Cancelled." in screen(app), 2, "the cancel")
+        await until(pilot, lambda: not set(tracker.getJobIdsForGroup(group)) & set(tracker.getActiveJobsIds()), 2,
+                    "no job of the statement left in Spark")
         assert console.running is None and console.has_class("shown")
+        console.editor.selection = ((0, 0), (0, 6))
+        await pilot.press("ctrl+c")  # nothing runs: the key copies again
+        assert app.clipboard == "SELECT" and console.has_class("shown")
 
 
 async def test_export_and_profile_from_the_console(scratch: Scratch):
@@ -155,7 +166,7 @@ async def test_export_and_profile_from_the_console(scratch: Scratch):
         assert "nulls" in text and "top values" in text
 
 
-async def test_insert_a_table_name_from_the_tree(scratch: Scratch):
+async def test_insert_a_table_or_column_name_from_the_tree(scratch: Scratch):
     fqn = table_of_numbers(scratch, 2)
     app = RatApp(scratch.wb, watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -163,3 +174,14 @@ async def test_insert_a_table_name_from_the_tree(scratch: Scratch):
         await pilot.press("i")
         console = panel(app)
         await until(pilot, lambda: console.loaded and fqn in console.editor.text, 10, "the name inserted")
+        await pilot.press("escape")
+        preview = app.query_one("#snapshot-preview", DataTable)
+        await until(pilot, lambda: preview.row_count > 0, 30, "the table's preview")
+        console.editor.text = f"SELECT  FROM {fqn}"
+        console.editor.selection = ((0, 7), (0, 7))
+        preview.focus()
+        preview.cursor_coordinate = Coordinate(0, 2)
+        await pilot.press("i")
+        await until(pilot, lambda: console.has_class("shown") and console.editor.text == f"SELECT label FROM {fqn}",
+                    10, "the column's name inserted at the cursor")
+        assert console.editor.has_focus_within

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import datetime
 from pathlib import Path
 
 import duckdb
@@ -12,6 +13,7 @@ import pytest
 from rat_tui.core.commands.console import QueryCancelled
 from rat_tui.core.commands.console_text import (
     split_statements,
+    sql_name,
     statement_at,
     tables_named,
 )
@@ -45,9 +47,27 @@ def test_query_returns_rows_and_truncates_at_the_limit(scratch: Scratch):
 def test_time_travel_by_snapshot_id(scratch: Scratch):
     fqn = numbers(scratch, 10)
     first = scratch.wb.snapshots(fqn)["snapshots"][-1]["snapshot_id"]
+    assert scratch.wb.console_query(f"SELECT count(*) AS n FROM {fqn}", 10, "g").table.to_pylist() == [{"n": 10}]
     numbers(scratch, 20)
+    # The console's session is kept between statements: it still reads the commit made since.
+    assert scratch.wb.console_query(f"SELECT count(*) AS n FROM {fqn}", 10, "g").table.to_pylist() == [{"n": 20}]
     old = scratch.wb.console_query(f"SELECT count(*) AS n FROM {fqn} VERSION AS OF {first}", 10, "g")
     assert old.table.to_pylist() == [{"n": 10}]
+
+
+def test_time_travel_by_timestamp_between_two_snapshots(scratch: Scratch):
+    fqn = numbers(scratch, 10)
+    old = next(s for s in scratch.wb.snapshots(fqn)["snapshots"] if s["is_current"])
+    numbers(scratch, 20)
+    # The instant halfway to the next commit (a refresh may commit more than one snapshot).
+    at = datetime.fromisoformat(old["committed_at"])
+    after = min(t for t in (datetime.fromisoformat(s["committed_at"]) for s in scratch.wb.snapshots(fqn)["snapshots"])
+                if t > at)
+    between = at + (after - at) / 2
+    sql = f"SELECT count(*) AS n, max(id) AS top FROM {fqn} TIMESTAMP AS OF '{between:%Y-%m-%d %H:%M:%S.%f}'"
+    assert scratch.wb.console_query(sql, 10, "g").table.to_pylist() == [{"n": 10, "top": 10}]
+    now = scratch.wb.console_query(f"SELECT count(*) AS n FROM {fqn}", 10, "g")
+    assert now.table.to_pylist() == [{"n": 20}]
 
 
 def test_writes_are_refused(scratch: Scratch):
@@ -138,6 +158,12 @@ def test_statement_under_the_cursor():
     assert statement_at(text, text.index("semi")) == "SELECT ';' AS semi -- a ; here"
     assert statement_at(text, len(text)) == "SELECT 3"
     assert tables_named("SELECT * FROM a.b.c JOIN `x`.y.`my-t` ON 1=1") == ["a.b.c", "x.y.my-t"]
+
+
+def test_names_inserted_into_the_console_are_quoted_when_they_must_be():
+    assert sql_name("shop", "silver", "orders") == "shop.silver.orders"
+    assert sql_name("shop", "silver", "my-pipe") == "shop.silver.`my-pipe`"
+    assert sql_name("order id") == "`order id`" and sql_name("a`b") == "`a``b`"
 
 
 def test_console_max_rows_setting(tmp_path: Path):

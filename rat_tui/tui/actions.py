@@ -4,6 +4,9 @@ from __future__ import annotations
 import shlex
 from typing import TYPE_CHECKING
 
+from textual.widgets import DataTable
+
+from ..core.commands.console_text import sql_name
 from ..core.errors import RatError
 from .components.console import ConsolePanel
 from .components.help_screen import HelpScreen
@@ -283,10 +286,21 @@ class Actions:
         view.step_tab(step)
 
     def action_console(self, insert: bool = False) -> None:
-        """s opens the SQL console; i (on a table) also inserts the table's name at the cursor."""
-        name = self._pipeline("console_insert") if insert else None
+        """s opens the SQL console; i also inserts, at the editor's cursor, the name of the column under
+        the cursor of a focused table preview, else the name of the table under the tree's cursor."""
+        name = None
+        if insert:
+            name = self._preview_column()
+            if name is None and (data := self._target("console_insert")) is not None and data.ref is not None:
+                name = sql_name(data.ref.namespace, data.ref.layer, data.ref.name)
         if not insert or name is not None:
             self.query_one(ConsolePanel).open(name)
+
+    def _preview_column(self) -> str | None:
+        grid = self.focused
+        if isinstance(grid, DataTable) and grid.id == "snapshot-preview" and grid.ordered_columns:
+            return sql_name(str(grid.ordered_columns[grid.cursor_column].label))
+        return None
 
     def action_focus_tree(self) -> None:
         self.query_one(ProjectTree).focus()

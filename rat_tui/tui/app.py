@@ -24,6 +24,7 @@ from .components.status_bar import StatusBar
 from .components.table_view import TableView
 from .components.zone_view import ZoneView
 from .graph_actions import GraphActions
+from .heap import freeze_long_lived, release
 from .keymap import DEFAULT_KEYMAP, GROUPS, bindings, key_label, resolve_keymap
 from .messages import CoreEvent, FilesChanged
 from .outcomes import rows_shown
@@ -71,6 +72,7 @@ class RatApp(GraphActions, ScriptHost, Workers, Views, Actions, App):
         self.latest_run: dict[str, str] = {}  # pipeline fqn -> run id shown in its Run tab
         self.sub_title = workbench.project.root.name
         self._unsubscribe = None
+        self.spark_heap_frozen = False
 
     # -- layout ---------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -100,6 +102,7 @@ class RatApp(GraphActions, ScriptHost, Workers, Views, Actions, App):
             self.watcher.start()
         if self.warm_spark:
             self.warm_up()
+        freeze_long_lived()
         if self.script is not None:
             self.run_script()
         else:
@@ -113,6 +116,8 @@ class RatApp(GraphActions, ScriptHost, Workers, Views, Actions, App):
 
     def _tick(self) -> None:
         """Elapsed times of running phases move even when no event arrives."""
+        if not self.screen_stack[0].query("#detail"):  # at exit the timer outlives the screen's widgets
+            return
         view = self._current(RunView)
         if view is not None and view.state is not None and view.state.status in ("queued", "running"):
             view.refresh_view()
@@ -124,6 +129,7 @@ class RatApp(GraphActions, ScriptHost, Workers, Views, Actions, App):
             message.prevent_default()
 
     def on_unmount(self) -> None:
+        release()
         self.watcher.stop()
         if self._unsubscribe:
             self._unsubscribe()

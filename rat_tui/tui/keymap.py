@@ -69,24 +69,28 @@ DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
     KeyAction("log", "l", "toggle_log", "Log", "View", "Show or hide the log panel"),
     KeyAction("console", "s", "console", "SQL console", "View", "Open the SQL console"),
     KeyAction("console_insert", "i", "console(True)", "Insert name", "Tables",
-              "Insert the table's name into the SQL console", "pipeline", show=False),
+              "Insert the table's name (or the preview column's) into the SQL console", "pipeline", show=False),
     KeyAction("help", "question_mark", "help", "Help", "View", "Help: keys and what the tree's marks mean"),
     KeyAction("quit", "q", "quit", "Quit", "View", "Quit rat-tui"),
 )
 
 
-# Keys inside the SQL console (bound on its panel; `needs: result` ones on its results grid).
+# Keys inside the SQL console (bound on its panel; `needs: result` ones on its results grid). The
+# footer shows only the `show` ones: with the editor's own keys it would not fit 120 columns.
 CONSOLE_KEYMAP: tuple[KeyAction, ...] = (
     KeyAction("console_run", "ctrl+enter,ctrl+j", "run_statement", "Run", "Console",
               "Run the statement under the cursor (or the selection)"),
     KeyAction("console_close", "escape", "escape", "Cancel / close", "Console",
               "Cancel the running statement, else close the console"),
+    KeyAction("console_cancel", "ctrl+c", "cancel", "Cancel", "Console",
+              "Cancel the running statement (else Ctrl+C copies)", show=False),
     KeyAction("console_history", "f8", "history", "History", "Console", "Search the query history"),
     KeyAction("console_export", "ctrl+e", "export", "Export", "Console",
               "Export the full result to .csv, .parquet or .json"),
-    KeyAction("console_new", "ctrl+n", "new_buffer", "New buffer", "Console", "Open a new buffer"),
-    KeyAction("console_close_buffer", "ctrl+w", "close_buffer", "Close buffer", "Console", "Close this buffer"),
-    KeyAction("console_next", "ctrl+k", "next_buffer", "Next buffer", "Console", "Show the next buffer"),
+    KeyAction("console_new", "ctrl+n", "new_buffer", "New buffer", "Console", "Open a new buffer", show=False),
+    KeyAction("console_close_buffer", "ctrl+w", "close_buffer", "Close buffer", "Console", "Close this buffer",
+              show=False),
+    KeyAction("console_next", "ctrl+k", "next_buffer", "Next buffer", "Console", "Show the next buffer", show=False),
     KeyAction("console_focus", "f6", "focus_results", "Editor / results", "Console",
               "Move between the editor and the results"),
     KeyAction("console_profile", "f7", "profile", "Profile column", "Console",
@@ -110,4 +114,4 @@ def key_label(key: str) -> str:
     return {"question_mark": "?", "f5": "F5", "f1": "F1", "f2": "F2", "left_square_bracket": "[",
             "right_square_bracket": "]", "greater_than_sign": ">", "less_than_sign": "<", "escape": "Esc",
             "ctrl+enter": "Ctrl+Enter", "f6": "F6", "f7": "F7", "f8": "F8", "ctrl+e": "Ctrl+E", "ctrl+n": "Ctrl+N",
-            "ctrl+w": "Ctrl+W", "ctrl+k": "Ctrl+K"}.get(first, first)
+            "ctrl+w": "Ctrl+W", "ctrl+k": "Ctrl+K", "ctrl+c": "Ctrl+C"}.get(first, first)

@@ -27,6 +27,7 @@ from .components.run_view import RunState, RunView
 from .components.status_bar import StatusBar
 from .components.table_view import TableView
 from .components.zone_view import ZoneView
+from .heap import freeze_long_lived
 from .messages import ActionDone, ActionFailed, CoreEvent, FilesChanged, UploadProgress
 from .outcomes import count, doctor, purge_total
 
@@ -49,6 +50,7 @@ class Views:
     selected: NodeData | None
     runs: dict[str, RunState]
     latest_run: dict[str, str]
+    spark_heap_frozen: bool
     selection: SelectionProgress | None  # graph_actions.py
 
     def _detail(self):
@@ -134,6 +136,9 @@ class Views:
                                  cores=event.cores)
             if event.state == "failed":
                 self.notify(event.reason, title="Spark did not start", severity="error", timeout=10)
+            elif event.state == "ready" and not self.spark_heap_frozen:
+                self.spark_heap_frozen = True
+                freeze_long_lived()  # pyspark and the gateway's objects are there now
         if isinstance(event, RunQueued):
             self.runs[event.run_id] = RunState(event.run_id, event.pipeline)
             self.latest_run[event.pipeline] = event.run_id

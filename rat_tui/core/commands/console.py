@@ -1,8 +1,10 @@
 """The SQL console's commands: a read-only query on the warm session (cancellable), the column
 profile and the catalog the autocomplete reads. Export lives in `console_export.py`.
 
-Every statement goes through `check_read_only` on an isolated session, as `query` does, and runs
-in a Spark job group of its own so Esc can cancel exactly its jobs.
+Every statement goes through `check_read_only`, as `query` does, on the console's own isolated
+session (kept between statements: a read-only statement cannot change it), and runs in a Spark
+job group of its own so Esc or Ctrl+C cancels exactly its jobs. Catalogs keep `cache-enabled=false`:
+every statement reads the table's current metadata, so a commit by another process is seen at once.
 """
 from __future__ import annotations
 
@@ -84,7 +86,7 @@ class ConsoleCommands(WorkbenchParts):
         for ns in self.project.scan().namespaces:  # a namespace made since start-up is queryable too
             self.spark.ensure_catalog(ns.name)
         groups = self.console_groups
-        with self.spark.using(isolated=True) as spark:
+        with self.spark.using(keep="console") as spark:
             with groups.lock:
                 if group in groups.cancelled:
                     raise QueryCancelled("the statement was cancelled before it started")

@@ -6,6 +6,15 @@ import re
 from dataclasses import dataclass
 
 
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def sql_name(*parts: str) -> str:
+    """A dotted name as a statement must spell it: parts that are not plain identifiers (`my-pipe`,
+    `order id`) back-quoted."""
+    return ".".join(p if _PLAIN_NAME.fullmatch(p) else f"`{p.replace('`', '``')}`" for p in parts)
+
+
 @dataclass(frozen=True)
 class Statement:
     start: int  # offsets into the buffer's text

@@ -118,6 +118,7 @@ class SparkManager:
         self._sql_conf: dict[str, str] = {}
         self._static_keys: set[str] = set()
         self._children: list[SparkSession] = []
+        self._kept: dict[str, SparkSession] = {}  # isolated sessions reused by name (`using(keep=…)`)
         self._conf_lock = threading.Lock()
         self.start_seconds: float | None = None
 
@@ -161,29 +162,44 @@ class SparkManager:
         return self._spark
 
     @contextlib.contextmanager
-    def using(self, isolated: bool = False) -> Iterator["SparkSession"]:
+    def using(self, isolated: bool = False, keep: str | None = None) -> Iterator["SparkSession"]:
         """The session, marked busy while the block runs.
 
         `isolated=True` gives the block a session of its own for user code (a run, a preview,
         a query): it shares the JVM, cache and catalogs but not SQL settings or temp views, so
         a pipeline's `spark.conf.set(...)` never reaches another run, and its `stop()` is refused.
+        `keep=NAME` gives an isolated session made once and reused under that name: only for SQL
+        that cannot change a session (the console's read-only statements), where a new session
+        per statement cost a fresh catalog and its settings each time.
         """
         spark = self.session()
         with self._lock:
             self._active += 1
             if self._active == 1:
                 self._set_state(SessionState.BUSY)
-        child = self._run_session(spark) if isolated else None
+        child = self._kept_session(spark, keep) if keep else self._run_session(spark) if isolated else None
         try:
             yield child or spark
         finally:
-            if child is not None:
+            if child is not None and not keep:
                 with self._conf_lock:
                     self._children.remove(child)
             with self._lock:
                 self._active -= 1
                 if self._active == 0 and self._spark is not None:
                     self._set_state(SessionState.READY)
+
+    def _kept_session(self, spark: "SparkSession", name: str) -> "SparkSession":
+        with self._lock:
+            child = self._kept.get(name)
+        if child is None:
+            made = self._run_session(spark)
+            with self._lock:
+                child = self._kept.setdefault(name, made)
+            if child is not made:  # another thread made one meanwhile: that one is kept
+                with self._conf_lock:
+                    self._children.remove(made)
+        return child
 
     def _run_session(self, spark: "SparkSession") -> "SparkSession":
         child = RunSession(spark)
@@ -294,6 +310,9 @@ class SparkManager:
             except Exception:
                 log.exception("stopping Spark failed")
         self._catalogs.clear()
+        with self._conf_lock:
+            self._children = [c for c in self._children if c not in self._kept.values()]
+            self._kept.clear()
         self._starter = None
         self._ready.clear()
         self._set_state(SessionState.STOPPED)

@@ -20,6 +20,9 @@ EXTRA_KEYS = [
     ("Escape", "close a dialog"),
 ]
 
+EDITOR_KEYS = ("Ctrl+F find, F3 find next, Ctrl+G go to line, Ctrl+_ comment, Ctrl+S / Ctrl+O save / open a .sql "
+               "file, Ctrl+Z / Ctrl+Y undo / redo")
+
 # What the marks in the tree mean (the same glyphs and colours as ProjectTree draws).
 LEGEND = [
     (("○", "grey50"), "never run (cyan: queued)"),
@@ -72,4 +75,5 @@ class HelpScreen(ModalScreen[None]):
         for key, what in EXTRA_KEYS:
             table.add_row(key, what)
         table.add_row("In the SQL console", ", ".join(f"{key_label(k.key)} {k.description.lower()}" for k in CONSOLE_KEYMAP))
+        table.add_row("In its editor", EDITOR_KEYS)
         return table

@@ -3,6 +3,7 @@ brackets, comments, find, a completion list) with completers fed from the lakeho
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from textual_textarea import TextEditor
 
@@ -13,6 +14,9 @@ _CHAIN = re.compile(r"[\w`-]+(?:\.[\w`-]*)+$")
 
 
 class SqlEditor(TextEditor):
+    # Its save/open/find keys still work, listed in help: the footer keeps room for the console's own.
+    BINDINGS = [replace(b, show=False) for b in TextEditor.BINDINGS]
+
     def __init__(self, **kwargs) -> None:
         super().__init__(language="sql", theme="monokai", use_system_clipboard=False,
                          word_completer=self._complete_word, member_completer=self._complete_member, **kwargs)

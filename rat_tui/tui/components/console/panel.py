@@ -10,6 +10,7 @@ import secrets
 from typing import TYPE_CHECKING
 
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -19,6 +20,7 @@ from textual_textarea.text_editor import TextAreaPlus
 from ....core.commands.completion import Completions
 from ....core.commands.console import QueryCancelled
 from ....core.store.console_store import ConsoleStore
+from ...heap import freeze_long_lived
 from ...keymap import CONSOLE_KEYMAP
 from ..modals import AskText
 from .editor import SqlEditor
@@ -48,8 +50,8 @@ def _failure(exc: Exception) -> str:
 
 
 class ConsolePanel(Vertical):
-    BINDINGS = [Binding(k.key, k.action, k.description, id=k.id,
-                        priority=k.id in ("console_run", "console_close"))  # the editor would eat them
+    BINDINGS = [Binding(k.key, k.action, k.description, show=k.show, id=k.id,
+                        priority=k.id in ("console_run", "console_close", "console_cancel"))  # the editor would eat them
                 for k in CONSOLE_KEYMAP if k.needs != "result"]
     DEFAULT_CSS = """
     ConsolePanel { display: none; width: 1fr; border: round $primary-darken-2; border-title-color: $text; }
@@ -107,10 +109,16 @@ class ConsolePanel(Vertical):
         if self.editor.completion_open:
             self.editor.close_completion()
         elif self.running is not None:
-            self.workbench.cancel_console(self.running)
-            self.results.say("Cancelling…")
+            self.action_cancel()
         else:
             self.close()
+
+    def action_cancel(self) -> None:
+        """Ctrl+C: cancels what runs; with nothing running the key goes on to the editor or grid (copy)."""
+        if self.running is None:
+            raise SkipAction()
+        self.workbench.cancel_console(self.running)
+        self.results.say("Cancelling…")
 
     # -- buffers --------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="console-load")
@@ -127,6 +135,7 @@ class ConsolePanel(Vertical):
         if self.loaded:
             return
         self.loaded = True
+        freeze_long_lived()  # the catalog loaded PyIceberg
         typed = self.editor.text  # a name inserted before the file was read is kept
         self.texts = message.texts
         if typed.strip():
@@ -213,7 +222,7 @@ class ConsolePanel(Vertical):
             return
         group = self._start("running another")
         if group is not None:
-            self.results.say("Running… (Esc cancels)")
+            self.results.say("Running… (Esc or Ctrl+C cancels)")
             self.run_statement(sql, group, max(1, self.workbench.project.settings.console_max_rows))
 
     @work(thread=True, group="console-run")
@@ -237,8 +246,10 @@ class ConsolePanel(Vertical):
     async def on_statement_done(self, message: StatementDone) -> None:
         if message.group == self.running:
             self.running = None
-        self.result = message.result
+        first, self.result = self.result is None, message.result
         await self.results.show(message.result)
+        if first:
+            freeze_long_lived()  # the first result loaded pyarrow's and pandas' modules
 
     def on_statement_ended(self, message: StatementEnded) -> None:
         if message.group == self.running:

@@ -3,15 +3,23 @@
 scroll as smoothly as 10)."""
 from __future__ import annotations
 
+from rich.align import Align
+from rich.console import Console, RenderableType
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 from textual_fastdatatable import ArrowBackend
+from textual_fastdatatable.column import CELL_X_PADDING
 from textual_fastdatatable.data_table import DataTable
 
 from ...keymap import CONSOLE_KEYMAP
+
+CACHED_ROWS = 200  # drawn rows the grid keeps: a few screens' worth
 
 
 def _count(n: int, word: str) -> str:
@@ -24,8 +32,62 @@ class ResultsGrid(DataTable):
     BINDINGS = [Binding(k.key, f"console_grid('{k.action}')", k.description, id=k.id)
                 for k in CONSOLE_KEYMAP if k.needs == "result"]
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # The library keeps 1,000 rows and 10,000 cells drawn, tens of thousands of objects that every
+        # full garbage collection walks (60-100 ms pauses while scrolling); a few screens are enough.
+        for cache, size in ((self._row_render_cache, CACHED_ROWS), (self._line_cache, CACHED_ROWS),
+                            (self._cell_render_cache, CACHED_ROWS * 10)):
+            cache.maxsize = size
+
     def action_console_grid(self, action: str) -> None:
         self.post_message(GridAction(self, action))
+
+    def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
+                     cursor: bool = False, hover: bool = False, in_range: bool = False) -> list[list[Segment]]:
+        """A page of new rows is most of a scrolling frame, and rich's layout of one value (padding,
+        alignment, cropping) is most of each cell: a one-line value is laid out here directly, to the
+        same segments; headers and anything else take the library's way."""
+        key = (row_index, column_index, base_style, cursor, hover, in_range, self._show_hover_cursor,
+               self._update_count, self._pseudo_class_state)  # the library's own cache key
+        body = row_index >= self.fixed_rows and column_index >= self.fixed_columns  # not a header, label or fixed
+        lines = self._cell_render_cache.get(key) if body else None
+        if lines is None and body:
+            inner = width - CELL_X_PADDING
+            segments = plain_segments(self.app.console, self._get_cell_renderable(row_index, column_index, inner),
+                                      inner)
+            if segments is not None:
+                component_style, post_style = self._get_styles_to_render_cell(
+                    False, False, False, hover, cursor, in_range, self.show_cursor, self._show_hover_cursor,
+                    self.cursor_type == "range", self.cursor_foreground_priority == "css",
+                    self.cursor_background_priority == "css")
+                pre_style = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component_style
+                lines = [list(Segment.apply_style(segments, pre_style, post_style))]
+                self._cell_render_cache[key] = lines
+        return lines if lines is not None else super()._render_cell(row_index, column_index, base_style, width,
+                                                                    cursor, hover, in_range)
+
+
+def plain_segments(console: Console, cell: RenderableType, width: int) -> list[Segment] | None:
+    """A one-line text value (or one aligned by `Align`) padded to `width` plus the cell's margins,
+    cut with an ellipsis when longer, as rich lays it out; None for anything else."""
+    justify = "left"
+    if isinstance(cell, Align):
+        if cell.style or cell.vertical or cell.width is not None or not cell.pad:
+            return None
+        justify, cell = cell.align, cell.renderable
+    if isinstance(cell, str):
+        text = console.render_str(cell)
+    elif isinstance(cell, Text):
+        text = cell.copy()
+    else:
+        return None
+    if "\n" in text.plain or "\t" in text.plain or text.justify not in (None, "default") or width < 1:
+        return None
+    text.truncate(width, overflow="ellipsis")
+    space = width - text.cell_len
+    left = space if justify == "right" else space // 2 if justify == "center" else 0
+    return [Segment(" " * (1 + left)), *text.render(console), Segment(" " * (1 + space - left))]
 
 
 class GridAction(Message):
