@@ -116,8 +116,6 @@ class RatApp(GraphActions, ScriptHost, Workers, Views, Actions, App):
 
     def _tick(self) -> None:
         """Elapsed times of running phases move even when no event arrives."""
-        if not self.screen_stack[0].query("#detail"):  # at exit the timer outlives the screen's widgets
-            return
         view = self._current(RunView)
         if view is not None and view.state is not None and view.state.status in ("queued", "running"):
             view.refresh_view()
