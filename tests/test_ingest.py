@@ -49,3 +49,37 @@ def test_keyed_first_load_and_a_batch_with_duplicate_keys(scratch: Scratch):
     scratch.pipeline("silver", "keyed", header + "SELECT * FROM VALUES (2, 'x'), (3, 'c'), (2, 'y') AS v(id, v)")
     assert scratch.run(fqn)["status"] == "success"
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "a"], [2, "y"], [3, "c"]]  # last row wins
+
+
+def _build_rows(scratch: Scratch, run: dict) -> int | None:
+    """What the build phase counted: None when the result was not materialised before its write."""
+    return next(e["rows"] for e in scratch.wb.run_log.read(run["run_id"])
+                if e["event"] == "PhaseFinished" and e["phase"] == "build_result")
+
+
+def test_a_first_keyed_load_writes_once_and_the_last_row_of_a_duplicate_key_wins(scratch: Scratch):
+    scratch.landing("dup", "a.csv", "id,v\n1,a\n2,b\n1,c\n3,d\n2,e\n")
+    fqn = scratch.pipeline("silver", "dup", "-- @merge_strategy: incremental\n-- @unique_key: id\n"
+                           "SELECT id, v FROM {{ landing_zone('dup') }}")
+    run = scratch.run(fqn)
+    assert run["status"] == "success" and run["rows_written"] == 3
+    assert _build_rows(scratch, run) is None
+    assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "c"], [2, "e"], [3, "d"]]
+    # the first write, duplicates and all, is neither on main's history nor listed
+    assert [s["added_rows"] for s in scratch.wb.snapshots(fqn)["snapshots"] if s["added_rows"]] == [3]
+
+
+@pytest.mark.parametrize("strategy", ["incremental", "delete_insert"])
+def test_a_first_keyed_load_with_null_keys_fails_as_before_and_main_is_untouched(scratch: Scratch, strategy: str):
+    header = f"-- @merge_strategy: {strategy}\n-- @unique_key: id, line\n"
+    fqn = scratch.pipeline("silver", "nk", header + "SELECT * FROM VALUES (1, 1, 'a'), (2, 2, 'b') AS v(id, line, v)")
+    assert scratch.run(fqn)["status"] == "success"
+    main = scratch.refs(fqn)["main"]
+    scratch.pipeline("silver", "nk", header + "SELECT * FROM VALUES (1, 1, 'x'), (NULL, 2, 'y'), (3, NULL, 'z') "
+                     "AS v(id, line, v)")
+    run = scratch.run(fqn, full_refresh=True)  # the target is emptied: a first load again
+    assert run["status"] == "failed" and _build_rows(scratch, run) is None
+    assert "2 row(s) of the result have NULL in the unique_key column(s) id, line" in run["error"]
+    assert list(run["phases"])[-1] == "iceberg_write"
+    assert scratch.refs(fqn) == {"main": main}
+    assert scratch.rows(f"SELECT id, line, v FROM {fqn} ORDER BY id") == [[1, 1, "a"], [2, 2, "b"]]
