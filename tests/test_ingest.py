@@ -57,16 +57,23 @@ def _build_rows(scratch: Scratch, run: dict) -> int | None:
                 if e["event"] == "PhaseFinished" and e["phase"] == "build_result")
 
 
-def test_a_first_keyed_load_writes_once_and_the_last_row_of_a_duplicate_key_wins(scratch: Scratch):
-    scratch.landing("dup", "a.csv", "id,v\n1,a\n2,b\n1,c\n3,d\n2,e\n")
+@pytest.mark.parametrize("keys, latest", [
+    ([1, 2, 1, 3, 2], {1: "c", 2: "e", 3: "d"}),  # integers in a small range: counted in bitmaps
+    ([-1, 1, 0, 32768, -32768, 32769, -1], {-1: "g", 1: "b", 0: "c", 32768: "d", -32768: "e", 32769: "f"}),
+    ([-5, 4_000_000_000, -5, 0], {-5: "c", 4_000_000_000: "b", 0: "d"}),  # too wide a range for bitmaps
+    (["x", "y", "x"], {"x": "c", "y": "b"}),
+    ([7, 8, 9], {7: "a", 8: "b", 9: "c"}),
+])
+def test_a_first_keyed_load_writes_once_and_the_last_row_of_a_duplicate_key_wins(scratch: Scratch, keys, latest):
+    scratch.landing("dup", "a.csv", "id,v\n" + "".join(f"{k},{chr(97 + i)}\n" for i, k in enumerate(keys)))
     fqn = scratch.pipeline("silver", "dup", "-- @merge_strategy: incremental\n-- @unique_key: id\n"
                            "SELECT id, v FROM {{ landing_zone('dup') }}")
     run = scratch.run(fqn)
-    assert run["status"] == "success" and run["rows_written"] == 3
+    assert run["status"] == "success" and run["rows_written"] == len(latest)
     assert _build_rows(scratch, run) is None
-    assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "c"], [2, "e"], [3, "d"]]
+    assert sorted(scratch.rows(f"SELECT id, v FROM {fqn}")) == sorted([k, v] for k, v in latest.items())
     # the first write, duplicates and all, is neither on main's history nor listed
-    assert [s["added_rows"] for s in scratch.wb.snapshots(fqn)["snapshots"] if s["added_rows"]] == [3]
+    assert [s["added_rows"] for s in scratch.wb.snapshots(fqn)["snapshots"] if s["added_rows"]] == [len(latest)]
 
 
 @pytest.mark.parametrize("strategy", ["incremental", "delete_insert"])
