@@ -84,6 +84,30 @@ class IcebergTable:
         summary = snapshot.summary()
         return int(summary.get("added-records") or 0), summary.get(RUN_ID_PROPERTY)
 
+    def added_range(self, branch: str, column: str) -> tuple[int, int, int, int] | None:
+        """(rows, NULLs, lowest, highest) of an integer column over the files the branch's head
+        added, from the manifests' column metrics: no data is read. None when a file lacks them
+        (metrics off for the column, or no non-NULL value in a file) or nothing was added."""
+        table = self._iceberg()
+        ref = table.refs().get(branch)
+        field = table.schema().findField(column)
+        if ref is None or field is None:
+            return None
+        convert = self.spark.sparkContext._jvm.org.apache.iceberg.types.Conversions.fromByteBuffer
+        rows = nulls = 0
+        low = high = None
+        files = table.snapshot(ref.snapshotId()).addedDataFiles(table.io()).iterator()
+        while files.hasNext():
+            file = files.next()
+            counts, lower, upper = file.nullValueCounts(), file.lowerBounds(), file.upperBounds()
+            if counts is None or lower is None or upper is None or lower.get(field.fieldId()) is None \
+                    or upper.get(field.fieldId()) is None or counts.get(field.fieldId()) is None:
+                return None
+            rows, nulls = rows + file.recordCount(), nulls + counts.get(field.fieldId())
+            first, last = convert(field.type(), lower.get(field.fieldId())), convert(field.type(), upper.get(field.fieldId()))
+            low, high = first if low is None else min(low, first), last if high is None else max(high, last)
+        return None if low is None else (rows, nulls, low, high)
+
     def create_branch(self, branch: str, at_snapshot: int | None = None) -> None:
         """A branch at main's head, or at `at_snapshot` (what main was when a run began)."""
         at = f" AS OF VERSION {int(at_snapshot)}" if at_snapshot is not None else ""
