@@ -1,11 +1,13 @@
 """Loading a landing CSV into bronze, and merging a 1% delta: the product beside bare Spark and
 beside DuckDB → Arrow → PyIceberg (the reference platform's in-memory way), with ratios.
 
-    python bench/ingest.py --rows 5000000        # also --rows 20000000
+    python bench/ingest.py --rows 5000000 --repeat 3     # also --rows 20000000
 
 All three write Iceberg tables on this machine. The product runs through the Workbench on a warm
 session (as the TUI and `--script` do); bare Spark reads the same file with a known schema on the
-same session; the DuckDB way runs in a child process so its peak memory is its own.
+same session; the DuckDB way runs in a child process so its peak memory is its own. Others share
+this 2-core machine, so every figure is divided by the mean of the bare loads run just before and
+just after it, and the median of those ratios over the rounds is printed.
 """
 from __future__ import annotations
 
@@ -13,11 +15,11 @@ import argparse
 import json
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -68,6 +70,7 @@ print(json.dumps({"load": load, "merge": merge, "rss_mb": resource.getrusage(res
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=1, help="rounds; medians are printed")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="rat-ingest-"))
     root = work / "project"
@@ -76,49 +79,77 @@ def main() -> None:
     data, delta = work / "orders.csv", work / "delta.csv"
     write_csv(data, args.rows)
     write_csv(delta, args.rows // 100, start=13, step=97)  # 1% of the keys, spread over the table
-    print(f"{args.rows:,} rows, {data.stat().st_size / 1e6:.0f} MB CSV")
+    print(f"{args.rows:,} rows, {data.stat().st_size / 1e6:.0f} MB CSV, {args.repeat} round(s)")
     full = pipeline(root, "full", "-- @merge_strategy: full_refresh\n")
     incr = pipeline(root, "incr", "-- @merge_strategy: incremental\n-- @unique_key: order_id\n")
-    figures: dict[str, float] = {}
+    seconds: dict[str, list[float]] = {}
+    ratios: dict[str, list[float]] = {}  # each against the bare loads just before and just after it
+    phases: dict[str, list[dict]] = {}
     wb = Workbench(root)
     try:
         spark = wb.spark.session(timeout=300)
         wb.spark.ensure_catalog("bench")
         shutil.copy(data, zone / "orders.csv")
         wb.run(full)  # warm: the first query and table creation are not what a user waits for daily
-        figures["product full_refresh"] = timed(lambda: wb.run(full))[0]
 
         def bare_load() -> None:
             spark.read.schema(SCHEMA).options(header=True).csv(str(data)).writeTo(
                 "bench.bronze.bare").using("iceberg").createOrReplace()
-
-        bare_load()
-        figures["bare Spark load"] = timed(bare_load)[0]
-        figures["product incremental, first run"] = timed(lambda: wb.run(incr))[0]
-        (zone / "orders.csv").unlink()
-        shutil.copy(delta, zone / "delta.csv")
-        figures["product 1% merge"] = timed(lambda: wb.run(incr))[0]
 
         def bare_merge() -> None:
             spark.read.schema(SCHEMA).options(header=True).csv(str(delta)).createOrReplaceTempView("delta")
             spark.sql("MERGE INTO bench.bronze.bare t USING delta s ON t.order_id = s.order_id "
                       "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
 
-        figures["bare Spark MERGE (copy-on-write)"] = timed(bare_merge)[0]
+        def bare() -> float:
+            took = timed(bare_load)[0]
+            seconds.setdefault("bare Spark load", []).append(took)
+            return took
+
+        def beside_bare(name: str, before: float, work_fn) -> float:
+            """Others share this machine: a figure is only compared with bare loads run next to it."""
+            took, result = timed(work_fn)
+            after = bare()
+            seconds.setdefault(name, []).append(took)
+            ratios.setdefault(name, []).append(took / ((before + after) / 2))
+            if result is not None:
+                phases.setdefault(name, []).append(result["run"]["phases"])
+            return after
+
+        bare_load()
+        for _ in range(args.repeat):
+            spark.sql("DROP TABLE IF EXISTS bench.bronze.incr PURGE")
+            for stale in zone.glob("*.csv"):
+                stale.unlink()
+            shutil.copy(data, zone / "orders.csv")  # a new file each round: its schema is sampled again
+            last = bare()
+            last = beside_bare("product full_refresh", last, lambda: wb.run(full))
+            last = beside_bare("product incremental, first run", last, lambda: wb.run(incr))
+            (zone / "orders.csv").unlink()
+            shutil.copy(delta, zone / "delta.csv")
+            last = beside_bare("product 1% merge", last, lambda: wb.run(incr))
+            last = beside_bare("bare Spark MERGE (copy-on-write)", last, bare_merge)
+        peer_dir = work / "peer"
+        peer_dir.mkdir()
+        peer_out = subprocess.run([sys.executable, "-c", DUCKDB_PEER, str(data), str(delta), str(peer_dir)],
+                                  check=True, capture_output=True, text=True).stdout
+        peer = json.loads(peer_out.strip().splitlines()[-1])  # its last line: libraries may print before it
+        peer_bare = (last + bare()) / 2
     finally:
         wb.close()
-    peer_dir = work / "peer"
-    peer_dir.mkdir()
-    peer = json.loads(subprocess.run([sys.executable, "-c", DUCKDB_PEER, str(data), str(delta), str(peer_dir)],
-                                     check=True, capture_output=True, text=True).stdout)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    bare = figures["bare Spark load"]
-    print(f"{'':34s} {'seconds':>8s} {'vs bare Spark load':>20s}")
-    for name, seconds in figures.items():
-        print(f"{name:34s} {seconds:8.1f} {seconds / bare:19.2f}x")
-    print(f"{'DuckDB + PyIceberg load':34s} {peer['load']:8.1f} {peer['load'] / bare:19.2f}x")
-    print(f"{'DuckDB + PyIceberg 1% upsert':34s} {peer['merge']:8.1f}")
+    print(f"{'median of ' + str(args.repeat) + ' rounds':34s} {'seconds':>8s} {'vs bare load beside it':>23s}   "
+          "seconds in each round")
+    for name, values in seconds.items():
+        ratio = f"{statistics.median(ratios[name]):22.2f}x" if name in ratios else f"{'1.00x':>23s}"
+        print(f"{name:34s} {statistics.median(values):8.1f} {ratio}   {' '.join(f'{v:.1f}' for v in values)}")
+    for name, took in (("DuckDB + PyIceberg load", peer["load"]), ("DuckDB + PyIceberg 1% upsert", peer["merge"])):
+        print(f"{name:34s} {took:8.1f} {took / peer_bare:22.2f}x")
+    print(f"(the peer runs once, in its own process, between two bare loads averaging {peer_bare:.1f} s)")
     print(f"peak RSS: product's Python {rss:.0f} MB (the JVM is separate); DuckDB + PyIceberg {peer['rss_mb']:.0f} MB")
+    for name, runs in phases.items():
+        print(f"{name} phases (ms, median): " + ", ".join(
+            f"{phase} {statistics.median(r.get(phase, 0) for r in runs):.0f}" for phase in runs[0]))
     shutil.rmtree(work, ignore_errors=True)
 
 

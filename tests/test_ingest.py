@@ -49,3 +49,49 @@ def test_keyed_first_load_and_a_batch_with_duplicate_keys(scratch: Scratch):
     scratch.pipeline("silver", "keyed", header + "SELECT * FROM VALUES (2, 'x'), (3, 'c'), (2, 'y') AS v(id, v)")
     assert scratch.run(fqn)["status"] == "success"
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "a"], [2, "y"], [3, "c"]]  # last row wins
+
+
+def _build_rows(scratch: Scratch, run: dict) -> int | None:
+    """What the build phase counted: None when the result was not materialised before its write."""
+    return next(e["rows"] for e in scratch.wb.run_log.read(run["run_id"])
+                if e["event"] == "PhaseFinished" and e["phase"] == "build_result")
+
+
+@pytest.mark.parametrize("keys, latest", [
+    ([1, 2, 1, 3, 2], {1: "c", 2: "e", 3: "d"}),  # integers in a small range: counted in bitmaps
+    ([-1, 1, 0, 32768, -32768, 32769, -1], {-1: "g", 1: "b", 0: "c", 32768: "d", -32768: "e", 32769: "f"}),
+    ([-5, 4_000_000_000, -5, 0], {-5: "c", 4_000_000_000: "b", 0: "d"}),  # too wide a range for bitmaps
+    (["x", "y", "x"], {"x": "c", "y": "b"}),
+    ([7, 8, 9], {7: "a", 8: "b", 9: "c"}),
+])
+def test_a_first_keyed_load_writes_once_and_the_last_row_of_a_duplicate_key_wins(scratch: Scratch, keys, latest):
+    scratch.landing("dup", "a.csv", "id,v\n" + "".join(f"{k},{chr(97 + i)}\n" for i, k in enumerate(keys)))
+    fqn = scratch.pipeline("silver", "dup", "-- @merge_strategy: incremental\n-- @unique_key: id\n"
+                           "SELECT id, v FROM {{ landing_zone('dup') }}")
+    run = scratch.run(fqn)
+    assert run["status"] == "success" and run["rows_written"] == len(latest)
+    assert _build_rows(scratch, run) is None
+    assert sorted(scratch.rows(f"SELECT id, v FROM {fqn}")) == sorted([k, v] for k, v in latest.items())
+    # the first write, duplicates and all, is neither on main's history nor listed
+    assert [s["added_rows"] for s in scratch.wb.snapshots(fqn)["snapshots"] if s["added_rows"]] == [len(latest)]
+
+
+@pytest.mark.parametrize("strategy, key, nulls", [
+    ("incremental", "id, line", 3),
+    ("delete_insert", "id, line", 3),
+    ("incremental", "id", 2),  # one integer key: NULLs and range come from the manifests' metrics
+])
+def test_a_first_keyed_load_with_null_keys_fails_as_before_and_main_is_untouched(
+        scratch: Scratch, strategy: str, key: str, nulls: int):
+    scratch.landing("nk", "a.csv", "id,line,v\n1,1,a\n2,2,b\n")
+    fqn = scratch.pipeline("silver", "nk", f"-- @merge_strategy: {strategy}\n-- @unique_key: {key}\n"
+                           "SELECT id, line, v FROM {{ landing_zone('nk') }}")
+    assert scratch.run(fqn)["status"] == "success"
+    main = scratch.refs(fqn)["main"]
+    scratch.landing("nk", "a.csv", "id,line,v\n1,1,x\n,2,y\n3,,z\n,4,w\n")
+    run = scratch.run(fqn, full_refresh=True)  # the target is emptied: a first load again
+    assert run["status"] == "failed" and _build_rows(scratch, run) is None
+    assert f"{nulls} row(s) of the result have NULL in the unique_key column(s) {key}" in run["error"]
+    assert list(run["phases"])[-1] == "iceberg_write"
+    assert scratch.refs(fqn) == {"main": main}
+    assert scratch.rows(f"SELECT id, line, v FROM {fqn} ORDER BY id") == [[1, 1, "a"], [2, 2, "b"]]

@@ -62,16 +62,51 @@ class IcebergTable:
             writer = writer.tableProperty(key, value)
         writer.create()
 
+    def _iceberg(self):  # -> org.apache.iceberg.Table (py4j)
+        """The table through Iceberg's Java API, freshly loaded (the catalog caches nothing): a run
+        reads refs and snapshots six times, and the `.refs` / `.snapshots` metadata tables cost a
+        Spark query each (measured 236 ms against 47 ms this way, on a busy machine)."""
+        context = self.spark.sparkContext
+        namespace = context._gateway.new_array(context._jvm.java.lang.String, 1)
+        namespace[0] = self.ref.layer
+        identifier = context._jvm.org.apache.spark.sql.connector.catalog.Identifier.of(namespace, self.ref.name)
+        catalog = self.spark._jsparkSession.sessionState().catalogManager().catalog(self.ref.namespace)
+        return catalog.loadTable(identifier).table()
+
     def refs(self) -> dict[str, int]:
-        rows = self.spark.sql(f"SELECT name, snapshot_id FROM {self.ident}.refs").collect()
-        return {row.name: row.snapshot_id for row in rows}
+        return {name: ref.snapshotId() for name, ref in self._iceberg().refs().items()}
 
     def snapshot_summary(self, snapshot_id: int | None) -> tuple[int, str | None]:
         """(rows added, run id) of one snapshot."""
-        rows = self.spark.sql(
-            f"SELECT summary['added-records'] AS added, summary['{RUN_ID_PROPERTY}'] AS run_id "
-            f"FROM {self.ident}.snapshots WHERE snapshot_id = {int(snapshot_id or 0)}").collect()
-        return (int(rows[0].added or 0), rows[0].run_id) if rows else (0, None)
+        snapshot = self._iceberg().snapshot(int(snapshot_id or 0))
+        if snapshot is None:
+            return 0, None
+        summary = snapshot.summary()
+        return int(summary.get("added-records") or 0), summary.get(RUN_ID_PROPERTY)
+
+    def added_range(self, branch: str, column: str) -> tuple[int, int, int, int] | None:
+        """(rows, NULLs, lowest, highest) of an integer column over the files the branch's head
+        added, from the manifests' column metrics: no data is read. None when a file lacks them
+        (metrics off for the column, or no non-NULL value in a file) or nothing was added."""
+        table = self._iceberg()
+        ref = table.refs().get(branch)
+        field = table.schema().findField(column)
+        if ref is None or field is None:
+            return None
+        convert = self.spark.sparkContext._jvm.org.apache.iceberg.types.Conversions.fromByteBuffer
+        rows = nulls = 0
+        low = high = None
+        files = table.snapshot(ref.snapshotId()).addedDataFiles(table.io()).iterator()
+        while files.hasNext():
+            file = files.next()
+            counts, lower, upper = file.nullValueCounts(), file.lowerBounds(), file.upperBounds()
+            if counts is None or lower is None or upper is None or lower.get(field.fieldId()) is None \
+                    or upper.get(field.fieldId()) is None or counts.get(field.fieldId()) is None:
+                return None
+            rows, nulls = rows + file.recordCount(), nulls + counts.get(field.fieldId())
+            first, last = convert(field.type(), lower.get(field.fieldId())), convert(field.type(), upper.get(field.fieldId()))
+            low, high = first if low is None else min(low, first), last if high is None else max(high, last)
+        return None if low is None else (rows, nulls, low, high)
 
     def create_branch(self, branch: str, at_snapshot: int | None = None) -> None:
         """A branch at main's head, or at `at_snapshot` (what main was when a run began)."""

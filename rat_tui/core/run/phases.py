@@ -42,11 +42,11 @@ from .schema_evolution import apply_plan, fill_missing, plan_schema
 from .strategies import (
     ORDER_COLUMN,
     WRITERS,
-    WRITTEN_ONCE,
     WriteJob,
     partition_by,
     table_properties,
     table_schema,
+    writes_once,
 )
 
 if TYPE_CHECKING:
@@ -152,7 +152,7 @@ class Execution:
                 )
             with self.phase("build_result") as info:
                 result = build(self.ctx, self.pipeline)
-                if self.pipeline.config.merge_strategy in WRITTEN_ONCE:
+                if writes_once(self.pipeline.config, not self.table_existed or self.options.full_refresh):
                     self.result = result  # runs once, in the write
                 else:
                     self.result = self.materialise(result)
@@ -261,7 +261,7 @@ class Execution:
             if is_cancellation(exc):
                 raise
             message, line = summarise(exc)
-            if config.merge_strategy in WRITTEN_ONCE:  # the query itself runs in this write
+            if writes_once(config, empty):  # the query itself runs in this write
                 raise RatError(f"query failed: {message}", self.pipeline.source_relpath, line) from None
             raise RatError(f"writing {self.ref.fqn} failed: {message}", self.pipeline.source_relpath) from None
         finally:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import RatError
 from ..lake.metadata import RUN_ID_PROPERTY
-from ..lake.table import IcebergTable, quote
+from ..lake.table import IcebergTable, quote, sql_string
 from ..project.pipeline_config import MergeStrategy, PipelineConfig
 
 if TYPE_CHECKING:
@@ -22,22 +22,30 @@ if TYPE_CHECKING:
 # so "last row wins" de-duplication is deterministic.
 ORDER_COLUMN = "__rat_order"
 BROADCAST_MAX_ROWS = 1_000_000
+BITMAP_MAX_SPAN = 1 << 27  # 4,096 bitmaps of 4 KB at most per task: 16 MB
 UNIQUE_KEY_PROPERTY = "rat.unique-key"
 MERGING = (MergeStrategy.INCREMENTAL, MergeStrategy.DELETE_INSERT, MergeStrategy.SCD2)
 # Written straight from the query: the result is read once, so it is neither materialised nor
 # counted first (the count comes from the snapshot summary). The others read it twice.
 WRITTEN_ONCE = (MergeStrategy.FULL_REFRESH, MergeStrategy.APPEND_ONLY)
+# On an empty target these too write straight from the query, then check the keys they wrote (first_load).
+KEYED_FIRST_LOAD = (MergeStrategy.INCREMENTAL, MergeStrategy.DELETE_INSERT)
+
+
+def writes_once(config: PipelineConfig, target_empty: bool) -> bool:
+    """Whether the query runs only inside the write: neither materialised nor counted before it."""
+    return config.merge_strategy in WRITTEN_ONCE or (target_empty and config.merge_strategy in KEYED_FIRST_LOAD)
 
 
 @dataclass
 class WriteJob:
     table: IcebergTable
     branch: str
-    new: "DataFrame"  # includes ORDER_COLUMN, unless the strategy writes it once (WRITTEN_ONCE)
+    new: "DataFrame"  # includes ORDER_COLUMN, unless the query runs only in the write (writes_once)
     config: PipelineConfig
     run_id: str
     run_started_at: str
-    rows_in_result: int | None  # None when not counted (WRITTEN_ONCE)
+    rows_in_result: int | None  # None when not counted (writes_once)
     target_empty: bool = False  # a first load (or a full refresh): nothing to merge with
     views: list[str] = field(default_factory=list)  # temp views made for the merge; dropped after the run
 
@@ -74,36 +82,52 @@ def result_columns(job: WriteJob) -> list[str]:
     return [c for c in job.new.columns if c != ORDER_COLUMN]
 
 
-def check_columns(job: WriteJob, columns: tuple[str, ...], role: str) -> None:
-    """Each key column exists in the result and holds no NULL."""
-    from pyspark.sql import functions as F
-
+def check_present(job: WriteJob, columns: tuple[str, ...], role: str) -> None:
     present = result_columns(job)
     for column in columns:
         if column not in present:
             raise RatError(f"{role} column '{column}' is not in the pipeline's result (columns: {', '.join(present)})")
+
+
+def any_null(columns: tuple[str, ...]):  # -> Column
+    from pyspark.sql import functions as F
+
     condition = None
     for column in columns:
         is_null = F.col(column).isNull()
         condition = is_null if condition is None else condition | is_null
-    nulls = job.new.filter(condition).count()
+    return condition
+
+
+def null_key_error(nulls: int, columns: tuple[str, ...], role: str) -> RatError:
+    return RatError(f"{nulls} row(s) of the result have NULL in the {role} column(s) {', '.join(columns)}")
+
+
+def check_columns(job: WriteJob, columns: tuple[str, ...], role: str) -> None:
+    """Each key column exists in the result and holds no NULL."""
+    check_present(job, columns, role)
+    nulls = job.new.filter(any_null(columns)).count()
     if nulls:
-        names = ", ".join(columns)
-        raise RatError(f"{nulls} row(s) of the result have NULL in the {role} column(s) {names}")
+        raise null_key_error(nulls, columns, role)
 
 
 def last_row_per_key(job: WriteJob) -> tuple["DataFrame", bool]:
     """The batch with one row per key, the last one, and whether that dropped any. A batch
     without duplicate keys (one cheap aggregate on the keys tells) is returned as it is: no
     window, no second materialisation."""
+    if job.new.select(*job.config.unique_key).distinct().count() == job.rows_in_result:
+        return job.rows, False
+    return keep_last_per_key(job.new, job.config.unique_key), True
+
+
+def keep_last_per_key(ordered: "DataFrame", keys: tuple[str, ...]) -> "DataFrame":
+    """One row per key, the one with the highest ORDER_COLUMN (which is dropped)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    if job.new.select(*job.config.unique_key).distinct().count() == job.rows_in_result:
-        return job.rows, False
-    window = Window.partitionBy(*job.config.unique_key).orderBy(F.col(ORDER_COLUMN).desc())
-    return job.new.withColumn("__rat_rank", F.row_number().over(window)).filter("__rat_rank = 1").drop(
-        "__rat_rank", ORDER_COLUMN), True
+    window = Window.partitionBy(*keys).orderBy(F.col(ORDER_COLUMN).desc())
+    return ordered.withColumn("__rat_rank", F.row_number().over(window)).filter("__rat_rank = 1").drop(
+        "__rat_rank", ORDER_COLUMN)
 
 
 def small_side(job: WriteJob, df: "DataFrame") -> "DataFrame":
@@ -143,6 +167,55 @@ def _delete_keys(job: WriteJob, rows: "DataFrame") -> None:
     job.sql(f"MERGE INTO {job.target} t USING {doomed} s ON {_key_match('t', 's', keys)} WHEN MATCHED THEN DELETE")
 
 
+def first_load(job: WriteJob, last_row_wins: bool) -> None:
+    """A keyed load onto an empty target: append the query's rows in one pass, then check the keys
+    by reading only their columns back from the branch (main sees nothing until the run publishes).
+
+    Materialising and counting the whole result before writing cost 4x a bare load. NULL keys fail
+    the run with the same sentence as before the write; duplicate keys (rare in a first load) put
+    the branch back and write again with the last row per key, in the query's output order.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType
+
+    keys = job.config.unique_key
+    check_present(job, keys, "unique_key")
+    job.writer(job.rows).append()
+    written = job.table.spark.table(job.target).select(*keys)
+    integral = len(keys) == 1 and isinstance(written.schema[0].dataType, (IntegerType, LongType, ShortType, ByteType))
+    known = job.table.added_range(job.branch, keys[0]) if integral else None
+    if known is not None:  # from the manifests, for free: a pass over the keys took 0.5 s on 5M rows
+        rows, nulls, low, high = known
+        width = high - low + 1
+    else:
+        span = F.max(keys[0]).cast("decimal(21,0)") - F.min(keys[0]) + 1 if integral else F.lit(None)
+        rows, nulls, width = written.select(F.count(F.lit(1)), F.count_if(any_null(keys)), span).first()
+    if nulls:
+        raise null_key_error(nulls, keys, "unique_key")
+    if not last_row_wins or rows == distinct_keys(written, width):
+        return
+    head, parent = job.table.spark.sql(
+        f"SELECT s.snapshot_id, s.parent_id FROM {job.table.ident}.snapshots s JOIN {job.table.ident}.refs r "
+        f"ON s.snapshot_id = r.snapshot_id WHERE r.name = {sql_string(job.branch)}").first()
+    job.sql(f"ALTER TABLE {job.table.ident} REPLACE BRANCH {quote(job.branch)} AS OF VERSION {int(parent)}")
+    job.table.expire_snapshots([head])  # the snapshots list would show it, duplicates and all
+    job.writer(keep_last_per_key(job.rows.withColumn(ORDER_COLUMN, F.monotonically_increasing_id()), keys)).append()
+
+
+def distinct_keys(keys: "DataFrame", span: int | None) -> int:
+    """How many distinct keys (no NULL among them). Integer keys within a bounded range are counted
+    in bitmaps of 32,768 values, so Spark shuffles one bitmap per range instead of every key. On 5M
+    keys, one busy run: bitmaps 1.9 s, COUNT(DISTINCT) 11 s, the bare load of those rows 8 s."""
+    from pyspark.sql import functions as F
+
+    if span is not None and span <= BITMAP_MAX_SPAN:
+        key = F.col(keys.columns[0]).cast("long")
+        buckets = keys.groupBy(F.bitmap_bucket_number(key)).agg(
+            F.bitmap_construct_agg(F.bitmap_bit_position(key)).alias("bits"))
+        return buckets.select(F.sum(F.bitmap_count("bits"))).first()[0] or 0
+    return keys.select(F.count_distinct(*keys.columns)).first()[0]
+
+
 def incremental(job: WriteJob) -> None:
     """Upsert: the last row per key replaces the table's row for that key, or is added.
 
@@ -150,11 +223,11 @@ def incremental(job: WriteJob) -> None:
     clause forces an outer join that shuffles every row of the table (measured 5.5 s
     against 5M rows for a 50k batch).
     """
+    if job.target_empty:
+        first_load(job, last_row_wins=True)
+        return
     check_columns(job, job.config.unique_key, "unique_key")
     latest, deduplicated = last_row_per_key(job)
-    if job.target_empty:  # a first load: nothing to replace
-        job.writer(latest).append()
-        return
     if deduplicated:  # read twice below: materialise the de-duplicated rows once
         latest = latest.localCheckpoint(eager=True)
     _delete_keys(job, latest)
@@ -162,9 +235,11 @@ def incremental(job: WriteJob) -> None:
 
 
 def delete_insert(job: WriteJob) -> None:
+    if job.target_empty:
+        first_load(job, last_row_wins=False)
+        return
     check_columns(job, job.config.unique_key, "unique_key")
-    if not job.target_empty:
-        _delete_keys(job, job.rows)
+    _delete_keys(job, job.rows)
     job.writer(job.rows).append()
 
 
