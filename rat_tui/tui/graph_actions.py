@@ -140,7 +140,7 @@ class GraphActions:
         await self._replace_detail(SelectionView(self.selection, opened_on or self.selected))
 
     async def _show_lineage(self, center: str | None, opened_on: NodeData | None, lineage: dict) -> None:
-        if opened_on != self.selected or self.closing:  # the cursor moved on meanwhile
+        if opened_on != self.selected:  # the cursor moved on meanwhile
             return
         view = self._current(LineageView)
         if view is None or view.center != center:

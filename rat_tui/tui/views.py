@@ -78,7 +78,7 @@ class Views:
         return widget.is_attached and not self.closing
 
     async def _show_pipeline(self, node: NodeData, detail: dict, runs: list[dict], versions: dict) -> None:
-        if node != self.selected or self.closing:
+        if node != self.selected:
             return
         view = self._current(PipelineView)
         if view is None or view.fqn != node.ref.fqn:
@@ -112,7 +112,7 @@ class Views:
         return found.first() if found else None
 
     async def _show_zone(self, node: NodeData, files: list[dict], readers: list[str], settings: dict) -> None:
-        if node != self.selected or self.closing:
+        if node != self.selected:
             return
         view = self._current(ZoneView)
         if view is None or (view.namespace, view.zone) != (node.namespace, node.name):
@@ -122,7 +122,7 @@ class Views:
         view.show_files(files, readers, settings)
 
     async def _show_table(self, node: NodeData, snaps: dict, schema: str) -> None:
-        if node != self.selected or self.closing:
+        if node != self.selected:
             return
         view = TableView(node.ref.fqn)
         if await self._replace_detail(view):
