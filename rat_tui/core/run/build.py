@@ -4,13 +4,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
-from ..lake.spark_errors import summarise
+from ..lake.spark_errors import is_cancellation, summarise
 from ..project.pipeline_source import LoadedPipeline
 from ..project.python_guard import python_problems
 from ..project.sql_guard import check_read_only
 from ..project.templating import render
 from .context import PythonContext, RunContext
 from .result_checks import check_result
+from .strategies import ORDER_COLUMN
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -84,3 +85,16 @@ def build(ctx: RunContext, pipeline: LoadedPipeline) -> "DataFrame":
     df = build_sql(ctx, pipeline) if pipeline.kind == "sql" else build_python(ctx, pipeline)
     check_result(df, pipeline.config, pipeline.source_relpath)
     return df
+
+
+def materialise(df: "DataFrame", relpath: str) -> "DataFrame":
+    """Run the query once; later phases read the checkpoint, so the result cannot change under them."""
+    from pyspark.sql import functions as F
+
+    try:
+        return df.withColumn(ORDER_COLUMN, F.monotonically_increasing_id()).localCheckpoint(eager=True)
+    except Exception as exc:
+        if is_cancellation(exc):
+            raise
+        message, line = summarise(exc)
+        raise RatError(f"query failed: {message}", relpath, line) from None

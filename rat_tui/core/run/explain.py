@@ -4,10 +4,8 @@ say the same sentence."""
 from __future__ import annotations
 
 from ..errors import RatError
-from ..lake.table import IcebergTable
 from ..project.pipeline_config import PipelineConfig
 from .context import RunContext
-from .strategies import UNIQUE_KEY_PROPERTY
 
 
 def watermark_note(ctx: RunContext) -> str | None:
@@ -19,15 +17,14 @@ def watermark_note(ctx: RunContext) -> str | None:
             f"run {ctx.ref.fqn} with full refresh to rebuild it")
 
 
-def unique_key_changed(table: IcebergTable, config: PipelineConfig, full_refresh: bool, relpath: str) -> bool:
-    """Whether a full refresh changes the table's unique key (any other run with a new key fails)."""
-    rows = table.spark.sql(f"SHOW TBLPROPERTIES {table.ident}").collect()
-    stored = {row.key: row.value for row in rows}.get(UNIQUE_KEY_PROPERTY)
+def unique_key_changed(fqn: str, stored: str | None, config: PipelineConfig, full_refresh: bool, relpath: str) -> bool:
+    """Whether a full refresh changes the table's unique key, `stored` (the table's
+    UNIQUE_KEY_PROPERTY); any other run with a new key fails."""
     wanted = ",".join(config.unique_key)
     if stored is None or stored == wanted:
         return False
     if not full_refresh:
         raise RatError(
             f"unique_key changed from {stored or '(none)'} to {wanted or '(none)'}; "
-            f"run {table.ref.fqn} with --full-refresh to rebuild the table", relpath)
+            f"run {fqn} with --full-refresh to rebuild the table", relpath)
     return True

@@ -32,7 +32,7 @@ from ..project.pipeline_source import LoadedPipeline, load_pipeline
 from ..project.settings import target_file_size
 from ..project.templating import syntax_problem
 from ..store.state import RunRecord, StateDB
-from .build import build
+from .build import build, materialise
 from .context import RunContext, run_timestamp
 from .explain import unique_key_changed, watermark_note
 from .progress import watch_tasks
@@ -40,7 +40,7 @@ from .quality import run_quality_test
 from .rebuild import create_stage, replace_from_stage
 from .schema_evolution import apply_plan, fill_missing, plan_schema
 from .strategies import (
-    ORDER_COLUMN,
+    UNIQUE_KEY_PROPERTY,
     WRITERS,
     WriteJob,
     partition_by,
@@ -141,9 +141,9 @@ class Execution:
                 # Fixes what the run branches from; the branch itself is made just before the first
                 # write, so a run refused or failed before writing leaves the table's metadata untouched.
                 self.ensure_catalog(self.ref.namespace)
-                self.table_existed = self.table.exists()
-                if self.table_existed:
-                    self.base_snapshot = self.table.refs().get("main")
+                loaded = self.table.loaded()
+                self.table_existed = loaded is not None
+                self.base_snapshot = self.table.head("main", loaded) if loaded is not None else None
             with self.phase("config_loading"):
                 self.pipeline = self.load()
                 self.ctx = RunContext(
@@ -155,7 +155,7 @@ class Execution:
                 if writes_once(self.pipeline.config, not self.table_existed or self.options.full_refresh):
                     self.result = result  # runs once, in the write
                 else:
-                    self.result = self.materialise(result)
+                    self.result = materialise(result, self.pipeline.source_relpath)
                     info["rows"] = self.result_rows = self.result.count()
                 self.record_files_read()
             with self.phase("iceberg_write") as info:
@@ -188,7 +188,7 @@ class Execution:
         self.table.create_branch(self.branch, at_snapshot)
         self.branch_made = True
         if at_snapshot is None:  # a table this run created: its branch starts at the empty main
-            self.base_snapshot = self.table.refs().get(self.branch)
+            self.base_snapshot = self.table.head(self.branch)
 
     def load(self) -> LoadedPipeline:
         files = self.options.files if self.options.files is not None else self.project.read_pipeline_files(self.ref)
@@ -205,19 +205,6 @@ class Execution:
             raise RatError.from_problem(errors[0])
         assert pipeline is not None
         return pipeline
-
-    def materialise(self, df: "DataFrame") -> "DataFrame":
-        """Run the query once; later phases read the checkpoint, so the result cannot change under them."""
-        from pyspark.sql import functions as F
-
-        try:
-            return df.withColumn(ORDER_COLUMN, F.monotonically_increasing_id()).localCheckpoint(eager=True)
-        except Exception as exc:
-            if is_cancellation(exc):
-                raise
-            message, line = summarise(exc)
-            assert self.pipeline is not None
-            raise RatError(f"query failed: {message}", self.pipeline.source_relpath, line) from None
 
     def record_files_read(self) -> None:
         """What the build phase read is what the run archives: landing_zone() in a quality test
@@ -252,7 +239,9 @@ class Execution:
         target = self.target
         job = WriteJob(target, self.branch, self.result, config, self.record.run_id, self.ctx.run_started_at,
                        self.result_rows, target_empty=empty)
-        before = target.refs().get(self.branch)
+        # A branch made from main starts where the run began; an overwrite above or a stage moved it.
+        moved = self.stage is not None or (empty and self.table_existed)
+        before = target.head(self.branch) if moved else self.base_snapshot
         try:
             WRITERS[config.merge_strategy](job)
         except RatError:
@@ -267,8 +256,9 @@ class Execution:
         finally:
             job.drop_views()
         testpoints.reached("during:iceberg_write")
-        after = target.refs().get(self.branch)
-        added, run_id = target.snapshot_summary(after) if after != before else (0, None)
+        after, added, run_id = target.head_summary(self.branch)
+        if after == before:
+            added, run_id = 0, None
         if run_id != self.record.run_id and self.stage is None:
             # The branch head must carry the run id (a SQL MERGE cannot set it): recovery asks
             # the table, not state.db, whether this run reached main. (A rebuild's replace carries it.)
@@ -320,9 +310,10 @@ class Execution:
         widening) are metadata commits made here; they change no value main returns.
         """
         assert self.result is not None
-        plan = plan_schema(self.table.schema(), table_schema(self.result.schema, config))
+        schema, unique_key = self.table.schema_and_property(UNIQUE_KEY_PROPERTY)
+        plan = plan_schema(schema, table_schema(self.result.schema, config))
         full_refresh = self.options.full_refresh
-        rebuild = (unique_key_changed(self.table, config, full_refresh, self.pipeline.source_relpath)
+        rebuild = (unique_key_changed(self.ref.fqn, unique_key, config, full_refresh, self.pipeline.source_relpath)
                    or (full_refresh and bool(plan.incompatible)))
         if not rebuild:
             apply_plan(self.table, plan)
@@ -365,7 +356,7 @@ class Execution:
             self.check_cancel()
             self.check_main_unchanged()
             try:
-                self.table.fast_forward(self.branch)
+                published = self.table.fast_forward(self.branch)
                 testpoints.reached("after:fast_forward")
                 break
             except Exception as exc:
@@ -376,7 +367,7 @@ class Execution:
                     ) from None
                 self.log(f"fast-forward attempt {attempt} failed ({message}); retrying", "warn")
                 time.sleep(0.2 * 2 ** attempt)
-        self.record_published()
+        self.record_published(published)
 
     def check_main_unchanged(self) -> None:
         main = self.table.refs().get("main")
@@ -400,10 +391,10 @@ class Execution:
                 raise
             raise RatError(f"replacing main of {self.ref.fqn} with the rebuilt table failed: {summarise(exc)[0]}") from None
         testpoints.reached("after:replace")
-        self.record_published()
+        self.record_published(self.table.head("main"))
 
-    def record_published(self) -> None:
-        self.record.snapshot_id = self.table.refs().get("main")
+    def record_published(self, main: int | None) -> None:
+        self.record.snapshot_id = main
         self.state.update_run(self.record.run_id, snapshot_id=self.record.snapshot_id, created_table=False)
 
     def archive(self) -> None:
