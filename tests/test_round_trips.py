@@ -48,8 +48,9 @@ def test_a_full_refresh_run_on_an_existing_table_makes_few_round_trips(scratch: 
     round_trips.clear()
     run = scratch.run(fqn)
     assert run["status"] == "success" and run["rows_written"] == 100
-    # One load when the run starts (exists? where is main?), one for the schema and unique key
-    # before the write, one for the branch head it wrote, one for the check that main did not move.
-    assert round_trips["catalog load"] <= 4, round_trips
-    # The query; creating, fast-forwarding and dropping the run's branch.
-    assert round_trips["statement"] <= 4, round_trips
+    # One load each: when the run starts (exists? where is main?), for the schema and unique key,
+    # to make the branch, for the head it wrote, for the check that main did not move, for the
+    # fast-forward, to drop the branch.
+    assert round_trips["catalog load"] <= 7, round_trips
+    # The query alone: the branch is made, fast-forwarded and dropped through the Java API.
+    assert round_trips["statement"] <= 1, round_trips

@@ -1,4 +1,5 @@
-"""Iceberg table operations through Spark SQL: create, branch, fast-forward, roll back, drop."""
+"""Iceberg table operations: create, branch, fast-forward, roll back, drop. Through Spark SQL, or
+through the Java API where SQL would only add a round trip (branches, fast-forward, refs)."""
 from __future__ import annotations
 
 import logging
@@ -94,7 +95,7 @@ class IcebergTable:
     def head(self, name: str, table=None) -> int | None:
         """The snapshot one branch points at. Looked up by name: walking the whole refs map through
         py4j costs a JVM round trip per entry (28 ms against 10 ms for the load itself)."""
-        ref = (table or self._iceberg()).refs().get(name)
+        ref = (table if table is not None else self._iceberg()).refs().get(name)
         return None if ref is None else ref.snapshotId()
 
     def head_summary(self, branch: str) -> tuple[int | None, int, str | None]:
@@ -143,24 +144,35 @@ class IcebergTable:
             low, high = first if low is None else min(low, first), last if high is None else max(high, last)
         return None if low is None else (rows, nulls, low, high)
 
+    # Branches are made, dropped and fast-forwarded through the Java API: the SQL statements are
+    # parsed, analysed and planned by Spark before the same commit (measured 65 ms against 40 ms
+    # for a branch, 90 ms against 25 ms for the fast-forward, on a busy machine).
     def create_branch(self, branch: str, at_snapshot: int | None = None) -> None:
-        """A branch at main's head, or at `at_snapshot` (what main was when a run began)."""
-        at = f" AS OF VERSION {int(at_snapshot)}" if at_snapshot is not None else ""
-        self.spark.sql(f"ALTER TABLE {self.ident} CREATE BRANCH IF NOT EXISTS {quote(branch)}{at}")
+        """A branch at main's head, or at `at_snapshot` (what main was when a run began); kept if it exists."""
+        table = self._iceberg()
+        if table.refs().get(branch) is not None:
+            return
+        manage = table.manageSnapshots()
+        (manage.createBranch(branch) if at_snapshot is None else manage.createBranch(branch, int(at_snapshot))).commit()
 
     def drop_branch(self, branch: str) -> None:
-        self.spark.sql(f"ALTER TABLE {self.ident} DROP BRANCH IF EXISTS {quote(branch)}")
+        table = self._iceberg()
+        if table.refs().get(branch) is not None:
+            table.manageSnapshots().removeBranch(branch).commit()
 
-    def _procedure(self, name: str, **arguments: str) -> list:
+    def _procedure(self, name: str, **arguments: str) -> None:
         """CALL a procedure on this table; arguments are SQL literals (procedures take no expressions)."""
         # The procedure parses this string as an identifier again: `my-pipe` needs its quotes inside.
         named = [f"table => {sql_string(quote(self.ref.layer, self.ref.name))}"]
         named += [f"{key} => {value}" for key, value in arguments.items()]
-        return self.spark.sql(f"CALL {quote(self.ref.namespace)}.system.{name}({', '.join(named)})").collect()
+        self.spark.sql(f"CALL {quote(self.ref.namespace)}.system.{name}({', '.join(named)})")
 
     def fast_forward(self, branch: str) -> int:
-        """Moves main to the branch; returns main's new snapshot (the procedure reports it)."""
-        return self._procedure("fast_forward", branch="'main'", to=sql_string(branch))[0].updated_ref
+        """Moves main to the branch (what the `fast_forward` procedure does, without the SQL round
+        trip); returns main's new snapshot."""
+        table = self._iceberg()
+        table.manageSnapshots().fastForwardBranch("main", branch).commit()
+        return self.head("main", table)
 
     def set_current(self, snapshot_id: int) -> None:
         self._procedure("set_current_snapshot", snapshot_id=str(int(snapshot_id)))
