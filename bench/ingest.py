@@ -41,10 +41,10 @@ def write_csv(path: Path, rows: int, start: int = 0, step: int = 1) -> None:
                    FROM range({rows}) t(i)) TO '{path}' (HEADER, DELIMITER ',')""")
 
 
-def pipeline(root: Path, name: str, header: str) -> str:
+def pipeline(root: Path, name: str, header: str, zone: str = "orders") -> str:
     base = root / "bench" / "pipelines" / "bronze" / name
     base.mkdir(parents=True, exist_ok=True)
-    (base / "pipeline.sql").write_text(textwrap.dedent(header).lstrip() + f"SELECT {COLUMNS} FROM {{{{ landing_zone('orders') }}}}\n")
+    (base / "pipeline.sql").write_text(textwrap.dedent(header).lstrip() + f"SELECT {COLUMNS} FROM {{{{ landing_zone('{zone}') }}}}\n")
     return f"bench.bronze.{name}"
 
 
@@ -82,6 +82,7 @@ def main() -> None:
     print(f"{args.rows:,} rows, {data.stat().st_size / 1e6:.0f} MB CSV, {args.repeat} round(s)")
     full = pipeline(root, "full", "-- @merge_strategy: full_refresh\n")
     incr = pipeline(root, "incr", "-- @merge_strategy: incremental\n-- @unique_key: order_id\n")
+    typed = pipeline(root, "typed", "-- @merge_strategy: full_refresh\n", zone="uploaded")
     seconds: dict[str, list[float]] = {}
     ratios: dict[str, list[float]] = {}  # each against the bare loads just before and just after it
     phases: dict[str, list[dict]] = {}
@@ -116,6 +117,10 @@ def main() -> None:
                 phases.setdefault(name, []).append(result["run"]["phases"])
             return after
 
+        def upload() -> None:
+            (root / "bench" / "landing" / "uploaded" / data.name).unlink(missing_ok=True)
+            wb.upload("bench", "uploaded", [str(data)])
+
         bare_load()
         for _ in range(args.repeat):
             spark.sql("DROP TABLE IF EXISTS bench.bronze.incr PURGE")
@@ -125,6 +130,9 @@ def main() -> None:
             last = bare()
             last = beside_bare("product full_refresh", last, lambda: wb.run(full))
             last = beside_bare("product incremental, first run", last, lambda: wb.run(incr))
+            # Through `upload`: copied, then converted once to a typed Parquet twin that runs read.
+            last = beside_bare("upload (copy + typed twin)", last, upload)
+            last = beside_bare("product full_refresh, uploaded file", last, lambda: wb.run(typed))
             (zone / "orders.csv").unlink()
             shutil.copy(delta, zone / "delta.csv")
             last = beside_bare("product 1% merge", last, lambda: wb.run(incr))

@@ -15,6 +15,7 @@ from textual import work
 
 from ..core.commands.details import pipeline_detail, zone_files, zone_readers
 from ..core.errors import RatError
+from ..core.lake.session import SessionState
 from ..core.landing.uploads import refresh_samples
 from ..core.project.model import active_landing_files
 from ..core.project.watch import PipelineChanged, ZoneChanged
@@ -137,10 +138,22 @@ class Workers:
         if self.selected is not None and (self.selected.kind, self.selected.namespace, self.selected.name) == (
                 "zone", change.namespace, change.zone):
             self.load_detail(self.selected)
-        if change.active and self.workbench.project.settings.watch_run_on_landing and active_landing_files(zone_dir):
-            for fqn in zone_readers(self.workbench, change.namespace, change.zone):
+        readers = zone_readers(self.workbench, change.namespace, change.zone) if change.active else []
+        if readers and self.workbench.project.settings.watch_run_on_landing and active_landing_files(zone_dir):
+            for fqn in readers:
                 handle = self.workbench.request_run(self.workbench.resolve(fqn), trigger="landing")
                 self.post_message(ActionDone("auto-run", f"new files in {change.zone}: running {fqn} ({handle.run_id})"))
+        elif change.active and self.workbench.spark.state in (SessionState.READY, SessionState.BUSY):
+            # Converted now, on the warm session, so the next run reads Parquet; an auto-run reads the CSV itself.
+            try:
+                typed = self.workbench.make_typed_twins(change.namespace, change.zone)
+            except Exception as exc:  # the runs read the CSV then: slower, never wrong
+                self.post_message(ActionFailed(f"typed copy of {change.namespace}/{change.zone}",
+                                               failure_sentence("typed copy", exc)))
+                return
+            if typed["typed"] and self.selected is not None and (
+                    self.selected.kind, self.selected.namespace, self.selected.name) == ("zone", change.namespace, change.zone):
+                self.load_detail(self.selected)
 
     @work(thread=True, exclusive=True, group="remote")
     def check_remote(self) -> None:

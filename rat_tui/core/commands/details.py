@@ -4,7 +4,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from ..landing.checks import file_problem
-from ..project.model import LANDING_EXTENSIONS, PipelineRef
+from ..landing.twins import find_twin
+from ..project.model import LANDING_EXTENSIONS, TYPED_TWIN_FOLDER, PipelineRef
 from ..project.pipeline_source import load_pipeline
 from ..project.templating import template_calls
 
@@ -36,14 +37,15 @@ def zone_files(wb, namespace: str, zone: str) -> list[dict]:
             continue
         relative = path.relative_to(base)
         top = relative.parts[0]
-        if top.startswith(".") or any(p.startswith(".") for p in relative.parts):
+        if top == TYPED_TWIN_FOLDER or any(p.startswith(".") for p in relative.parts):
             continue
         kind = "sample" if top == "_samples" else f"processed {relative.parts[1]}" if top == "_processed" else "active"
         stat = path.stat()
         found.append({"path": relative.as_posix(), "kind": kind, "bytes": stat.st_size,
                       "modified": datetime.fromtimestamp(stat.st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M"),
                       "consumed": (wb.project.rel(path), stat.st_mtime) in consumed if kind == "active" else None,
-                      "problem": file_problem(path) if kind == "active" else None})
+                      "problem": file_problem(path) if kind == "active" else None,
+                      "typed": find_twin(base, path) is not None if kind == "active" else None})
     order = {"active": 0, "sample": 1}
     return sorted(found, key=lambda f: (order.get(f["kind"], 2), f["path"]))
 

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from ..errors import RatError
 from ..landing.preview import read_head
+from ..landing.twins import make_missing_twins
 from ..landing.uploads import create_zone, upload
 from ..project.model import LANDING_EXTENSIONS, active_landing_files
 from ..project.settings import zone_settings
@@ -54,4 +55,9 @@ class LandingCommands(WorkbenchParts):
         columns = list(expected) if isinstance(expected, dict) else expected
         files = upload(zone_dir, [Path(p).expanduser().resolve() for p in paths], as_name, replace, columns, progress)
         self.storage.zone_changed(namespace, zone)
-        return {"files": files}
+        return {"files": files, **self.make_typed_twins(namespace, zone)}
+
+    def make_typed_twins(self, namespace: str, zone: str) -> dict:
+        """Typed Parquet twins of the zone's CSV files that have none, so runs read Parquet (landing/twins.py)."""
+        with self.spark.using() as spark:
+            return make_missing_twins(spark, self.project.zone_dir(namespace, zone), self.storage.landing_uri)

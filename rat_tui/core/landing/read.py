@@ -1,6 +1,7 @@
 """Reading a landing zone's active files into Spark (never `_samples/`, `_processed/` or hidden files)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -8,9 +9,11 @@ from typing import TYPE_CHECKING
 from ..errors import RatError, did_you_mean
 from ..project.model import LANDING_EXTENSIONS, active_landing_files
 from .checks import file_problem
+from .schema import sampled_csv_schema
+from .twins import twins_for
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
 
@@ -65,3 +68,25 @@ def read_files(spark: "SparkSession", fmt: str, paths: list[str], schema: "Struc
     if fmt == "json":
         return reader.options(mode="FAILFAST").json(paths)
     return reader.parquet(*paths)
+
+
+def read_zone(spark: "SparkSession", zone_dir: Path, fmt: str, files: list[Path],
+              uri_of: Callable[[Path], str]) -> tuple["DataFrame", "Column"]:
+    """A zone's active files, and a column naming each row's file (its base name, as in the zone).
+
+    Local CSV files are read from their typed Parquet twins when every file has one (twins.py),
+    else with a schema Spark samples from their first megabytes; S3 objects in direct mode are
+    read as they are, Spark inferring.
+    """
+    from pyspark.sql import functions as F
+
+    uris = [uri_of(f) for f in files]
+    local = fmt == "csv" and all(uri.startswith("file:") for uri in uris)
+    twins = twins_for(zone_dir, files) if local else None
+    if twins:
+        df = spark.read.schema(twins[0].schema()).parquet(*(uri_of(t.folder) for t in twins))
+        by_folder = F.create_map(*(F.lit(x) for t in twins for x in (t.folder.name, t.source.name)))
+        return df, F.element_at(by_folder, F.element_at(F.split(F.col("_metadata.file_path"), "/"), -2))
+    df = read_files(spark, fmt, uris, sampled_csv_schema(spark, files) if local else None)
+    # `file_name` is %-encoded (`my%20file.csv`); url_decode would read a literal '+' as a space.
+    return df, F.expr("url_decode(replace(_metadata.file_name, '+', '%2B'))")

@@ -11,6 +11,8 @@ from .names import LAYERS, layer_problem, name_problem
 from .settings import load_settings
 
 LANDING_EXTENSIONS = {".csv": "csv", ".parquet": "parquet", ".json": "json", ".jsonl": "json"}
+# Typed Parquet copies of a zone's CSV files (landing/twins.py): `_`-prefixed, so never read as data.
+TYPED_TWIN_FOLDER = "_typed"
 SOURCE_FILES = ("pipeline.sql", "pipeline.py")
 # A pipeline's versioned files, relative to its folder (what read_pipeline_files returns).
 _VERSIONED_FILE = re.compile(r"^(pipeline\.sql|pipeline\.py|config\.yaml|tests/quality/[^/]+\.sql)$")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .. import testpoints
 from ..errors import RatError
-from ..project.model import Project, pipeline_file_owner
+from ..project.model import TYPED_TWIN_FOLDER, Project, pipeline_file_owner
 from ..project.paths import inside
 from ..run.archival import kept_copy_folder
 from ..store.fileio import atomic_write, file_sha256
@@ -247,7 +247,7 @@ class ProjectSync:
         """Active files and samples of a zone, without listing its (ever growing) `_processed/`."""
         found, folders = self.bucket.level(prefix)
         for folder in folders:
-            if folder != "_processed":
+            if folder not in _UNSYNCED_FOLDERS:
                 found.update(self.bucket.list(f"{prefix}{folder}/"))
         return self._inside(found, prefix, f"landing zone {prefix.rstrip('/')}")
 
@@ -263,7 +263,7 @@ class ProjectSync:
             remote = self._remote_zone_files(prefix)
             zone_dir = self.project.root / prefix
             local = {self.project.rel(p) for p in zone_dir.rglob("*") if p.is_file()} if zone_dir.is_dir() else set()
-            local = {p for p in local if not _archived(p, prefix) and not Path(p).name.startswith(".")}
+            local = {p for p in local if not _unsynced(p, prefix) and not Path(p).name.startswith(".")}
             done: dict[str, list[str]] = {"downloaded": [], "uploaded": [], "removed": [], "set_aside": []}
             for relpath, info in sorted(remote.items()):
                 self._sync_remote_file(relpath, info, relpath in local, done)
@@ -380,8 +380,12 @@ class ProjectSync:
         return restored
 
 
-def _archived(relpath: str, zone_prefix: str) -> bool:
-    return relpath[len(zone_prefix):].startswith("_processed/")
+# `_processed/` moves itself (archive, restore); typed twins are a local cache, made again where needed.
+_UNSYNCED_FOLDERS = ("_processed", TYPED_TWIN_FOLDER)
+
+
+def _unsynced(relpath: str, zone_prefix: str) -> bool:
+    return relpath[len(zone_prefix):].split("/", 1)[0] in _UNSYNCED_FOLDERS
 
 
 def set_aside(path: Path) -> Path:

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import time
 from pathlib import Path
 
 from .. import testpoints
 from ..errors import RatError
+from ..landing.twins import twin_folder
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +41,7 @@ def archive_files(zone_dir: Path, files: list[Path], run_id: str) -> list[str]:
         relative = source.relative_to(zone_dir)
         target = target_root / relative
         try:
+            twin = twin_folder(zone_dir, source)
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(source, target)
         except FileNotFoundError:
@@ -51,6 +54,8 @@ def archive_files(zone_dir: Path, files: list[Path], run_id: str) -> list[str]:
                 "all of them were put back, nothing was merged", zone_dir
             ) from None
         moved.append(relative.as_posix())
+        # The typed twin goes with its file; if the run fails and the file comes back, it is read as CSV.
+        shutil.rmtree(twin, ignore_errors=True)
         testpoints.reached("during:archive")
     return moved
 

@@ -11,13 +11,12 @@ from ..errors import RatError
 from ..lake.metadata import load_table
 from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable, quote
-from ..landing.read import FileRead, read_files, zone_files
-from ..landing.schema import sampled_csv_schema
+from ..landing.read import FileRead, read_zone, zone_files
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_config import MergeStrategy, PipelineConfig
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
 
     from ..storage import Storage
 
@@ -106,13 +105,15 @@ class RunContext:
         return quote(target.namespace, target.layer, target.name)
 
     def landing_df(self, zone: str) -> "DataFrame":
+        return self._read_landing(zone)[0]
+
+    def _read_landing(self, zone: str) -> tuple["DataFrame", "Column"]:
         label = f"{self.ref.namespace}/landing/{zone}"
-        fmt, files = zone_files(self.project.zone_dir(self.ref.namespace, zone), label)
-        uris = [self.storage.landing_uri(f) for f in files]
+        zone_dir = self.project.zone_dir(self.ref.namespace, zone)
+        fmt, files = zone_files(zone_dir, label)
         try:
             self.files_read[(self.ref.namespace, zone)] = [FileRead.of(f) for f in files]
-            local = fmt == "csv" and all(uri.startswith("file:") for uri in uris)  # direct S3: Spark infers
-            return read_files(self.spark, fmt, uris, sampled_csv_schema(self.spark, files) if local else None)
+            return read_zone(self.spark, zone_dir, fmt, files, self.storage.landing_uri)
         except FileNotFoundError as exc:  # vanished since the zone was listed (or a link to nowhere)
             raise RatError(f"cannot read landing zone {label}: Path does not exist: {exc.filename}") from None
         except Exception as exc:  # a file that vanished or cannot be parsed while Spark lists it
@@ -123,13 +124,9 @@ class RunContext:
 
         Spark's `_metadata` column does not survive a view, so the file name is copied in.
         """
-        from pyspark.sql import functions as F
-
         view = f"landing_{zone.replace('-', '_')}_{self.run_id}"
-        df = self.landing_df(zone)
-        # `file_name` is %-encoded (`my%20file.csv`); url_decode would read a literal '+' as a space.
-        name = F.expr("url_decode(replace(_metadata.file_name, '+', '%2B'))")
-        df.select("*", name.alias(SOURCE_FILE_COLUMN)).createOrReplaceTempView(view)
+        df, source_file = self._read_landing(zone)
+        df.select("*", source_file.alias(SOURCE_FILE_COLUMN)).createOrReplaceTempView(view)
         self._views.append(view)
         return quote(view)
 

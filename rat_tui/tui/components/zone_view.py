@@ -34,13 +34,17 @@ class ZoneView(Vertical):
         table.add_columns("file", "kind", "size", "modified", "consumed")
         for f in files:
             consumed = "" if f["consumed"] is None else ("yes" if f["consumed"] else "not yet")
-            table.add_row(f["path"], f["kind"], f"{f['bytes']:,}", f["modified"], consumed, key=f["path"])
+            kind = f"{f['kind']}, typed" if f.get("typed") else f["kind"]  # runs read its Parquet twin
+            table.add_row(f["path"], kind, f"{f['bytes']:,}", f["modified"], consumed, key=f["path"])
 
     def show_progress(self, name: str, copied: int, total: int) -> None:
         bar = self.query_one("#upload-progress", ProgressBar)
         bar.display = True
         bar.update(total=max(total, 1), progress=copied)
-        self.query_one("#zone-hint", Static).update(Text(f"uploading {name}: {copied:,} of {total:,} bytes", style="cyan"))
+        text = f"uploading {name}: {copied:,} of {total:,} bytes"
+        if copied >= total and name.lower().endswith(".csv"):
+            text = f"uploaded {name}; converting it to typed Parquet, which runs read faster than CSV…"
+        self.query_one("#zone-hint", Static).update(Text(text, style="cyan"))
 
     def selected_file(self) -> str | None:
         return selected_key(self.query_one("#zone-files", DataTable))
