@@ -136,7 +136,28 @@ async def test_zone_panel_shows_readers_consumption_and_uploads(scratch: Scratch
         await pilot.press(*str(upload), "enter")
         await until(pilot, lambda: (scratch.root / "landing" / "drops" / "c.csv").exists(), 20, "the upload")
         await until(pilot, lambda: app.query_one("#zone-files").row_count == 4, 20, "the refreshed zone")
+        kinds = {table.get_row_at(i)[0]: table.get_row_at(i)[1] for i in range(table.row_count)}
+        # An upload types the zone's CSV files that have no Parquet twin yet, dropped ones too.
+        assert kinds == {"a.csv": "active, typed", "b.csv": "active, typed", "c.csv": "active, typed",
+                         "_samples/c_sample.csv": "sample"}
     assert (scratch.root / "landing" / "drops" / "_samples" / "c_sample.csv").read_text() == "id\n3\n"
+
+
+async def test_a_file_dropped_into_a_zone_is_typed_on_the_warm_session(scratch: Scratch):
+    from rat_tui.core.landing.twins import find_twin
+
+    zone_dir = scratch.root / "landing" / "dropped"
+    scratch.landing("dropped", "_samples/s.csv", "id\n0\n")
+    app = RatApp(scratch.wb, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "zone", f"{scratch.ns}.dropped")
+        await until(pilot, lambda: "read by:" in screen(app), 20, "the zone panel")
+        scratch.landing("dropped", "new.csv", "id,at\n1,2024-05-01 10:00:00\n")
+        await until(pilot, lambda: find_twin(zone_dir, zone_dir / "new.csv") is not None, 60, "the typed twin")
+        table = app.query_one("#zone-files")
+        await until(pilot, lambda: any(table.get_row_at(i)[1] == "active, typed" for i in range(table.row_count)),
+                    20, "the zone panel to mark the file typed")
+    assert find_twin(zone_dir, zone_dir / "new.csv").schema().simpleString() == "struct<id:int,at:timestamp>"
 
 
 async def test_new_landing_files_run_their_readers_when_turned_on(scratch: Scratch, monkeypatch):
