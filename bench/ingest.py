@@ -1,5 +1,7 @@
-"""Loading a landing CSV into bronze, and merging a 1% delta: the product beside bare Spark and
-beside DuckDB → Arrow → PyIceberg (the reference platform's in-memory way), with ratios.
+"""Loading a landing CSV into bronze (dropped into the zone, or uploaded and so read through its
+typed Parquet twin), and merging a 1% delta (keys spread over the table, or among the newest 5%):
+the product beside bare Spark and beside DuckDB → Arrow → PyIceberg (the reference platform's
+in-memory way), with ratios.
 
     python bench/ingest.py --rows 5000000 --repeat 3     # also --rows 20000000
 
@@ -79,6 +81,8 @@ def main() -> None:
     data, delta = work / "orders.csv", work / "delta.csv"
     write_csv(data, args.rows)
     write_csv(delta, args.rows // 100, start=13, step=97)  # 1% of the keys, spread over the table
+    recent = work / "recent.csv"  # 1% of the keys, all among the newest 5% (data files hold key ranges)
+    write_csv(recent, args.rows // 100, start=args.rows - args.rows // 20, step=5)
     print(f"{args.rows:,} rows, {data.stat().st_size / 1e6:.0f} MB CSV, {args.repeat} round(s)")
     full = pipeline(root, "full", "-- @merge_strategy: full_refresh\n")
     incr = pipeline(root, "incr", "-- @merge_strategy: incremental\n-- @unique_key: order_id\n")
@@ -136,6 +140,10 @@ def main() -> None:
             (zone / "orders.csv").unlink()
             shutil.copy(delta, zone / "delta.csv")
             last = beside_bare("product 1% merge", last, lambda: wb.run(incr))
+            (zone / "delta.csv").unlink()
+            shutil.copy(recent, zone / "recent.csv")
+            last = beside_bare("product 1% merge, newest 5% of keys", last, lambda: wb.run(incr))
+            (zone / "recent.csv").unlink()
             last = beside_bare("bare Spark MERGE (copy-on-write)", last, bare_merge)
         peer_dir = work / "peer"
         peer_dir.mkdir()
