@@ -142,3 +142,43 @@ def test_archival_takes_the_twin_with_its_file(scratch: Scratch, tmp_path: Path)
     assert not (zone_dir / "a.csv").exists() and not folder.exists()
     assert [p.relative_to(zone_dir).as_posix() for p in (zone_dir / "_processed").rglob("*") if p.is_file()] == [
         f"_processed/{run['run_id']}/a.csv"]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_conversion_killed_at_a_random_moment_leaves_no_twin_a_run_would_misread(
+        scratch: Scratch, tmp_path: Path, seed: int):
+    import os
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    source = tmp_path / "big.csv"
+    source.write_text("id,v\n" + "".join(f"{i},{i % 97}.5\n" for i in range(300_000)))
+    zone_dir = scratch.root / "landing" / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "rat_tui", str(scratch.wb.project.root), "--script", "-"],
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    proc.stdin.write(f"upload {scratch.ns} killed {source}\n".encode())
+    proc.stdin.close()
+    deadline = time.monotonic() + 180
+    while proc.poll() is None and time.monotonic() < deadline and not any((zone_dir / "_typed").glob(".*.converting")):
+        time.sleep(0.005)
+    time.sleep(random.Random(seed).uniform(0, 3))  # early in the conversion (seed 1) or near its end (2)
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(30)
+    csv = zone_dir / "big.csv"
+    assert csv.exists()  # renamed into place before any conversion began
+    twin = find_twin(zone_dir, csv)
+    with scratch.wb.spark.using() as spark:
+        if twin is not None:  # a twin that exists is whole
+            assert spark.read.parquet("file:" + str(twin.folder)).count() == 300_000
+    assert scratch.wb.make_typed_twins(scratch.ns, "killed")["not_typed"] == []
+    assert find_twin(zone_dir, csv) is not None
+    assert [p.name for p in (zone_dir / "_typed").iterdir()] == [twin_folder(zone_dir, csv).name]  # nothing left over
+    fqn = scratch.pipeline("bronze", "killed", "SELECT id, v FROM {{ landing_zone('killed') }}")
+    assert scratch.run(fqn)["status"] == "success"
+    assert scratch.rows(f"SELECT COUNT(*), COUNT(DISTINCT id), SUM(v) FROM {fqn}") == [
+        [300_000, 300_000, sum(i % 97 + 0.5 for i in range(300_000))]]

@@ -17,6 +17,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import threading
 from collections.abc import Callable
@@ -129,10 +130,25 @@ def remove_stale_twins(zone_dir: Path) -> list[str]:
             wanted.add(twin_folder(zone_dir, file).name)
         except FileNotFoundError:
             continue
-    stale = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".") and p.name not in wanted]
+    stale = [p for p in root.iterdir() if p.is_dir() and (
+        _abandoned(p.name) if p.name.startswith(".") else p.name not in wanted)]
     for folder in stale:
         shutil.rmtree(folder, ignore_errors=True)
     return [p.name for p in stale]
+
+
+def _abandoned(temp_name: str) -> bool:
+    """A conversion's hidden folder whose process is gone (killed while converting)."""
+    match = re.fullmatch(r"\.[0-9a-f]+\.(\d+)-\d+\.converting", temp_name)
+    if match is None:
+        return False
+    try:
+        os.kill(int(match.group(1)), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, another user's
+        return False
+    return False
 
 
 def make_missing_twins(spark: "SparkSession", zone_dir: Path, uri_of: Callable[[Path], str]) -> dict:
