@@ -5,7 +5,7 @@ from pathlib import Path
 
 from ..errors import RatError
 from ..landing.preview import read_head
-from ..landing.twins import make_missing_twins
+from ..landing.twins import files_without_twin, make_twins
 from ..landing.uploads import create_zone, upload
 from ..project.model import LANDING_EXTENSIONS, active_landing_files
 from ..project.settings import zone_settings
@@ -59,5 +59,9 @@ class LandingCommands(WorkbenchParts):
 
     def make_typed_twins(self, namespace: str, zone: str) -> dict:
         """Typed Parquet twins of the zone's CSV files that have none, so runs read Parquet (landing/twins.py)."""
+        zone_dir = self.project.zone_dir(namespace, zone)
+        files = files_without_twin(zone_dir, self.storage.landing_uri)
+        if not files:  # nothing to convert: no Spark session needed
+            return {"typed": [], "not_typed": []}
         with self.spark.using() as spark:
-            return make_missing_twins(spark, self.project.zone_dir(namespace, zone), self.storage.landing_uri)
+            return make_twins(spark, zone_dir, files, self.storage.landing_uri)

@@ -151,13 +151,17 @@ def _abandoned(temp_name: str) -> bool:
     return False
 
 
-def make_missing_twins(spark: "SparkSession", zone_dir: Path, uri_of: Callable[[Path], str]) -> dict:
-    """Twins for the zone's active local CSV files that have none; what was made and what could not be."""
+def files_without_twin(zone_dir: Path, uri_of: Callable[[Path], str]) -> list[Path]:
+    """The zone's active local CSV files that have no twin (stale twins are removed first)."""
     remove_stale_twins(zone_dir)
+    return [f for f in active_landing_files(zone_dir) if f.suffix.lower() == ".csv"
+            and uri_of(f).startswith("file:") and find_twin(zone_dir, f) is None]
+
+
+def make_twins(spark: "SparkSession", zone_dir: Path, files: list[Path], uri_of: Callable[[Path], str]) -> dict:
+    """Convert each file; what was made and what could not be (a run then reads that CSV itself)."""
     made, failed = [], []
-    for file in active_landing_files(zone_dir):
-        if file.suffix.lower() != ".csv" or not uri_of(file).startswith("file:") or find_twin(zone_dir, file):
-            continue
+    for file in files:
         relative = file.relative_to(zone_dir).as_posix()
         try:
             make_twin(spark, zone_dir, file, uri_of(file))
