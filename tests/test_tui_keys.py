@@ -135,6 +135,7 @@ async def test_actions_report_sentences_toasts_and_log_lines(sample_copy: Path, 
         logged = "\n".join(log_lines(app))
         assert "ecommerce.gold.monthly_orders: published version 1 (first)" in logged
         assert "Uploaded orders_2024_09.csv (78 bytes) into ecommerce/orders." in logged
+        assert "as Parquet for faster runs." in logged  # the upload typed the zone's CSV files
         assert "Doctor: no inconsistencies found" in logged
         assert "Purge: nothing to purge" in logged
         doctor = next(n for n in app._notifications if "no inconsistencies" in str(n.message))

@@ -67,7 +67,7 @@ class Actions:
             paths = shlex.split(value)
             self.run_in_worker("upload", self.workbench.upload, namespace, zone, paths,
                                progress=lambda name, copied, total: self.post_message(UploadProgress(name, copied, total)),
-                               done=lambda result: uploaded(result["files"], namespace, zone))
+                               done=lambda result: uploaded(result, namespace, zone))
 
         self.push_screen(AskText(f"Upload into {namespace}/landing/{zone}: file paths (space-separated, → completes)",
                                  "~/Downloads/orders_2024_05.csv", suggester=PathSuggester()), chosen)

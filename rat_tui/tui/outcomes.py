@@ -29,9 +29,13 @@ def purged(counts: dict[str, int]) -> str:
     return f"Purged {join(parts)}." if parts else "Purge: nothing to purge."
 
 
-def uploaded(files: list[dict], namespace: str, zone: str) -> str:
+def uploaded(result: dict, namespace: str, zone: str) -> str:
+    files = result["files"]
     names = join([f"{f['name']} ({count(f['bytes'], 'byte', 'bytes')})" for f in files]) if files else "nothing"
-    return f"Uploaded {names} into {namespace}/{zone}."
+    typed = f" Typed {count(len(result['typed']), 'CSV file', 'CSV files')} as Parquet for faster runs." \
+        if result["typed"] else ""
+    untyped = "".join(f" {f['reason']}; runs read it as CSV." for f in result["not_typed"])
+    return f"Uploaded {names} into {namespace}/{zone}.{typed}{untyped}"
 
 
 def doctor(findings: list[dict]) -> str:
