@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MARKER = "_rat_twin.json"  # Spark skips `_` files when it lists the twin's parts
+MARKER = "_rat_twin.json"
+CONVERSIONS_AT_ONCE = 4  # Spark skips `_` files when it lists the twin's parts
 
 
 @dataclass(frozen=True)
@@ -159,14 +160,23 @@ def files_without_twin(zone_dir: Path, uri_of: Callable[[Path], str]) -> list[Pa
 
 
 def make_twins(spark: "SparkSession", zone_dir: Path, files: list[Path], uri_of: Callable[[Path], str]) -> dict:
-    """Convert each file; what was made and what could not be (a run then reads that CSV itself)."""
-    made, failed = [], []
-    for file in files:
-        relative = file.relative_to(zone_dir).as_posix()
+    """Convert each file; what was made and what could not be (a run then reads that CSV itself).
+
+    A few conversions run at once: for the small files of a zone, each Spark job is mostly
+    scheduling, which overlaps well.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    def convert(file: Path) -> dict | None:
         try:
             make_twin(spark, zone_dir, file, uri_of(file))
-            made.append(relative)
+            return None
         except (RatError, FileNotFoundError) as exc:
             log.info("no typed twin for %s: %s", file, exc)
-            failed.append({"file": relative, "reason": exc.sentence() if isinstance(exc, RatError) else str(exc)})
-    return {"typed": made, "not_typed": failed}
+            return {"file": file.relative_to(zone_dir).as_posix(),
+                    "reason": exc.sentence() if isinstance(exc, RatError) else str(exc)}
+
+    with ThreadPoolExecutor(max_workers=CONVERSIONS_AT_ONCE, thread_name_prefix="typed-twin") as pool:
+        outcomes = list(pool.map(convert, files))
+    return {"typed": [f.relative_to(zone_dir).as_posix() for f, o in zip(files, outcomes) if o is None],
+            "not_typed": [o for o in outcomes if o is not None]}
