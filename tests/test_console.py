@@ -162,8 +162,9 @@ async def test_export_and_profile_from_the_console(scratch: Scratch):
         await until(pilot, lambda: isinstance(app.screen, ProfileScreen), 60, "the profile")
         profile = app.screen.profile
         assert (profile.column, profile.rows, profile.nulls, profile.distinct) == ("bucket", 50, 10, 3)
-        text = screen(app)
-        assert "nulls" in text and "top values" in text
+        # The screen is pushed before its first frame is drawn: wait for the drawing, not just the screen.
+        await until(pilot, lambda: "top values" in screen(app), 20, "the profile drawn")
+        assert "nulls" in screen(app)
 
 
 async def test_insert_a_table_or_column_name_from_the_tree(scratch: Scratch):
