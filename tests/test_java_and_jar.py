@@ -61,3 +61,22 @@ def test_a_failed_session_start_reports_the_reason(tmp_path: Path, monkeypatch: 
     with pytest.raises(RatError, match="the Spark session failed to start: .*pinned checksum"):
         manager.session(timeout=30)
     assert [e.state for e in seen] == ["starting", "failed"]
+
+
+def test_an_upload_without_a_spark_session_still_uploads_and_says_why_nothing_was_typed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from rat_tui.core.commands.workbench import Workbench
+
+    monkeypatch.setattr(java, "ICEBERG_JAR_SHA256", "0" * 64)  # the session fails to start
+    (tmp_path / "ns" / "landing").mkdir(parents=True)
+    source = tmp_path / "a.csv"
+    source.write_text("id\n1\n")
+    wb = Workbench(tmp_path)
+    try:
+        result = wb.upload("ns", "drops", [str(source)])
+    finally:
+        wb.close()
+    assert result["files"] == [{"name": "a.csv", "bytes": 5}]
+    assert (tmp_path / "ns" / "landing" / "drops" / "a.csv").read_text() == "id\n1\n"
+    [untyped] = result["not_typed"]
+    assert untyped["file"] == "a.csv" and "the Spark session failed to start" in untyped["reason"]

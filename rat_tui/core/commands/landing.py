@@ -63,5 +63,9 @@ class LandingCommands(WorkbenchParts):
         files = files_without_twin(zone_dir, self.storage.landing_uri)
         if not files:  # nothing to convert: no Spark session needed
             return {"typed": [], "not_typed": []}
-        with self.spark.using() as spark:
-            return make_twins(spark, zone_dir, files, self.storage.landing_uri)
+        try:
+            with self.spark.using() as spark:
+                return make_twins(spark, zone_dir, files, self.storage.landing_uri)
+        except RatError as exc:  # no session (it failed to start): the files are in, runs read them as CSV
+            return {"typed": [], "not_typed": [{"file": f.relative_to(zone_dir).as_posix(), "reason": exc.sentence()}
+                                               for f in files]}
