@@ -98,18 +98,18 @@ def test_a_quality_test_that_errors_names_its_file(scratch: Scratch):
 def test_a_landing_zone_that_disappears_mid_run(scratch: Scratch, monkeypatch: pytest.MonkeyPatch):
     import shutil
 
-    from rat_tui.core.run import context as run_context
+    from rat_tui.core.landing import read as landing_read
 
     scratch.landing("vanishing", "a.csv", "id\n1\n")
     fqn = scratch.pipeline("bronze", "v", "SELECT * FROM {{ landing_zone('vanishing') }}")
-    real_read = run_context.read_files
+    real_read = landing_read.read_files
 
     def read_then_vanish(spark, fmt, files, *rest):
         df = real_read(spark, fmt, files, *rest)
         shutil.rmtree(scratch.root / "landing" / "vanishing")
         return df
 
-    monkeypatch.setattr(run_context, "read_files", read_then_vanish)
+    monkeypatch.setattr(landing_read, "read_files", read_then_vanish)
     status, results = script(scratch.wb, f"run {fqn}\n")
     assert status == 1 and "query failed" in results[0]["error"] and "pipeline.sql" in results[0]["error"]
     assert not scratch.table_exists("bronze", "v")

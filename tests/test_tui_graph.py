@@ -10,7 +10,7 @@ import pytest
 from devkit.pilot import screen, select, until
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.tui.app import RatApp
-from rat_tui.tui.messages import CoreEvent
+from rat_tui.tui.messages import ActionDone, ActionFailed, CoreEvent
 from rat_tui.core.events import RunFinished
 from rat_tui.tui.components.lineage_view import LineageView
 from rat_tui.tui.components.project_tree import ProjectTree
@@ -104,9 +104,12 @@ async def test_run_events_and_workers_finishing_while_the_app_closes_are_dropped
         await app.show_selection("downstream of ecommerce.silver.clean_orders", ["ecommerce.gold.daily_revenue"])
         app._running = False  # Textual's shutdown clears it first, then prunes the screens
         await app.query_one("#main").remove()
+        await app.query_one("#log-panel").remove()
         app.post_message(CoreEvent(RunFinished(run_id="r1", pipeline="ecommerce.gold.daily_revenue",
                                                status="success", rows_written=3, error=None, snapshot_id=1)))
         await app.refresh_tree().wait()  # a worker finishing then finds no tree to fill
+        app.post_message(ActionFailed("auto-purge", "bucket rat did not answer"))  # seen in CI: NoMatches '#log-panel'
+        app.post_message(ActionDone("upload", "Uploaded a.csv"))
         await pilot.pause()
     assert app.return_code in (0, None)
 

@@ -171,6 +171,8 @@ class Views:
 
     def log_line(self, text: str, style: str = "", at: float | None = None) -> None:
         """One readable, time-stamped line in the log panel (`l`)."""
+        if self.closing:  # a worker's outcome arriving as the app exits: the panel may be gone
+            return
         stamp = time.strftime("%H:%M:%S", time.localtime(at))
         self.query_one("#log-panel", RichLog).write(Text(f"{stamp} {text}", style=style))
 
