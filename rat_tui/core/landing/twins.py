@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MARKER = "_rat_twin.json"
-CONVERSIONS_AT_ONCE = 4  # Spark skips `_` files when it lists the twin's parts
+MARKER = "_rat_twin.json"  # Spark skips `_` files when it lists the twin's parts
+CONVERSIONS_AT_ONCE = 4
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def _identity(zone_dir: Path, file: Path) -> dict:
 
 
 def twin_folder(zone_dir: Path, file: Path) -> Path:
-    """Hex only: the folder name reaches Spark's `_metadata.file_path` without any %-escaping."""
+    """Hex only: the folder name reaches the file paths Spark reports (`input_file_name()`) without %-escaping."""
     identity = _identity(zone_dir, file)
     key = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:24]
     return zone_dir / TYPED_TWIN_FOLDER / key
