@@ -62,7 +62,9 @@ def _build_rows(scratch: Scratch, run: dict) -> int | None:
     ([-1, 1, 0, 32768, -32768, 32769, -1], {-1: "g", 1: "b", 0: "c", 32768: "d", -32768: "e", 32769: "f"}),
     ([-5, 4_000_000_000, -5, 0], {-5: "c", 4_000_000_000: "b", 0: "d"}),  # too wide a range for bitmaps
     (["x", "y", "x"], {"x": "c", "y": "b"}),
-    ([7, 8, 9], {7: "a", 8: "b", 9: "c"}),
+    ([7, 8, 9], {7: "a", 8: "b", 9: "c"}),  # ids in their own order: proven unique without bitmaps
+    ([1, 2, 2, 4], {1: "a", 2: "c", 4: "d"}),  # as many keys as the range is wide, one repeated
+    ([3, 4, 1, 2], {3: "a", 4: "b", 1: "c", 2: "d"}),  # the range filled, out of order
 ])
 def test_a_first_keyed_load_writes_once_and_the_last_row_of_a_duplicate_key_wins(scratch: Scratch, keys, latest):
     scratch.landing("dup", "a.csv", "id,v\n" + "".join(f"{k},{chr(97 + i)}\n" for i, k in enumerate(keys)))
@@ -110,3 +112,23 @@ def test_a_source_file_column_no_query_reads_costs_the_scan_nothing(scratch: Scr
         read = spark.sql("SELECT id, _source_file FROM plan_view")
         assert [tuple(r) for r in read.collect()] == [(1, "a.csv")]
     assert "file_path" not in unread and "input_file_name" not in unread and "_metadata" not in unread
+
+
+@pytest.mark.parametrize("tasks, unique", [
+    ([[1, 2, 3], [4, 5, 6]], True),
+    ([[4, 5, 6], [1, 2, 3]], True),  # tasks in any order
+    ([[1, 2, 3], [10, 11]], True),  # gaps between tasks
+    ([[1, 2, 3], [3, 4, 5]], False),  # one key in two tasks
+    ([[1, 2, 3], [2, 3]], False),  # a task inside another's range
+    ([[1, 2, 4]], False),  # a gap inside a task: not proven (the bitmaps decide)
+    ([[1, 2, 2]], False),
+    ([[3, 2, 1]], False),
+])
+def test_keys_rising_by_one_per_row_in_disjoint_tasks_are_proven_unique(scratch: Scratch, tasks, unique):
+    from rat_tui.core.run.strategies import rises_by_one_per_row
+
+    with scratch.wb.spark.using() as spark:
+        rdd = spark.sparkContext.parallelize(tasks, len(tasks)).flatMap(lambda task: [(k,) for k in task])
+        assert rdd.glom().map(lambda rows: [r[0] for r in rows]).collect() == tasks  # one partition per task
+        keys = spark.createDataFrame(rdd, "id BIGINT")
+        assert rises_by_one_per_row(keys) is unique

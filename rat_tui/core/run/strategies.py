@@ -192,7 +192,7 @@ def first_load(job: WriteJob, last_row_wins: bool) -> None:
         rows, nulls, width = written.select(F.count(F.lit(1)), F.count_if(any_null(keys)), span).first()
     if nulls:
         raise null_key_error(nulls, keys, "unique_key")
-    if not last_row_wins or rows == distinct_keys(written, width):
+    if not last_row_wins or (width == rows and rises_by_one_per_row(written)) or rows == distinct_keys(written, width):
         return
     head, parent = job.table.spark.sql(
         f"SELECT s.snapshot_id, s.parent_id FROM {job.table.ident}.snapshots s JOIN {job.table.ident}.refs r "
@@ -200,6 +200,26 @@ def first_load(job: WriteJob, last_row_wins: bool) -> None:
     job.sql(f"ALTER TABLE {job.table.ident} REPLACE BRANCH {quote(job.branch)} AS OF VERSION {int(parent)}")
     job.table.expire_snapshots([head])  # the snapshots list would show it, duplicates and all
     job.writer(keep_last_per_key(job.rows.withColumn(ORDER_COLUMN, F.monotonically_increasing_id()), keys)).append()
+
+
+def rises_by_one_per_row(keys: "DataFrame") -> bool:
+    """True when, in every task, the one integer key rises by exactly one from row to row and the
+    tasks' ranges do not overlap: then no key repeats. Ids written in their own order (a sequence,
+    an export) are proven unique by one pass of codegen'd aggregates, where counting them in
+    bitmaps cost 0.95 s on 5M keys; other keys go on to the bitmaps.
+
+    Within a task monotonically_increasing_id() rises by one per row, so key minus it is constant
+    exactly when the key does the same."""
+    from pyspark.sql import functions as F
+
+    key = F.col(keys.columns[0]).cast("long")
+    rows = keys.select(F.spark_partition_id().alias("task"), key.alias("key"),
+                       (key - F.monotonically_increasing_id()).alias("offset"))  # aggregates take no nondeterminism
+    tasks = rows.groupBy("task").agg(F.min("offset"), F.max("offset"), F.min("key"), F.max("key")).collect()
+    if any(low != high for _, low, high, _, _ in tasks):
+        return False
+    ranges = sorted((first, last) for _, _, _, first, last in tasks)
+    return all(before[1] < after[0] for before, after in zip(ranges, ranges[1:]))
 
 
 def distinct_keys(keys: "DataFrame", span: int | None) -> int:
