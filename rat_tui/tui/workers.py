@@ -135,11 +135,16 @@ class Workers:
             refresh_samples(zone_dir, active_landing_files(zone_dir))
         except Exception as exc:  # a half-written or unreadable file: the upload check reports it
             self.post_message(ActionFailed(f"sample of {change.namespace}/{change.zone}", str(exc).splitlines()[0]))
-        if self.selected is not None and (self.selected.kind, self.selected.namespace, self.selected.name) == (
-                "zone", change.namespace, change.zone):
+        def zone_shown() -> bool:
+            selected = self.selected
+            return selected is not None and (selected.kind, selected.namespace, selected.name) == (
+                "zone", change.namespace, change.zone)
+
+        if zone_shown():
             self.load_detail(self.selected)
-        readers = zone_readers(self.workbench, change.namespace, change.zone) if change.active else []
-        if readers and self.workbench.project.settings.watch_run_on_landing and active_landing_files(zone_dir):
+        auto_run = change.active and self.workbench.project.settings.watch_run_on_landing and active_landing_files(zone_dir)
+        readers = zone_readers(self.workbench, change.namespace, change.zone) if auto_run else []
+        if readers:
             for fqn in readers:
                 handle = self.workbench.request_run(self.workbench.resolve(fqn), trigger="landing")
                 self.post_message(ActionDone("auto-run", f"new files in {change.zone}: running {fqn} ({handle.run_id})"))
@@ -151,8 +156,7 @@ class Workers:
                 self.post_message(ActionFailed(f"typed copy of {change.namespace}/{change.zone}",
                                                failure_sentence("typed copy", exc)))
                 return
-            if typed["typed"] and self.selected is not None and (
-                    self.selected.kind, self.selected.namespace, self.selected.name) == ("zone", change.namespace, change.zone):
+            if typed["typed"] and zone_shown():
                 self.load_detail(self.selected)
 
     @work(thread=True, exclusive=True, group="remote")

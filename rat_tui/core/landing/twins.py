@@ -120,11 +120,11 @@ def make_twin(spark: "SparkSession", zone_dir: Path, file: Path, uri: str) -> Tw
     return Twin(folder, file, schema.json())
 
 
-def remove_stale_twins(zone_dir: Path) -> list[str]:
-    """Twins whose file is gone or changed; their folder names."""
+def remove_stale_twins(zone_dir: Path) -> None:
+    """Remove twins whose file is gone or changed, and conversions whose process was killed."""
     root = zone_dir / TYPED_TWIN_FOLDER
     if not root.is_dir():
-        return []
+        return
     wanted = set()
     for file in active_landing_files(zone_dir):
         try:
@@ -135,7 +135,6 @@ def remove_stale_twins(zone_dir: Path) -> list[str]:
         _abandoned(p.name) if p.name.startswith(".") else p.name not in wanted)]
     for folder in stale:
         shutil.rmtree(folder, ignore_errors=True)
-    return [p.name for p in stale]
 
 
 def _abandoned(temp_name: str) -> bool:
