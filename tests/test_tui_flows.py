@@ -137,6 +137,8 @@ async def test_zone_panel_shows_readers_consumption_and_uploads(scratch: Scratch
         await until(pilot, lambda: (scratch.root / "landing" / "drops" / "c.csv").exists(), 20, "the upload")
         await until(pilot, lambda: app.query_one("#zone-files").row_count == 4, 20, "the refreshed zone")
         kinds = {table.get_row_at(i)[0]: table.get_row_at(i)[1] for i in range(table.row_count)}
+        text = screen(app)  # the upload's bar and "converting" sentence end with it
+        assert "converting" not in text and "Select a file and press Enter" in text
         # An upload types the zone's CSV files that have no Parquet twin yet, dropped ones too.
         assert kinds == {"a.csv": "active, typed", "b.csv": "active, typed", "c.csv": "active, typed",
                          "_samples/c_sample.csv": "sample"}

@@ -209,6 +209,11 @@ class Views:
         if view is not None:
             view.show_progress(message.name, message.copied, message.total)
 
+    def _upload_ended(self) -> None:
+        view = self._current(ZoneView)
+        if view is not None:
+            view.upload_ended()
+
     def on_action_done(self, message: ActionDone) -> None:
         if message.summary:
             self.log_line(message.summary)
@@ -216,6 +221,8 @@ class Views:
                 self.notify(message.summary, title=message.action)
         if message.action == "pull":
             self.check_remote()
+        if message.action == "upload":
+            self._upload_ended()
         if message.action in RELOADS:
             self.refresh_tree()
             if self.selected is not None:
@@ -264,3 +271,5 @@ class Views:
     def on_action_failed(self, message: ActionFailed) -> None:
         self.notify(message.error, title=f"{message.action} failed", severity="error", timeout=10)
         self.log_line(f"{message.action} failed: {message.error}", "red")
+        if message.action == "upload":
+            self._upload_ended()

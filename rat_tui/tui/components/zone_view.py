@@ -9,6 +9,9 @@ from textual.widgets import DataTable, ProgressBar, Static
 from .result_table import selected_key, show_rows
 
 
+HINT = Text("Select a file and press Enter to preview it.", style="grey50")
+
+
 class ZoneView(Vertical):
     def __init__(self, namespace: str, zone: str) -> None:
         super().__init__(id="zone-view")
@@ -18,7 +21,7 @@ class ZoneView(Vertical):
         yield Static(Text(f"{self.namespace} / landing / {self.zone}", style="bold"), id="zone-title")
         yield DataTable(id="zone-files", cursor_type="row")
         yield ProgressBar(id="upload-progress", show_eta=False)
-        yield Static(Text("Select a file and press Enter to preview it.", style="grey50"), id="zone-hint")
+        yield Static(HINT, id="zone-hint")
         yield DataTable(id="zone-preview")
 
     def show_files(self, files: list[dict], readers: list[str], settings: dict) -> None:
@@ -45,6 +48,11 @@ class ZoneView(Vertical):
         if copied >= total and name.lower().endswith(".csv"):
             text = f"uploaded {name}; converting it to typed Parquet, which runs read faster than CSV…"
         self.query_one("#zone-hint", Static).update(Text(text, style="cyan"))
+
+    def upload_ended(self) -> None:
+        """The copy and the typed conversion are over (or failed): the bar and its sentence go."""
+        self.query_one("#upload-progress", ProgressBar).display = False
+        self.query_one("#zone-hint", Static).update(HINT)
 
     def selected_file(self) -> str | None:
         return selected_key(self.query_one("#zone-files", DataTable))
