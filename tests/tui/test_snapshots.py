@@ -1,6 +1,6 @@
 """SVG snapshots of the main screens and modals at a fixed size (pytest-textual-snapshot).
 
-Update them with `pytest tests/test_snapshots.py --snapshot-update` after a deliberate UI change.
+Update them with `pytest tests/tui/test_snapshots.py --snapshot-update` after a deliberate UI change.
 Everything here is the real app on a copy of the sample; where the screen would show what changes
 from run to run (run ids, clocks, Iceberg snapshot ids, publish times), the test fixes it: runs are
 recorded in state.db and fed as events with fixed times, and the table and versions panels get
