@@ -158,6 +158,10 @@ class StateDB:
     def script(self, sql: str) -> None:
         self._conn().executescript(sql)
 
+    def transaction(self):
+        """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on an exception), for several statements at once."""
+        return self._tx()
+
     def execute(self, sql: str, params: tuple = ()) -> None:
         with self._tx() as db:
             db.execute(sql, params)
