@@ -157,20 +157,11 @@ def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
     pinned = settings.csv
     encoding = pinned.encoding or "utf-8"
     text = sample_text(path, encoding, settings.label)
-    sniffed = _sniff(path, text, settings)
-    quote = pinned.quote if pinned.quote is not None else (sniffed["quote"] or '"')
-    escape = pinned.escape if pinned.escape is not None else ("\\" if sniffed["escape"] == "\\" else quote)
-    dialect = Dialect(
-        delimiter=pinned.delimiter or sniffed["delimiter"],
-        quote=quote,
-        escape=escape,
-        header=pinned.header if pinned.header is not None else sniffed["header"],
-        encoding=encoding,
-        null_value=pinned.null_value,
-        date_format=pinned.date_format or spark_pattern(sniffed["date_format"]),
-        timestamp_format=pinned.timestamp_format or spark_pattern(sniffed["timestamp_format"]),
-    )
-    first = _first_record(text, dialect)
+    dialect, first = _sniffed_dialect(path, text, settings, strict=True)
+    if len(first) == 1 and any(c in first[0] for c in (",", *_SUSPECT_SEPARATORS)):
+        # DuckDB's strict sniffer gives up on a file quoted two ways (`""` and `\"`) and answers with
+        # one column; the lenient one finds the separator
+        dialect, first = _sniffed_dialect(path, text, settings, strict=False)
     if len(first) == 1 and (suspects := [c for c in _SUSPECT_SEPARATORS if c in first[0]]):
         shown = "tab" if suspects[0] == "\t" else f"'{suspects[0]}'"
         setting = "'\\t'" if suspects[0] == "\t" else f"'{suspects[0]}'"
@@ -181,12 +172,32 @@ def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
     return replace(dialect, multiline=multiline, names=_names(path, first, dialect, settings))
 
 
-def _sniff(path: Path, text: str, settings: ZoneReadSettings) -> dict:
+def _sniffed_dialect(path: Path, text: str, settings: ZoneReadSettings, strict: bool) -> tuple[Dialect, list[str]]:
+    """The dialect from DuckDB's sniffer with the zone's settings over it, and the sample's first record."""
+    pinned = settings.csv
+    sniffed = _sniff(path, text, settings, strict)
+    quote = pinned.quote if pinned.quote is not None else (sniffed["quote"] or '"')
+    escape = pinned.escape if pinned.escape is not None else ("\\" if sniffed["escape"] == "\\" else quote)
+    dialect = Dialect(
+        delimiter=pinned.delimiter or sniffed["delimiter"],
+        quote=quote,
+        escape=escape,
+        header=pinned.header if pinned.header is not None else sniffed["header"],
+        encoding=pinned.encoding or "utf-8",
+        null_value=pinned.null_value,
+        date_format=pinned.date_format or spark_pattern(sniffed["date_format"]),
+        timestamp_format=pinned.timestamp_format or spark_pattern(sniffed["timestamp_format"]),
+    )
+    return dialect, _first_record(text, dialect)
+
+
+def _sniff(path: Path, text: str, settings: ZoneReadSettings, strict: bool) -> dict:
     """DuckDB's reading of the sample (decoded to UTF-8, so every encoding and gzip sniff alike)."""
     import duckdb
 
     pinned = settings.csv
-    arguments = {"delim": pinned.delimiter, "quote": pinned.quote, "escape": pinned.escape, "header": pinned.header}
+    arguments = {"delim": pinned.delimiter, "quote": pinned.quote, "escape": pinned.escape, "header": pinned.header,
+                 "strict_mode": strict}
     given = {k: v for k, v in arguments.items() if v is not None}
     sql = "SELECT Delimiter, Quote, Escape, HasHeader, DateFormat, TimestampFormat FROM sniff_csv(?" + "".join(
         f", {k} = ?" for k in given) + ")"
@@ -197,6 +208,8 @@ def _sniff(path: Path, text: str, settings: ZoneReadSettings) -> dict:
         with duckdb.connect() as con:
             row = con.execute(sql, [temp, *given.values()]).fetchone()
     except duckdb.Error as exc:
+        if strict:
+            return _sniff(path, text, settings, strict=False)
         raise RatError(f"cannot detect how {path.name} is written ({str(exc).splitlines()[0]}); set the zone's "
                        f"csv settings in rat.yaml (zones: {{{settings.label}: {{csv: {{delimiter: ..., header: ...}}}}}})"
                        ) from None

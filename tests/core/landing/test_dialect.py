@@ -104,3 +104,10 @@ def test_detection_is_fast_and_cached(tmp_path):
     began = time.perf_counter()
     detect(path, _zone())
     assert time.perf_counter() - began < first
+
+
+def test_a_file_quoted_two_ways_still_finds_its_separator(tmp_path):
+    """DuckDB's strict sniffer answered `|` (one column) for this file; the lenient one finds the comma."""
+    tricky = ('id,name,amount\n1,"Smith, ""Jr""",1.5\n2,"back\\"slash",\n3,plain,2\n')
+    dialect = detect(_file(tmp_path, "tricky.csv", tricky), _zone())
+    assert (dialect.delimiter, dialect.header, dialect.names) == (",", True, ("id", "name", "amount"))
