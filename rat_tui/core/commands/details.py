@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 
 from ..landing.checks import file_problem
 from ..landing.twins import find_twin
-from ..project.model import LANDING_EXTENSIONS, TYPED_TWIN_FOLDER, PipelineRef
+from ..project.model import TYPED_TWIN_FOLDER, PipelineRef, landing_format
 from ..project.pipeline_source import load_pipeline
 from ..project.templating import template_calls
 
@@ -33,7 +33,7 @@ def zone_files(wb, namespace: str, zone: str) -> list[dict]:
     consumed = wb.state.consumed_files()
     found = []
     for path in sorted(base.rglob("*")) if base.is_dir() else []:
-        if not path.is_file() or path.suffix.lower() not in LANDING_EXTENSIONS:
+        if not path.is_file() or landing_format(path) is None:
             continue
         relative = path.relative_to(base)
         top = relative.parts[0]

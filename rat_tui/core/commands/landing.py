@@ -7,7 +7,7 @@ from ..errors import RatError
 from ..landing.preview import read_head
 from ..landing.twins import files_without_twin, make_twins
 from ..landing.uploads import create_zone, upload
-from ..project.model import LANDING_EXTENSIONS, active_landing_files
+from ..project.model import active_landing_files, landing_format
 from ..project.settings import zone_settings
 from ..project.settings_edit import set_values
 from .base import WorkbenchParts
@@ -21,7 +21,7 @@ class LandingCommands(WorkbenchParts):
             raise RatError(f"landing zone {namespace}/landing/{zone} does not exist")
         if file is None:
             candidates = sorted((base / "_samples").glob("*")) or active_landing_files(base)
-            candidates = [c for c in candidates if c.suffix.lower() in LANDING_EXTENSIONS]
+            candidates = [c for c in candidates if landing_format(c) is not None]
             if not candidates:
                 raise RatError(f"landing zone {namespace}/landing/{zone} has no files to sample")
             path = candidates[0]

@@ -118,6 +118,16 @@ def open_text_bytes(path: Path, limit: int) -> bytes:
         raise RatError(f"{path.name} cannot be read: {exc}") from None
 
 
+def text_lines(path: Path, encoding: str):
+    """The file's lines as text, streamed (gzip decompressed, a BOM dropped, line ends kept)."""
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "rt", encoding=encoding, errors="replace", newline="") as fh:
+        first = True
+        for line in fh:
+            yield line.lstrip("\ufeff") if first else line
+            first = False
+
+
 def sample_text(path: Path, encoding: str, label: str, limit: int = SAMPLE_BYTES) -> str:
     """The file's first lines as text (a line cut by `limit` is left out, a BOM is dropped)."""
     data = open_text_bytes(path, limit + 1)
