@@ -81,9 +81,10 @@ def _validate(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> di
     return ctx.wb.validate(a.pipeline)
 
 
-@command("run", arg("pipeline"), arg("--full-refresh", action="store_true"), arg("--published", action="store_true"))
+@command("run", arg("pipeline"), arg("--full-refresh", action="store_true"), arg("--published", action="store_true"),
+         arg("--reload-files", action="store_true"))
 def _run(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.run(a.pipeline, full_refresh=a.full_refresh, published=a.published)
+    return ctx.wb.run(a.pipeline, full_refresh=a.full_refresh, published=a.published, reload_files=a.reload_files)
 
 
 @command("preview", arg("pipeline"), arg("--limit", type=int, default=20))

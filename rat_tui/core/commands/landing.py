@@ -7,6 +7,7 @@ from ..errors import RatError
 from ..landing.preview import read_head
 from ..landing.twins import files_without_twin, make_twins
 from ..landing.uploads import create_zone, upload
+from ..landing.zone_settings import read_settings
 from ..project.model import active_landing_files, landing_format
 from ..project.settings import zone_settings
 from ..project.settings_edit import set_values
@@ -60,12 +61,13 @@ class LandingCommands(WorkbenchParts):
     def make_typed_twins(self, namespace: str, zone: str) -> dict:
         """Typed Parquet twins of the zone's CSV files that have none, so runs read Parquet (landing/twins.py)."""
         zone_dir = self.project.zone_dir(namespace, zone)
-        files = files_without_twin(zone_dir, self.storage.landing_uri)
+        settings = read_settings(self.project.settings, namespace, zone)
+        files = files_without_twin(zone_dir, self.storage.landing_uri, settings)
         if not files:  # nothing to convert: no Spark session needed
             return {"typed": [], "not_typed": []}
         try:
             with self.spark.using() as spark:
-                return make_twins(spark, zone_dir, files, self.storage.landing_uri)
+                return make_twins(spark, zone_dir, files, self.storage.landing_uri, settings)
         except RatError as exc:  # no session (it failed to start): the files are in, runs read them as CSV
             return {"typed": [], "not_typed": [{"file": f.relative_to(zone_dir).as_posix(), "reason": exc.sentence()}
                                                for f in files]}

@@ -153,23 +153,27 @@ class ZoneReader:
                            f"({summarise(exc)[0]}); pin it with schema: in the zone settings") from None
 
     def pinned(self, schema: "StructType") -> "StructType":
-        """`schema:` of the zone settings over the inferred types."""
-        from pyspark.sql.types import StructField, StructType, _parse_datatype_string
+        return pin_types(schema, self.settings)
 
-        if not self.settings.types:
-            return schema
-        fields = []
-        for f in schema.fields:
-            wanted = self.settings.types.get(f.name)
-            if wanted is None:
-                fields.append(f)
-                continue
-            try:
-                fields.append(StructField(f.name, _parse_datatype_string(wanted), True))
-            except Exception:
-                raise RatError(f"rat.yaml {self.settings.key('schema')}.{f.name}: {wanted!r} is not a Spark SQL "
-                               "type (e.g. int, bigint, double, decimal(12,2), date, timestamp, string)") from None
-        return StructType(fields)
+
+def pin_types(schema: "StructType", settings: ZoneReadSettings) -> "StructType":
+    """`schema:` of the zone settings over the inferred types."""
+    from pyspark.sql.types import StructField, StructType, _parse_datatype_string
+
+    if not settings.types:
+        return schema
+    fields = []
+    for f in schema.fields:
+        wanted = settings.types.get(f.name)
+        if wanted is None:
+            fields.append(f)
+            continue
+        try:
+            fields.append(StructField(f.name, _parse_datatype_string(wanted), True))
+        except Exception:
+            raise RatError(f"rat.yaml {settings.key('schema')}.{f.name}: {wanted!r} is not a Spark SQL type "
+                           "(e.g. int, bigint, double, decimal(12,2), date, timestamp, string)") from None
+    return StructType(fields)
 
 
 def named(schema: "StructType", dialect: Dialect | None) -> "StructType":

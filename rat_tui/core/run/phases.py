@@ -6,7 +6,6 @@ created by this run is removed again unless the run reached `main`.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import threading
 import time
@@ -32,8 +31,10 @@ from ..project.pipeline_source import LoadedPipeline, load_pipeline
 from ..project.settings import target_file_size
 from ..project.templating import syntax_problem
 from ..store.state import RunRecord, StateDB
-from .build import build, materialise
+from .build import build
+from ..landing.load_history import LoadHistory
 from .context import RunContext, run_timestamp
+from . import landing_steps
 from .explain import unique_key_changed, watermark_note
 from .progress import watch_tasks
 from .quality import run_quality_test
@@ -65,6 +66,16 @@ MERGE_ATTEMPTS = 3
 class RunOptions:
     full_refresh: bool = False
     files: dict[str, bytes] | None = None  # pinned content for `run --published`; None = working folder
+    reload_files: bool = False  # load files the load history says this pipeline loaded already
+
+
+class _WriteFailed(Exception):
+    """The write's Spark job failed: `error` is the sentence, `cause` what Spark raised (a landing read
+    may widen and write again)."""
+
+    def __init__(self, error: RatError, cause: BaseException):
+        super().__init__(error.sentence())
+        self.error, self.cause = error, cause
 
 
 class Execution:
@@ -97,6 +108,7 @@ class Execution:
         self.result_rows: int | None = None  # not counted for strategies that write the result once
         self.schema_notes: list[str] = []
         self.pipeline: LoadedPipeline | None = None
+        self.nothing_new: str | None = None  # "nothing new in …": the run writes nothing, main stays
 
     # -- plumbing -----------------------------------------------------------------
     def log(self, message: str, level: str = "info") -> None:
@@ -146,34 +158,35 @@ class Execution:
                 self.base_snapshot = self.table.head("main", loaded) if loaded is not None else None
             with self.phase("config_loading"):
                 self.pipeline = self.load()
+                history = LoadHistory(self.state) if self.pipeline.config.archive_landing_zones else None
                 self.ctx = RunContext(
                     self.spark, self.project, self.ref, self.pipeline.config, self.record.run_id, run_started_at,
                     self.table, self.table_existed, self.storage, self.options.full_refresh, self.log, self.ensure_catalog,
+                    history, self.options.reload_files,
                 )
             with self.phase("build_result") as info:
-                result = build(self.ctx, self.pipeline)
-                if writes_once(self.pipeline.config, not self.table_existed or self.options.full_refresh):
-                    self.result = result  # runs once, in the write
-                else:
-                    self.result = materialise(result, self.pipeline.source_relpath)
-                    info["rows"] = self.result_rows = self.result.count()
-                self.record_files_read()
+                landing_steps.build_result(self, info)
+                landing_steps.record_files_read(self)
             with self.phase("iceberg_write") as info:
-                info["rows"] = self.record.rows_written = self.write()
-                info["message"] = "; ".join([*self.schema_notes, *self.why_no_rows()])
+                if self.nothing_new is None:
+                    info["rows"] = self.record.rows_written = self.write()
+                info["message"] = "; ".join([*self.schema_notes, *self.why_no_rows()]) or self.nothing_new
             with self.phase("quality_tests"):
-                blocking = self.quality()
+                blocking = self.quality() if self.nothing_new is None else None
                 if blocking:  # the phase that failed carries the failure
                     raise RatError(blocking)
             with self.phase("branch_resolution"):
                 # Archive before merging: a crash in between is undone at the next start
                 # (files put back, main untouched), so no batch is ever read twice or lost.
                 if self.pipeline.config.archive_landing_zones:
-                    self.archive()
+                    landing_steps.archive(self)
                 try:
-                    self.replace_main() if self.stage is not None else self.merge()
+                    if self.nothing_new is not None:
+                        self.record_published(self.base_snapshot)
+                    else:
+                        self.replace_main() if self.stage is not None else self.merge()
                 except BaseException:
-                    self.unarchive()
+                    landing_steps.unarchive(self)
                     raise
         except BaseException as exc:
             if is_cancellation(exc) and self.cancelled.is_set():
@@ -206,17 +219,33 @@ class Execution:
         assert pipeline is not None
         return pipeline
 
-    def record_files_read(self) -> None:
-        """What the build phase read is what the run archives: landing_zone() in a quality test
-        later must not widen it."""
-        assert self.ctx is not None
-        self.files_read = {zone: list(files) for zone, files in self.ctx.files_read.items()}
-        read = [{"path": self.project.rel(f.path), "size": f.size, "mtime": f.mtime}
-                for files in self.files_read.values() for f in files]
-        self.record.inputs = dict(self.ctx.inputs)  # provenance: the snapshot of each table the result was built from
-        self.state.update_run(self.record.run_id, files_read=json.dumps(read), inputs=self.record.inputs)
-
     def write(self) -> int:
+        """The write; once more after a landing column was widened (what this try created is undone first)."""
+        assert self.ctx is not None and self.pipeline is not None
+        try:
+            return self.write_once()
+        except _WriteFailed as failed:
+            if not landing_steps.widen(self, failed.cause):
+                raise failed.error from None
+        self.undo_write()
+        self.result = build(self.ctx, self.pipeline)
+        try:
+            return self.write_once()
+        except _WriteFailed as failed:
+            raise failed.error from None
+
+    def undo_write(self) -> None:
+        """Before a second try: a table this run created goes (it is empty), and so does a stage."""
+        if self.stage is not None:
+            self.stage.drop()
+            self.stage = None
+        if not self.table_existed:
+            if self.branch_made or (self.state.get_run(self.record.run_id) or self.record).created_table:
+                self.table.drop()
+            self.state.update_run(self.record.run_id, created_table=False, branch=None)
+            self.branch_made = False
+
+    def write_once(self) -> int:
         assert self.ctx is not None and self.result is not None and self.pipeline is not None
         config = self.pipeline.config
         empty = True  # nothing on the target to merge with: keyed strategies just append
@@ -251,8 +280,8 @@ class Execution:
                 raise
             message, line = summarise(exc)
             if writes_once(config, empty):  # the query itself runs in this write
-                raise RatError(f"query failed: {message}", self.pipeline.source_relpath, line) from None
-            raise RatError(f"writing {self.ref.fqn} failed: {message}", self.pipeline.source_relpath) from None
+                raise _WriteFailed(RatError(f"query failed: {message}", self.pipeline.source_relpath, line), exc) from None
+            raise _WriteFailed(RatError(f"writing {self.ref.fqn} failed: {message}", self.pipeline.source_relpath), exc) from None
         finally:
             job.drop_views()
         testpoints.reached("during:iceberg_write")
@@ -396,25 +425,6 @@ class Execution:
     def record_published(self, main: int | None) -> None:
         self.record.snapshot_id = main
         self.state.update_run(self.record.run_id, snapshot_id=self.record.snapshot_id, created_table=False)
-
-    def archive(self) -> None:
-        """Move the zone files this run read (and only those) into `_processed/<run_id>/`."""
-        archived = []
-        for (namespace, zone), read in self.files_read.items():
-            files = [f.path for f in read if f.unchanged()]
-            for changed in (f for f in read if f.path not in files):
-                self.log(f"{self.project.rel(changed.path)} changed (or went) after this run read it; "
-                         "not archived, the next run reads it", "warn")
-            moved = self.storage.landing_archive.archive(self.project.zone_dir(namespace, zone), files, self.record.run_id)
-            archived += [f"{namespace}/landing/{zone}/{name}" for name in moved]
-            self.log(f"archived {len(moved)} file(s) of landing zone {zone} to _processed/{self.record.run_id}/")
-        self.state.update_run(self.record.run_id, archived_files=json.dumps(archived))
-
-    def unarchive(self) -> None:
-        for namespace, zone in self.files_read:
-            restored = self.storage.landing_archive.restore(self.project.zone_dir(namespace, zone), self.record.run_id)
-            if restored:
-                self.log(f"put {len(restored)} file(s) back into landing zone {zone}", "warn")
 
     def cleanup(self) -> None:
         """Drop the branch (and a table this run created but did not publish); never raises."""
