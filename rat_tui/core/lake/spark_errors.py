@@ -8,7 +8,8 @@ _ERROR_CLASS = re.compile(r"^\[([A-Z_.]+)\]\s*")
 _LINE = re.compile(r"\(?line (\d+),? pos \d+\)?;?")
 _JOB_ABORTED = re.compile(r"^Job aborted due to stage failure: .*?\(TID \d+\) \([^)]*\): ")
 # Top messages that say only that something went wrong below them: the cause sits in the chain
-_SAYS_NOTHING = re.compile(r"Details:?$|Malformed records are detected|Job aborted due to stage failure")
+_SAYS_NOTHING = re.compile(r"Details:?$|Malformed records are detected|Job aborted due to stage failure|"
+                           r"Task failed while writing rows")
 _SQL_TAIL = re.compile(r";?\s*'?(?:Project|Filter|Aggregate|Join|SubqueryAlias|Relation|\+-|Sort)\b.*", re.S)
 
 

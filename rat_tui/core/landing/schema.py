@@ -17,7 +17,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .dialect import Dialect, java_charset, sample_text
+from .dialect import Dialect, sample_text
 from .identity import FileIdentity
 
 if TYPE_CHECKING:
@@ -69,4 +69,4 @@ def sampled_csv_schema(spark: "SparkSession", files: list[Path], dialect: Dialec
 
 def full_csv_schema(spark: "SparkSession", uris: list[str], dialect: Dialect) -> "StructType":
     """Spark's inference over every byte of the files: what a read without a sample would give."""
-    return spark.read.options(**_reader_options(dialect), encoding=java_charset(dialect.encoding)).csv(uris).schema
+    return spark.read.options(**_reader_options(dialect)).csv(uris).schema

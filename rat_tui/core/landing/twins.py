@@ -156,8 +156,8 @@ def make_group_twins(spark: "SparkSession", zone_dir: Path, files: list[Path], d
     except RatError:
         raise
     except Exception as exc:
-        raise RatError(f"{files[0].name if len(files) == 1 else f'{len(files)} files'} not converted to Parquet: "
-                       f"{summarise(exc)[0]}") from None
+        which = f"{files[0].name} was" if len(files) == 1 else f"{len(files)} files were"
+        raise RatError(f"{which} not converted to Parquet: {summarise(exc)[0]}") from None
     finally:
         shutil.rmtree(temp, ignore_errors=True)
 
