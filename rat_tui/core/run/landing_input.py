@@ -9,6 +9,7 @@ columns of its `_samples/`), and a run whose zones all had nothing new writes no
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
     from ..storage import Storage
+
+
+_logger = logging.getLogger(__name__)
 
 
 class NothingNew(RatError):
@@ -136,13 +140,21 @@ class LandingInput:
 
         notes = []
         for zone, reader in self.readers.items():
-            notes += [f"{self.label(zone)}: {n}" for n in widen(reader)]
+            try:
+                notes += [f"{self.label(zone)}: {n}" for n in widen(reader)]
+            except RatError:
+                raise
+            except Exception:  # the files went meanwhile, or cannot be read at all: the first error stands
+                _logger.info("no widening for %s after %s", zone, exc, exc_info=True)
         return notes
 
     def explain(self, exc: BaseException) -> str | None:
         from ..landing.widening import explain
 
-        return next((s for s in (explain(r, exc) for r in self.readers.values()) if s), None)
+        try:
+            return next((s for s in (explain(r, exc) for r in self.readers.values()) if s), None)
+        except OSError:  # a file went meanwhile: the first error stands
+            return None
 
     @property
     def notes(self) -> list[str]:
