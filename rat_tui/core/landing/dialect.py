@@ -206,8 +206,9 @@ def _sniff(path: Path, text: str, settings: ZoneReadSettings, strict: bool) -> d
     import duckdb
 
     pinned = settings.csv
+    # null_padding: a ragged row must not make the sniffer take the header for data
     arguments = {"delim": pinned.delimiter, "quote": pinned.quote, "escape": pinned.escape, "header": pinned.header,
-                 "strict_mode": strict}
+                 "strict_mode": strict, "null_padding": True}
     given = {k: v for k, v in arguments.items() if v is not None}
     sql = "SELECT Delimiter, Quote, Escape, HasHeader, DateFormat, TimestampFormat FROM sniff_csv(?" + "".join(
         f", {k} = ?" for k in given) + ")"

@@ -30,10 +30,14 @@ def read_setting_aside(reader: ZoneReader, group: FileGroup, uris: list[str]) ->
     from .widening import widen
 
     assert group.schema is not None and group.dialect is not None
+    # The rows loaded are those the rejects file lacks, whatever columns the pipeline reads (the run's
+    # session is its own: this touches no other run)
+    reader.spark.conf.set("spark.sql.csv.parser.columnPruning.enabled", "false")
     schema = StructType([*group.schema.fields, StructField(CORRUPT, StringType())])
     df = csv_frame(reader.spark, uris, group.dialect, schema, "PERMISSIVE", columnNameOfCorruptRecord=CORRUPT)
-    # Spark refuses a query of raw CSV that reads only the corrupt-record column: one data column goes along
-    probe = [F.col(CORRUPT), F.input_file_name().alias("file"), F.col(f"`{group.schema.fields[0].name}`")]
+    # Every column goes along: Spark parses only the columns a query reads, so a row that lacks a column
+    # nobody reads would not be corrupt (and a query of only the corrupt-record column is refused)
+    probe = [F.col(CORRUPT), F.input_file_name().alias("file"), *(F.col(f"`{f.name}`") for f in group.schema.fields)]
     rejected = df.where(F.col(CORRUPT).isNotNull()).select(*probe).collect()
     if rejected and not group.full_pass and widen(reader):
         return read_setting_aside(reader, group, uris)

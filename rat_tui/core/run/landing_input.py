@@ -141,7 +141,7 @@ class LandingInput:
         notes = []
         for zone, reader in self.readers.items():
             try:
-                notes += [f"{self.label(zone)}: {n}" for n in widen(reader)]
+                notes += [f"{self.label(zone)}: widened {n}" for n in widen(reader)]
             except RatError:
                 raise
             except Exception:  # the files went meanwhile, or cannot be read at all: the first error stands

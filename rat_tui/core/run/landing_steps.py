@@ -54,7 +54,7 @@ def widen(ex: "Execution", exc: BaseException) -> bool:
         return False
     notes = ex.ctx.landing.widen(exc)
     for note in notes:
-        ex.log(f"widened {note}", "warn")
+        ex.log(note, "warn")
     if notes:
         ex.record.landing = landing_result(ex)
         ex.state.update_run(ex.record.run_id, landing=ex.record.landing)
