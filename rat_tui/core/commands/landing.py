@@ -52,9 +52,9 @@ class LandingCommands(WorkbenchParts):
     def upload(self, namespace: str, zone: str, paths: list[str], as_name: str | None = None,
                replace: bool = False, progress=None) -> dict:
         zone_dir = create_zone(self.project, namespace, zone)
-        expected = self.zone_settings(namespace, zone)["schema"]
-        columns = list(expected) if isinstance(expected, dict) else expected
-        files = upload(zone_dir, [Path(p).expanduser().resolve() for p in paths], as_name, replace, columns, progress)
+        settings = read_settings(self.project.settings, namespace, zone)
+        files = upload(zone_dir, [Path(p).expanduser().resolve() for p in paths], as_name, replace,
+                       list(settings.expected or ()), progress, settings)
         self.storage.zone_changed(namespace, zone)
         return {"files": files, **self.make_typed_twins(namespace, zone)}
 

@@ -97,7 +97,7 @@ def first_misfit(reader: ZoneReader, group: FileGroup, column: str, dtype: "Data
     return row[0]["v"], path
 
 
-def _records(path: Path, dialect: Dialect):
+def records(path: Path, dialect: Dialect):
     """(first line number, record) of a CSV file, the header's included."""
     doubled = dialect.escape == dialect.quote
     reader = csv.reader(text_lines(path, dialect.encoding), delimiter=dialect.delimiter, quotechar=dialect.quote or None,
@@ -117,10 +117,10 @@ def line_of(path: Path, dialect: Dialect | None, schema: "StructType", column: s
     if dialect is None:
         return None
     index = [f.name for f in schema.fields].index(column)
-    records = _records(path, dialect)
+    found = records(path, dialect)
     if dialect.header:
-        next(records, None)
-    return next((line for line, record in records if len(record) > index and record[index] == value), None)
+        next(found, None)
+    return next((line for line, record in found if len(record) > index and record[index] == value), None)
 
 
 def explain(reader: ZoneReader, exc: BaseException) -> str | None:
@@ -135,7 +135,7 @@ def explain(reader: ZoneReader, exc: BaseException) -> str | None:
             continue
         for path in group.files:
             if raw is not None:
-                line = next((n for n, r in _records(path, group.dialect)
+                line = next((n for n, r in records(path, group.dialect)
                              if group.dialect.delimiter.join(r) == raw or (r and r[0] == raw)), None)
                 if line is not None:
                     return (f"{path.name} line {line:,} is not a well-formed record of {len(group.dialect.names)} "
