@@ -129,3 +129,46 @@ def test_a_json_array_reads_as_rows(scratch: Scratch):
     run = _load(scratch, "js")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, name FROM {run['fqn']} ORDER BY id") == [[1, "x"], [2, "y"], [3, "z"]]
+
+
+def test_upload_checks_with_the_zone_s_encoding_and_the_run_reads_with_it(scratch: Scratch, tmp_path):
+    source = tmp_path / "west.csv"
+    source.write_bytes("id;name\n1;Zoë\n2;Müller\n".encode("cp1252"))
+    with pytest.raises(Exception) as refused:
+        scratch.wb.upload(scratch.ns, "west", [str(source)])
+    assert "west.csv is not UTF-8 text" in str(refused.value) and "encoding: cp1252" in str(refused.value)
+    scratch.wb.set_zone_settings(scratch.ns, "west", csv={"encoding": "cp1252"})
+    assert scratch.wb.upload(scratch.ns, "west", [str(source)])["typed"] == ["west.csv"]
+    assert scratch.wb.sample(scratch.ns, "west")["rows"] == [[1, "Zoë"], [2, "Müller"]]
+    run = _load(scratch, "west")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, name FROM {run['fqn']} ORDER BY id") == [[1, "Zoë"], [2, "Müller"]]
+
+
+def test_a_file_replaced_during_the_run_with_the_same_size_and_time_is_not_archived(scratch: Scratch):
+    import os
+
+    from rat_tui.core.events import PhaseStarted
+
+    path = scratch.landing("swap", "a.csv", "id\n1\n")
+    fqn = scratch.pipeline("bronze", "swap", "-- @archive_landing_zones: true\nSELECT id FROM {{ landing_zone('swap') }}")
+    done = []
+
+    def replace_with_twin_of_same_size_and_time(event) -> None:
+        if isinstance(event, PhaseStarted) and event.phase == "branch_resolution" and not done:
+            stat = path.stat()
+            other = path.with_name(".b.csv")
+            other.write_text("id\n2\n")
+            os.utime(other, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # what `cp -p` / `rsync -a` leave
+            os.replace(other, path)
+            done.append(True)
+
+    unsubscribe = scratch.wb.events.subscribe(replace_with_twin_of_same_size_and_time)
+    try:
+        run = scratch.run(fqn)
+    finally:
+        unsubscribe()
+    assert run["status"] == "success" and done
+    assert path.read_text() == "id\n2\n"  # the unread file stays in the zone for the next run
+    assert not (scratch.root / "landing" / "swap" / "_processed" / run["run_id"] / "a.csv").exists()
+    assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
