@@ -23,11 +23,16 @@ from ..errors import RatError
 from .identity import FileIdentity
 from .zone_settings import ZoneReadSettings
 
-SAMPLE_BYTES = 1 << 20
+SAMPLE_BYTES = 256 << 10
+SNIFF_BYTES = 64 << 10  # what DuckDB's sniffer reads of the sample: its cost grows with it
 _SUSPECT_SEPARATORS = (";", "\t", "|")
 _CACHE_SIZE = 4096
 _cache: OrderedDict[tuple, "Dialect"] = OrderedDict()
+# Dialects by header line: files that start with the same header (hourly exports of one system) are
+# written alike, so only the first of them is sniffed; each still gets its own multi-line check
+_by_header: OrderedDict[tuple, "Dialect"] = OrderedDict()
 _lock = threading.Lock()
+_local = threading.local()
 # Spark's names for Python's codecs (Java knows most of Python's names; these differ)
 _JAVA_CHARSETS = {"utf-8": "UTF-8", "utf-16": "UTF-16", "utf-16-le": "UTF-16LE", "utf-16-be": "UTF-16BE",
                   "latin-1": "ISO-8859-1", "iso8859-1": "ISO-8859-1", "iso8859-15": "ISO-8859-15",
@@ -156,17 +161,28 @@ def detect(path: Path, settings: ZoneReadSettings) -> Dialect:
             _cache.move_to_end(key)
             return _cache[key]
     dialect = _detect(path, settings)
-    with _lock:
-        _cache[key] = dialect
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
+    _remember(_cache, key, dialect)
     return dialect
+
+
+def _remember(cache: OrderedDict, key: tuple, value: "Dialect") -> None:
+    with _lock:
+        cache[key] = value
+        while len(cache) > _CACHE_SIZE:
+            cache.popitem(last=False)
 
 
 def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
     pinned = settings.csv
     encoding = pinned.encoding or "utf-8"
     text = sample_text(path, encoding, settings.label)
+    # what the sniffer decides beyond the header: whether values are quoted, and how quotes are escaped
+    header_key = (text.partition("\n")[0], '"' in text, '\\"' in text, "'" in text, pinned, settings.columns)
+    with _lock:
+        alike = _by_header.get(header_key)
+    if alike is not None:
+        multiline = pinned.multiline if pinned.multiline is not None else _spans_lines(text, alike)
+        return replace(alike, multiline=multiline)
     dialect, first = _sniffed_dialect(path, text, settings, strict=True)
     if len(first) == 1 and any(c in first[0] for c in (",", *_SUSPECT_SEPARATORS)):
         # DuckDB's strict sniffer gives up on a file quoted two ways (`""` and `\"`) and answers with
@@ -179,7 +195,10 @@ def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
             f"{path.name} would read as one column although its first line holds {shown}; set the zone's "
             f"delimiter in rat.yaml (zones: {{{settings.label}: {{csv: {{delimiter: {setting}}}}}}})")
     multiline = pinned.multiline if pinned.multiline is not None else _spans_lines(text, dialect)
-    return replace(dialect, multiline=multiline, names=_names(path, first, dialect, settings))
+    dialect = replace(dialect, multiline=multiline, names=_names(path, first, dialect, settings))
+    if dialect.header:
+        _remember(_by_header, header_key, dialect)
+    return dialect
 
 
 def _sniffed_dialect(path: Path, text: str, settings: ZoneReadSettings, strict: bool) -> tuple[Dialect, list[str]]:
@@ -215,9 +234,8 @@ def _sniff(path: Path, text: str, settings: ZoneReadSettings, strict: bool) -> d
     fd, temp = tempfile.mkstemp(prefix="rat-sniff-", suffix=".csv")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        with duckdb.connect() as con:
-            row = con.execute(sql, [temp, *given.values()]).fetchone()
+            fh.write(text[: text.rfind("\n", 0, SNIFF_BYTES) + 1] if len(text) > SNIFF_BYTES else text)
+        row = _connection().execute(sql, [temp, *given.values()]).fetchone()
     except duckdb.Error as exc:
         if strict:
             return _sniff(path, text, settings, strict=False)
@@ -232,6 +250,15 @@ def _sniff(path: Path, text: str, settings: ZoneReadSettings, strict: bool) -> d
 
     return {"delimiter": value(row[0]) or ",", "quote": value(row[1]), "escape": value(row[2]), "header": bool(row[3]),
             "date_format": value(row[4]), "timestamp_format": value(row[5])}
+
+
+def _connection():
+    """One DuckDB connection per thread: opening one costs more than a sniff of a small file."""
+    import duckdb
+
+    if getattr(_local, "con", None) is None:
+        _local.con = duckdb.connect(config={"threads": 1})
+    return _local.con
 
 
 def _reader(text: str, dialect: Dialect):
