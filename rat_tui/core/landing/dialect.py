@@ -32,7 +32,7 @@ _cache: OrderedDict[tuple, "Dialect"] = OrderedDict()
 # written alike, so only the first of them is sniffed; each still gets its own multi-line check
 _by_header: OrderedDict[tuple, "Dialect"] = OrderedDict()
 _lock = threading.Lock()
-_local = threading.local()
+_database = None
 # Spark's names for Python's codecs (Java knows most of Python's names; these differ)
 _JAVA_CHARSETS = {"utf-8": "UTF-8", "utf-16": "UTF-16", "utf-16-le": "UTF-16LE", "utf-16-be": "UTF-16BE",
                   "latin-1": "ISO-8859-1", "iso8859-1": "ISO-8859-1", "iso8859-15": "ISO-8859-15",
@@ -235,7 +235,8 @@ def _sniff(path: Path, text: str, settings: ZoneReadSettings, strict: bool) -> d
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text[: text.rfind("\n", 0, SNIFF_BYTES) + 1] if len(text) > SNIFF_BYTES else text)
-        row = _connection().execute(sql, [temp, *given.values()]).fetchone()
+        with _connection() as cursor:
+            row = cursor.execute(sql, [temp, *given.values()]).fetchone()
     except duckdb.Error as exc:
         if strict:
             return _sniff(path, text, settings, strict=False)
@@ -253,12 +254,15 @@ def _sniff(path: Path, text: str, settings: ZoneReadSettings, strict: bool) -> d
 
 
 def _connection():
-    """One DuckDB connection per thread: opening one costs more than a sniff of a small file."""
+    """A cursor on one DuckDB database for the process: opening a database per sniff cost more than the
+    sniff of a small file. (One kept per thread in a threading.local made the JVM's later start fail.)"""
     import duckdb
 
-    if getattr(_local, "con", None) is None:
-        _local.con = duckdb.connect(config={"threads": 1})
-    return _local.con
+    global _database
+    with _lock:
+        if _database is None:
+            _database = duckdb.connect(config={"threads": 1})
+        return _database.cursor()
 
 
 def _reader(text: str, dialect: Dialect):
