@@ -83,11 +83,6 @@ class Dialect:
             parts.append(self.encoding)
         return ", ".join(parts)
 
-    def as_settings(self) -> dict:
-        """The zone settings that pin this dialect (`csv:` in rat.yaml)."""
-        return {"delimiter": self.delimiter, "quote": self.quote, "escape": self.escape, "header": self.header,
-                "encoding": self.encoding, "multiline": self.multiline}
-
 
 def java_charset(python_name: str) -> str:
     return _JAVA_CHARSETS.get(python_name, python_name)

@@ -172,3 +172,15 @@ def test_a_file_replaced_during_the_run_with_the_same_size_and_time_is_not_archi
     assert path.read_text() == "id\n2\n"  # the unread file stays in the zone for the next run
     assert not (scratch.root / "landing" / "swap" / "_processed" / run["run_id"] / "a.csv").exists()
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
+
+
+def test_the_zone_panel_lists_how_each_text_file_is_read_or_why_it_cannot_be(scratch: Scratch):
+    from rat_tui.core.commands.details import zone_files
+
+    scratch.landing("shown", "a.csv", "id;name\n1;x\n")
+    scratch.landing("shown", "b.tbl", "1|x|\n")
+    listed = {f["path"]: (f["dialect"], f["problem"]) for f in zone_files(scratch.wb, scratch.ns, "shown")}
+    assert listed == {"a.csv": ("';'-separated, header", None), "b.tbl": ("'|'-separated, no header", None)}
+    scratch.wb.set_zone_settings(scratch.ns, "shown", csv={"delimiter": ","})
+    problem = {f["path"]: f["problem"] for f in zone_files(scratch.wb, scratch.ns, "shown")}["a.csv"]
+    assert problem.startswith("a.csv would read as one column although its first line holds ';'")
