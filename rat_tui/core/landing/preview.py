@@ -5,7 +5,7 @@ from pathlib import Path
 
 from ..errors import RatError
 from ..project.model import LANDING_EXTENSIONS
-from ..run.quality import json_value
+from ..values import json_value
 
 _READERS = {"csv": "read_csv_auto(?, header = true)", "parquet": "read_parquet(?)", "json": "read_json_auto(?)"}
 

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 from ..errors import RatError, did_you_mean
 from ..project.model import LANDING_EXTENSIONS, active_landing_files
 from .checks import file_problem
+from .reader import read_files
 from .schema import sampled_csv_schema
 from .twins import twins_for
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
-    from pyspark.sql.types import StructType
 
 
 @dataclass(frozen=True)
@@ -53,21 +53,6 @@ def zone_files(zone_dir: Path, label: str) -> tuple[str, list[Path]]:
     if len(formats) > 1:
         raise RatError(f"landing zone {label} mixes file formats ({', '.join(formats)}); keep one format per zone")
     return formats[0], files
-
-
-def read_files(spark: "SparkSession", fmt: str, paths: list[str], schema: "StructType | None" = None) -> "DataFrame":
-    """Read landing files given as URIs (local `file:` copies, or `s3a:` objects in direct mode).
-
-    CSV with a known `schema` (landing/schema.py samples it) skips Spark's inference pass.
-    """
-    reader = spark.read
-    if fmt == "csv":
-        # FAILFAST: a ragged row, a broken quote or a value that does not fit is an error, not a silent NULL.
-        reader = reader.options(header=True, mode="FAILFAST", encoding="UTF-8")
-        return (reader.schema(schema) if schema is not None else reader.option("inferSchema", True)).csv(paths)
-    if fmt == "json":
-        return reader.options(mode="FAILFAST").json(paths)
-    return reader.parquet(*paths)
 
 
 def read_zone(spark: "SparkSession", zone_dir: Path, fmt: str, files: list[Path],

@@ -26,7 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import RatError
+from ..lake.spark_errors import summarise
 from ..project.model import TYPED_TWIN_FOLDER, active_landing_files
+from .reader import read_files
+from .schema import sampled_csv_schema
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -92,10 +95,6 @@ def twins_for(zone_dir: Path, files: list[Path]) -> list[Twin] | None:
 
 def make_twin(spark: "SparkSession", zone_dir: Path, file: Path, uri: str) -> Twin:
     """Convert one CSV file; RatError (Spark's sentence) when a value does not fit its sampled type."""
-    from ..lake.spark_errors import summarise
-    from .read import read_files
-    from .schema import sampled_csv_schema
-
     made_from = _identity(zone_dir, file)
     folder = twin_folder(zone_dir, file)
     schema = sampled_csv_schema(spark, [file])

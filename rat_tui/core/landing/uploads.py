@@ -11,7 +11,7 @@ from ..errors import RatError
 from ..project.model import LANDING_EXTENSIONS, Project
 from ..project.names import name_problem
 from ..project.paths import inside
-from ..run.archival import kept_copy_folder
+from .archive import kept_copy_folder
 from .checks import file_problem
 
 SAMPLE_ROWS = 1000

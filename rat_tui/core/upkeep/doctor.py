@@ -13,8 +13,8 @@ from ..errors import RatError
 from ..lake.files import local_path
 from ..lake.metadata import load_table
 from ..lake.table import IcebergTable, leftover_run_branches
+from ..landing.archive import is_kept_copy_folder
 from ..project.model import PipelineRef, in_namespace
-from ..run.archival import is_kept_copy_folder
 from .orphans import removable_orphans
 
 log = logging.getLogger(__name__)
