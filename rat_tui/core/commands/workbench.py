@@ -15,12 +15,12 @@ from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable
 from ..project.graph import GraphCache
 from ..project.model import PipelineRef, Project
-from ..project.pipeline_source import load_pipeline
 from ..project.sql_guard import check_read_only
 from ..project.validate import validate
 from ..run.build import build
 from ..run.context import RunContext, run_timestamp
 from ..run.explain import watermark_note
+from ..run.loading import load_checked
 from ..run.phases import RunOptions
 from ..run.recovery import drop_leftovers, leftover_stages, mark_orphans
 from ..run.run_log import RunLog
@@ -172,12 +172,9 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         return {"runs": [r.as_dict() for r in self.runner.wait_idle(timeout)]}
 
     def preview(self, pipeline: str, limit: int = 20) -> dict:
-        """Phases 1-2 only: compile and execute, write nothing."""
+        """Phases 1-2 only (config_loading, build_result), checked as a run checks them; writes nothing."""
         ref = self.resolve(pipeline)
-        loaded, problems = load_pipeline(ref, self.project.read_pipeline_files(ref))
-        errors = [p for p in problems if p.is_error]
-        if loaded is None or errors:
-            raise RatError.from_problem(errors[0])
+        loaded = load_checked(ref, self.project.read_pipeline_files(ref))
         with self.spark.using(isolated=True) as spark:
             self.spark.ensure_catalog(ref.namespace)
             table = IcebergTable(spark, ref)
