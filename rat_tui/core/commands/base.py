@@ -29,6 +29,7 @@ def open_storage(project: Project, state: StateDB) -> tuple[Storage, VersionStor
     storage = BucketStorage(project, state, config, objects)
     return storage, storage.versions
 
+
 class WorkbenchParts:
     project: Project
     events: EventBus
@@ -39,4 +40,6 @@ class WorkbenchParts:
     storage: Storage
     remote: BucketStorage | None  # the storage, when it is a bucket
 
+    run: Callable[..., dict]  # commands/workbench.py
+    table_refs: Callable[[], list[PipelineRef]]  # commands/tables.py
     stale_downstream: Callable[[PipelineRef, int], list[str]]  # commands/graph.py

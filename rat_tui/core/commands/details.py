@@ -8,9 +8,10 @@ from ..landing.twins import find_twin
 from ..project.model import LANDING_EXTENSIONS, TYPED_TWIN_FOLDER, PipelineRef
 from ..project.pipeline_source import load_pipeline
 from ..project.templating import template_calls
+from .base import WorkbenchParts
 
 
-def pipeline_detail(wb, ref: PipelineRef) -> dict:
+def pipeline_detail(wb: WorkbenchParts, ref: PipelineRef) -> dict:
     loaded, problems = load_pipeline(ref, wb.project.read_pipeline_files(ref))
     if loaded is None:
         return {"fqn": ref.fqn, "kind": "sql", "source": "", "description": "", "config": {}, "sources": {},
@@ -27,7 +28,7 @@ def pipeline_detail(wb, ref: PipelineRef) -> dict:
     }
 
 
-def zone_files(wb, namespace: str, zone: str) -> list[dict]:
+def zone_files(wb: WorkbenchParts, namespace: str, zone: str) -> list[dict]:
     """Active files, `_samples/` and `_processed/<run>/` files, newest first within each kind."""
     base = wb.project.zone_dir(namespace, zone)
     consumed = wb.state.consumed_files()
@@ -50,7 +51,7 @@ def zone_files(wb, namespace: str, zone: str) -> list[dict]:
     return sorted(found, key=lambda f: (order.get(f["kind"], 2), f["path"]))
 
 
-def zone_readers(wb, namespace: str, zone: str) -> list[str]:
+def zone_readers(wb: WorkbenchParts, namespace: str, zone: str) -> list[str]:
     """Pipelines whose templates call landing_zone('<zone>')."""
     readers = []
     for ref in wb.project.scan().pipelines():
