@@ -63,7 +63,7 @@ async def test_ctrl_j_runs_the_statement_and_footer_and_help_say_so(sample_copy:
     async with app.run_test(size=SIZE) as pilot:
         console = await open_console(pilot)
         assert "^⏎/^j Run" in screen(app)
-        assert "Ctrl+Enter / Ctrl+J runs the statement" in screen(app)
+        assert "Ctrl+Enter / Ctrl+J runs the statement at the cursor · F8 history · Ctrl+P help" in screen(app)
         await type_text(pilot, "SELECT order_id FROM ecommerce.bronze.raw_orders")
         await pilot.press(key)
         await until(pilot, lambda: console.results.grid is not None and console.results.grid.row_count == 3, 10,

@@ -105,7 +105,8 @@ class ResultsView(Vertical):
     """
 
     def compose(self) -> ComposeResult:
-        yield Static(f"{console_key_label('console_run')} runs the statement under the cursor · F8 history · ? help",
+        # `?` would type into the editor: help is reached from the palette there.
+        yield Static(f"{console_key_label('console_run')} runs the statement at the cursor · F8 history · Ctrl+P help",
                      id="console-status")
 
     @property
