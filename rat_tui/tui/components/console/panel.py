@@ -19,6 +19,7 @@ from textual.widgets import Tab, Tabs
 from ....core.commands.completion import Completions
 from ....core.commands.console import QueryCancelled
 from ....core.store.console_store import ConsoleStore
+from ....core.text import count
 from ...heap import freeze_long_lived
 from ...keymap import CONSOLE_KEYMAP, console_key_label, footer_keys
 from ..modals import AskText
@@ -303,7 +304,7 @@ class ConsolePanel(Vertical):
 
         result = self._ended(group, self.workbench.export, path, sql, progress, group)
         if result is not None:
-            self.post_message(StatementEnded(group, f"Exported {result['rows']:,} rows to {result['path']} "
+            self.post_message(StatementEnded(group, f"Exported {count(result['rows'], 'row')} to {result['path']} "
                                                     f"({result['format']}).", ok=True))
 
     def _ended(self, group: str, call, *args, **kwargs):

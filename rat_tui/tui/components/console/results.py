@@ -17,13 +17,10 @@ from textual_fastdatatable import ArrowBackend
 from textual_fastdatatable.column import CELL_X_PADDING
 from textual_fastdatatable.data_table import DataTable
 
+from ....core.text import count
 from ...keymap import CONSOLE_KEYMAP, console_key_label
 
 CACHED_ROWS = 200  # drawn rows the grid keeps: a few screens' worth
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 class ResultsGrid(DataTable):
@@ -127,8 +124,8 @@ class ResultsView(Vertical):
         """A new grid for a new result (the Arrow table is handed over, not copied)."""
         await self.clear()
         table = result.table
-        shown = f"showing first {_count(table.num_rows, 'row')}; " if result.truncated else ""
-        self.say(f"{_count(table.num_rows, 'row')}{'+' if result.truncated else ''} · {result.elapsed_ms:,} ms"
+        shown = f"showing first {count(table.num_rows, 'row')}; " if result.truncated else ""
+        self.say(f"{count(table.num_rows, 'row')}{'+' if result.truncated else ''} · {result.elapsed_ms:,} ms"
                  + (f" · {shown}console.max_rows in rat.yaml sets the limit; Ctrl+E exports all" if shown else ""))
         grid = ResultsGrid(backend=ArrowBackend(table), null_rep="NULL", max_column_content_width=40,
                            id="console-results")
