@@ -1,10 +1,15 @@
-"""Helpers shared by tests."""
+"""Helpers shared by tests: scripts through the real CLI or in this process."""
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
+
+from rat_tui.core.commands.workbench import Workbench
+from rat_tui.script.commands import ScriptContext
+from rat_tui.script.executor import execute, parse
 
 
 def run_cli(*args: str, stdin: str | None = None, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -27,3 +32,10 @@ def dead_pid() -> int:
     child = subprocess.Popen(["true"])
     child.wait()
     return child.pid
+
+
+def script(wb: Workbench, text: str) -> tuple[int, list[dict]]:
+    """Run a script in this process on `wb`; returns (exit status, parsed JSON lines)."""
+    out = io.StringIO()
+    status = execute(ScriptContext(wb), parse(text, out), out)
+    return status, [json.loads(line) for line in out.getvalue().splitlines()]

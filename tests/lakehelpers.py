@@ -9,6 +9,7 @@ from pathlib import Path
 
 from devkit.sample import pristine_sample
 from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.errors import RatError
 
 _counter = itertools.count(1)
 
@@ -74,3 +75,41 @@ def disk_state(folder: Path) -> dict[str, tuple[int, int]]:
     """Every file under `folder` (size, mtime), so a test can prove a refusal wrote nothing."""
     return {p.relative_to(folder).as_posix(): (p.stat().st_size, p.stat().st_mtime_ns)
             for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def findings(scratch: Scratch, fix: bool = False) -> list[dict]:
+    """What the consistency check finds (and with `fix`, fixes) in the scratch namespace."""
+    try:
+        return scratch.wb.doctor(fix=fix, namespace=scratch.ns)["findings"]
+    except RatError as exc:
+        return exc.result["findings"]
+
+
+BRONZE = "-- @merge_strategy: full_refresh\nSELECT * FROM {{ landing_zone('raw_%s') }}"
+PAYMENTS_PY = '''
+def run(spark, ctx):
+    return ctx.ref("bronze.payments").selectExpr("id", "order_id", "CAST(amount AS DOUBLE) AS amount")
+'''
+
+
+def jaffle(scratch: Scratch, failing_gate: bool = False) -> dict[str, str]:
+    """A jaffle_shop-shaped project (zones → bronze → silver → gold); its pipelines' names by kind."""
+    scratch.landing("raw_customers", "c.csv", "id,name\n1,Ann\n2,Bo\n3,Cy\n")
+    scratch.landing("raw_orders", "o.csv", "id,customer_id,status\n10,1,placed\n11,1,shipped\n12,2,placed\n")
+    scratch.landing("raw_payments", "p.csv", "id,order_id,amount\n100,10,5.0\n101,11,7.5\n102,12,1.0\n")
+    names = {kind: scratch.pipeline("bronze", kind, BRONZE % kind) for kind in ("customers", "orders", "payments")}
+    names["stg_customers"] = scratch.pipeline("silver", "stg_customers", "SELECT id AS customer_id, name FROM {{ ref('bronze.customers') }}")
+    names["stg_orders"] = scratch.pipeline(
+        "silver", "stg_orders", "SELECT id AS order_id, customer_id, status FROM {{ ref('bronze.orders') }}",
+        tests={"no_orphans": "SELECT * FROM {{ this }} WHERE customer_id " + ("> 0" if failing_gate else "IS NULL")})
+    names["stg_payments"] = scratch.pipeline("silver", "stg_payments", PAYMENTS_PY, filename="pipeline.py")
+    names["gold_customers"] = scratch.pipeline("gold", "customers", """
+        SELECT c.customer_id, c.name, COUNT(o.order_id) AS orders, COALESCE(SUM(p.amount), 0) AS spent
+        FROM {{ ref('silver.stg_customers') }} c
+        LEFT JOIN {{ ref('silver.stg_orders') }} o ON o.customer_id = c.customer_id
+        LEFT JOIN {{ ref('silver.stg_payments') }} p ON p.order_id = o.order_id
+        GROUP BY c.customer_id, c.name""")
+    names["gold_orders"] = scratch.pipeline("gold", "orders", """
+        SELECT o.order_id, o.status, SUM(p.amount) AS amount FROM {{ ref('silver.stg_orders') }} o
+        JOIN {{ ref('silver.stg_payments') }} p ON p.order_id = o.order_id GROUP BY o.order_id, o.status""")
+    return names

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.bad_inputs import HOSTILE_SQL, WRITES
+from tests.helpers import script
 from tests.lakehelpers import Scratch, disk_state
-from tests.test_bad_inputs import script
 
 pytestmark = pytest.mark.spark
 

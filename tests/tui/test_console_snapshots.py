@@ -10,7 +10,7 @@ import pytest
 
 from devkit.pilot import until
 from rat_tui.core.commands.console import ColumnProfile, ConsoleResult
-from tests.test_snapshots import compare, make_app, settle
+from tests.snapshothelpers import compare, make_app, settle
 
 ORDERS = "ecommerce.silver.clean_orders"
 CATALOG = {ORDERS: [("order_id", "long"), ("customer_id", "long"), ("amount", "decimal(10, 2)"),

@@ -1,6 +1,6 @@
 """SVG snapshots of the main screens and modals at a fixed size (pytest-textual-snapshot).
 
-Update them with `pytest tests/test_snapshots.py --snapshot-update` after a deliberate UI change.
+Update them with `pytest tests/tui/test_snapshots.py --snapshot-update` after a deliberate UI change.
 Everything here is the real app on a copy of the sample; where the screen would show what changes
 from run to run (run ids, clocks, Iceberg snapshot ids, publish times), the test fixes it: runs are
 recorded in state.db and fed as events with fixed times, and the table and versions panels get
@@ -19,29 +19,11 @@ from devkit.pilot import select, until
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.core.events import PhaseFinished, PhaseProgress, PhaseStarted, RunQueued, RunStarted
 from rat_tui.core.project.model import PipelineRef
-from rat_tui.core.store.state import QualityOutcome, RunRecord
-from rat_tui.tui.app import RatApp
+from rat_tui.core.store.state import QualityOutcome
 from rat_tui.tui.components import run_view
+from tests.snapshothelpers import PHASES, T0, compare, make_app, record_run, settle
 
-SIZE = (120, 36)
-T0 = 1_717_200_000.0  # 2024-06-01, for anything the screen prints as a date
 RAW_ORDERS = "ecommerce.bronze.raw_orders"
-
-
-def make_app(project: Path) -> RatApp:
-    return RatApp(Workbench(project), watch=False, warm_spark=False)
-
-
-async def settle(pilot) -> None:
-    await pilot.app.wait_for_idle_screen()
-    await pilot.pause()
-    for field in pilot.app.screen.query("Input"):
-        field.cursor_blink = False
-    await pilot.pause()
-
-
-def compare(snap_compare, app: RatApp, run_before) -> bool:
-    return snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
 def press_until(key: str, text: str, zone: str | None = None):
@@ -97,19 +79,6 @@ def test_run_view_live(snap_compare, sample_copy: Path, monkeypatch: pytest.Monk
         await settle(pilot)
 
     assert compare(snap_compare, make_app(sample_copy), live)
-
-
-def record_run(wb: Workbench, run_id: str, fqn: str, started: float, phases: dict[str, int], rows: int,
-               quality: list[QualityOutcome] = ()) -> None:
-    wb.state.insert_run(RunRecord(run_id, fqn, "queued", queued_at=started))
-    wb.state.update_run(run_id, status="success", started_at=started, finished_at=started + sum(phases.values()) / 1000,
-                        phases=phases, phase_rows={"iceberg_write": rows}, rows_written=rows, snapshot_id=4821576867)
-    for outcome in quality:
-        wb.state.save_quality(run_id, outcome)
-
-
-PHASES = {"branch_creation": 48, "config_loading": 1, "build_result": 264, "iceberg_write": 588, "quality_tests": 97,
-          "branch_resolution": 125}
 
 
 def test_run_view_finished(snap_compare, sample_copy: Path):

@@ -17,8 +17,7 @@ import pytest
 
 from rat_tui.core.lake.metadata import current_metadata_file
 from rat_tui.core.run.recovery import mark_orphans
-from tests.lakehelpers import Scratch
-from tests.test_upkeep import findings
+from tests.lakehelpers import Scratch, findings
 
 pytestmark = pytest.mark.spark
 

@@ -14,8 +14,8 @@ import pytest
 
 from rat_tui.core.events import PhaseStarted
 from rat_tui.core.run.recovery import mark_orphans
+from tests.killhelpers import ARCHIVING, kill_at, landing_state, setup
 from tests.lakehelpers import Scratch
-from tests.test_reliability import ARCHIVING, kill_at, landing_state, setup
 
 pytestmark = pytest.mark.spark
 

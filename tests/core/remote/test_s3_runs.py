@@ -93,7 +93,7 @@ def test_direct_mode_without_spark_s3_jars_says_exactly_that(s3_env, tmp_path: P
 
 def test_killed_between_copy_and_delete_in_the_bucket_the_next_start_puts_everything_back(s3_env, tmp_path: Path):
     from rat_tui.core.commands.workbench import Workbench
-    from tests.test_reliability import kill_at
+    from tests.killhelpers import kill_at
 
     bucket = new_bucket(s3_env)
     project = bucket_project(tmp_path / "p", s3_env, bucket, SAMPLE)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from devkit.pilot import select, until
 from rat_tui.core.events import PhaseStarted, RunFinished, RunQueued, RunStarted
-from tests.test_snapshots import PHASES, T0, compare, make_app, record_run, settle
+from tests.snapshothelpers import PHASES, T0, compare, make_app, record_run, settle
 
 CLEAN = "ecommerce.silver.clean_orders"
 

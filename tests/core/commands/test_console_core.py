@@ -19,8 +19,8 @@ from rat_tui.core.commands.console_text import (
 )
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.core.errors import RatError
+from tests.helpers import script
 from tests.lakehelpers import Scratch
-from tests.test_bad_inputs import script
 
 pytestmark = pytest.mark.spark
 

@@ -9,8 +9,8 @@ import pytest
 
 from rat_tui.core.commands.details import zone_files
 from tests.bad_inputs import BAD_LANDING_FILES, ODD_LANDING_NAMES
+from tests.helpers import script
 from tests.lakehelpers import Scratch, disk_state
-from tests.test_bad_inputs import script
 
 pytestmark = pytest.mark.spark
 

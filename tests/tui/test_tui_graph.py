@@ -15,8 +15,7 @@ from rat_tui.core.events import RunFinished
 from rat_tui.tui.components.lineage_view import LineageView
 from rat_tui.tui.components.project_tree import ProjectTree
 from rat_tui.tui.components.table_view import TableView
-from tests.lakehelpers import Scratch
-from tests.test_graph import jaffle
+from tests.lakehelpers import Scratch, jaffle
 
 SIZE = (170, 50)
 FINAL = ("success", "failed", "skipped", "cancelled")

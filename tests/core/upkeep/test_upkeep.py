@@ -7,18 +7,10 @@ import time
 
 import pytest
 
-from rat_tui.core.errors import RatError
 from tests.helpers import dead_pid
-from tests.lakehelpers import Scratch
+from tests.lakehelpers import Scratch, findings
 
 pytestmark = pytest.mark.spark
-
-
-def findings(scratch: Scratch, fix: bool = False) -> list[dict]:
-    try:
-        return scratch.wb.doctor(fix=fix, namespace=scratch.ns)["findings"]
-    except RatError as exc:
-        return exc.result["findings"]
 
 
 def kinds(items: list[dict]) -> list[tuple[str, str]]:

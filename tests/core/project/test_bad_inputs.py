@@ -1,23 +1,15 @@
 """Every broken input gives one clear message naming the file (and line), exit status 1, no traceback."""
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
 
 from rat_tui.core.commands.workbench import Workbench
-from rat_tui.script.commands import ScriptContext
-from rat_tui.script.executor import execute, parse
 from tests.bad_inputs import BAD_RESULTS, VALIDATE_CASES
+from tests.helpers import script
 from tests.lakehelpers import Scratch, disk_state
-
-
-def script(wb: Workbench, text: str) -> tuple[int, list[dict]]:
-    out = io.StringIO()
-    status = execute(ScriptContext(wb), parse(text, out), out)
-    return status, [json.loads(line) for line in out.getvalue().splitlines()]
 
 
 def test_the_corpus_is_large_enough():
