@@ -13,6 +13,7 @@ from ..project.names import name_problem
 from ..project.paths import inside
 from .archive import kept_copy_folder
 from .checks import file_problem
+from .sample_sources import record_sample, remove_orphan_samples
 
 SAMPLE_ROWS = 1000
 CHUNK = 1 << 20
@@ -103,6 +104,7 @@ def write_sample(zone_dir: Path, file: Path) -> Path:
         temp.unlink(missing_ok=True)
         raise RatError(f"cannot sample {file.name}: {str(exc).splitlines()[0]}") from None
     os.replace(temp, target)
+    record_sample(zone_dir, target, file)
     return target
 
 
@@ -111,7 +113,8 @@ def _literal(text: str) -> str:
 
 
 def refresh_samples(zone_dir: Path, active: list[Path]) -> list[Path]:
-    """Write samples that are missing or older than their source file."""
+    """Write samples that are missing or older than their source file; the samples of deleted files go."""
+    remove_orphan_samples(zone_dir)
     written = []
     for file in active:
         sample = sample_path(zone_dir, file)

@@ -20,6 +20,7 @@ from ..landing.archive import is_kept_copy_folder
 from ..project.model import PipelineRef, Project, in_namespace
 from ..store.state import StateDB
 from ..store.versions import VersionStore
+from ..text import count
 from .orphans import removable_orphans
 
 log = logging.getLogger(__name__)
@@ -102,7 +103,7 @@ class Doctor:
                                         "run the pipeline with --full-refresh", ref.namespace))
         for row in self.state.stuck_runs(self.project.settings.stuck_run_timeout_minutes, time.time()):
             findings.append(Finding("stuck_run", row["run_id"], f"run of {row['pipeline']} running for more than "
-                                    f"{self.project.settings.stuck_run_timeout_minutes:g} minutes", "mark it failed",
+                                    f"{count(self.project.settings.stuck_run_timeout_minutes, 'minute')}", "mark it failed",
                                     row["pipeline"].split(".")[0]))
         known_runs = {r["run_id"] for r in self.state.query("SELECT run_id FROM runs")}
         for zone in self.project.scan().zones():
@@ -145,7 +146,7 @@ class Doctor:
         hours = self.project.settings.orphan_file_min_age_hours
         for path in stray:
             found.append(Finding("unreferenced_file", self.project.rel(path),
-                                 f"in {ref.fqn}, referenced by no metadata for more than {hours:g} hours",
+                                 f"in {ref.fqn}, referenced by no metadata for more than {count(hours, 'hour')}",
                                  "delete the file", ref.namespace))
         for name in leftover_run_branches(meta.refs, live):
             found.append(Finding("leftover_branch", f"{ref.fqn}@{name}", "branch of a run that is not running",
