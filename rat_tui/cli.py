@@ -22,7 +22,8 @@ A keyboard-driven terminal workbench over a local Iceberg lakehouse.
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="rat-tui", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="rat-tui", description=DESCRIPTION, epilog=_script_commands(),
+        formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("project", nargs="?", default=".", metavar="PROJECT_DIR", help="project folder (default: .)")
     parser.add_argument("--script", metavar="FILE", help="run the commands in FILE ('-' for stdin) headless")
@@ -30,6 +31,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--keep-going", action="store_true", help="with --script: continue after a failed command")
     parser.add_argument("--version", action="version", version=f"rat-tui {__version__}")
     return parser
+
+
+def _script_commands() -> str:
+    """Every script command with its arguments, read from the command table (so never out of date)."""
+    from .script.commands import COMMANDS
+
+    lines = ["script commands (one a line in FILE; blank lines and # comments are skipped):"]
+    for name, spec in sorted(COMMANDS.items()):
+        usage = " ".join(spec.parser.format_usage().removeprefix("usage:").split())
+        if spec.free_text is not None:
+            usage += f" {spec.free_text.what}…"
+        if name == "write":  # the script parser reads its heredoc
+            usage += " <<EOF … EOF"
+        lines.append(f"  {usage}")
+    return "\n".join(lines)
 
 
 def _read_script(source: str) -> str:

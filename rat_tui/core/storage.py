@@ -1,9 +1,9 @@
 """The storage seam: where the project's files, file versions and landing archive live.
 
 `Storage` is a purely local project: the folder is the only copy. `remote.storage.BucketStorage`
-adds a versioned S3 bucket behind the same methods. `open_storage` is the one place that
-chooses; everything else (runs, versions, purge, the commands) talks to this interface and
-never to the bucket, so a local project never imports boto3.
+adds a versioned S3 bucket behind the same methods. `open_storage` (core/commands/base.py) is
+the one place that chooses; everything else (runs, versions, purge, the commands) talks to this
+interface and never to the bucket, so a local project never imports boto3.
 """
 from __future__ import annotations
 
@@ -12,12 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .run.archival import LandingArchive
+from .landing.archive import LandingArchive
 
 if TYPE_CHECKING:
     from .project.model import PipelineRef, Project
-    from .store.state import StateDB
-    from .store.versions import PublishedVersion, RemoteVersions, VersionStore
+    from .store.versions import PublishedVersion
 
 
 class Storage:
@@ -42,14 +41,7 @@ class Storage:
         """Extra Spark settings the storage needs (S3A, in direct mode)."""
         return {}
 
-    # -- file versions and publishing -----------------------------------------------------
-    def file_versions(self) -> RemoteVersions | None:
-        """Where file versions really live, when not only in `.rat/objects/`."""
-        return None
-
-    def attach(self, versions: VersionStore) -> None:
-        """Called once the version store exists (the bucket shares published versions through it)."""
-
+    # -- published versions and pipeline files --------------------------------------------
     def pull_published(self) -> None:
         """Bring in versions published elsewhere (nothing to do for a local folder)."""
 
@@ -80,14 +72,3 @@ class Storage:
     def delete_object(self, relpath: str) -> None:
         raise NotImplementedError("a local project keeps no objects outside its folder")
 
-
-def open_storage(project: Project, state: StateDB) -> Storage:
-    """The project's storage, from `storage:` in rat.yaml: the one place that knows which."""
-    from .remote.config import s3_config
-
-    config = s3_config(project.settings)
-    if config is None:
-        return Storage(project)
-    from .remote.storage import BucketStorage
-
-    return BucketStorage(project, state, config)

@@ -201,7 +201,7 @@ class Actions:
         fqn = self._pipeline("compact")
         if fqn is not None:
             self.run_in_worker("compact", self.workbench.compact, fqn,
-                               done=lambda result: f"{fqn}: compacted {result['files_before']} data files into "
+                               done=lambda result: f"{fqn}: compacted {count(result['files_before'], 'data file')} into "
                                                    f"{result['files_after']}.")
 
     def action_doctor(self) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from textual.binding import Binding
+from textual.keys import format_key
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,10 @@ CONSOLE_KEYMAP: tuple[KeyAction, ...] = (
 )
 
 
+def console_key_label(action_id: str) -> str:
+    return next(key_label(k.key) for k in CONSOLE_KEYMAP if k.id == action_id)
+
+
 def resolve_keymap(overrides: dict[str, str]) -> list[KeyAction]:
     """The default keymap with the user's remaps applied; unknown ids are ignored (validate reports rat.yaml)."""
     return [replace(k, key=overrides.get(k.id, k.key)) for k in DEFAULT_KEYMAP]
@@ -109,9 +114,30 @@ def bindings(keymap: list[KeyAction]) -> list[Binding]:
     return [Binding(k.key, k.action, k.description, show=k.show, id=k.id) for k in keymap]
 
 
+_NAMES = {"question_mark": "?", "left_square_bracket": "[", "right_square_bracket": "]", "greater_than_sign": ">",
+          "less_than_sign": "<", "escape": "Esc", "enter": "Enter"}
+
+
 def key_label(key: str) -> str:
-    first = key.split(",")[0]
-    return {"question_mark": "?", "f5": "F5", "f1": "F1", "f2": "F2", "left_square_bracket": "[",
-            "right_square_bracket": "]", "greater_than_sign": ">", "less_than_sign": "<", "escape": "Esc",
-            "ctrl+enter": "Ctrl+Enter", "f6": "F6", "f7": "F7", "f8": "F8", "ctrl+e": "Ctrl+E", "ctrl+n": "Ctrl+N",
-            "ctrl+w": "Ctrl+W", "ctrl+k": "Ctrl+K", "ctrl+c": "Ctrl+C"}.get(first, first)
+    """Every key of a binding as people write it: `ctrl+enter,ctrl+j` is `Ctrl+Enter / Ctrl+J`."""
+    return " / ".join(_label(k.strip()) for k in key.split(","))
+
+
+def _label(key: str) -> str:
+    *modifiers, name = key.split("+")
+    name = _NAMES.get(name, name.upper() if modifiers or name[:1] == "f" and name[1:].isdigit() else name)
+    return "+".join([m.capitalize() for m in modifiers] + [name])
+
+
+def footer_keys(key: str) -> str | None:
+    """What the footer shows for a binding of several keys (it would show the first alone): `^⏎/^j`.
+    None for one key, which the footer draws itself (and a remapped key drops this text)."""
+    keys = [k.strip() for k in key.split(",")]
+    if len(keys) == 1:
+        return None
+    shown = []
+    for k in keys:
+        *modifiers, name = k.split("+")
+        caret = "^" if "ctrl" in modifiers else ""
+        shown.append("+".join([m for m in modifiers if m != "ctrl"] + [caret + format_key(name)]))
+    return "/".join(shown)

@@ -1,6 +1,8 @@
 """What an action did, as one sentence for the toast and the log panel (never a raw dict)."""
 from __future__ import annotations
 
+from ..core.text import count
+
 PURGE_LABELS = {  # singular, plural
     "processed_files": ("processed landing file", "processed landing files"),
     "bucket_processed_files": ("processed landing file in the bucket", "processed landing files in the bucket"),
@@ -10,10 +12,6 @@ PURGE_LABELS = {  # singular, plural
     "stuck_runs": ("stuck run", "stuck runs"),
     "file_versions": ("old file version", "old file versions"),
 }
-
-
-def count(n: int, one: str, many: str) -> str:
-    return f"{n:,} {one if n == 1 else many}"
 
 
 def join(parts: list[str]) -> str:
@@ -45,7 +43,7 @@ def doctor(findings: list[dict]) -> str:
 
 
 def diffed(fqn: str, diff: dict, old: int, new: int) -> str:
-    return f"{fqn}: snapshot {old} → {new}: +{diff['added']:,} rows, -{diff['removed']:,} rows."
+    return f"{fqn}: snapshot {old} → {new}: +{count(diff['added'], 'row')}, -{count(diff['removed'], 'row')}."
 
 
 def rows_shown(what: str, result: dict) -> str:

@@ -163,7 +163,7 @@ class Views:
             self.runs.pop(event.run_id, None)  # from now on the stored record (with samples) is the truth
             severity = {"success": "information", "cancelled": "warning"}.get(event.status, "error")
             if self.selection is None or not self.selection.owns(event.run_id):  # a selection says it once, at its end
-                self.notify(event.error or f"{event.rows_written:,} rows written",
+                self.notify(event.error or f"{count(event.rows_written, 'row')} written",
                             title=f"{event.pipeline}: {event.status}", severity=severity, timeout=6)
             self.refresh_tree()
             if self.selected is not None:

@@ -18,7 +18,7 @@ async def test_tree_shows_namespaces_layers_pipelines_and_zones(sample_copy: Pat
         silver = [str(n.label) for n in ecommerce.children[1].children]
         assert silver == ["○ clean_orders", "○ dim_customers"]
         zones = [str(n.label) for n in ecommerce.children[3].children]
-        assert zones == ["events  1 files", "orders  3 files", "products  1 files"]
+        assert zones == ["events  1 file", "orders  3 files", "products  1 file"]
 
 
 async def test_rat_yaml_remaps_keys_and_help_lists_them(sample_copy: Path):

@@ -1,4 +1,4 @@
-"""What every group of commands may use; `Workbench.__init__` sets it up."""
+"""What every group of commands may use; `Workbench.__init__` builds it, bottom-up."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from ..events import EventBus
 from ..lake.session import SparkManager
 from ..project.model import PipelineRef, Project
+from ..remote.config import s3_config
 from ..run.runner import Runner
 from ..storage import Storage
 from ..store.state import StateDB
@@ -14,6 +15,19 @@ from ..store.versions import VersionStore
 
 if TYPE_CHECKING:
     from ..remote.storage import BucketStorage
+
+
+def open_storage(project: Project, state: StateDB) -> tuple[Storage, VersionStore]:
+    """The project's storage and version store, from `storage:` in rat.yaml: the one place that knows
+    which. A bucket keeps file versions as its object versions, so it builds the store it serves."""
+    objects = project.state_dir / "objects"
+    config = s3_config(project.settings)
+    if config is None:
+        return Storage(project), VersionStore(state, objects)
+    from ..remote.storage import BucketStorage  # boto3 is imported only for a project on a bucket
+
+    storage = BucketStorage(project, state, config, objects)
+    return storage, storage.versions
 
 
 class WorkbenchParts:
@@ -26,4 +40,6 @@ class WorkbenchParts:
     storage: Storage
     remote: BucketStorage | None  # the storage, when it is a bucket
 
+    run: Callable[..., dict]  # commands/workbench.py
+    table_refs: Callable[[], list[PipelineRef]]  # commands/tables.py
     stale_downstream: Callable[[PipelineRef, int], list[str]]  # commands/graph.py

@@ -3,6 +3,8 @@ of the tables a statement names, Spark SQL keywords and functions. Built from th
 `completion_catalog` reads with PyIceberg, so completing never waits on the JVM."""
 from __future__ import annotations
 
+import re
+
 from .console_text import tables_named
 
 KEYWORDS = """SELECT FROM WHERE GROUP BY ORDER HAVING LIMIT OFFSET JOIN LEFT RIGHT FULL OUTER INNER CROSS SEMI ANTI
@@ -38,6 +40,7 @@ try_to_timestamp typeof ucase unbase64 unhex unix_date unix_micros unix_millis u
 var_pop var_samp variance weekday weekofyear when width_bucket xxhash64 year zip_with""".split()
 
 LIMIT = 40
+_CHAIN = re.compile(r"[\w`-]+(?:\.[\w`-]*)+$")
 Item = tuple[tuple[str, str], str]  # ((label, kind), value inserted)
 
 
@@ -69,12 +72,22 @@ class Completions:
                 items.setdefault(fn, ((fn, "function"), fn))
         return [item for key, item in items.items() if key.lower() != p][:LIMIT]
 
-    def members(self, chain: str, prefix: str, statement: str) -> list[Item]:
-        """After a dot: `chain` is the whole dotted name before the cursor (`ns.silver.or`), `prefix`
-        the part the editor replaces (its last segments). Layers of a namespace, tables of a layer,
-        columns of a table; anything else (an alias, `o.`) gets the statement's columns."""
+    def at(self, before: str, replaced: str, statement: str) -> list[Item]:
+        """What to offer at the cursor: `before` is its line up to the cursor, `replaced` the text the
+        editor swaps for the chosen item (after a dot the editor's member word, `silver.or`; else the
+        bare word, `or`). Where the word is qualified (`ns.`, `ns.layer.`, `alias.`) only the names
+        under the qualifier, by prefix, never keywords: the editor may lose its member mode (Esc, a
+        stale answer closing the list), and a bare `s` after `ecommerce.` must still mean `silver`."""
+        chain = chain_before(before) or chain_before(replaced)
+        return self.members(chain, statement, replaced) if chain else self.words(replaced, statement)
+
+    def members(self, chain: str, statement: str, replaced: str = "") -> list[Item]:
+        """After a dot: `chain` is the whole dotted name before the cursor (`ns.silver.or`). Layers of
+        a namespace, tables of a layer, columns of a table; anything else (an alias, `o.`) gets the
+        statement's columns. Each value is `replaced`'s qualifier (the part the editor swaps that
+        stays) followed by the name."""
         *head, last = chain.lower().split(".")
-        keep = prefix.rsplit(".", 1)[0] + "."
+        keep = replaced.rsplit(".", 1)[0] + "." if "." in replaced else ""
         names: list[tuple[str, str]] = []
         if len(head) == 1 and head[0] in self.namespaces:
             names = [(layer, "layer") for layer in sorted({f.split(".")[1] for f in self.catalog
@@ -90,3 +103,10 @@ class Completions:
             if name.lower().startswith(last) and name not in seen:
                 seen[name] = ((name, kind), keep + name)
         return list(seen.values())[:LIMIT]
+
+
+def chain_before(text: str) -> str:
+    """The dotted name `text` ends with (`ns.sil` in `FROM ns.sil`, back-quotes dropped); "" where the
+    last word is not qualified."""
+    match = _CHAIN.search(text)
+    return match.group(0).replace("`", "") if match else ""

@@ -20,7 +20,7 @@ from ..lake.metadata import load_table
 from ..lake.session import SessionState
 from ..lake.spark_errors import summarise
 from ..project.sql_guard import check_read_only
-from ..run.quality import json_value
+from ..values import json_value
 from .base import WorkbenchParts
 
 if TYPE_CHECKING:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from pathlib import Path
 
 from ..errors import RatError
 from ..landing.checks import file_problem
@@ -11,9 +12,10 @@ from ..landing.twins import find_twin
 from ..project.model import TYPED_TWIN_FOLDER, PipelineRef, landing_format
 from ..project.pipeline_source import load_pipeline
 from ..project.templating import template_calls
+from .base import WorkbenchParts
 
 
-def pipeline_detail(wb, ref: PipelineRef) -> dict:
+def pipeline_detail(wb: WorkbenchParts, ref: PipelineRef) -> dict:
     loaded, problems = load_pipeline(ref, wb.project.read_pipeline_files(ref))
     if loaded is None:
         return {"fqn": ref.fqn, "kind": "sql", "source": "", "description": "", "config": {}, "sources": {},
@@ -30,7 +32,7 @@ def pipeline_detail(wb, ref: PipelineRef) -> dict:
     }
 
 
-def zone_files(wb, namespace: str, zone: str) -> list[dict]:
+def zone_files(wb: WorkbenchParts, namespace: str, zone: str) -> list[dict]:
     """Active files, `_samples/` and `_processed/<run>/` files, newest first within each kind."""
     base = wb.project.zone_dir(namespace, zone)
     consumed = wb.state.consumed_files()
@@ -60,7 +62,7 @@ def zone_files(wb, namespace: str, zone: str) -> list[dict]:
     return sorted(found, key=lambda f: (order.get(f["kind"], 2), f["path"]))
 
 
-def _dialect(path, settings) -> dict:
+def _dialect(path: Path, settings: ZoneReadSettings) -> dict:
     """How a run reads a text file (`';'-separated, header`), or why it cannot (detection is cached)."""
     try:
         return {"dialect": detect(path, settings).describe()}
@@ -68,7 +70,7 @@ def _dialect(path, settings) -> dict:
         return {"dialect": None, "problem": exc.sentence()}
 
 
-def zone_readers(wb, namespace: str, zone: str) -> list[str]:
+def zone_readers(wb: WorkbenchParts, namespace: str, zone: str) -> list[str]:
     """Pipelines whose templates call landing_zone('<zone>')."""
     readers = []
     for ref in wb.project.scan().pipelines():

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from ..errors import RatError
+from ..fileio import atomic_write
 from ..project.model import pipeline_file_owner
 from ..project.paths import inside
-from ..store.fileio import atomic_write
 from .base import WorkbenchParts
 
 

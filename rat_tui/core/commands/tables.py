@@ -7,8 +7,7 @@ from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable
 from ..project.model import PipelineRef
 from ..project.settings import target_file_size
-from ..run.quality import json_value as row_value
-from ..run.quality import row_values
+from ..values import json_value, row_values
 from .base import WorkbenchParts
 
 
@@ -76,7 +75,7 @@ class TableCommands(WorkbenchParts):
         if snapshot is None:
             raise RatError(f"table {ref.fqn} has no snapshot {snapshot_id}" if snapshot_id else f"table {ref.fqn} is empty")
         arrow = table.scan(snapshot_id=snapshot.snapshot_id, limit=limit).to_arrow()
-        rows = [[row_value(v) for v in record.values()] for record in arrow.to_pylist()]
+        rows = [[json_value(v) for v in record.values()] for record in arrow.to_pylist()]
         return {"snapshot_id": snapshot.snapshot_id, "columns": arrow.column_names, "rows": rows}
 
     def diff_snapshots(self, pipeline: str, old: int, new: int, limit: int = 20) -> dict:

@@ -4,23 +4,27 @@ from __future__ import annotations
 import time
 
 from ..errors import RatError
-from ..upkeep.doctor import Doctor
+from ..upkeep.doctor import Doctor, Finding, apply_fixes
 from ..upkeep.purge import PurgePlan, Reaper, needs_spark
 from .base import WorkbenchParts
 
 
 class UpkeepCommands(WorkbenchParts):
     def doctor(self, fix: bool = False, namespace: str | None = None) -> dict:
-        doctor = Doctor(self, namespace)
+        doctor = Doctor(self.project, self.state, self.versions, self.table_refs(), namespace)
         findings = doctor.check()
         if fix and findings:
-            doctor.fix(findings)
+            apply_fixes(findings, lambda finding: self._rerun(finding) if finding.needs_run else doctor.fix(finding, self.spark))
         result = {"findings": [f.as_dict() for f in findings]}
         unfixed = [f for f in findings if not f.fixed]
         if unfixed:
             raise RatError.with_result(
                 f"{len(unfixed)} finding(s){' not fixed' if fix else ''}; first: {unfixed[0].kind} {unfixed[0].object}", result)
         return result
+
+    def _rerun(self, finding: Finding) -> bool:
+        self.run(finding.object, full_refresh=True)
+        return True
 
     def auto_purge(self, now: float | None = None) -> dict:
         """Old `_processed/` files of zones with `auto_purge: true` (at start-up and daily in the TUI)."""

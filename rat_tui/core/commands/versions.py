@@ -4,10 +4,10 @@ from __future__ import annotations
 import hashlib
 
 from ..errors import RatError
+from ..fileio import atomic_write
 from ..project.model import PipelineRef
 from ..project.paths import inside
 from ..project.validate import validate
-from ..store.fileio import atomic_write
 from .base import WorkbenchParts
 
 

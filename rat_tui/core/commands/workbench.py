@@ -13,26 +13,26 @@ from ..lake.metadata import load_table, table_stats
 from ..lake.session import SparkManager
 from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable
+from ..project.graph import GraphCache
 from ..project.model import PipelineRef, Project
-from ..project.pipeline_source import load_pipeline
 from ..project.sql_guard import check_read_only
 from ..project.validate import validate
 from ..run.build import build
 from ..run.context import RunContext, run_timestamp
 from ..run.explain import watermark_note
+from ..run.loading import load_checked
 from ..run.phases import RunOptions
-from ..run.quality import row_values
 from ..run.recovery import drop_leftovers, leftover_stages, mark_orphans
 from ..run.run_log import RunLog
 from ..run.runner import RunHandle, Runner
 from ..run.selection import Selector
-from ..storage import open_storage
 from ..store.state import StateDB
-from ..store.versions import VersionStore
+from ..values import row_values
 
 if TYPE_CHECKING:
     from ..remote.storage import BucketStorage
-from ..project.graph import GraphCache
+
+from .base import open_storage
 from .bucket import BucketCommands
 from .console_export import ExportCommands
 from .files import FileCommands
@@ -56,12 +56,9 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.project = Project(root)
         self.events = EventBus()
         self.state = StateDB(self.project.state_dir / "state.db")
-        self.storage = open_storage(self.project, self.state)
+        self.storage, self.versions = open_storage(self.project, self.state)
         self.spark = SparkManager(self.project, self.events, self.storage)
         self.runner = Runner(self.project, self.spark, self.state, self.events, self.storage)
-        self.versions = VersionStore(self.state, self.project.state_dir / "objects",
-                                     remote=self.storage.file_versions())
-        self.storage.attach(self.versions)
         self.graph_cache = GraphCache(self.project)
         self.selections = []
         self._selections_lock = threading.Lock()
@@ -180,12 +177,9 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         return {"runs": [r.as_dict() for r in self.runner.wait_idle(timeout)]}
 
     def preview(self, pipeline: str, limit: int = 20) -> dict:
-        """Phases 1-2 only: compile and execute, write nothing."""
+        """Phases 1-2 only (config_loading, build_result), checked as a run checks them; writes nothing."""
         ref = self.resolve(pipeline)
-        loaded, problems = load_pipeline(ref, self.project.read_pipeline_files(ref))
-        errors = [p for p in problems if p.is_error]
-        if loaded is None or errors:
-            raise RatError.from_problem(errors[0])
+        loaded = load_checked(ref, self.project.read_pipeline_files(ref))
         with self.spark.using(isolated=True) as spark:
             self.spark.ensure_catalog(ref.namespace)
             table = IcebergTable(spark, ref)

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from ..errors import RatError
-from ..store.fileio import file_sha256
+from ..fileio import file_sha256
 
 log = logging.getLogger(__name__)
 

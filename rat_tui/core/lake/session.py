@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..errors import RatError
 from ..events import EventBus, SessionStateChanged
@@ -21,8 +21,6 @@ from .run_session import RunSession
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
-
-    from ..storage import Storage
 
 log = logging.getLogger(__name__)
 
@@ -98,10 +96,18 @@ def expand_environment(value: str, key: str) -> str:
     return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", lookup, value)
 
 
+class WarehouseStorage(Protocol):
+    """What the session needs of the storage seam (core/storage.py): where tables live, and its settings."""
+
+    def warehouse_uri(self, namespace: str) -> str: ...
+
+    def spark_conf(self) -> dict[str, str]: ...
+
+
 class SparkManager:
     """Owns the one SparkSession of the process and reports its state on the event bus."""
 
-    def __init__(self, project: Project, events: EventBus, storage: Storage):
+    def __init__(self, project: Project, events: EventBus, storage: WarehouseStorage):
         self.project = project
         self.events = events
         self.storage = storage

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..errors import RatError
 from ..project.model import landing_format
-from ..run.quality import json_value
+from ..values import json_value
 from .dialect import detect, sample_text
 from .zone_settings import ZoneReadSettings
 

@@ -30,9 +30,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import RatError
+from ..lake.spark_errors import summarise
 from ..project.model import TYPED_TWIN_FOLDER, active_landing_files, landing_format
 from .dialect import Dialect, detect
 from .identity import FileIdentity
+from .reader import csv_frame, named, pin_types
+from .schema import sampled_csv_schema
 from .zone_settings import ZoneReadSettings
 
 if TYPE_CHECKING:
@@ -127,10 +130,6 @@ def make_group_twins(spark: "SparkSession", zone_dir: Path, files: list[Path], d
     """Convert files of one dialect in one Spark job; RatError (Spark's sentence) when a value does not
     fit its sampled type. One job for 2,000 small files, not 2,000 jobs of mostly scheduling."""
     from pyspark.sql import functions as F
-
-    from ..lake.spark_errors import summarise
-    from .schema import sampled_csv_schema
-    from .zone_read import csv_frame, named, pin_types
 
     made_from = {f: _identity(zone_dir, f, dialect) for f in files}
     folders = {f: twin_folder(zone_dir, f, dialect) for f in files}

@@ -12,9 +12,10 @@ from ..errors import RatError
 from ..project.model import Project, landing_format
 from ..project.names import name_problem
 from ..project.paths import inside
-from ..run.archival import kept_copy_folder
+from .archive import kept_copy_folder
 from .checks import file_problem
 from .dialect import Dialect, detect
+from .sample_sources import record_sample, remove_orphan_samples
 from .zone_settings import ZoneReadSettings
 
 SAMPLE_ROWS = 1000
@@ -107,18 +108,18 @@ def write_sample(zone_dir: Path, file: Path, settings: ZoneReadSettings | None =
     temp = target.with_name(f".{target.name}.tmp")
     if fmt == "csv":
         _write_text_sample(file, temp, detect(file, settings or ZoneReadSettings()))
-        os.replace(temp, target)
-        return target
-    quoted = _literal(str(file))
-    reader = {"parquet": f"read_parquet({quoted})", "json": f"read_json_auto({quoted})"}[fmt]
-    options = {"parquet": "(FORMAT parquet)", "json": "(FORMAT json)"}[fmt]
-    try:
-        with duckdb.connect() as con:
-            con.execute(f"COPY (SELECT * FROM {reader} LIMIT {SAMPLE_ROWS}) TO {_literal(str(temp))} {options}")
-    except duckdb.Error as exc:
-        temp.unlink(missing_ok=True)
-        raise RatError(f"cannot sample {file.name}: {str(exc).splitlines()[0]}") from None
+    else:
+        quoted = _literal(str(file))
+        reader = {"parquet": f"read_parquet({quoted})", "json": f"read_json_auto({quoted})"}[fmt]
+        options = {"parquet": "(FORMAT parquet)", "json": "(FORMAT json)"}[fmt]
+        try:
+            with duckdb.connect() as con:
+                con.execute(f"COPY (SELECT * FROM {reader} LIMIT {SAMPLE_ROWS}) TO {_literal(str(temp))} {options}")
+        except duckdb.Error as exc:
+            temp.unlink(missing_ok=True)
+            raise RatError(f"cannot sample {file.name}: {str(exc).splitlines()[0]}") from None
     os.replace(temp, target)
+    record_sample(zone_dir, target, file)
     return target
 
 
@@ -141,7 +142,8 @@ def _literal(text: str) -> str:
 
 
 def refresh_samples(zone_dir: Path, active: list[Path], settings: ZoneReadSettings | None = None) -> list[Path]:
-    """Write samples that are missing or older than their source file."""
+    """Write samples that are missing or older than their source file; the samples of deleted files go."""
+    remove_orphan_samples(zone_dir)
     written = []
     for file in active:
         sample = sample_path(zone_dir, file)

@@ -14,39 +14,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import reduce
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
 from ..project.model import landing_format
 from .checks import is_json_array
 from .dialect import Dialect, detect
+from .quarantine import read_setting_aside, write_rejected
+from .reader import FileGroup, csv_frame, list_locally, named, pin_types
 from .schema import sampled_csv_schema
+from .widening import explain, widen
 from .zone_settings import ZoneReadSettings
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
-    from .twins import Twin
-
-TwinsOf = Callable[[list[Path], "Dialect"], "list[Twin] | None"]
-
-
-@dataclass
-class FileGroup:
-    """Files one Spark reader reads: one format, and for CSV one dialect and header."""
-
-    fmt: str
-    files: list[Path]
-    dialect: Dialect | None = None
-    json_array: bool = False
-    schema: "StructType | None" = None  # what CSV files are read with: sampled, pinned, or widened
-    full_pass: bool = False  # the schema was inferred over every byte
-    twins: "list[Twin] | None" = None
-
-    def names(self) -> str:
-        shown = ", ".join(f.name for f in self.files[:3])
-        return shown + (f" and {len(self.files) - 3} more" if len(self.files) > 3 else "")
+TwinsOf = Callable[[list[Path], Dialect], "list[Any] | None"]  # twins.twins_for of a zone
 
 
 def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings) -> list[FileGroup]:
@@ -131,9 +115,7 @@ class ZoneReader:
         if group.schema is None:
             group.schema = self.pinned(named(sampled_csv_schema(self.spark, group.files, group.dialect), group.dialect))
         if self.settings.quarantine:
-            from .quarantine import read_setting_aside
-
-            return read_setting_aside(self, group, uris)
+            return self._set_aside(group, uris)
         return csv_frame(self.spark, uris, group.dialect, group.schema, "FAILFAST")
 
     def _by_name(self, frames: list["DataFrame"]) -> "DataFrame":
@@ -156,46 +138,25 @@ class ZoneReader:
     def pinned(self, schema: "StructType") -> "StructType":
         return pin_types(schema, self.settings)
 
+    # -- after a failed read, and rows set aside ------------------------------------------
+    def widen(self) -> list[str]:
+        """Infer the text groups read from a sample over their whole files; notes on what changed
+        (widening.py). RatError when a value does not fit a pinned type."""
+        notes = widen(self.spark, self.groups, self.uri_of, self.settings)
+        for note in notes:
+            self.note(f"widened {note}")
+        return notes
 
-def pin_types(schema: "StructType", settings: ZoneReadSettings) -> "StructType":
-    """`schema:` of the zone settings over the inferred types."""
-    from pyspark.sql.types import StructField, StructType, _parse_datatype_string
+    def explain(self, exc: BaseException) -> str | None:
+        return explain(self.groups, self.label, exc)
 
-    if not settings.types:
-        return schema
-    fields = []
-    for f in schema.fields:
-        wanted = settings.types.get(f.name)
-        if wanted is None:
-            fields.append(f)
-            continue
-        try:
-            fields.append(StructField(f.name, _parse_datatype_string(wanted), True))
-        except Exception:
-            raise RatError(f"rat.yaml {settings.key('schema')}.{f.name}: {wanted!r} is not a Spark SQL type "
-                           "(e.g. int, bigint, double, decimal(12,2), date, timestamp, string)") from None
-    return StructType(fields)
-
-
-def named(schema: "StructType", dialect: Dialect | None) -> "StructType":
-    """A header-less file's columns get the zone's `columns:` names (Spark names them `_c0`, `_c1`, …)."""
-    from pyspark.sql.types import StructField, StructType
-
-    if dialect is None or dialect.header or len(dialect.names) != len(schema.fields):
-        return schema
-    return StructType([StructField(n, f.dataType, f.nullable) for n, f in zip(dialect.names, schema.fields)])
-
-
-def csv_frame(spark: "SparkSession", uris: list[str], dialect: Dialect, schema: "StructType", mode: str,
-              **options: str) -> "DataFrame":
-    """CSV files read with their dialect and a known schema (FAILFAST: a value that does not fit is an
-    error, never a silent NULL)."""
-    list_locally(spark, uris)
-    return spark.read.options(**dialect.spark_options(), mode=mode, **options).schema(schema).csv(uris)
-
-
-def list_locally(spark: "SparkSession", uris: list[str]) -> None:
-    """Local files are listed by the driver: past 32 paths Spark lists them in a job of one task a path
-    (500 small files: 3.3 s to set up the read, against 0.2 s listed here)."""
-    if len(uris) > 32 and all(u.startswith("file:") for u in uris):
-        spark.conf.set("spark.sql.sources.parallelPartitionDiscovery.threshold", str(len(uris) + 1))
+    def _set_aside(self, group: FileGroup, uris: list[str]) -> "DataFrame":
+        df, rejected = read_setting_aside(self.spark, group, uris)
+        if rejected and not group.full_pass and self.widen():  # never reject a row a full pass reads
+            df, rejected = read_setting_aside(self.spark, group, uris)
+        if rejected:
+            self.rejected_rows += len(rejected)
+            where = write_rejected(self.zone_dir, self.run_id, group, rejected)
+            self.note(f"{len(rejected)} row(s) of {group.names()} did not parse and were set aside"
+                      + (f" in {where}" if where else ""))
+        return df

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RatError
-from ..store.fileio import atomic_write
+from ..fileio import atomic_write
 
 
 def set_values(path: Path, section: list[str], values: dict[str, Any]) -> None:

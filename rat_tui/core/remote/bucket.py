@@ -19,7 +19,7 @@ import botocore.exceptions
 from botocore.config import Config
 
 from ..errors import RatError
-from ..store.fileio import file_sha256
+from ..fileio import file_sha256
 from .config import S3Config
 
 log = logging.getLogger(__name__)

@@ -5,8 +5,8 @@ import logging
 from pathlib import Path
 
 from ..errors import RatError
+from ..landing.archive import LandingArchive
 from ..project.model import Project
-from ..run.archival import LandingArchive
 from .sync import ProjectSync
 
 log = logging.getLogger(__name__)

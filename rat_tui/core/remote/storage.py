@@ -8,24 +8,30 @@ from pathlib import Path
 from ..project.model import PipelineRef, Project
 from ..storage import Storage
 from ..store.state import StateDB
-from ..store.versions import PublishedVersion, RemoteVersions, VersionStore
+from ..store.versions import PublishedVersion, VersionStore
 from .bucket import Bucket, ObjectInfo
 from .config import S3Config
 from .landing import BucketLandingArchive
+from .objects import SyncedObjects
 from .published import PublishedSync
 from .sync import ProjectSync, RemoteChange
 
 
 class BucketStorage(Storage):
+    """Built bottom-up: the bucket, what this folder knows of its objects, the version store that keeps
+    file versions there (`versions`, the workbench's), then the sync and the shared published versions."""
+
     is_bucket = True
 
-    def __init__(self, project: Project, state: StateDB, config: S3Config):
+    def __init__(self, project: Project, state: StateDB, config: S3Config, objects_dir: Path):
         super().__init__(project)
         self.config = config
         self.bucket = Bucket(config)
-        self.sync = ProjectSync(project, self.bucket, state)
+        self.objects = SyncedObjects(project, self.bucket, state)
+        self.versions = VersionStore(state, objects_dir, remote=self.objects)
+        self.sync = ProjectSync(project, self.objects, self.versions)
         self.landing_archive = BucketLandingArchive(project, self.sync)
-        self.published: PublishedSync | None = None  # needs the version store: see attach()
+        self.published = PublishedSync(self.bucket, self.versions, state, project.root)
         self.changes: dict[str, str] = {}  # the last known remote changes, by path (no network to read)
         self._connected = False
         self._lock = threading.Lock()
@@ -41,26 +47,17 @@ class BucketStorage(Storage):
     def spark_conf(self) -> dict[str, str]:
         return self.config.s3a_conf() if self.config.direct else {}
 
-    def file_versions(self) -> RemoteVersions:
-        return self.sync
-
-    def attach(self, versions: VersionStore) -> None:
-        self.sync.versions = versions
-        self.published = PublishedSync(self.bucket, versions, self.sync.state, self.project.root)
-
     def pull_published(self) -> None:
         """Versions colleagues published since the last look (one listing)."""
         self.ensure_connected()
-        assert self.published is not None
         self.published.pull()
 
     def file_replaced(self, relpath: str, data: bytes) -> None:
         """The bucket's working copy follows, as a new object version."""
-        assert self.sync.versions is not None
-        self.sync.versions.record(relpath, data)
+        self.versions.record(relpath, data)
 
     def file_deleted(self, relpath: str) -> None:
-        self.sync.delete(relpath)
+        self.objects.delete(relpath)
 
     def zone_changed(self, namespace: str, zone: str) -> None:
         """The file and its sample go to the bucket, where the team's runs read them."""
@@ -74,7 +71,6 @@ class BucketStorage(Storage):
         self.bucket.delete(relpath)
 
     def publish(self, ref: PipelineRef, pin: Callable[[], PublishedVersion], keep: int) -> PublishedVersion:
-        assert self.published is not None
         return self.published.publish(ref, pin, keep)
 
     def connect(self) -> dict:
@@ -88,7 +84,6 @@ class BucketStorage(Storage):
 
     def refresh(self) -> list[dict]:
         """Look for remote changes; files new to this folder come in at once (nothing here to lose)."""
-        assert self.published is not None
         self.published.pull()
         new = [c.path for c in self.status() if c.state == "new"]
         return self.pull(new, force=False) if new else []
@@ -118,7 +113,7 @@ class BucketStorage(Storage):
         return {"pipelines": pushed, "landing": landing}
 
     def _local_namespaces(self) -> set[str]:
-        return {ns.name for ns in self.sync.project.scan().namespaces}
+        return {ns.name for ns in self.project.scan().namespaces}
 
     def prepare_run(self, ref: PipelineRef) -> None:
         """Before a run: the landing cache of its namespace matches the bucket (by ETag)."""

@@ -4,40 +4,28 @@ The folder stays the editing surface. Pipeline files are pushed when saved (each
 new S3 object version) and pulled on request when someone else changed them. Landing
 zones live in the bucket; runs read a local cache of them, refreshed by ETag.
 
-`s3_synced` remembers, per project path, the object (ETag, VersionId) and the local content
-(sha256, size, mtime) last known to be equal; comparing both sides against it tells a local
-edit from a remote one. One lock serialises every operation of this class: syncs, pulls,
-uploads and archival moves of different threads (runs, TUI workers) never interleave.
+What the folder last knew of each object, and the lock every bucket operation takes, are
+objects.py's `SyncedObjects`, which this sync shares with the version store.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import testpoints
 from ..errors import RatError
+from ..fileio import atomic_write, file_sha256
+from ..landing.archive import kept_copy_folder
 from ..project.model import TYPED_TWIN_FOLDER, Project, pipeline_file_owner
 from ..project.paths import inside
-from ..run.archival import kept_copy_folder
-from ..store.fileio import atomic_write, file_sha256
-from ..store.state import StateDB
 from ..store.versions import VersionStore
-from .bucket import Bucket, ObjectInfo, PreconditionFailed
+from .bucket import ObjectInfo, PreconditionFailed
+from .objects import SyncedObjects, sha
 
 log = logging.getLogger(__name__)
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS s3_synced (
-    relpath TEXT PRIMARY KEY,
-    etag TEXT NOT NULL,
-    version_id TEXT,
-    sha256 TEXT NOT NULL,
-    size INTEGER NOT NULL,          -- -1: compare by sha256 (the local file was not the uploaded content)
-    mtime_ns INTEGER NOT NULL
-);
 CREATE TABLE IF NOT EXISTS s3_pending_restores (   -- archival being undone in the bucket
     zone TEXT NOT NULL,
     run_id TEXT NOT NULL,
@@ -55,95 +43,17 @@ class RemoteChange:
         return {"path": self.path, "state": self.state}
 
 
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 class ProjectSync:
-    """Implements `RemoteVersions` for the version store, plus pull/push of files and landing zones."""
+    """Pull and push of pipeline files, landing zones kept in step, and archival in the bucket."""
 
-    def __init__(self, project: Project, bucket: Bucket, state: StateDB):
+    def __init__(self, project: Project, objects: SyncedObjects, versions: VersionStore):
         self.project = project
-        self.bucket = bucket
-        self.state = state
-        self.versions: VersionStore | None = None  # set by the owner once the store exists
-        self.lock = threading.RLock()
-        state.script(_SCHEMA)
-
-    # -- bookkeeping -----------------------------------------------------------------
-    def _synced(self, relpath: str):
-        return self.state.query_one("SELECT * FROM s3_synced WHERE relpath = ?", (relpath,))
-
-    def _remember(self, relpath: str, info: ObjectInfo, sha: str) -> None:
-        """The object we wrote or read; the local file's size and mtime only if it holds that content."""
-        path = self.project.root / relpath
-        size, mtime = -1, 0
-        if path.is_file():
-            stat = path.stat()
-            if file_sha256(path) == sha:
-                size, mtime = stat.st_size, stat.st_mtime_ns
-        self.state.execute("INSERT OR REPLACE INTO s3_synced VALUES (?, ?, ?, ?, ?, ?)",
-                           (relpath, info.etag, info.version_id, sha, size, mtime))
-
-    def _forget(self, relpath: str) -> None:
-        self.state.execute("DELETE FROM s3_synced WHERE relpath = ?", (relpath,))
-
-    def _local_unchanged(self, relpath: str, row) -> bool:
-        path = self.project.root / relpath
-        if not path.is_file():
-            return False
-        stat = path.stat()
-        if row["size"] >= 0 and (stat.st_size, stat.st_mtime_ns) == (row["size"], row["mtime_ns"]):
-            return True
-        return file_sha256(path) == row["sha256"]
-
-    # -- RemoteVersions ----------------------------------------------------------------
-    def put(self, relpath: str, data: bytes) -> str:
-        """Upload a saved file as a new object version, unless someone else changed the object meanwhile.
-
-        The write is conditional on the ETag last seen (or on there being no object), so a
-        colleague's upload that lands between our check and our write is never overwritten.
-        """
-        sha = _sha(data)
-        with self.lock:
-            row = self._synced(relpath)
-            if row is not None and row["sha256"] == sha and row["version_id"]:
-                return row["version_id"]  # the bucket already has exactly this content
-            current = self.bucket.head(relpath)
-            if current is not None and current.sha256 == sha and current.version_id:
-                self._remember(relpath, current, sha)
-                return current.version_id
-            if current is not None and (row is None or current.etag != row["etag"]):
-                raise self._conflict(relpath)
-            try:
-                info = self.bucket.put(relpath, data, expected=current)
-            except PreconditionFailed:
-                raise self._conflict(relpath) from None
-            if not info.version_id or info.version_id == "null":
-                raise RatError(f"{self.bucket.where} returned no object version for {relpath}: versioning is off")
-            self._remember(relpath, info, sha)
-            return info.version_id
-
-    def _conflict(self, relpath: str) -> RatError:
-        return RatError(f"{relpath} was changed in {self.bucket.where} since this copy was pulled; "
-                        "pull it first (your edit is kept as a local version), then save again")
-
-    def get(self, relpath: str, version_id: str) -> bytes:
-        data, _ = self.bucket.get(relpath, version_id)
-        return data
-
-    def delete(self, relpath: str) -> None:
-        """A pipeline file removed here is removed in the bucket (its versions stay until they expire)."""
-        with self.lock:
-            row = self._synced(relpath)
-            if row is None:
-                return
-            current = self.bucket.head(relpath)
-            if current is not None and current.etag != row["etag"]:
-                raise self._conflict(relpath)
-            if current is not None:
-                self.bucket.delete(relpath)
-            self._forget(relpath)
+        self.objects = objects
+        self.bucket = objects.bucket
+        self.state = objects.state
+        self.versions = versions
+        self.lock = objects.lock
+        self.state.script(_SCHEMA)
 
     # -- pipeline files ----------------------------------------------------------------
     def namespaces(self) -> list[str]:
@@ -169,13 +79,13 @@ class ProjectSync:
         with self.lock:
             changes = []
             for relpath, info in sorted(self._remote_pipeline_files().items()):
-                row = self._synced(relpath)
+                row = self.objects.synced(relpath)
                 local = self.project.root / relpath
                 if row is not None and row["etag"] == info.etag:
                     continue
                 if not local.exists():
                     changes.append(RemoteChange(relpath, "new"))
-                elif row is not None and self._local_unchanged(relpath, row):
+                elif row is not None and self.objects.local_unchanged(relpath, row):
                     changes.append(RemoteChange(relpath, "changed"))
                 elif row is None and self._adopt_if_equal(relpath):
                     continue
@@ -186,14 +96,14 @@ class ProjectSync:
     def _adopt_if_equal(self, relpath: str) -> bool:
         """A local file never synced but equal to the object (e.g. both copied from one project)."""
         data, info = self.bucket.get(relpath)
-        if _sha(data) != file_sha256(self.project.root / relpath):
+        if sha(data) != file_sha256(self.project.root / relpath):
             return False
         self._take(relpath, data, info)
         return True
 
     def _take(self, relpath: str, data: bytes, info: ObjectInfo) -> None:
-        self._remember(relpath, info, _sha(data))
-        if self.versions is not None and info.version_id:
+        self.objects.remember(relpath, info, sha(data))
+        if info.version_id:
             self.versions.adopt(relpath, info.version_id, data)
 
     def pull(self, paths: list[str] | None = None, force: bool = False) -> list[dict]:
@@ -210,7 +120,7 @@ class ProjectSync:
             pulled = []
             for change in changes:
                 local = self.project.root / change.path
-                if change.state == "conflict" and self.versions is not None and local.exists():
+                if change.state == "conflict" and local.exists():
                     self.versions.keep_local(change.path, local.read_bytes())
                 data, info = self.bucket.get(change.path)
                 atomic_write(local, data)
@@ -228,11 +138,10 @@ class ProjectSync:
 
     def push_pipelines(self) -> list[str]:
         """Upload every pipeline file whose content the bucket does not have yet."""
-        assert self.versions is not None
         pushed = []
         for relpath in self.local_pipeline_files():
-            row = self._synced(relpath)
-            if row is not None and self._local_unchanged(relpath, row):
+            row = self.objects.synced(relpath)
+            if row is not None and self.objects.local_unchanged(relpath, row):
                 continue
             self.versions.record(relpath, (self.project.root / relpath).read_bytes())
             pushed.append(relpath)
@@ -268,20 +177,20 @@ class ProjectSync:
             for relpath, info in sorted(remote.items()):
                 self._sync_remote_file(relpath, info, relpath in local, done)
             for relpath in sorted(local - set(remote)):
-                row = self._synced(relpath)
-                if row is not None and self._local_unchanged(relpath, row):
+                row = self.objects.synced(relpath)
+                if row is not None and self.objects.local_unchanged(relpath, row):
                     # it came from the bucket and was archived (or removed) there since
                     (self.project.root / relpath).unlink(missing_ok=True)
-                    self._forget(relpath)
+                    self.objects.forget(relpath)
                     done["removed"].append(relpath)
                 else:
                     self._upload(relpath, None, done)
             return done
 
     def _sync_remote_file(self, relpath: str, info: ObjectInfo, here: bool, done: dict[str, list[str]]) -> None:
-        row = self._synced(relpath)
+        row = self.objects.synced(relpath)
         path = self.project.root / relpath
-        local_same = here and row is not None and self._local_unchanged(relpath, row)
+        local_same = here and row is not None and self.objects.local_unchanged(relpath, row)
         if here and row is not None and row["etag"] == info.etag:
             if not local_same:  # replaced locally: the bucket gets the new file
                 self._upload(relpath, info, done)
@@ -289,7 +198,7 @@ class ProjectSync:
         if here and not local_same:
             head = self.bucket.head(relpath)
             if head is not None and head.sha256 == file_sha256(path):
-                self._remember(relpath, head, head.sha256)
+                self.objects.remember(relpath, head, head.sha256)
                 return
             self._set_aside(relpath, done)
         self._download(relpath, done)
@@ -303,7 +212,7 @@ class ProjectSync:
     def _download(self, relpath: str, done: dict[str, list[str]]) -> None:
         data, fresh = self.bucket.get(relpath)
         atomic_write(self.project.root / relpath, data)
-        self._remember(relpath, fresh, _sha(data))
+        self.objects.remember(relpath, fresh, sha(data))
         done["downloaded"].append(relpath)
 
     def sync_landing(self, namespace: str) -> dict:
@@ -321,7 +230,7 @@ class ProjectSync:
             self._set_aside(relpath, done)
             self._download(relpath, done)
             return
-        self._remember(relpath, info, info.sha256 or file_sha256(self.project.root / relpath))
+        self.objects.remember(relpath, info, info.sha256 or file_sha256(self.project.root / relpath))
         done["uploaded"].append(relpath)
 
     # -- archival in the bucket ------------------------------------------------------------
@@ -337,7 +246,7 @@ class ProjectSync:
                     self.bucket.copy(source, target)
                     testpoints.reached("during:bucket_archive")  # copied, not yet deleted
                     self.bucket.delete(source)
-                    self._forget(source)
+                    self.objects.forget(source)
             except Exception:
                 try:
                     self.restore(zone_relpath, run_id)

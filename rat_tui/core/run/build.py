@@ -1,6 +1,8 @@
 """Phase 2: turn a pipeline (SQL template or Python `run`) into a Spark DataFrame."""
 from __future__ import annotations
 
+import re
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
@@ -66,19 +68,43 @@ def build_python(ctx: RunContext, pipeline: LoadedPipeline) -> "DataFrame":
             raise RatError(exc.message, relpath, _line_in(exc, relpath)) from None
         raise
     except Exception as exc:
-        line = _line_in(exc, relpath)
         message, _ = summarise(exc)
+        line = _line_in(exc, relpath, pipeline.source, message)
         raise RatError(f"{type(exc).__name__} in run(): {message}", relpath, line) from None
     return _to_dataframe(ctx, result, relpath)
 
 
-def _line_in(exc: BaseException, relpath: str) -> int | None:
-    tb, line = exc.__traceback__, None
+def _line_in(exc: BaseException, relpath: str, source: str = "", message: str = "") -> int | None:
+    """The pipeline's line where `exc` arose. Python gives the line a multi-line call starts on
+    (`return df.select(` over the column list); when the message names what it could not resolve
+    (`stauts`), the line of that call which spells it."""
+    tb, inner = exc.__traceback__, None
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == relpath:
-            line = tb.tb_lineno
+            inner = tb
         tb = tb.tb_next
-    return line
+    if inner is None:
+        return None
+    named = _NAMED.search(message)
+    first, last = _call_lines(inner)
+    if named is not None and first is not None and last is not None:
+        word = re.compile(rf"(?<![\w]){re.escape(named.group(1))}(?![\w])")
+        lines = source.splitlines()
+        for number in range(first, min(last, len(lines)) + 1):
+            if word.search(lines[number - 1]):
+                return number
+    return inner.tb_lineno
+
+
+_NAMED = re.compile(r"`(?:[^`]+`\.`)*([^`]+)`")  # the first name in back-quotes: `stauts`, `o`.`stauts`
+
+
+def _call_lines(tb: TracebackType) -> tuple[int | None, int | None]:
+    """First and last line of the expression that was running in the frame (its call's arguments too)."""
+    positions = list(tb.tb_frame.f_code.co_positions())
+    index = tb.tb_lasti // 2  # one position per two-byte code unit
+    first, last, *_ = positions[index] if 0 <= index < len(positions) else (None, None)
+    return first, last
 
 
 def build(ctx: RunContext, pipeline: LoadedPipeline) -> "DataFrame":

@@ -136,12 +136,10 @@ class LandingInput:
 
     def widen(self, exc: BaseException) -> list[str]:
         """After a failed read: notes on the columns widened by a full pass ([] if none would widen)."""
-        from ..landing.widening import widen
-
         notes = []
         for zone, reader in self.readers.items():
             try:
-                notes += [f"{self.label(zone)}: widened {n}" for n in widen(reader)]
+                notes += [f"{self.label(zone)}: widened {n}" for n in reader.widen()]
             except RatError:
                 raise
             except Exception:  # the files went meanwhile, or cannot be read at all: the first error stands
@@ -149,10 +147,8 @@ class LandingInput:
         return notes
 
     def explain(self, exc: BaseException) -> str | None:
-        from ..landing.widening import explain
-
         try:
-            return next((s for s in (explain(r, exc) for r in self.readers.values()) if s), None)
+            return next((s for s in (r.explain(exc) for r in self.readers.values()) if s), None)
         except OSError:  # a file went meanwhile: the first error stands
             return None
 

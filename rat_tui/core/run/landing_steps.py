@@ -3,7 +3,7 @@ load history. Functions of the run (phases.Execution) so the phases read as the 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ..errors import RatError
 from ..lake.spark_errors import is_cancellation
@@ -12,11 +12,11 @@ from .build import build, materialise
 from .landing_input import NothingNew
 from .strategies import writes_once
 
-if TYPE_CHECKING:
-    from .phases import Execution
+# Each function takes the run (phases.Execution, which imports this module: hence Any).
+Execution = Any
 
 
-def build_result(ex: "Execution", info: dict) -> None:
+def build_result(ex: Execution, info: dict) -> None:
     """The result, or "nothing new" when every landing zone the pipeline read had nothing to read."""
     assert ex.ctx is not None and ex.pipeline is not None
     landing = ex.ctx.landing
@@ -45,7 +45,7 @@ def build_result(ex: "Execution", info: dict) -> None:
     info["rows"] = ex.result_rows = ex.result.count()
 
 
-def widen(ex: "Execution", exc: BaseException) -> bool:
+def widen(ex: Execution, exc: BaseException) -> bool:
     """After a failed read: True when a full pass widened a landing column (the build reads again);
     RatError when the cause is a landing file's (a value that does not fit a pinned type, a malformed
     record), with its file and line; False when the failure is not about landing files."""
@@ -65,7 +65,7 @@ def widen(ex: "Execution", exc: BaseException) -> bool:
     return False
 
 
-def record_files_read(ex: "Execution") -> None:
+def record_files_read(ex: Execution) -> None:
     """What the build phase read is what the run archives: landing_zone() in a quality test later must
     not widen it."""
     assert ex.ctx is not None
@@ -78,7 +78,7 @@ def record_files_read(ex: "Execution") -> None:
                         landing=ex.record.landing)
 
 
-def landing_result(ex: "Execution") -> dict:
+def landing_result(ex: Execution) -> dict:
     """What the run's result says of its landing files (only what happened)."""
     assert ex.ctx is not None
     landing = ex.ctx.landing
@@ -87,7 +87,7 @@ def landing_result(ex: "Execution") -> dict:
     return {k: v for k, v in found.items() if v}
 
 
-def archive(ex: "Execution") -> None:
+def archive(ex: Execution) -> None:
     """Move the zone files this run read (and only those) into `_processed/<run_id>/`, with the files it
     skipped as loaded before; the loads go into the load history (they count once the run succeeds)."""
     assert ex.ctx is not None
@@ -109,7 +109,7 @@ def archive(ex: "Execution") -> None:
     ex.state.update_run(ex.record.run_id, archived_files=json.dumps(archived))
 
 
-def unarchive(ex: "Execution") -> None:
+def unarchive(ex: Execution) -> None:
     zones = {*ex.files_read, *((ex.ref.namespace, z) for z in (ex.ctx.landing.skipped if ex.ctx else {}))}
     for namespace, zone in zones:
         restored = ex.storage.landing_archive.restore(ex.project.zone_dir(namespace, zone), ex.record.run_id)

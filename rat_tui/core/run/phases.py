@@ -1,4 +1,8 @@
-"""One run of one pipeline in five phases, on its own Iceberg branch.
+"""One run of one pipeline in six phases, on its own Iceberg branch.
+
+`PHASES` in order, numbered 0-5 as the reference numbers them: 0 branch_creation, 1 config_loading,
+2 build_result, 3 iceberg_write, 4 quality_tests, 5 branch_resolution. Results and events carry
+these ids.
 
 Whatever happens (failure, cancellation, an exception), the branch is dropped and a table
 created by this run is removed again unless the run reached `main`.
@@ -27,15 +31,15 @@ from ..events import (
 from ..lake.spark_errors import is_cancellation, summarise
 from ..lake.table import IcebergTable, run_branch
 from ..project.model import PipelineRef, Project
-from ..project.pipeline_source import LoadedPipeline, load_pipeline
+from ..project.pipeline_source import LoadedPipeline
 from ..project.settings import target_file_size
-from ..project.templating import syntax_problem
 from ..store.state import RunRecord, StateDB
 from .build import build
 from ..landing.load_history import LoadHistory
 from .context import RunContext, run_timestamp
 from . import landing_steps
 from .explain import unique_key_changed, watermark_note
+from .loading import load_checked
 from .progress import watch_tasks
 from .quality import run_quality_test
 from .rebuild import create_stage, replace_from_stage
@@ -205,19 +209,7 @@ class Execution:
 
     def load(self) -> LoadedPipeline:
         files = self.options.files if self.options.files is not None else self.project.read_pipeline_files(self.ref)
-        pipeline, problems = load_pipeline(self.ref, files)
-        errors = [p for p in problems if p.is_error]
-        if pipeline is not None:
-            texts = [(pipeline.source_relpath, pipeline.source)] if pipeline.kind == "sql" else []
-            texts += [(t.relpath, t.sql) for t in pipeline.quality_tests]
-            errors += [p for p in (syntax_problem(text, path) for path, text in texts) if p]
-        for problem in problems:
-            if not problem.is_error:
-                self.log(problem.sentence(), "warn")
-        if errors:
-            raise RatError.from_problem(errors[0])
-        assert pipeline is not None
-        return pipeline
+        return load_checked(self.ref, files, lambda problem: self.log(problem.sentence(), "warn"))
 
     def write(self) -> int:
         """The write; once more after a landing column was widened (what this try created is undone first)."""

@@ -3,9 +3,6 @@ from __future__ import annotations
 
 import threading
 import time
-from datetime import date, datetime
-from decimal import Decimal
-from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
 from ..lake.spark_errors import summarise
@@ -13,33 +10,10 @@ from ..project.pipeline_source import QualityTest
 from ..project.sql_guard import check_read_only
 from ..project.templating import render
 from ..store.state import QualityOutcome
+from ..values import row_values
 from .context import RunContext
 
-if TYPE_CHECKING:
-    from pyspark.sql import Row
-
 SAMPLE_ROWS = 3
-
-
-def json_value(value: Any) -> Any:
-    """A JSON scalar: numbers as numbers (decimals as strings), dates as ISO 8601, NULL as None."""
-    if isinstance(value, Decimal):
-        return str(value)
-    if isinstance(value, (datetime, date)):
-        return value.isoformat()
-    if isinstance(value, (bytes, bytearray)):
-        return value.hex()
-    if isinstance(value, (list, tuple)):
-        return [json_value(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): json_value(v) for k, v in value.items()}
-    if hasattr(value, "asDict"):
-        return json_value(value.asDict())
-    return value
-
-
-def row_values(row: "Row") -> list[Any]:
-    return [json_value(v) for v in row]
 
 
 class _Watchdog:

@@ -7,9 +7,9 @@ import time
 from ..errors import RatError
 from ..lake.metadata import load_table, run_reached_main
 from ..lake.table import IcebergTable
+from ..landing.archive import LandingArchive
 from ..project.model import PipelineRef, Project
 from ..store.state import RunRecord, StateDB
-from .archival import LandingArchive
 from .rebuild import staged_run_id, staging_tables
 
 log = logging.getLogger(__name__)

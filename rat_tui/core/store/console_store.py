@@ -8,7 +8,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .fileio import atomic_write
+from ..fileio import atomic_write
 
 HISTORY_KEEP = 500
 

@@ -7,6 +7,7 @@ from rich.text import Text
 from textual.widgets import Static
 from textual.widgets.tree import TreeNode
 
+from ...core.text import count
 from .project_tree import NodeData
 
 WHAT = {"layer": ("pipeline", "pipelines"), "landing": ("landing zone", "landing zones"),
@@ -15,10 +16,6 @@ HINT = {"layer": "Move the cursor to a pipeline: r runs it, p previews it, P pub
         "landing": "Move the cursor to a zone: u uploads files into it, e edits its settings.",
         "tables": "Move the cursor to a table: its snapshots, a preview, t rolls back, d diffs.",
         "namespace": "Open a layer, the landing zones or the tables below it."}
-
-
-def plural(count: int, one: str, many: str) -> str:
-    return f"{count:,} {one if count == 1 else many}"
 
 
 class GroupView(Static):
@@ -37,11 +34,11 @@ class GroupView(Static):
         title = data.namespace if kind == "namespace" else f"{data.namespace} / {data.name}"
         names = ", ".join(_name(child) for child in node.children)
         if kind == "namespace":
-            count = ", ".join(f"{plural(len(c.children), *WHAT.get(c.data.name, WHAT['layer']))}"
+            contents = ", ".join(f"{count(len(c.children), *WHAT.get(c.data.name, WHAT['layer']))}"
                               f"{' in ' + c.data.name if c.data.kind == 'layer' else ''}" for c in node.children)
         else:
-            count = plural(len(node.children), one, many)
-        return Text.assemble((title, "bold"), "\n", count, (f": {names}" if kind != "namespace" else "", "grey70"),
+            contents = count(len(node.children), one, many)
+        return Text.assemble((title, "bold"), "\n", contents, (f": {names}" if kind != "namespace" else "", "grey70"),
                              "\n\n", (HINT[kind], "grey50"))
 
 

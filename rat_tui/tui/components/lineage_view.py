@@ -14,6 +14,7 @@ from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
 from ...core.project.graph import ProjectGraph
+from ...core.text import count
 from .project_tree import STATUS_MARK, NodeData
 
 LAYER_ORDER = ("landing", "bronze", "silver", "gold")
@@ -86,8 +87,9 @@ class LineageView(Vertical):
                                (" landing zone  ·  Enter: show it in the project tree", "grey50"))
         if self.center is None:
             namespaces = sorted({name.split(".", 1)[0] for name in self.nodes})
-            head = Text.assemble(("Lineage of the project", "bold"), f"  {len(namespaces)} namespaces, "
-                                 f"{sum(n['kind'] == 'pipeline' for n in self.nodes.values())} pipelines")
+            pipelines = sum(n["kind"] == "pipeline" for n in self.nodes.values())
+            head = Text.assemble(("Lineage of the project", "bold"),
+                                 f"  {count(len(namespaces), 'namespace')}, {count(pipelines, 'pipeline')}")
         else:
             head = Text.assemble(("Lineage of ", "bold"), (self.center, "bold"),
                                  f"  {len(self.graph.upstream_of(self.center))} upstream, "

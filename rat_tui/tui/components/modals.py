@@ -11,6 +11,8 @@ from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Button, Input, Label, Static, Switch
 
+from ...core.text import count
+
 
 class AskText(ModalScreen[str | None]):
     """One line of text (publish message, version number); Enter accepts, Escape cancels."""
@@ -140,7 +142,7 @@ def purge_plan_text(result: dict) -> str:
             size = item.get("bytes", item.get("added_bytes"))
             name = item.get("path") or item.get("branch") or item.get("run_id") or item.get("snapshot_id")
             where = f"{item['table']} " if "table" in item else ""
-            lines.append(f"    {where}{name}" + (f"  ({size:,} bytes)" if size is not None else ""))
+            lines.append(f"    {where}{name}" + (f"  ({count(size, 'byte')})" if size is not None else ""))
         if len(items) > 20:
             lines.append(f"    … and {len(items) - 20} more")
     return "\n".join(lines)

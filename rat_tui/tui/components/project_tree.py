@@ -15,6 +15,7 @@ from textual.widgets.tree import TreeNode
 from ...core.project.graph import zone_node
 from ...core.project.model import PipelineRef
 from ...core.project.names import LAYERS
+from ...core.text import count
 
 STATUS_MARK = {"success": ("●", "green"), "failed": ("●", "red"), "cancelled": ("●", "yellow"),
                "skipped": ("●", "grey50"), "running": ("◐", "cyan"), "queued": ("○", "cyan"), None: ("○", "grey50")}
@@ -121,7 +122,7 @@ class ProjectTree(Tree[NodeData]):
                     Spec(NodeData("pipeline", ref.namespace, ref.name, ref), self._pipeline_label(ref)) for ref in pipes]))
         if ns["zones"]:
             children.append(Spec(NodeData("group", name, "landing"), Text("landing", style="italic"), [
-                Spec(NodeData("zone", name, z["name"]), Text.assemble(z["name"], (f"  {z['files']} files", "grey50")))
+                Spec(NodeData("zone", name, z["name"]), Text.assemble(z["name"], (f"  {count(z['files'], 'file')}", "grey50")))
                 for z in ns["zones"]]))
         if ns["tables"]:
             children.append(Spec(NodeData("group", name, "tables"), Text("tables", style="italic"), [

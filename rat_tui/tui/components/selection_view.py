@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ...core.events import Event, PhaseStarted, RunFinished, RunQueued, RunStarted
+from ...core.text import count
 from .project_tree import STATUS_MARK, NodeData
 
 FINAL = ("success", "failed", "skipped", "cancelled")
@@ -86,7 +87,7 @@ class SelectionView(Static):
 
     def refresh_view(self) -> None:
         p = self.progress
-        head = Text.assemble(("Selection ", "bold"), (p.title, "bold"), f"  {len(p.rows)} pipelines: {p.counts()}",
+        head = Text.assemble(("Selection ", "bold"), (p.title, "bold"), f"  {count(len(p.rows), 'pipeline')}: {p.counts()}",
                              ("" if p.done else "  (c on a running pipeline cancels the selection)", "grey50"))
         table = Table(box=None, pad_edge=False, header_style="bold")
         table.add_column("")
@@ -103,7 +104,7 @@ class SelectionView(Static):
     @staticmethod
     def _detail(row: Row) -> Text:
         if row.state == "success" and row.started and row.finished:
-            return Text(f"{row.finished - row.started:.1f} s · {row.rows or 0:,} rows", style="grey70")
+            return Text(f"{row.finished - row.started:.1f} s · {count(row.rows or 0, 'row')}", style="grey70")
         if row.error:
             return Text(row.error[:120], style="red" if row.state == "failed" else "grey50")
         return Text("")

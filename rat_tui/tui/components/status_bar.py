@@ -4,6 +4,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from ...core.text import count
+
 STATE_STYLE = {"stopped": "grey50", "starting": "yellow", "ready": "green", "busy": "cyan", "failed": "red"}
 
 
@@ -26,8 +28,8 @@ class StatusBar(Static):
     def _resources(self) -> str:
         if not self.cores:
             return ""
-        executors = f" · {self.executors} executor{'s' if self.executors != 1 else ''}" if self.executors else ""
-        return f"{executors} · {self.cores} cores"
+        executors = f" · {count(self.executors, 'executor')}" if self.executors else ""
+        return f"{executors} · {count(self.cores, 'core')}"
 
     def render_status(self) -> None:
         text = Text.assemble(

@@ -6,6 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from ...core.text import count
 from .result_table import selected_key, show_rows
 
 
@@ -48,7 +49,7 @@ class TableView(Vertical):
         show_rows(self.query_one("#snapshot-preview", DataTable), result["columns"], result["rows"])
 
     def show_diff(self, diff: dict, old: int, new: int) -> None:
-        lines = [f"Diff {old} → {new}: +{diff['added']} rows, -{diff['removed']} rows"]
+        lines = [f"Diff {old} → {new}: +{count(diff['added'], 'row')}, -{count(diff['removed'], 'row')}"]
         for change in diff["schema_changes"]:
             lines.append(f"  column {change['column']}: {change['change']} {change.get('type', '')}{change.get('to', '')}")
         lines += [f"  + {row}" for row in diff["added_rows"][:5]] + [f"  - {row}" for row in diff["removed_rows"][:5]]

@@ -6,6 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, ProgressBar, Static
 
+from ...core.text import count
 from .result_table import selected_key, show_rows
 
 
@@ -30,7 +31,7 @@ class ZoneView(Vertical):
         self.query_one("#zone-title", Static).update(Text.assemble(
             (f"{self.namespace} / landing / {self.zone}", "bold"),
             ("\nread by: " + (", ".join(readers) or "no pipeline"), "grey70"),
-            (f"\nprocessed files kept {settings['processed_max_age_days']:g} days ({purge}){schema}"
+            (f"\nprocessed files kept {count(settings['processed_max_age_days'], 'day')} ({purge}){schema}"
              "   e edit · u upload", "grey50")))
         table = self.query_one("#zone-files", DataTable)
         table.clear(columns=True)

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from rat_tui.core.errors import RatError
-from rat_tui.core.run.archival import archive_files
+from rat_tui.core.landing.archive import archive_files
 
 
 def test_archive_moves_exactly_the_given_files_keeping_sub_paths(tmp_path: Path):
@@ -32,7 +32,7 @@ def test_a_failed_move_is_reported_and_every_file_stays_in_one_place(tmp_path: P
 
 
 def test_restore_puts_files_back_but_never_over_a_newer_file(tmp_path: Path):
-    from rat_tui.core.run.archival import restore_archived
+    from rat_tui.core.landing.archive import restore_archived
 
     zone = tmp_path / "zone"
     (zone / "_processed" / "r2" / "sub").mkdir(parents=True)

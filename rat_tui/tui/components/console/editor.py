@@ -2,36 +2,43 @@
 brackets, comments, find, a completion list) with completers fed from the lakehouse catalog."""
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
+from textual import on
+from textual.message import Message
 from textual_textarea import TextEditor
+from textual_textarea.text_editor import TextAreaPlus
 
 from ....core.commands.completion import Completions, Item
 from ....core.commands.console_text import offset_of, statement_at
-
-_CHAIN = re.compile(r"[\w`-]+(?:\.[\w`-]*)+$")
 
 
 class SqlEditor(TextEditor):
     # Its save/open/find keys still work, listed in help: the footer keeps room for the console's own.
     BINDINGS = [replace(b, show=False) for b in TextEditor.BINDINGS]
 
+    class Edited(Message):
+        """The text changed, whoever changed it."""
+
     def __init__(self, **kwargs) -> None:
         super().__init__(language="sql", theme="monokai", use_system_clipboard=False,
-                         word_completer=self._complete_word, member_completer=self._complete_member, **kwargs)
+                         word_completer=self._complete, member_completer=self._complete, **kwargs)
         self.completions = Completions({})
 
-    # The completers run in the completion list's thread worker: they only read the text.
-    def _complete_word(self, prefix: str) -> list[Item]:
-        return self.completions.words(prefix, self.current_statement())
+    @on(TextAreaPlus.Changed)
+    def _edited(self, event: TextAreaPlus.Changed) -> None:
+        # An edit the editor makes itself (an accepted completion, a comment toggle, undo) posts its
+        # Changed while this widget handles a message, and Textual stops such a message here, at its
+        # sender: say it again from here so that every edit reaches the panel (and the buffer store).
+        event.stop()
+        self.post_message(self.Edited())
 
-    def _complete_member(self, prefix: str) -> list[Item]:
+    # The completer runs in the completion list's thread worker: it only reads the text. The editor
+    # calls it with the word it will replace: a bare word, or after a dot its member word (`silver.or`).
+    def _complete(self, replaced: str) -> list[Item]:
         row, column = self.selection.end
-        line = self.get_line(row)[:column]
-        match = _CHAIN.search(str(line))
-        chain = match.group(0).replace("`", "") if match else prefix
-        return self.completions.members(chain, prefix, self.current_statement())
+        before = str(self.get_line(row))[:column]
+        return self.completions.at(before, replaced, self.current_statement())
 
     def current_statement(self) -> str:
         """The selection when there is one, else the statement the cursor is in."""

@@ -11,13 +11,15 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
+from ....core.text import count
+
 SHOWN = 200
 
 
 def _line(entry) -> str:
     sql = " ".join(entry.sql.split())
     when = time.strftime("%m-%d %H:%M", time.localtime(entry.at))
-    outcome = f"{entry.rows:,} rows" if entry.ok and entry.rows is not None else "ok" if entry.ok else "failed"
+    outcome = count(entry.rows, "row") if entry.ok and entry.rows is not None else "ok" if entry.ok else "failed"
     return f"{when}  {outcome:>12}  {sql[:120]}"
 
 

@@ -15,13 +15,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Tab, Tabs
-from textual_textarea.text_editor import TextAreaPlus
 
 from ....core.commands.completion import Completions
 from ....core.commands.console import QueryCancelled
 from ....core.store.console_store import ConsoleStore
+from ....core.text import count
 from ...heap import freeze_long_lived
-from ...keymap import CONSOLE_KEYMAP
+from ...keymap import CONSOLE_KEYMAP, console_key_label, footer_keys
 from ..modals import AskText
 from .editor import SqlEditor
 from .history import HistoryScreen
@@ -50,7 +50,7 @@ def _failure(exc: Exception) -> str:
 
 
 class ConsolePanel(Vertical):
-    BINDINGS = [Binding(k.key, k.action, k.description, show=k.show, id=k.id,
+    BINDINGS = [Binding(k.key, k.action, k.description, show=k.show, id=k.id, key_display=footer_keys(k.key),
                         priority=k.id in ("console_run", "console_close", "console_cancel"))  # the editor would eat them
                 for k in CONSOLE_KEYMAP if k.needs != "result"]
     DEFAULT_CSS = """
@@ -69,7 +69,8 @@ class ConsolePanel(Vertical):
         self.tab_ids: list[str] = []
         self._next_tab = 0
         self.running: str | None = None  # job group of the statement or export under way
-        self.result = None  # the last ConsoleResult: export and profile use its statement
+        self.result = None  # the ConsoleResult on screen: export and profile use its statement
+        self._results_seen = False
         self.loaded = False
         self._save_timer = None
 
@@ -166,7 +167,7 @@ class ConsolePanel(Vertical):
             self.editor.text = self.texts[index]
         self._schedule_save()
 
-    @on(TextAreaPlus.Changed)
+    @on(SqlEditor.Edited)
     def edited(self) -> None:
         if self.tab_ids:
             self.texts[self.active] = self.editor.text
@@ -215,13 +216,17 @@ class ConsolePanel(Vertical):
         self.running = f"console-{secrets.token_hex(4)}"
         return self.running
 
-    def action_run_statement(self) -> None:
+    async def action_run_statement(self) -> None:
         sql = self.editor.current_statement()
         if not sql:
-            self.results.say("Nothing to run: type a statement (Ctrl+Enter runs the one under the cursor).")
+            self.results.say(f"Nothing to run: type a statement ({console_key_label('console_run')} runs the one "
+                             "under the cursor).")
             return
         group = self._start("running another")
         if group is not None:
+            # The last result goes: under "Running…" or the new statement's error it would pass for its answer.
+            self.result = None
+            await self.results.clear()
             self.results.say("Running… (Esc or Ctrl+C cancels)")
             self.run_statement(sql, group, max(1, self.workbench.project.settings.console_max_rows))
 
@@ -246,9 +251,10 @@ class ConsolePanel(Vertical):
     async def on_statement_done(self, message: StatementDone) -> None:
         if message.group == self.running:
             self.running = None
-        first, self.result = self.result is None, message.result
+        self.result = message.result
         await self.results.show(message.result)
-        if first:
+        if not self._results_seen:
+            self._results_seen = True
             freeze_long_lived()  # the first result loaded pyarrow's and pandas' modules
 
     def on_statement_ended(self, message: StatementEnded) -> None:
@@ -298,7 +304,7 @@ class ConsolePanel(Vertical):
 
         result = self._ended(group, self.workbench.export, path, sql, progress, group)
         if result is not None:
-            self.post_message(StatementEnded(group, f"Exported {result['rows']:,} rows to {result['path']} "
+            self.post_message(StatementEnded(group, f"Exported {count(result['rows'], 'row')} to {result['path']} "
                                                     f"({result['format']}).", ok=True))
 
     def _ended(self, group: str, call, *args, **kwargs):

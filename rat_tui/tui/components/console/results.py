@@ -17,13 +17,10 @@ from textual_fastdatatable import ArrowBackend
 from textual_fastdatatable.column import CELL_X_PADDING
 from textual_fastdatatable.data_table import DataTable
 
-from ...keymap import CONSOLE_KEYMAP
+from ....core.text import count
+from ...keymap import CONSOLE_KEYMAP, console_key_label
 
 CACHED_ROWS = 200  # drawn rows the grid keeps: a few screens' worth
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 class ResultsGrid(DataTable):
@@ -105,7 +102,9 @@ class ResultsView(Vertical):
     """
 
     def compose(self) -> ComposeResult:
-        yield Static("Ctrl+Enter runs the statement under the cursor · F8 history · ? help", id="console-status")
+        # `?` would type into the editor: help is reached from the palette there.
+        yield Static(f"{console_key_label('console_run')} runs the statement at the cursor · F8 history · Ctrl+P help",
+                     id="console-status")
 
     @property
     def grid(self) -> ResultsGrid | None:
@@ -117,14 +116,16 @@ class ResultsView(Vertical):
         status.update(text)
         status.set_class(error, "error")
 
+    async def clear(self) -> None:
+        if (grid := self.grid) is not None:
+            await grid.remove()
+
     async def show(self, result) -> None:
         """A new grid for a new result (the Arrow table is handed over, not copied)."""
-        old = self.grid
-        if old is not None:
-            await old.remove()
+        await self.clear()
         table = result.table
-        shown = f"showing first {_count(table.num_rows, 'row')}; " if result.truncated else ""
-        self.say(f"{_count(table.num_rows, 'row')}{'+' if result.truncated else ''} · {result.elapsed_ms:,} ms"
+        shown = f"showing first {count(table.num_rows, 'row')}; " if result.truncated else ""
+        self.say(f"{count(table.num_rows, 'row')}{'+' if result.truncated else ''} · {result.elapsed_ms:,} ms"
                  + (f" · {shown}console.max_rows in rat.yaml sets the limit; Ctrl+E exports all" if shown else ""))
         grid = ResultsGrid(backend=ArrowBackend(table), null_rep="NULL", max_column_content_width=40,
                            id="console-results")

@@ -1,4 +1,4 @@
-"""Small file helpers shared by the version store's neighbours, the bucket sync and the Java check."""
+"""Small file helpers every room may use: checksums of large files and writes no reader sees half done."""
 from __future__ import annotations
 
 import hashlib

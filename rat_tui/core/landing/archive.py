@@ -1,4 +1,4 @@
-"""Moving the landing files a successful run read into `_processed/<run_id>/`."""
+"""The landing archive: `_processed/<run_id>/` holds the files a successful run read, and kept copies."""
 from __future__ import annotations
 
 import logging
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .. import testpoints
 from ..errors import RatError
-from ..landing.twins import twin_folder
+from .twins import twin_folder
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,57 @@
+"""Which landing file each sample in `_samples/` was written from, so the sample of a deleted file
+goes with it, while a sample someone put there by hand (the sample project's `orders_sample.csv`)
+is never touched. Kept in the zone's `.sample_sources.json` (a dot name: runs, previews, the zone
+panel and bucket sync pass it by)."""
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+SOURCES = ".sample_sources.json"
+_LOCK = threading.Lock()  # an upload and a zone refresh may write samples at once
+
+
+def record_sample(zone_dir: Path, sample: Path, source: Path) -> None:
+    relative = source.relative_to(zone_dir).as_posix()
+    with _LOCK:
+        made = _read(zone_dir)
+        if made.get(sample.name) != relative:
+            made[sample.name] = relative
+            _write(zone_dir, made)
+
+
+def remove_orphan_samples(zone_dir: Path) -> list[str]:
+    """Remove the samples written from files that are gone: neither in the zone nor archived under
+    `_processed/` (a run's archive keeps its sample, the zone's preview). Their names."""
+    with _LOCK:
+        made = _read(zone_dir)
+        gone = [name for name, source in made.items()
+                if not (zone_dir / source).exists() and not _archived(zone_dir, source)]
+        for name in gone:
+            (zone_dir / "_samples" / name).unlink(missing_ok=True)
+            del made[name]
+        if gone:
+            _write(zone_dir, made)
+    return gone
+
+
+def _archived(zone_dir: Path, source: str) -> bool:
+    processed = zone_dir / "_processed"
+    return processed.is_dir() and any((folder / source).exists() for folder in processed.iterdir())
+
+
+def _read(zone_dir: Path) -> dict[str, str]:
+    try:
+        made = json.loads((zone_dir / SOURCES).read_text())
+    except (OSError, ValueError):
+        return {}
+    return made if isinstance(made, dict) else {}
+
+
+def _write(zone_dir: Path, made: dict[str, str]) -> None:
+    path = zone_dir / SOURCES
+    temp = path.with_name(f"{SOURCES}.tmp")
+    temp.write_text(json.dumps(made, indent=1, sort_keys=True))
+    os.replace(temp, path)

@@ -1,0 +1,22 @@
+"""`rat-tui --help` lists every script command with its arguments."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from rat_tui.script.commands import COMMANDS
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_help_lists_every_script_command():
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    shown = subprocess.run([sys.executable, "-m", "rat_tui", "--help"], capture_output=True, text=True, env=env,
+                           check=True).stdout
+    listed = shown.split("script commands", 1)[1].splitlines()[1:]
+    assert sorted(line.split()[0] for line in listed if line.strip()) == sorted(COMMANDS)
+    for expected in ("  run [--full-refresh] [--published] pipeline", "  query SQL…", "  export path SQL…",
+                     "  write path <<EOF … EOF", "  sample [--limit LIMIT] namespace zone [file]"):
+        assert expected in listed
