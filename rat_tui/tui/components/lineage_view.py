@@ -1,20 +1,30 @@
 """Lineage as a tree: what one pipeline or zone reads (upstream) and what reads it (downstream), or the
 whole project by namespace and layer with each node's inputs. Pipelines carry their last-run mark
-and time; Enter on a node asks the app to put the project tree's cursor there."""
+and time; Enter on a node asks the app to put the project tree's cursor there. It loads the graph in a
+thread worker and draws itself from the message it posts."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
+from textual.worker import get_current_worker
 
+from ...core.errors import RatError
 from ...core.project.graph import ProjectGraph
+from ..messages import ActionFailed
+from .detail_area import app_closing
 from .project_tree import STATUS_MARK, NodeData
+
+if TYPE_CHECKING:
+    from ...core.commands.workbench import Workbench
 
 LAYER_ORDER = ("landing", "bronze", "silver", "gold")
 ZONE_MARK = ("◇", "magenta")
@@ -34,11 +44,39 @@ class LineageView(Vertical):
             super().__init__()
             self.name = name
 
-    def __init__(self, center: str | None, opened_on: NodeData | None) -> None:
+    @dataclass
+    class Loaded(Message, bubble=False):
+        lineage: dict
+
+    def __init__(self, workbench: Workbench, center: str | None, opened_on: NodeData | None) -> None:
         super().__init__(id="lineage-view")
+        self.workbench = workbench
         self.center, self.opened_on = center, opened_on
         self.nodes: dict[str, dict] = {}
         self.graph = ProjectGraph()
+        self.drawn = False
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, group="lineage")
+    def load(self) -> None:
+        try:
+            lineage = self.workbench.lineage()
+        except RatError as exc:  # e.g. a cyclic ref while being edited
+            self.post_message(ActionFailed("lineage", exc.sentence()))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.Loaded(lineage))
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        if app_closing(self):
+            return
+        self.show(message.lineage)
+        if not self.drawn:
+            self.drawn = True
+            self.tree.focus()  # Enter jumps from here; keys still act on the project tree's cursor
 
     def compose(self) -> ComposeResult:
         yield Static(Text("loading…", style="grey50"), id="lineage-title")

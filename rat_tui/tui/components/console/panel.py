@@ -18,6 +18,7 @@ from textual.widgets import Tab, Tabs
 from textual_textarea.text_editor import TextAreaPlus
 
 from ....core.commands.completion import Completions
+from ....core.commands.failures import failure_sentence
 from ....core.commands.console import QueryCancelled
 from ....core.store.console_store import ConsoleStore
 from ...heap import freeze_long_lived
@@ -44,8 +45,6 @@ SAVE_DELAY = 0.4  # seconds of quiet typing before the buffers are written
 
 
 def _failure(exc: Exception) -> str:
-    from ...workers import failure_sentence
-
     return failure_sentence("console", exc)
 
 
