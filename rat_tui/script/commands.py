@@ -146,8 +146,7 @@ def _watch(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
 
 @command("wait-idle", arg("--timeout", type=float, default=None))
 def _wait_idle(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    ctx.wb.watching.settle(a.timeout)
-    return ctx.wb.wait_idle(a.timeout)
+    return ctx.wb.watching.wait_idle(a.timeout)
 
 
 @command("version-diff", arg("pipeline"), arg("version", type=int))

@@ -8,7 +8,8 @@
   zone run, else, on a warm Spark session, its CSV files get typed Parquet twins.
 
 Each batch of changes is handled in its own thread, so a run waiting for its upstream never holds up
-the watcher; `settle` waits until every batch is done (the script's `wait-idle`).
+the watcher; `wait_idle` waits until every batch is done and its runs have finished (the script's
+`wait-idle`).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import RatError
-from ..events import Event, EventBus
+from ..events import Event, EventBus, RunFinished, RunQueued
 from ..lake.session import SessionState
 from ..landing.uploads import refresh_samples
 from ..project.model import active_landing_files
@@ -109,11 +110,30 @@ class Watching:
         if self._watcher is not None:
             self.set(False)
 
-    def settle(self, timeout: float | None = None) -> None:
-        """Until the saves seen so far are debounced and handled (their runs requested, a cascade run)."""
+    def wait_idle(self, timeout: float | None = None) -> dict:
+        """Until the saves seen so far are handled (their runs asked for, a cascade run) and no run is queued
+        or running; `runs`: those that finished meanwhile, in the order they were queued."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        handles = dict(self.wb.runner.active)  # queued or running now
+        finished: set[str] = set()
+
+        def seen(event: Event) -> None:  # in the run's thread, before its handle says done
+            if isinstance(event, RunQueued) and event.run_id in self.wb.runner.active:
+                handles[event.run_id] = self.wb.runner.active[event.run_id]
+            elif isinstance(event, RunFinished):
+                finished.add(event.run_id)
+
+        unsubscribe = self.wb.events.subscribe(seen)
+        try:
+            self._settle(deadline)
+            self.wb.wait_idle(timeout)  # the runs have the whole timeout; handling the saves had its own
+        finally:
+            unsubscribe()
+        return {"runs": [h.record.as_dict() for run_id, h in handles.items() if run_id in finished]}
+
+    def _settle(self, deadline: float | None) -> None:
         if self._watcher is None and not self._busy:
             return
-        deadline = None if timeout is None else time.monotonic() + timeout
         time.sleep(0.2)  # let the file system event arrive
         while (self._watcher is not None and self._watcher.pending) or self._busy:
             if deadline is not None and time.monotonic() > deadline:
