@@ -5,25 +5,23 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import TypeVar
 
 from rich.text import Text
 from textual import on, work
-from textual.app import App, ComposeResult, SystemCommand
-from textual.command import DiscoveryHit, Hits
+from textual.app import App, ComposeResult
 from textual.containers import Horizontal
-from textual.system_commands import SystemCommandsProvider
 from textual.widget import Widget
-from textual.widgets import DataTable, Footer, Header, Tree
+from textual.widgets import Footer, Header, Tree
 from textual.worker import WorkerState
 
 from ..core.commands import watching
-from ..core.commands.console_text import sql_name
 from ..core.commands.workbench import Workbench
 from ..core.events import RunFinished, RunQueued, RunStarted, SessionStateChanged
 from .background import Background
 from .components.console import ConsolePanel
-from .components.detail_area import DetailArea
+from .components.detail_area import DetailArea, app_closing
 from .components.group_view import GroupView
 from .components.help_screen import HelpScreen
 from .components.lineage_view import LineageView
@@ -37,27 +35,19 @@ from .components.table_view import TableView
 from .components.zone_view import ZoneView
 from .heap import freeze_long_lived, release
 from .jobs import Jobs
-from .keymap import DEFAULT_KEYMAP, GROUPS, bindings, key_label, resolve_keymap
+from .keymap import DEFAULT_KEYMAP, bindings, key_label, resolve_keymap
 from .keys.graph import GraphKeys, ran_message
 from .keys.landing import LandingKeys
 from .keys.pipeline import PipelineKeys
 from .keys.tables import TableKeys
 from .keys.upkeep import UpkeepKeys
+from .keys.view import ViewKeys
 from .messages import ActionDone, ActionFailed, CoreEvent, UploadProgress, WatchNotice
+from .palette import PaletteCommands, key_commands
 from .script_host import AppScreen, ScriptJob
 
 REMOTE_CHECK_SECONDS = 30  # how often the bucket is asked for colleagues' edits
 W = TypeVar("W", bound=Widget)
-
-
-class PaletteCommands(SystemCommandsProvider):
-    """Textual's system-commands provider without its alphabetical sort on discovery, so the palette
-    opens on the app's actions group by group (`RatApp.get_system_commands`), Textual's own last."""
-
-    async def discover(self) -> Hits:
-        for name, help_text, callback, discover in self.app.get_system_commands(self.screen):
-            if discover:
-                yield DiscoveryHit(name, callback, help=help_text)
 
 
 class RatApp(App):
@@ -83,12 +73,13 @@ class RatApp(App):
         self.selection: SelectionProgress | None = None  # the selection the progress view shows
         self.live_runs = LiveRuns()
         self.sub_title = workbench.project.root.name
-        self._unsubscribe: list = []
+        self._unsubscribe: list[Callable[[], None]] = []
         self.spark_heap_frozen = False
         self.jobs = Jobs(self)
         self.background = Background(self)
         self.pipeline_keys, self.table_keys = PipelineKeys(self), TableKeys(self)
         self.landing_keys, self.upkeep_keys, self.graph_keys = LandingKeys(self), UpkeepKeys(self), GraphKeys(self)
+        self.view_keys = ViewKeys(self)
 
     # -- layout ---------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -142,9 +133,7 @@ class RatApp(App):
 
     @property
     def closing(self) -> bool:
-        """Textual clears `_running` as its shutdown begins: from then on it prunes the panels while
-        messages and workers may still arrive, and what they would fill is dropped."""
-        return not getattr(self, "_running", True)
+        return app_closing(self)
 
     def log_line(self, text: str, style: str = "", at: float | None = None) -> None:
         """One readable, time-stamped line in the log panel (`l`)."""
@@ -171,13 +160,7 @@ class RatApp(App):
         self.background.check_remote()
 
     def get_system_commands(self, screen):
-        """The palette opens on the app's actions, group by group with their keys, then Textual's own
-        (one provider, so the order is fixed; the palette lists discovery hits in the order given)."""
-        for group in GROUPS:
-            for k in self.keymap:
-                if k.group == group:
-                    yield SystemCommand(f"{group}: {k.palette}", f"key {key_label(k.key)}",
-                                        lambda a=k.action: self.run_action(a))
+        yield from key_commands(self, self.keymap)
         yield from super().get_system_commands(screen)
 
     # -- the selection and the right side ---------------------------------------------
@@ -444,36 +427,13 @@ class RatApp(App):
         self.push_screen(HelpScreen(self.keymap))
 
     def action_next_tab(self) -> None:
-        self._switch_tab(1)
+        self.view_keys.switch_tab(1)
 
     def action_prev_tab(self) -> None:
-        self._switch_tab(-1)
-
-    def _switch_tab(self, step: int) -> None:
-        """Tabs switch from anywhere ([ and ]), not only with the tab bar focused."""
-        view = self.detail.current(PipelineView)
-        if view is None:
-            shown = self.selected.describe() if self.selected is not None else "nothing"
-            self.notify(f"Only a pipeline's panel has tabs; the right side shows {shown}.", severity="warning")
-            return
-        view.step_tab(step)
+        self.view_keys.switch_tab(-1)
 
     def action_console(self, insert: bool = False) -> None:
-        """s opens the SQL console; i also inserts, at the editor's cursor, the name of the column under
-        the cursor of a focused table preview, else the name of the table under the tree's cursor."""
-        name = None
-        if insert:
-            name = self._preview_column()
-            if name is None and (data := self.target("console_insert")) is not None and data.ref is not None:
-                name = sql_name(data.ref.namespace, data.ref.layer, data.ref.name)
-        if not insert or name is not None:
-            self.query_one(ConsolePanel).open(name)
-
-    def _preview_column(self) -> str | None:
-        grid = self.focused
-        if isinstance(grid, DataTable) and grid.id == "snapshot-preview" and grid.ordered_columns:
-            return sql_name(str(grid.ordered_columns[grid.cursor_column].label))
-        return None
+        self.view_keys.console(insert)
 
     def action_focus_tree(self) -> None:
         self.query_one(ProjectTree).focus()

@@ -6,6 +6,7 @@ import asyncio
 from typing import TypeVar
 
 from rich.text import Text
+from textual.app import App
 from textual.containers import Container
 from textual.widget import Widget
 from textual.widgets import Static
@@ -13,10 +14,10 @@ from textual.widgets import Static
 V = TypeVar("V", bound=Widget)
 
 
-def app_closing(widget: Widget) -> bool:
+def app_closing(app: App) -> bool:
     """Textual clears `_running` as its shutdown begins: from then on it prunes the panels while
     messages and workers may still arrive, and what they would fill is dropped."""
-    return not getattr(widget.app, "_running", True)
+    return not getattr(app, "_running", True)
 
 
 class DetailArea(Container):
@@ -28,15 +29,15 @@ class DetailArea(Container):
         """Show `widget`; False when another replacement took its place meanwhile (two reloads at once),
         so the caller leaves the removed view alone."""
         async with self._lock:
-            if not self.is_attached or app_closing(self):
+            if not self.is_attached or app_closing(self.app):
                 return False
             await self.remove_children()
             await self.mount(widget)
-        return widget.is_attached and not app_closing(self)
+        return widget.is_attached and not app_closing(self.app)
 
     def current(self, kind: type[V]) -> V | None:
         """The view of that kind; None while another view replaces it or the app closes."""
-        if self._lock.locked() or not self.is_attached or app_closing(self):
+        if self._lock.locked() or not self.is_attached or app_closing(self.app):
             return None
         found = self.query(kind)
         return found.first() if found else None

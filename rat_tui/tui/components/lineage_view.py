@@ -71,7 +71,7 @@ class LineageView(Vertical):
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
-        if app_closing(self):
+        if app_closing(self.app):
             return
         self.show(message.lineage)
         if not self.drawn:

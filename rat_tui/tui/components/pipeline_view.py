@@ -67,7 +67,7 @@ class PipelineView(Vertical):
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
-        if app_closing(self):
+        if app_closing(self.app):
             return
         self.show_source(message.detail)
         self.show_runs(message.runs)
@@ -168,7 +168,7 @@ class PipelineView(Vertical):
 
     @on(DiffLoaded)
     def _diff_loaded(self, message: DiffLoaded) -> None:
-        if app_closing(self):
+        if app_closing(self.app):
             return
         diff = message.diff
         body = Syntax(diff, "diff", theme="ansi_dark") if diff else Text("Working copy equals this version.", style="green")

@@ -65,7 +65,7 @@ class TableView(Vertical):
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
-        if not app_closing(self):
+        if not app_closing(self.app):
             self.show_snapshots(message.snapshots, message.schema)
 
     def compose(self) -> ComposeResult:
@@ -111,7 +111,7 @@ class TableView(Vertical):
 
     @on(PreviewLoaded)
     def _preview_loaded(self, message: PreviewLoaded) -> None:
-        if app_closing(self):
+        if app_closing(self.app):
             return
         result = message.result
         self.query_one("#table-detail", Static).update(
@@ -131,7 +131,7 @@ class TableView(Vertical):
 
     @on(DiffLoaded)
     def _diff_loaded(self, message: DiffLoaded) -> None:
-        if app_closing(self):
+        if app_closing(self.app):
             return
         diff, old, new = message.diff, message.old, message.new
         lines = [f"Diff {old} → {new}: +{diff['added']} rows, -{diff['removed']} rows"]

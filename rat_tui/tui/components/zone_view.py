@@ -63,7 +63,7 @@ class ZoneView(Vertical):
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
-        if not app_closing(self):
+        if not app_closing(self.app):
             self.show_files(message.files, message.readers, message.settings)
 
     def compose(self) -> ComposeResult:
@@ -123,6 +123,6 @@ class ZoneView(Vertical):
 
     @on(FilePreviewed)
     def _file_previewed(self, message: FilePreviewed) -> None:
-        if not app_closing(self):
+        if not app_closing(self.app):
             result = message.result
             show_rows(self.query_one("#zone-preview", DataTable), result["columns"], result["rows"])
