@@ -17,20 +17,43 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..errors import RatError
 from ..events import Event, EventBus, RunFinished, RunQueued
-from ..lake.session import SessionState
+from ..lake.session import SessionState, SparkManager
 from ..landing.uploads import refresh_samples
-from ..project.model import active_landing_files
+from ..project.graph import ProjectGraph
+from ..project.model import PipelineRef, Project, active_landing_files
 from ..project.watch import Change, PipelineChanged, ProjectWatcher, ZoneChanged
-from ..run.runner import RunHandle
+from ..run.runner import RunHandle, Runner
+from ..store.state import StateDB
 from .details import zone_readers
 from .failures import failure_sentence
 
-if TYPE_CHECKING:
-    from .workbench import Workbench
+
+class Commands(Protocol):
+    """What watch-and-run asks of the command layer: the Workbench, which owns the service."""
+
+    project: Project
+    events: EventBus
+    state: StateDB
+    spark: SparkManager
+    runner: Runner
+
+    def record_saves(self, relpaths: list[str]) -> dict[str, str]: ...
+
+    def request_run(self, ref: PipelineRef, trigger: str) -> RunHandle: ...
+
+    def resolve(self, text: str) -> PipelineRef: ...
+
+    def graph(self) -> ProjectGraph: ...
+
+    def run_pipelines(self, names: list[str], full_refresh: bool = False) -> dict: ...
+
+    def make_typed_twins(self, namespace: str, zone: str) -> dict: ...
+
+    def wait_idle(self, timeout: float | None = None) -> dict: ...
 
 
 @dataclass(frozen=True)
@@ -83,7 +106,7 @@ class Watching:
     """Off until started; `notices` carries the events above (not the run events of `Workbench.events`,
     which `--events` and the run log keep)."""
 
-    def __init__(self, wb: Workbench):
+    def __init__(self, wb: Commands):
         self.wb = wb
         self.notices = EventBus()
         self._watcher: ProjectWatcher | None = None
