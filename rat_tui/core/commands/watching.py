@@ -111,7 +111,7 @@ class Watching:
         self.notices = EventBus()
         self._watcher: ProjectWatcher | None = None
         self._busy = 0
-        self._idle = threading.Condition()
+        self._lock = threading.Lock()
         self._cascaded: set[str] = set()  # run ids whose downstream already ran
 
     @property
@@ -137,7 +137,7 @@ class Watching:
         """Until the saves seen so far are handled (their runs asked for, a cascade run) and no run is queued
         or running; `runs`: those that finished meanwhile, in the order they were queued."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        handles = dict(self.wb.runner.active)  # queued or running now
+        handles: dict[str, RunHandle] = {}
         finished: set[str] = set()
 
         def seen(event: Event) -> None:  # in the run's thread, before its handle says done
@@ -147,6 +147,8 @@ class Watching:
                 finished.add(event.run_id)
 
         unsubscribe = self.wb.events.subscribe(seen)
+        for run_id, handle in list(self.wb.runner.active.items()):  # queued or running now
+            handles.setdefault(run_id, handle)
         try:
             self._settle(deadline)
             self.wb.wait_idle(timeout)  # the runs have the whole timeout; handling the saves had its own
@@ -171,14 +173,14 @@ class Watching:
         self.notices.publish(FilesChanged(tuple(changes)))
 
     def _start(self, handle: Callable, change: Change) -> None:
-        with self._idle:
+        with self._lock:
             self._busy += 1
 
         def work() -> None:
             try:
                 handle(change)
             finally:
-                with self._idle:
+                with self._lock:
                     self._busy -= 1
 
         threading.Thread(target=work, name="watch", daemon=True).start()
@@ -205,7 +207,7 @@ class Watching:
     def _cascade(self, fqn: str, handle: RunHandle) -> None:
         """Once the saved pipeline's run succeeds, run what is downstream of it. Saves that joined an
         already queued run share its handle: only the first of them cascades."""
-        with self._idle:
+        with self._lock:
             if handle.run_id in self._cascaded:
                 return
             self._cascaded.add(handle.run_id)
