@@ -21,7 +21,8 @@ from ..core.commands.workbench import Workbench
 from ..core.events import RunFinished, RunQueued, RunStarted, SessionStateChanged
 from .background import Background
 from .components.console import ConsolePanel
-from .components.detail_area import DetailArea, app_closing
+from .components.detail_area import DetailArea
+from .components.loading import app_closing
 from .components.group_view import GroupView
 from .components.help_screen import HelpScreen
 from .components.lineage_view import LineageView

@@ -6,18 +6,13 @@ import asyncio
 from typing import TypeVar
 
 from rich.text import Text
-from textual.app import App
 from textual.containers import Container
 from textual.widget import Widget
 from textual.widgets import Static
 
+from .loading import app_closing
+
 V = TypeVar("V", bound=Widget)
-
-
-def app_closing(app: App) -> bool:
-    """Textual clears `_running` as its shutdown begins: from then on it prunes the panels while
-    messages and workers may still arrive, and what they would fill is dropped."""
-    return not getattr(app, "_running", True)
 
 
 class DetailArea(Container):

@@ -15,12 +15,9 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
-from textual.worker import get_current_worker
 
-from ...core.errors import RatError
 from ...core.project.graph import ProjectGraph
-from ..messages import ActionFailed
-from .detail_area import app_closing
+from .loading import app_closing, post_loaded
 from .project_tree import STATUS_MARK, NodeData
 
 if TYPE_CHECKING:
@@ -61,13 +58,7 @@ class LineageView(Vertical):
 
     @work(thread=True, exclusive=True, group="lineage")
     def load(self) -> None:
-        try:
-            lineage = self.workbench.lineage()
-        except RatError as exc:  # e.g. a cyclic ref while being edited
-            self.post_message(ActionFailed("lineage", exc.sentence()))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.Loaded(lineage))
+        post_loaded(self, "lineage", lambda: self.Loaded(self.workbench.lineage()))  # fails on a cyclic ref being edited
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:

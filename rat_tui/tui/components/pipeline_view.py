@@ -17,14 +17,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
-from textual.worker import get_current_worker
 
 from ...core.commands.details import pipeline_detail
 from ...core.commands.version_diff import version_diff
-from ...core.errors import RatError
 from ...core.events import Event, RunQueued
-from ..messages import ActionFailed
-from .detail_area import app_closing
+from .loading import app_closing, post_loaded
 from .project_tree import NodeData
 from .result_table import selected_key, show_rows
 from .run_view import LiveRuns, RunState, RunView, run_total
@@ -56,14 +53,8 @@ class PipelineView(Vertical):
     @work(thread=True, exclusive=True, group="detail")
     def load(self) -> None:
         wb, ref = self.workbench, self.node.ref
-        try:
-            loaded = self.Loaded(pipeline_detail(wb, ref), wb.runs(ref.fqn, limit=20)["runs"],
-                                 wb.list_versions(ref.fqn))
-        except RatError as exc:
-            self.post_message(ActionFailed(f"show pipeline {self.node.name}", exc.sentence()))
-            return
-        if not get_current_worker().is_cancelled:  # a newer load replaces this one
-            self.post_message(loaded)
+        post_loaded(self, f"show pipeline {self.node.name}", lambda: self.Loaded(
+            pipeline_detail(wb, ref), wb.runs(ref.fqn, limit=20)["runs"], wb.list_versions(ref.fqn)))
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
@@ -158,13 +149,8 @@ class PipelineView(Vertical):
     @work(thread=True, exclusive=True, group="version-diff")
     def load_version_diff(self, version: int) -> None:
         wb = self.workbench
-        try:
-            files = version_diff(wb.project, wb.versions, self.node.ref, version)["files"]
-        except RatError as exc:
-            self.post_message(ActionFailed(f"diff of {self.fqn} version {version}", exc.sentence()))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.DiffLoaded("".join(f["diff"] for f in files)))
+        post_loaded(self, f"diff of {self.fqn} version {version}", lambda: self.DiffLoaded("".join(
+            f["diff"] for f in version_diff(wb.project, wb.versions, self.node.ref, version)["files"])))
 
     @on(DiffLoaded)
     def _diff_loaded(self, message: DiffLoaded) -> None:

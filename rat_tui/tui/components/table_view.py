@@ -13,13 +13,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
-from textual.worker import get_current_worker
 
 from ...core.commands.failures import failure_sentence
-from ...core.errors import RatError
 from ..messages import ActionDone, ActionFailed
 from ..outcomes import diffed
-from .detail_area import app_closing
+from .loading import app_closing, post_loaded
 from .project_tree import NodeData
 from .result_table import selected_key, show_rows
 
@@ -55,13 +53,9 @@ class TableView(Vertical):
 
     @work(thread=True, exclusive=True, group="detail")
     def load(self) -> None:
-        try:
-            loaded = self.Loaded(self.workbench.snapshots(self.fqn), self.workbench.table_schema(self.fqn))
-        except RatError as exc:
-            self.post_message(ActionFailed(f"show table {self.node.name}", exc.sentence()))
-            return
-        if not get_current_worker().is_cancelled:  # a newer load replaces this one
-            self.post_message(loaded)
+        wb = self.workbench
+        post_loaded(self, f"show table {self.node.name}", lambda: self.Loaded(wb.snapshots(self.fqn),
+                                                                               wb.table_schema(self.fqn)))
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:

@@ -13,14 +13,12 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, ProgressBar, Static
-from textual.worker import get_current_worker
 
 from ...core.commands.details import zone_files, zone_readers
 from ...core.commands.failures import failure_sentence
-from ...core.errors import RatError
 from ..messages import ActionDone, ActionFailed
 from ..outcomes import rows_shown
-from .detail_area import app_closing
+from .loading import app_closing, post_loaded
 from .project_tree import NodeData
 from .result_table import selected_key, show_rows
 
@@ -51,15 +49,9 @@ class ZoneView(Vertical):
 
     @work(thread=True, exclusive=True, group="detail")
     def load(self) -> None:
-        wb = self.workbench
-        try:
-            loaded = self.Loaded(zone_files(wb, self.namespace, self.zone), zone_readers(wb, self.namespace, self.zone),
-                                 wb.zone_settings(self.namespace, self.zone))
-        except RatError as exc:
-            self.post_message(ActionFailed(f"show zone {self.zone}", exc.sentence()))
-            return
-        if not get_current_worker().is_cancelled:  # a newer load replaces this one
-            self.post_message(loaded)
+        wb, namespace, zone = self.workbench, self.namespace, self.zone
+        post_loaded(self, f"show zone {zone}", lambda: self.Loaded(
+            zone_files(wb, namespace, zone), zone_readers(wb, namespace, zone), wb.zone_settings(namespace, zone)))
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
