@@ -41,6 +41,7 @@ from .landing import LandingCommands
 from .tables import TableCommands
 from .upkeep import UpkeepCommands
 from .versions import VersionCommands
+from .watching import Watching
 
 QUERY_ROW_LIMIT = 1000
 
@@ -66,6 +67,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.events.subscribe(self.run_log)
         self.recovered = mark_orphans(self.state, self.project, self.storage.landing_archive)
         self._cleanup_lock = threading.Lock()
+        self.watching = Watching(self)  # off until a face turns it on
 
     @property
     def remote(self) -> BucketStorage | None:
@@ -73,6 +75,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         return self.storage if self.storage.is_bucket else None  # type: ignore[return-value]
 
     def close(self) -> None:
+        self.watching.stop()
         self.spark.stop()
 
     # -- recovery -----------------------------------------------------------------------
