@@ -144,3 +144,36 @@ def test_a_sigkill_anywhere_in_such_a_run_then_a_restart_leaves_mains_schema(scr
         assert columns(scratch, fqn) == ORIGINAL, what
         assert scratch.refs(fqn) == main, what
     fix_and_check_the_columns_still_come(scratch, fqn)
+
+
+def pending_records(table_dir: Path) -> list[str]:
+    meta = json.loads(current_metadata_file(table_dir).read_text())
+    return [key for key in meta.get("properties", {}) if key.startswith("rat.schema-change.")]
+
+
+@pytest.mark.parametrize("second_passes", [True, False], ids=["second-publishes", "second-fails"])
+def test_a_change_another_process_run_built_on(scratch: Scratch, tmp_path: Path, second_passes: bool):
+    """A run in another process changes the schema and is held; a run here builds on that schema.
+    Published, the columns are main's and stay when the first run fails; not published, the last
+    run to end puts the first one's change back."""
+    fqn = setup(scratch)
+    table_dir = scratch.root / "warehouse" / "silver" / "evolving"
+    first = PausedRun(scratch.wb.project.root, fqn, "after:iceberg_write", tmp_path)
+    try:
+        assert columns(scratch, fqn) == EVOLVED  # the held run's change, on the whole table
+        if second_passes:
+            (scratch.root / "landing" / "drops" / "b.csv").write_text("id\n2\n")
+        second = scratch.run(fqn)
+        assert second["status"] == ("success" if second_passes else "failed"), second["error"]
+        (scratch.root / "landing" / "drops" / "b.csv").write_text("id\n9\n")  # the first run's gate still fails
+        result = first.finish()
+    finally:
+        first.kill()
+    assert result["ok"] is False and "quality test no_nines failed" in result["error"]
+    assert pending_records(table_dir) == []
+    if second_passes:
+        assert columns(scratch, fqn) == EVOLVED
+        assert scratch.rows(f"SELECT id, qty, label, extra FROM {fqn} ORDER BY id") == [[1, 1, "x", 10], [2, 2, "x", 20]]
+    else:
+        assert columns(scratch, fqn) == ORIGINAL
+        assert scratch.rows(f"SELECT id, qty FROM {fqn}") == [[1, 1]]
