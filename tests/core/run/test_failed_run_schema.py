@@ -16,9 +16,7 @@ import pytest
 from rat_tui.core.lake.metadata import current_metadata_file
 from rat_tui.core.run.recovery import mark_orphans
 from tests.lakehelpers import Scratch
-from tests.test_guarantees import PausedRun
-from tests.test_kill_anywhere import kill, start_run
-from tests.test_reliability import kill_at
+from tests.killhelpers import PausedRun, kill, kill_at, kill_when_metadata_changes, start_run
 
 pytestmark = pytest.mark.spark
 
@@ -86,27 +84,6 @@ def test_a_failed_run_leaves_mains_schema_as_it_was(scratch: Scratch):
     fix_and_check_the_columns_still_come(scratch, fqn)
 
 
-def current_schema_id(table_dir: Path) -> int | None:
-    try:
-        return json.loads(current_metadata_file(table_dir).read_text())["current-schema-id"]
-    except (OSError, ValueError, TypeError):  # a metadata file being written
-        return None
-
-
-def kill_when_the_schema_changes(proc, table_dir: Path, timeout: float = 240) -> bool:
-    """SIGKILL the instant main's current schema changes (seen from outside); False if the run ended first."""
-    before = current_schema_id(table_dir)
-    deadline = time.monotonic() + timeout
-    while proc.poll() is None and time.monotonic() < deadline:
-        now = current_schema_id(table_dir)
-        if now is not None and now != before:
-            kill(proc)
-            return True
-        time.sleep(0.002)
-    kill(proc)
-    return False
-
-
 def restart(scratch: Scratch) -> None:
     """What the next start of the app does."""
     mark_orphans(scratch.wb.state, scratch.wb.project)
@@ -122,7 +99,7 @@ def test_a_sigkill_anywhere_in_such_a_run_then_a_restart_leaves_mains_schema(scr
     main = scratch.refs(fqn)
 
     def at_the_schema_change() -> bool:
-        return kill_when_the_schema_changes(start_run(project, fqn), table_dir)
+        return kill_when_metadata_changes(start_run(project, fqn), table_dir, "current-schema-id")
 
     def at_random() -> bool:
         proc = start_run(project, fqn)
