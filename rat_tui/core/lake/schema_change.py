@@ -42,17 +42,20 @@ class SchemaChange:
         return json.dumps({"before": self.before, "after": self.after, "at_ms": self.at_ms})
 
 
-def pending_changes(table) -> list[SchemaChange]:
-    """The changes a (py4j) org.apache.iceberg.Table records, newest first."""
+def pending_changes(spark: "SparkSession", table) -> list[SchemaChange]:
+    """The changes a (py4j) org.apache.iceberg.Table records, newest first. Two JVM calls when there is
+    none (every run asks): walking the whole properties map costs a round trip per entry."""
+    recorded = spark.sparkContext._jvm.org.apache.iceberg.util.PropertyUtil.propertiesWithPrefix(
+        table.properties(), PREFIX)
+    if recorded.isEmpty():
+        return []
     found = []
-    for key, value in table.properties().items():
-        if key.startswith(PREFIX):
-            try:
-                data = json.loads(value)
-                found.append(SchemaChange(key.removeprefix(PREFIX), int(data["before"]), int(data["after"]),
-                                          int(data["at_ms"])))
-            except (ValueError, KeyError, TypeError):  # not ours to read: never acted on
-                continue
+    for run_id, value in recorded.items():
+        try:
+            data = json.loads(value)
+            found.append(SchemaChange(run_id, int(data["before"]), int(data["after"]), int(data["at_ms"])))
+        except (ValueError, KeyError, TypeError):  # not ours to read: never acted on
+            continue
     return sorted(found, key=lambda change: change.at_ms, reverse=True)
 
 

@@ -150,7 +150,7 @@ class Execution:
                 self.ensure_catalog(self.ref.namespace)
                 loaded = self.table.loaded()
                 self.table_existed = loaded is not None
-                if loaded is not None and pending_changes(loaded):  # a crashed run's, say: never built on
+                if loaded is not None and pending_changes(self.spark, loaded):  # a crashed run's, say: never built on
                     self.settle_schema_changes()
                 self.base_snapshot = self.table.head("main", loaded) if loaded is not None else None
             with self.phase("config_loading"):

@@ -117,7 +117,7 @@ def settle_schema_changes(table: IcebergTable, live_runs: set[str]) -> list[str]
     done: list[str] = []
     for _attempt in range(8):
         java_table = table.loaded()
-        changes = pending_changes(java_table) if java_table is not None else []
+        changes = pending_changes(table.spark, java_table) if java_table is not None else []
         if not changes:
             return done
         change = changes[0]
