@@ -169,9 +169,9 @@ def _rollback(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> di
     return ctx.wb.rollback(a.pipeline, a.version, a.restore)
 
 
-@command("rollback-table", arg("pipeline"), arg("snapshot_id", type=int))
+@command("rollback-table", arg("pipeline"), arg("snapshot_id", type=int), arg("--rebuild", action="store_true"))
 def _rollback_table(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.rollback_table(a.pipeline, a.snapshot_id)
+    return ctx.wb.rollback_table(a.pipeline, a.snapshot_id, a.rebuild)
 
 
 @command("table-preview", arg("pipeline"), arg("--snapshot", type=int), arg("--limit", type=int, default=20))

@@ -37,11 +37,12 @@ class GraphKeys:
     def build(self) -> None:
         self.run_graph("build of every namespace", lambda graph: graph.order(graph.pipelines()), False)
 
-    def run_graph(self, title: str, plan: Plan, full_refresh: bool) -> None:
-        self.app.run_worker(partial(self._run_plan, title, plan, full_refresh, self.app.selected), thread=True,
-                            group="selection")
+    def run_graph(self, title: str, plan: Plan, full_refresh: bool, rebuild: bool = False) -> None:
+        self.app.run_worker(partial(self._run_plan, title, plan, full_refresh, self.app.selected, rebuild),
+                            thread=True, group="selection")
 
-    def _run_plan(self, title: str, plan: Plan, full_refresh: bool, opened_on: NodeData | None) -> None:
+    def _run_plan(self, title: str, plan: Plan, full_refresh: bool, opened_on: NodeData | None,
+                  rebuild: bool = False) -> None:
         """In a worker thread: work out the pipelines, show them (all queued), run them, say how it went."""
         app, wb = self.app, self.app.workbench
         try:
@@ -49,7 +50,7 @@ class GraphKeys:
             if not names:
                 return
             app.call_from_thread(app.show_selection, title, names, opened_on)
-            result = wb.run_pipelines(names, full_refresh)
+            result = wb.rebuild_stale(names) if rebuild else wb.run_pipelines(names, full_refresh)
         except RatError as exc:
             if not exc.result.get("runs"):
                 app.post_message(ActionFailed(f"run {title}", exc.sentence()))
@@ -80,10 +81,12 @@ class GraphKeys:
             return
         question = f"Rebuild {count(len(stale), 'stale table', 'stale tables')}?"
         detail = ("Built from data the rollback removed:\n" + "\n".join(f"  {name}" for name in stale)
-                  + "\n\nThey run in dependency order (a failure skips what reads it); the rolled-back table "
+                  + "\n\nEach goes back to its last snapshot built from data still there (or is fully refreshed), "
+                    "then runs, in dependency order (a failure skips what reads it); the rolled-back table "
                     "itself is not re-run.")
         self.app.push_screen(Confirm(question, detail), lambda ok: ok and self.run_graph(
-            f"rebuild of {count(len(stale), 'stale table', 'stale tables')}", lambda graph: graph.order(stale), False))
+            f"rebuild of {count(len(stale), 'stale table', 'stale tables')}", lambda graph: graph.order(stale), False,
+            rebuild=True))
 
 
 def ran_message(title: str, runs: list[dict]) -> ActionDone | ActionFailed:
