@@ -26,6 +26,7 @@ from ..run.recovery import drop_leftovers, leftover_stages, mark_orphans
 from ..run.run_log import RunLog
 from ..run.runner import RunHandle, Runner
 from ..run.selection import Selector
+from ..store.presence import OpenMark
 from ..store.state import StateDB
 from ..values import row_values
 
@@ -41,6 +42,7 @@ from .landing import LandingCommands
 from .tables import TableCommands
 from .upkeep import UpkeepCommands
 from .versions import VersionCommands
+from .watching import Watching
 
 QUERY_ROW_LIMIT = 1000
 
@@ -57,6 +59,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.events = EventBus()
         self.state = StateDB(self.project.state_dir / "state.db")
         self.storage, self.versions = open_storage(self.project, self.state)
+        self.open_mark = OpenMark(self.project.state_dir)  # so `generate.py --all` refuses while this runs
         self.spark = SparkManager(self.project, self.events, self.storage)
         self.runner = Runner(self.project, self.spark, self.state, self.events, self.storage)
         self.graph_cache = GraphCache(self.project)
@@ -66,6 +69,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.events.subscribe(self.run_log)
         self.recovered = mark_orphans(self.state, self.project, self.storage.landing_archive)
         self._cleanup_lock = threading.Lock()
+        self.watching = Watching(self)  # off until a face turns it on
 
     @property
     def remote(self) -> BucketStorage | None:
@@ -73,7 +77,9 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         return self.storage if self.storage.is_bucket else None  # type: ignore[return-value]
 
     def close(self) -> None:
+        self.watching.stop()
         self.spark.stop()
+        self.open_mark.close()
 
     # -- recovery -----------------------------------------------------------------------
     def needs_cleanup(self) -> bool:

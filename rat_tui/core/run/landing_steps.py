@@ -65,6 +65,18 @@ def widen(ex: Execution, exc: BaseException) -> bool:
     return False
 
 
+def undo_write(ex: Execution) -> None:
+    """Before a second write after widening: a table this run created goes (it is empty), and a stage."""
+    if ex.stage is not None:
+        ex.stage.drop()
+        ex.stage = None
+    if not ex.table_existed:
+        if ex.branch_made or (ex.state.get_run(ex.record.run_id) or ex.record).created_table:
+            ex.table.drop()
+        ex.state.update_run(ex.record.run_id, created_table=False, branch=None)
+        ex.branch_made = False
+
+
 def record_files_read(ex: Execution) -> None:
     """What the build phase read is what the run archives: landing_zone() in a quality test later must
     not widen it."""
