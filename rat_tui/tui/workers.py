@@ -72,6 +72,7 @@ class Workers:
             return
         for line in done:
             self.post_message(ActionDone("recovery", line))
+        self.workbench.warm_up()  # after the recovery, which would only interrupt it
 
     @work(thread=True, exclusive=True, group="detail")
     def load_detail(self, node: NodeData) -> None:

@@ -41,6 +41,7 @@ from .landing import LandingCommands
 from .tables import TableCommands
 from .upkeep import UpkeepCommands
 from .versions import VersionCommands
+from .warm_up import start_warm_up
 
 QUERY_ROW_LIMIT = 1000
 
@@ -74,6 +75,11 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
 
     def close(self) -> None:
         self.spark.stop()
+
+    def warm_up(self) -> threading.Thread:
+        """Start Spark in the background, then warm it on a run's paths out of sight (warm_up.py)."""
+        self.spark.start_background()
+        return start_warm_up(self.spark)
 
     # -- recovery -----------------------------------------------------------------------
     def needs_cleanup(self) -> bool:
