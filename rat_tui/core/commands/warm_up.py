@@ -44,13 +44,13 @@ def start_warm_up(spark: SparkManager) -> threading.Thread:
     return thread
 
 
-def warm_up(spark: SparkManager) -> int:
-    """Run the warm-up steps until done or told to stop; returns how many steps ran."""
+def warm_up(spark: SparkManager) -> bool:
+    """Run the warm-up steps until done or told to stop; True when every step ran."""
     try:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)  # this thread only (Linux)
     except (AttributeError, OSError):
         pass
-    done = 0
+    done, finished = 0, False
     folder = Path(tempfile.mkdtemp(prefix="rat-warm-up-"))
     try:
         with spark.idle_work(WARM_UP_GROUP) as (session, stop):
@@ -61,18 +61,20 @@ def warm_up(spark: SparkManager) -> int:
                     break
                 step()
                 done += 1
+            else:
+                finished = True
     except Exception as exc:  # a failed start, a cancel or a stop: the warm-up is only a favour
         log.debug("warm-up stopped after %d steps: %s", done, exc)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    log.info("warm-up ran %d steps", done)
-    return done
+    log.info("warm-up ran %d steps%s", done, "" if finished else " and stopped")
+    return finished
 
 
 def _steps(spark: "SparkSession", folder: Path) -> Iterator[Callable[[], object]]:
-    """What a run does, in its order: read a landing CSV (schema inferred), create the table, write
-    on a run branch, MERGE, a quality query, fast-forward main, drop the branch; then what the
-    console does (rows to Arrow)."""
+    """What a run does, in its order: read a landing CSV (schema inferred) and check its keys, create
+    the table, write on a run branch, MERGE, quality queries, fast-forward main, drop the branch;
+    then what the console does (rows to Arrow)."""
     from pyspark.sql import functions as F
 
     csv = folder / "orders.csv"
@@ -80,16 +82,23 @@ def _steps(spark: "SparkSession", folder: Path) -> Iterator[Callable[[], object]
     table = IcebergTable(spark, PipelineRef(WARM_UP_CATALOG, "warm", "orders"))
     branch = run_branch("warm_up")
     target = table.branch_ident(branch)
-    frame = read_files(spark, "csv", [csv.as_uri()])
+    # Casts as a silver pipeline writes them; the run's own checks (NULL keys, unique keys) follow.
+    frame = read_files(spark, "csv", [csv.as_uri()]).selectExpr(
+        "CAST(id AS BIGINT) AS id", "CAST(amount AS DECIMAL(12, 2)) AS amount", "LOWER(TRIM(status)) AS status",
+        "CAST(updated_at AS TIMESTAMP) AS updated_at", "CAST(updated_at AS DATE) AS day")
     yield frame.count
+    yield lambda: frame.filter(F.col("id").isNull()).count()
+    yield lambda: frame.select("id").distinct().count()
     yield lambda: table.create_empty(frame.schema, _PROPERTIES, None)
     yield lambda: table.schema_and_property("rat.unique-key")
     yield lambda: table.create_branch(branch, table.head("main"))
-    yield lambda: frame.writeTo(target).overwrite(F.lit(True))
+    yield lambda: frame.orderBy("updated_at").writeTo(target).overwrite(F.lit(True))
     yield lambda: frame.createOrReplaceTempView("rat_warm_up_source")
     yield lambda: spark.sql(f"MERGE INTO {target} t USING rat_warm_up_source s ON t.id = s.id "
                             "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
-    yield lambda: spark.sql(f"SELECT count(*) FROM {target} WHERE id IS NULL").collect()
+    # Quality tests: a filter, and a GROUP BY ... HAVING (a shuffle).
+    yield lambda: spark.sql(f"SELECT * FROM {target} WHERE id IS NULL").count()
+    yield lambda: spark.sql(f"SELECT id, count(*) FROM {target} GROUP BY id HAVING count(*) > 1").count()
     yield lambda: table.head_summary(branch)
     yield lambda: table.added_range(branch, "id")
     yield lambda: table.fast_forward(branch)
