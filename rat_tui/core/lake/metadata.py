@@ -143,14 +143,19 @@ def live_rows(table: "StaticTable", snapshot_id: int) -> int:
             delete_paths.add(deletes.file_path)
     if not delete_paths:
         return rows
-    wanted = pa.array(sorted(targets))
-    parts = []
+    # Each deleted row as one int64, (its data file's number << 40) + position, so distinct rows
+    # are counted without a string per row: paths are read as a dictionary of a few values.
+    numbers = {path: number for number, path in enumerate(sorted(targets))}
+    keys = []
     for path in sorted(delete_paths):
         with table.io.new_input(path).open() as stream:
-            positions = pq.read_table(stream, columns=["file_path", "pos"])
-        parts.append(positions.filter(pc.is_in(positions["file_path"], value_set=wanted)))
+            deletes = pq.read_table(stream, columns=["file_path", "pos"], read_dictionary=["file_path"])
+        for paths, positions in zip(deletes["file_path"].chunks, deletes["pos"].chunks):
+            files = pa.array([numbers.get(p, -1) for p in paths.dictionary.to_pylist()], pa.int64()).take(paths.indices)
+            live = pc.greater_equal(files, 0)  # deletes of files no longer in the table do not count
+            keys.append(pc.add(pc.shift_left(files.filter(live), 40), positions.filter(live)))
     # A position deleted by two files (a row updated, then its delete rewritten) counts once.
-    return rows - pa.concat_tables(parts).group_by(["file_path", "pos"]).aggregate([]).num_rows
+    return rows - len(pc.unique(pa.chunked_array(keys, pa.int64())))
 
 
 def run_reached_main(table: "StaticTable", run_id: str, since_ms: float = 0) -> int | None:
