@@ -26,6 +26,7 @@ from ..run.recovery import drop_leftovers, leftover_stages, mark_orphans
 from ..run.run_log import RunLog
 from ..run.runner import RunHandle, Runner
 from ..run.selection import Selector
+from ..store.presence import OpenMark
 from ..store.state import StateDB
 from ..values import row_values
 
@@ -42,6 +43,7 @@ from .tables import TableCommands
 from .upkeep import UpkeepCommands
 from .versions import VersionCommands
 from .warm_up import start_warm_up
+from .watching import Watching
 
 QUERY_ROW_LIMIT = 1000
 
@@ -58,6 +60,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.events = EventBus()
         self.state = StateDB(self.project.state_dir / "state.db")
         self.storage, self.versions = open_storage(self.project, self.state)
+        self.open_mark = OpenMark(self.project.state_dir)  # so `generate.py --all` refuses while this runs
         self.spark = SparkManager(self.project, self.events, self.storage)
         self.runner = Runner(self.project, self.spark, self.state, self.events, self.storage)
         self.graph_cache = GraphCache(self.project)
@@ -67,6 +70,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.events.subscribe(self.run_log)
         self.recovered = mark_orphans(self.state, self.project, self.storage.landing_archive)
         self._cleanup_lock = threading.Lock()
+        self.watching = Watching(self)  # off until a face turns it on
 
     @property
     def remote(self) -> BucketStorage | None:
@@ -74,7 +78,9 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         return self.storage if self.storage.is_bucket else None  # type: ignore[return-value]
 
     def close(self) -> None:
+        self.watching.stop()
         self.spark.stop()
+        self.open_mark.close()
 
     def warm_up(self) -> threading.Thread:
         """Start Spark in the background, then warm it on a run's paths out of sight (warm_up.py)."""

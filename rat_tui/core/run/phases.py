@@ -29,6 +29,7 @@ from ..events import (
     PhaseStarted,
     QualityResultEvent,
 )
+from ..lake.schema_change import pending_changes, record_key
 from ..lake.spark_errors import is_cancellation, summarise
 from ..lake.table import IcebergTable, run_branch
 from ..project.model import PipelineRef, Project
@@ -37,12 +38,12 @@ from ..project.settings import target_file_size
 from ..store.state import RunRecord, StateDB
 from .build import build, materialise
 from .context import RunContext, run_timestamp
-from .explain import unique_key_changed, watermark_note
+from .explain import unique_key_changed, why_no_rows
 from .loading import load_checked
 from .progress import watch_tasks
 from .quality import run_quality_test
 from .rebuild import create_stage, replace_from_stage
-from .schema_evolution import apply_plan, fill_missing, plan_schema
+from .schema_evolution import apply_plan, fill_missing, plan_schema, settle_schema_changes
 from .strategies import (
     UNIQUE_KEY_PROPERTY,
     WRITERS,
@@ -94,6 +95,8 @@ class Execution:
         self.branch_made = False
         self.table_existed = False
         self.base_snapshot: int | None = None
+        self.schema_id: int | None = None  # what the run writes with; main must still have it to publish
+        self.schema_changes_pending = False  # this run changed the schema, or found changes to settle
         self.stage: IcebergTable | None = None  # a rebuild writes here (rebuild.py)
         self.files_read: dict[tuple[str, str], list[FileRead]] = {}
         self.ctx: RunContext | None = None
@@ -147,6 +150,8 @@ class Execution:
                 self.ensure_catalog(self.ref.namespace)
                 loaded = self.table.loaded()
                 self.table_existed = loaded is not None
+                if loaded is not None and pending_changes(self.spark, loaded):  # a crashed run's, say: never built on
+                    self.settle_schema_changes()
                 self.base_snapshot = self.table.head("main", loaded) if loaded is not None else None
             with self.phase("config_loading"):
                 self.pipeline = self.load()
@@ -164,7 +169,7 @@ class Execution:
                 self.record_files_read()
             with self.phase("iceberg_write") as info:
                 info["rows"] = self.record.rows_written = self.write()
-                info["message"] = "; ".join([*self.schema_notes, *self.why_no_rows()])
+                info["message"] = "; ".join([*self.schema_notes, *why_no_rows(self.ctx, self.record.rows_written, self.log)])
             with self.phase("quality_tests"):
                 blocking = self.quality()
                 if blocking:  # the phase that failed carries the failure
@@ -257,14 +262,6 @@ class Execution:
             job.writer(self.spark.createDataFrame([], self.table.schema())).append()
         return added
 
-    def why_no_rows(self) -> list[str]:
-        """When an incremental run wrote nothing and the watermark is why, say so (and the way out)."""
-        assert self.ctx is not None
-        note = None if self.record.rows_written else watermark_note(self.ctx)
-        if note:
-            self.log(note, "warn")
-        return [note] if note else []
-
     @property
     def target(self) -> IcebergTable:
         """Where the run writes and its quality tests read: the table's run branch, or a staging table."""
@@ -302,13 +299,15 @@ class Execution:
         widening) are metadata commits made here; they change no value main returns.
         """
         assert self.result is not None
-        schema, unique_key = self.table.schema_and_property(UNIQUE_KEY_PROPERTY)
+        schema, self.schema_id, unique_key = self.table.schema_and_property(UNIQUE_KEY_PROPERTY)
         plan = plan_schema(schema, table_schema(self.result.schema, config))
         full_refresh = self.options.full_refresh
         rebuild = (unique_key_changed(self.ref.fqn, unique_key, config, full_refresh, self.pipeline.source_relpath)
                    or (full_refresh and bool(plan.incompatible)))
         if not rebuild:
-            apply_plan(self.table, plan)
+            self.state.update_run(self.record.run_id, branch=self.branch)  # first: recovery visits runs with a branch
+            self.schema_changes_pending |= bool(plan.added or plan.widened)
+            self.schema_id = apply_plan(self.table, plan, self.schema_id, self.record.run_id)
         self.result = fill_missing(self.result, plan)
         for note in plan.notes():
             self.log(f"schema: {note}", "warn" if "no longer produced" in note else "info")
@@ -348,7 +347,7 @@ class Execution:
             self.check_cancel()
             self.check_main_unchanged()
             try:
-                published = self.table.fast_forward(self.branch)
+                published = self.table.fast_forward(self.branch, remove_property=record_key(self.record.run_id))
                 testpoints.reached("after:fast_forward")
                 break
             except Exception as exc:
@@ -362,12 +361,15 @@ class Execution:
         self.record_published(published)
 
     def check_main_unchanged(self) -> None:
-        main = self.table.refs().get("main")
+        main, schema_id = self.table.main_and_schema()
         if main != self.base_snapshot:
             raise RatError(
                 f"main of {self.ref.fqn} moved while this run was running (snapshot {self.base_snapshot} → "
                 f"{main}: another run published, or the table was rolled back); nothing was published, "
                 "run it again to build on the current main")
+        if self.schema_id is not None and schema_id != self.schema_id:
+            raise RatError(f"the schema of {self.ref.fqn} changed while this run was running (another run's change "
+                           "was put back, or a client altered it); nothing was published, run it again")
 
     def replace_main(self) -> None:
         """A rebuild's one commit: main becomes the staged table (schema, properties and rows)."""
@@ -388,6 +390,13 @@ class Execution:
     def record_published(self, main: int | None) -> None:
         self.record.snapshot_id = main
         self.state.update_run(self.record.run_id, snapshot_id=self.record.snapshot_id, created_table=False)
+
+    def settle_schema_changes(self) -> None:
+        """Put back schema changes of this pipeline's runs that ended unpublished (this run's own too, at its
+        end: state.db says 'running' until the runner records how it went); what waits is looked at again then."""
+        self.schema_changes_pending = True
+        for line in settle_schema_changes(self.table, self.state.live_run_ids(self.ref.fqn) - {self.record.run_id}):
+            self.log(line, "warn")
 
     def archive(self) -> None:
         """Move the zone files this run read (and only those) into `_processed/<run_id>/`."""
@@ -426,6 +435,8 @@ class Execution:
                 self.log(f"dropped table {self.ref.fqn}, which this run had created")
             elif self.branch_made:
                 self.table.drop_branch(self.branch)
+            if self.schema_changes_pending and not drop_table:
+                self.settle_schema_changes()
             self.state.update_run(self.record.run_id, branch=None, created_table=False)
         except Exception:
             log.exception("[%s] cleanup of branch %s failed; the next start will retry", self.record.run_id, self.branch)
