@@ -26,12 +26,14 @@ PIPELINES = ("ecommerce.bronze.raw_orders", "ecommerce.silver.clean_orders", "ec
 
 
 def one_way(way: str) -> dict:
+    import shutil
     import tempfile
 
     from devkit.sample import copy_sample
     from rat_tui.core.commands.workbench import Workbench
 
-    wb = Workbench(copy_sample(Path(tempfile.mkdtemp(prefix="rat-first-run-")) / "project"))
+    folder = Path(tempfile.mkdtemp(prefix="rat-first-run-"))
+    wb = Workbench(copy_sample(folder / "project"))
     out: dict = {"way": way, "runs": []}
     try:
         began = time.monotonic()
@@ -49,6 +51,7 @@ def one_way(way: str) -> dict:
                                 "waited_for_spark_ms": run["waited_for_spark_ms"], "phases": run["phases"]})
     finally:
         wb.close()
+        shutil.rmtree(folder, ignore_errors=True)
     return out
 
 
