@@ -38,6 +38,14 @@ def warm_workbench(root: Path) -> Iterator[Workbench]:
         shutil.rmtree(root.parent, ignore_errors=True)
 
 
+def rss_mb() -> float:
+    """This process's resident memory now (ru_maxrss is only the peak)."""
+    import os
+
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
 def timed(fn) -> tuple[float, object]:
     began = time.monotonic()
     result = fn()

@@ -25,7 +25,7 @@ import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import timed  # noqa: E402
+from common import rss_mb, timed  # noqa: E402
 
 from rat_tui.core.commands.workbench import Workbench  # noqa: E402
 
@@ -92,9 +92,11 @@ def main() -> None:
     seconds: dict[str, list[float]] = {}
     ratios: dict[str, list[float]] = {}  # each against the bare loads just before and just after it
     phases: dict[str, list[dict]] = {}
+    memory: dict[str, list[float]] = {}  # the Python process's RSS after each step (the JVM is separate)
     wb = Workbench(root)
     try:
         spark = wb.spark.session(timeout=300)
+        print(f"Python RSS once the session is ready: {rss_mb():.0f} MB")
         wb.spark.ensure_catalog("bench")
         shutil.copy(data, zone / "orders.csv")
         wb.run(full)  # warm: the first query and table creation are not what a user waits for daily
@@ -118,6 +120,7 @@ def main() -> None:
             took, result = timed(work_fn)
             after = bare()
             seconds.setdefault(name, []).append(took)
+            memory.setdefault(name, []).append(rss_mb())
             ratios.setdefault(name, []).append(took / ((before + after) / 2))
             if result is not None:
                 phases.setdefault(name, []).append(result["run"]["phases"])
@@ -148,6 +151,10 @@ def main() -> None:
             shutil.copy(recent, zone / "recent.csv")
             last = beside_bare("product 1% merge, newest 5% of keys", last, lambda: wb.run(incr))
             (zone / "recent.csv").unlink()
+            # What the user does next: a count in the console, and the tree's refresh after every command.
+            last = beside_bare("query SELECT count(*) after the merges", last,
+                               lambda: wb.query("SELECT count(*) FROM bench.bronze.incr") and None)
+            last = beside_bare("overview (the tree's refresh)", last, lambda: wb.overview() and None)
             last = beside_bare("bare Spark MERGE (copy-on-write)", last, bare_merge)
         peer_dir = work / "peer"
         peer_dir.mkdir()
@@ -166,6 +173,8 @@ def main() -> None:
     for name, took in (("DuckDB + PyIceberg load", peer["load"]), ("DuckDB + PyIceberg 1% upsert", peer["merge"])):
         print(f"{name:40s} {took:8.1f} {took / peer_bare:22.2f}x")
     print(f"(the peer runs once, in its own process, between two bare loads averaging {peer_bare:.1f} s)")
+    for name, values in memory.items():
+        print(f"Python RSS after {name:40s} {max(values):6.0f} MB (highest of the rounds)")
     print(f"peak RSS: product's Python {rss:.0f} MB (the JVM is separate); DuckDB + PyIceberg {peer['rss_mb']:.0f} MB")
     for name, runs in phases.items():
         print(f"{name} phases (ms, median): " + ", ".join(

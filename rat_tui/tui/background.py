@@ -33,6 +33,7 @@ class Background:
             return
         for line in done:
             self.app.post_message(ActionDone("recovery", line))
+        wb.warm_up()  # after the recovery, which would only interrupt it
 
     def check_remote(self) -> None:
         """Connect on the first call, then look for colleagues' edits; new files come in at once."""

@@ -42,6 +42,7 @@ from .landing import LandingCommands
 from .tables import TableCommands
 from .upkeep import UpkeepCommands
 from .versions import VersionCommands
+from .warm_up import start_warm_up
 from .watching import Watching
 
 QUERY_ROW_LIMIT = 1000
@@ -80,6 +81,11 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.watching.stop()
         self.spark.stop()
         self.open_mark.close()
+
+    def warm_up(self) -> threading.Thread:
+        """Start Spark in the background, then warm it on a run's paths out of sight (warm_up.py)."""
+        self.spark.start_background()
+        return start_warm_up(self.spark)
 
     # -- recovery -----------------------------------------------------------------------
     def needs_cleanup(self) -> bool:

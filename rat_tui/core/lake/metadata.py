@@ -112,15 +112,50 @@ def table_stats(table: "StaticTable") -> dict:
     size = int(extra.get("total-files-size", 0))
     rows = int(extra.get("total-records", 0))
     if int(extra.get("total-position-deletes", 0)) or int(extra.get("total-equality-deletes", 0)):
-        # Merge-on-read: total-records still counts deleted rows. Count what a reader sees;
-        # PyIceberg reads only the data files that have deletes, the rest from their stats.
-        rows = table.scan(snapshot_id=snap.snapshot_id).count()
+        # Merge-on-read: total-records still counts deleted rows; count what a reader sees.
+        rows = live_rows(table, snap.snapshot_id)
     return {
         "snapshot_id": snap.snapshot_id if snap else None,
         "rows": rows,
         "data_files": files,
         "avg_file_bytes": size // files if files else 0,
     }
+
+
+def live_rows(table: "StaticTable", snapshot_id: int) -> int:
+    """Rows a reader sees: the data files' record counts less the distinct positions their delete
+    files remove. PyIceberg's `scan().count()` read every data file with deletes whole into Arrow
+    (after a 1% merge, every file: 1M rows held 130 MB in Python); this reads only the delete
+    files' two position columns."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+    from pyiceberg.manifest import DataFileContent
+
+    scan = table.scan(snapshot_id=snapshot_id)
+    rows, targets, delete_paths = 0, set(), set()
+    for task in scan.plan_files():
+        rows += task.file.record_count
+        for deletes in task.delete_files:
+            if deletes.content != DataFileContent.POSITION_DELETES:
+                return scan.count()  # equality deletes (Spark never writes them): a reader must apply them
+            targets.add(task.file.file_path)
+            delete_paths.add(deletes.file_path)
+    if not delete_paths:
+        return rows
+    # Each deleted row as one int64, (its data file's number << 40) + position, so distinct rows
+    # are counted without a string per row: paths are read as a dictionary of a few values.
+    numbers = {path: number for number, path in enumerate(sorted(targets))}
+    keys = []
+    for path in sorted(delete_paths):
+        with table.io.new_input(path).open() as stream:
+            deletes = pq.read_table(stream, columns=["file_path", "pos"], read_dictionary=["file_path"])
+        for paths, positions in zip(deletes["file_path"].chunks, deletes["pos"].chunks):
+            files = pa.array([numbers.get(p, -1) for p in paths.dictionary.to_pylist()], pa.int64()).take(paths.indices)
+            live = pc.greater_equal(files, 0)  # deletes of files no longer in the table do not count
+            keys.append(pc.add(pc.shift_left(files.filter(live), 40), positions.filter(live)))
+    # A position deleted by two files (a row updated, then its delete rewritten) counts once.
+    return rows - len(pc.unique(pa.chunked_array(keys, pa.int64())))
 
 
 def run_reached_main(table: "StaticTable", run_id: str, since_ms: float = 0) -> int | None:

@@ -126,6 +126,7 @@ class SparkManager:
         self._children: list[SparkSession] = []
         self._kept: dict[str, SparkSession] = {}  # isolated sessions reused by name (`using(keep=…)`)
         self._conf_lock = threading.Lock()
+        self._idle: tuple[str, threading.Event] | None = None  # work nobody waits for: (job group, stop)
         self.start_seconds: float | None = None
 
     # -- state ------------------------------------------------------------------
@@ -183,6 +184,10 @@ class SparkManager:
             self._active += 1
             if self._active == 1:
                 self._set_state(SessionState.BUSY)
+            idle, self._idle = self._idle, None
+        if idle is not None:  # a real run or query never waits behind the warm-up
+            idle[1].set()
+            spark.sparkContext.cancelJobGroup(idle[0])
         child = self._kept_session(spark, keep) if keep else self._run_session(spark) if isolated else None
         try:
             yield child or spark
@@ -194,6 +199,28 @@ class SparkManager:
                 self._active -= 1
                 if self._active == 0 and self._spark is not None:
                     self._set_state(SessionState.READY)
+
+    @contextlib.contextmanager
+    def idle_work(self, group: str) -> Iterator[tuple["SparkSession", threading.Event]]:
+        """A session of its own for work nobody waits for (the warm-up), its jobs in `group`. The
+        event is set, and the group's jobs cancelled, as soon as anything enters `using()`; the
+        session stays READY (not BUSY) meanwhile, so the status bar says nothing of it."""
+        spark = self.session()
+        stop = threading.Event()
+        child = RunSession(spark)  # not among _children: the catalogs it needs are set on it alone
+        with self._lock:
+            if self._active:
+                stop.set()
+            else:
+                self._idle = (group, stop)
+        child.sparkContext.setJobGroup(group, "rat idle work", interruptOnCancel=True)
+        try:
+            yield child, stop
+        finally:
+            child.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+            with self._lock:
+                if self._idle is not None and self._idle[1] is stop:
+                    self._idle = None
 
     def _kept_session(self, spark: "SparkSession", name: str) -> "SparkSession":
         with self._lock:

@@ -106,6 +106,9 @@ class Runner:
                 record.status, record.started_at = "running", time.time()
                 self.state.update_run(record.run_id, status="running", started_at=record.started_at)
                 self.events.publish(RunStarted(record.run_id, record.pipeline, record.version))
+                waiting = time.monotonic()
+                self.spark.session()  # Spark may still be starting: that wait is no phase's
+                record.waited_for_spark_ms = int((time.monotonic() - waiting) * 1000)
                 self.storage.prepare_run(handle.ref)  # e.g. the landing cache matches the bucket
                 with self.spark.using(isolated=True) as spark:  # user code: its own SQL conf, no stop()
                     Execution(

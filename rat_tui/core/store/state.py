@@ -79,6 +79,8 @@ class RunRecord:
     queued_at: float = field(default_factory=time.time)
     started_at: float | None = None
     finished_at: float | None = None
+    # Of the time from started_at to the first phase, how long the run waited for Spark to start.
+    waited_for_spark_ms: int = 0
     rows_written: int = 0
     phases: dict[str, int] = field(default_factory=dict)
     phase_rows: dict[str, int] = field(default_factory=dict)
@@ -96,7 +98,7 @@ class RunRecord:
         return {
             "run_id": self.run_id, "pipeline": self.pipeline, "status": self.status, "version": self.version,
             "trigger": self.trigger, "queued_at": self.queued_at, "started_at": self.started_at,
-            "finished_at": self.finished_at, "rows_written": self.rows_written, "phases": self.phases,
+            "waited_for_spark_ms": self.waited_for_spark_ms, "finished_at": self.finished_at, "rows_written": self.rows_written, "phases": self.phases,
             "phase_rows": self.phase_rows,
             "quality": [q.as_dict() for q in self.quality], "snapshot_id": self.snapshot_id, "error": self.error,
             "inputs": self.inputs, **self.landing,
