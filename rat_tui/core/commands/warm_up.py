@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 
 from ..lake.session import SparkManager, catalog_conf
 from ..lake.table import IcebergTable, quote, run_branch
-from ..landing.reader import read_files
+from ..landing.zone_read import ZoneReader
+from ..landing.zone_settings import ZoneReadSettings
 from ..project.model import PipelineRef
 
 if TYPE_CHECKING:
@@ -83,7 +84,9 @@ def _steps(spark: "SparkSession", folder: Path) -> Iterator[Callable[[], object]
     branch = run_branch("warm_up")
     target = table.branch_ident(branch)
     # Casts as a silver pipeline writes them; the run's own checks (NULL keys, unique keys) follow.
-    frame = read_files(spark, "csv", [csv.as_uri()]).selectExpr(
+    # The run's own zone reader: dialect detection, the sampled schema and the FAILFAST read.
+    raw, _ = ZoneReader(spark, folder, "warm-up", [csv], lambda path: "file:" + str(path), ZoneReadSettings()).read()
+    frame = raw.selectExpr(
         "CAST(id AS BIGINT) AS id", "CAST(amount AS DECIMAL(12, 2)) AS amount", "LOWER(TRIM(status)) AS status",
         "CAST(updated_at AS TIMESTAMP) AS updated_at", "CAST(updated_at AS DATE) AS day")
     yield frame.count
