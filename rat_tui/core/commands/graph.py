@@ -3,6 +3,7 @@ which downstream tables a table rollback leaves stale."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from ..errors import RatError
 from ..lake.metadata import ancestry, load_table, snapshot_run_id
@@ -16,6 +17,7 @@ class GraphCommands(WorkbenchParts):
     graph_cache: GraphCache
     selections: list[SelectionRun]
     _selections_lock: threading.Lock
+    unit_test_pipelines: Callable[[list[PipelineRef]], dict]  # commands/unit_tests.py
 
     def graph(self) -> ProjectGraph:
         return self.graph_cache.graph()
@@ -58,6 +60,8 @@ class GraphCommands(WorkbenchParts):
         return self._run_names(graph, graph.order(names), full_refresh, False)
 
     def _run_names(self, graph: ProjectGraph, names: list[str], full_refresh: bool, published: bool) -> dict:
+        if self.project.settings.unit_tests_before_build:  # raises, with the tests, when one did not pass
+            self.unit_test_pipelines([PipelineRef.parse(name) for name in names])
         selection = SelectionRun(graph, names, lambda name: self.submit(
             name, full_refresh=full_refresh, published=published, trigger="selection"),
             self.state, self.events, cancel_run=self.runner.cancel)

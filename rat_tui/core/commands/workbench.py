@@ -39,6 +39,7 @@ from .files import FileCommands
 from .graph import GraphCommands
 from .landing import LandingCommands
 from .tables import TableCommands
+from .unit_tests import UnitTestCommands
 from .upkeep import UpkeepCommands
 from .versions import VersionCommands
 
@@ -46,7 +47,7 @@ QUERY_ROW_LIMIT = 1000
 
 
 class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, VersionCommands, BucketCommands,
-                FileCommands, ExportCommands):
+                FileCommands, ExportCommands, UnitTestCommands):
     """One open project and the services built on it. Faces call these methods; nothing here renders.
 
     Browsing and running live here; the other groups of commands live in `core/commands/`.

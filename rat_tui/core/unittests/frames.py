@@ -1,0 +1,120 @@
+"""Rows of a test file as Spark DataFrames, and the comparison of expected rows with actual ones."""
+from __future__ import annotations
+
+from collections import Counter
+from datetime import date, datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from ..lake.table import quote
+from ..values import json_value
+from .spec import Rows, UnitTest
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import DataType, StructType
+
+LINE_COLUMN = "__rat_line"
+
+
+def _type_of(values: list[Any]) -> "DataType":
+    """The Spark type of one column as the file wrote it; anything mixed is text (a cast decides later)."""
+    from pyspark.sql import types as T
+
+    kinds = {type(v) for v in values if v is not None}
+    if kinds == {bool}:
+        return T.BooleanType()
+    if kinds and kinds <= {int}:
+        return T.LongType()
+    if kinds and kinds <= {int, float}:
+        return T.DoubleType()
+    if kinds and kinds <= {Decimal, int}:
+        return T.DecimalType(38, 10)
+    if kinds == {date}:
+        return T.DateType()
+    if kinds and kinds <= {datetime, date}:
+        return T.TimestampType()
+    return T.StringType()
+
+
+def _value(value: Any, data_type: "DataType") -> Any:
+    from pyspark.sql import types as T
+
+    if value is None:
+        return None
+    if isinstance(data_type, T.StringType) and not isinstance(value, str):
+        return str(json_value(value)) if not isinstance(value, bool) else str(value).lower()
+    if isinstance(data_type, T.DoubleType):
+        return float(value)
+    if isinstance(data_type, T.TimestampType) and not isinstance(value, datetime):
+        return datetime(value.year, value.month, value.day)
+    return value
+
+
+def rows_frame(spark: "SparkSession", rows: Rows, with_lines: bool = False) -> "DataFrame":
+    """The rows with the types their values suggest (a missing column in a row is NULL)."""
+    from pyspark.sql import types as T
+
+    columns = rows.columns()
+    types = {c: _type_of([r.get(c) for r in rows.rows]) for c in columns}
+    fields = [T.StructField(c, types[c], True) for c in columns]
+    data = [[_value(r.get(c), types[c]) for c in columns] for r in rows.rows]
+    if with_lines:
+        fields.append(T.StructField(LINE_COLUMN, T.IntegerType(), False))
+        data = [[*values, line] for values, line in zip(data, rows.lines)]
+    return spark.createDataFrame(data, T.StructType(fields))
+
+
+def cast_rows(spark: "SparkSession", test: UnitTest, rows: Rows, schema: "StructType", what: str) -> "DataFrame":
+    """The rows cast to `schema`'s types by Spark's rules (columns by name, missing ones NULL);
+    a column the schema lacks or a value that does not cast is a RatError with its line."""
+    from pyspark.sql import functions as F
+
+    known = {f.name: f.dataType for f in schema.fields}
+    for column in rows.columns():
+        if column not in known:
+            raise test.error(f"{what} has column '{column}', which the pipeline does not produce "
+                             f"(columns: {', '.join(known)})", rows.line_of_column(column))
+    given = rows_frame(spark, rows, with_lines=True)
+    present = set(rows.columns())
+    casts = [F.expr(f"try_cast({quote(f.name)} AS {f.dataType.simpleString()})").alias(f.name)
+             if f.name in present else F.lit(None).cast(f.dataType).alias(f.name) for f in schema.fields]
+    checked = given.select(*casts, *[F.col(c).alias(f"__given_{i}") for i, c in enumerate(rows.columns())],
+                           LINE_COLUMN).collect()
+    for row in checked:
+        for i, column in enumerate(rows.columns()):
+            if row[f"__given_{i}"] is not None and row[column] is None:
+                raise test.error(f"{what}: value {json_value(row[f'__given_{i}'])!r} of column '{column}' does not "
+                                 f"cast to {known[column].simpleString()}", row[LINE_COLUMN])
+    return given.select(*casts)
+
+
+def as_dicts(df: "DataFrame", columns: list[str]) -> list[dict[str, Any]]:
+    return [{c: json_value(v) for c, v in zip(columns, row)} for row in df.select(*columns).collect()]
+
+
+def compare(expected: list[dict[str, Any]], actual: list[dict[str, Any]], ordered: bool
+            ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(missing, unexpected): expected rows not in the result, result rows not expected. As
+    multisets; with `ordered`, position by position."""
+    if ordered:
+        pairs = [(e, a) for e, a in zip(expected, actual) if e != a]
+        return ([e for e, _ in pairs] + expected[len(actual):], [a for _, a in pairs] + actual[len(expected):])
+    key = _row_key
+    want, got = Counter(map(key, expected)), Counter(map(key, actual))
+    missing_keys, unexpected_keys = want - got, got - want
+    return _take(expected, missing_keys), _take(actual, unexpected_keys)
+
+
+def _row_key(row: dict[str, Any]) -> tuple:
+    return tuple(sorted((k, repr(v)) for k, v in row.items()))
+
+
+def _take(rows: list[dict[str, Any]], counts: Counter) -> list[dict[str, Any]]:
+    left, taken = Counter(counts), []
+    for row in rows:
+        key = _row_key(row)
+        if left[key] > 0:
+            left[key] -= 1
+            taken.append(row)
+    return taken
