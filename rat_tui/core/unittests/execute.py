@@ -136,9 +136,10 @@ def _load_this(ctx: UnitContext, scratch: Scratch, pipeline: LoadedPipeline, tes
     ctx.table = probe
     shape = build(ctx, pipeline).schema
     schema = table_schema(shape, pipeline.config)
-    rows = cast_rows(ctx.spark, test, this, schema, "this")
+    rows = ctx.spark.createDataFrame(cast_rows(ctx.spark, test, this, schema, "this"), schema)
     scratch.create(schema, table_properties(pipeline.config, SCRATCH_FILE_SIZE), partition_by(pipeline.config), rows)
-    ctx.table, ctx._watermark, ctx._has_rows = scratch.table, None, None
+    # Whether the table has rows, the test says: no scan of the table for is_incremental().
+    ctx.table, ctx._watermark, ctx._has_rows = scratch.table, None, bool(this.rows)
 
 
 def _write(ctx: UnitContext, scratch: Scratch, pipeline: LoadedPipeline, test: UnitTest, result: "DataFrame",
@@ -165,8 +166,8 @@ def _write(ctx: UnitContext, scratch: Scratch, pipeline: LoadedPipeline, test: U
 def _check(spark: "SparkSession", test: UnitTest, expected: Rows, actual: "DataFrame", what: str
            ) -> tuple[list, list]:
     columns = expected.columns() or actual.columns
-    want = as_dicts(cast_rows(spark, test, expected, actual.schema, what), columns)
-    got = as_dicts(actual, columns)
+    want = as_dicts(cast_rows(spark, test, expected, actual.schema, what), actual.columns, columns)
+    got = as_dicts([tuple(row) for row in actual.select(*columns).collect()], columns, columns)
     return compare(want, got, test.ordered)
 
 

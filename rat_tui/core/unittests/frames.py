@@ -65,32 +65,36 @@ def rows_frame(spark: "SparkSession", rows: Rows, with_lines: bool = False) -> "
     return spark.createDataFrame(data, T.StructType(fields))
 
 
-def cast_rows(spark: "SparkSession", test: UnitTest, rows: Rows, schema: "StructType", what: str) -> "DataFrame":
-    """The rows cast to `schema`'s types by Spark's rules (columns by name, missing ones NULL);
-    a column the schema lacks or a value that does not cast is a RatError with its line."""
+def cast_rows(spark: "SparkSession", test: UnitTest, rows: Rows, schema: "StructType", what: str) -> list[tuple]:
+    """The rows cast to `schema`'s types by Spark's rules (columns by name, missing ones NULL), as
+    values in the schema's order; a column the schema lacks or a value that does not cast is a
+    RatError with its line. One local query: Spark evaluates it on the driver, no job."""
     from pyspark.sql import functions as F
 
     known = {f.name: f.dataType for f in schema.fields}
-    for column in rows.columns():
+    given_columns = rows.columns()
+    for column in given_columns:
         if column not in known:
             raise test.error(f"{what} has column '{column}', which the pipeline does not produce "
                              f"(columns: {', '.join(known)})", rows.line_of_column(column))
-    given = rows_frame(spark, rows, with_lines=True)
-    present = set(rows.columns())
-    casts = [F.expr(f"try_cast({quote(f.name)} AS {f.dataType.simpleString()})").alias(f.name)
-             if f.name in present else F.lit(None).cast(f.dataType).alias(f.name) for f in schema.fields]
-    checked = given.select(*casts, *[F.col(c).alias(f"__given_{i}") for i, c in enumerate(rows.columns())],
-                           LINE_COLUMN).collect()
+    casts = [F.expr(f"try_cast({quote(f.name)} AS {f.dataType.simpleString()})") if f.name in given_columns
+             else F.lit(None).cast(f.dataType) for f in schema.fields]
+    width, position = len(casts), {name: i for i, name in enumerate(known)}
+    checked = rows_frame(spark, rows, with_lines=True).select(
+        *casts, *(F.col(quote(c)) for c in given_columns), LINE_COLUMN).collect()
     for row in checked:
-        for i, column in enumerate(rows.columns()):
-            if row[f"__given_{i}"] is not None and row[column] is None:
-                raise test.error(f"{what}: value {json_value(row[f'__given_{i}'])!r} of column '{column}' does not "
+        for i, column in enumerate(given_columns):
+            value = row[width + i]
+            if value is not None and row[position[column]] is None:
+                raise test.error(f"{what}: value {json_value(value)!r} of column '{column}' does not "
                                  f"cast to {known[column].simpleString()}", row[LINE_COLUMN])
-    return given.select(*casts)
+    return [tuple(row[:width]) for row in checked]
 
 
-def as_dicts(df: "DataFrame", columns: list[str]) -> list[dict[str, Any]]:
-    return [{c: json_value(v) for c, v in zip(columns, row)} for row in df.select(*columns).collect()]
+def as_dicts(values: list[tuple], names: list[str], columns: list[str]) -> list[dict[str, Any]]:
+    """Rows (in `names` order) as column -> JSON value, for `columns` only."""
+    at = [names.index(c) for c in columns]
+    return [{c: json_value(row[i]) for c, i in zip(columns, at)} for row in values]
 
 
 def compare(expected: list[dict[str, Any]], actual: list[dict[str, Any]], ordered: bool
