@@ -33,6 +33,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tests", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--output-only", action="store_true", help="every test checks the output (no scratch table)")
     args = parser.parse_args()
     root = scratch_project("unit")
     write_pipeline(root, "bronze", "src", "-- @merge_strategy: full_refresh\nSELECT 1 AS id, 'a' AS v\n")
@@ -40,7 +41,7 @@ def main() -> None:
     folder = root / "bench" / "pipelines" / "silver" / "upper" / "tests" / "unit"
     folder.mkdir(parents=True)
     for n in range(args.tests):
-        template = OUTPUT if n % 2 == 0 else TABLE_AFTER
+        template = OUTPUT if n % 2 == 0 or args.output_only else TABLE_AFTER
         (folder / f"t{n:02d}.yaml").write_text(template.format(n=n, m=n + 100))
     with warm_workbench(root) as wb:
         first, _ = timed(lambda: wb.unit_test(fqn))
@@ -50,7 +51,8 @@ def main() -> None:
             seconds, result = timed(lambda: wb.unit_test(fqn))
             assert {t["status"] for t in result["tests"]} == {"passed"}, result
             took.append(seconds)
-        print(f"{args.tests} unit tests ({args.tests // 2} output, {args.tests - args.tests // 2} table_after), "
+        after = 0 if args.output_only else args.tests - args.tests // 2
+        print(f"{args.tests} unit tests ({args.tests - after} output, {after} table_after), "
               f"warm: median {statistics.median(took):.2f} s, best {min(took):.2f} s over {args.repeat}")
 
 
