@@ -109,9 +109,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run_script(workbench, args: argparse.Namespace) -> int:
-    """Parse first (a bad script runs nothing), then run it inside the real app, headless."""
-    from .script.executor import EXIT_BAD_SCRIPT, parse
-    from .tui.app import RatApp, ScriptJob
+    """Parse first (a bad script runs nothing), then run it on the command layer; a script that presses
+    keys, takes screenshots or reads the screen runs inside the real app, headless."""
+    from .script.commands import SCREEN_COMMANDS, ScriptContext
+    from .script.executor import EXIT_BAD_SCRIPT, execute, parse
 
     try:
         text = _read_script(args.script)
@@ -121,12 +122,17 @@ def _run_script(workbench, args: argparse.Namespace) -> int:
     lines = parse(text, sys.stdout)
     if lines is None:
         return EXIT_BAD_SCRIPT
-    app = RatApp(workbench, warm_spark=False, script=ScriptJob(lines, args.keep_going, args.events))
     try:
+        if not any(line.cmd in SCREEN_COMMANDS for line in lines):
+            return execute(ScriptContext(workbench), lines, sys.stdout, args.keep_going, args.events)
+        from .tui.app import RatApp
+        from .tui.script_host import ScriptJob
+
+        app = RatApp(workbench, warm_spark=False, script=ScriptJob(lines, args.keep_going, args.events))
         app.run(headless=True, size=(120, 40))
+        return app.return_code if app.return_code is not None else 1
     finally:
         workbench.close()
-    return app.return_code if app.return_code is not None else 1
 
 
 if __name__ == "__main__":

@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
 """Regenerate the sample project's landing data, reproducibly.
 
-    python sample_project/generate.py                 # the small checked-in data set, and a reset:
-                                                      # _processed/, warehouse/ and .rat/ are removed
+    python sample_project/generate.py                 # the small checked-in data set: rewrites the landing
+                                                      # files it makes (orders, products, events) and
+                                                      # nothing else: tables, state, archived and
+                                                      # uploaded files stay
+    python sample_project/generate.py --all           # a reset: also deletes warehouse/ (every table),
+                                                      # .rat/ (runs, published versions) and _processed/;
+                                                      # asks first (--yes for scripts), refuses while the
+                                                      # app has the project open
     python sample_project/generate.py --rows 5000000 --out /tmp/big   # a large copy for benchmarks
 
 The same arguments always give the same bytes (a seeded generator, fixed timestamps).
@@ -14,6 +20,7 @@ import csv
 import json
 import random
 import shutil
+import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -95,21 +102,42 @@ def write_events(path: Path, rng: random.Random, count: int) -> None:
             fh.write(json.dumps(event, sort_keys=True) + "\n")
 
 
-def reset_state(out: Path) -> None:
-    """Undo what running the sample did: archived files, tables, and the app state that knew them."""
-    for folder in [*out.glob("*/landing/*/_processed"), *out.glob("*/warehouse"), out / ".rat"]:
-        if folder.is_dir():
-            shutil.rmtree(folder)
+def state_folders(out: Path) -> list[Path]:
+    """What running the sample made: archived files, tables, and the app state that knew them."""
+    return [p for p in [*out.glob("*/landing/*/_processed"), *out.glob("*/warehouse"), out / ".rat"] if p.is_dir()]
+
+
+def reset(out: Path, yes: bool) -> bool:
+    """Delete the state folders, once asked (unless `yes`) and while no app has the project open."""
+    sys.path.insert(0, str(HERE.parent))  # the app's package beside this folder, installed or not
+    from rat_tui.core.store.presence import ProjectOpen, held_closed
+
+    folders = state_folders(out)
+    try:
+        with held_closed(out / ".rat"):
+            if folders and not yes:
+                print("This deletes every table, every run and published version, and the archived landing files:")
+                print("".join(f"  {folder}\n" for folder in folders), end="")
+                try:
+                    answer = input("Delete them? [y/N] ")
+                except EOFError:  # no terminal to ask on: --yes says it
+                    answer = ""
+                if answer.strip().lower() not in ("y", "yes"):
+                    print("nothing deleted")
+                    return False
+            for folder in folders:
+                shutil.rmtree(folder)
+    except ProjectOpen as exc:
+        print(f"generate.py: {exc}; nothing deleted", file=sys.stderr)
+        return False
+    return True
 
 
 def generate(out: Path, rows: int) -> None:
+    """Write the landing files this script owns; other files in the zones stay."""
     rng = random.Random(42)
-    reset_state(out)
     landing = out / "ecommerce" / "landing"
     orders = landing / "orders"
-    if orders.exists():
-        for old in orders.glob("orders_*.csv"):
-            old.unlink()
     per_month = order_rows(rng, rows, months=3)
     for name, month_rows in sorted(per_month.items()):
         write_csv(orders / name, month_rows)
@@ -123,7 +151,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=300, help="number of orders (default 300)")
     parser.add_argument("--out", type=Path, default=HERE, help="project folder to write into (default: this one)")
+    parser.add_argument("--all", action="store_true",
+                        help="also delete every table, the app state (.rat/) and the archived landing files")
+    parser.add_argument("--yes", action="store_true", help="with --all: do not ask first")
     args = parser.parse_args()
+    if args.all and not reset(args.out, args.yes):
+        sys.exit(1)
     if args.out.resolve() != HERE:
         # A benchmark copy gets the pipelines too, so it is a complete project.
         for ns in ("ecommerce", "analytics"):

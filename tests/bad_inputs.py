@@ -107,10 +107,10 @@ BAD_LANDING_FILES: list[tuple[str, str, bytes, str]] = [
     ("colon-in-name", "a:b.csv", b"id\n1\n", "has ':' in its name, which Spark cannot read; rename the file"),
     ("parquet-named-csv", "p.csv", b"PAR1\x15\x04\x15\x10\x15\x14L\x15\x02\x15\x00\x12\x00\x00\x08\x1c\x01\x00\x00\x00PAR1",
      "is a Parquet file with a .csv extension; rename it to .parquet"),
-    ("json-array", "a.json", b'[\n  {"id": 1},\n  {"id": 2}\n]\n',
-     "is a JSON array; landing zones read JSON Lines (one object per line)"),
+    # (a JSON array is read since issue 26: its elements are the rows)
     ("json-pretty-object", "b.json", b'{\n  "id": 1\n}\n',
-     "is not JSON Lines (line 1 is not one JSON object); write one object per line"),
+     "is neither JSON Lines nor a JSON array (line 1 is not one JSON object); write one object per line, "
+     "or one array of objects"),
     ("empty-csv", "empty.csv", b"", "is empty (0 bytes)"),
 ]
 # Names the OS allows that runs must read as they are (spaces, accents, %, Hadoop glob characters).

@@ -11,6 +11,11 @@ from devkit.s3server import SeaweedServer, storage_yaml
 _buckets = itertools.count(1)
 
 
+# The sample pipeline the bucket tests publish and edit.
+PIPE = "ecommerce/pipelines/silver/clean_orders"
+FQN = "ecommerce.silver.clean_orders"
+
+
 def new_bucket(server: SeaweedServer, versioned: bool = True) -> str:
     return server.make_bucket(f"rat-{os.getpid()}-{next(_buckets)}", versioned)
 
@@ -30,3 +35,8 @@ def bucket_project(folder: Path, server: SeaweedServer, bucket: str, source: Pat
 def keys(server: SeaweedServer, bucket: str, prefix: str = "") -> list[str]:
     pages = server.client().get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
     return sorted(item["Key"] for page in pages for item in page.get("Contents", []))
+
+
+def versions_of(server: SeaweedServer, bucket: str, key: str) -> list[dict]:
+    reply = server.client().list_object_versions(Bucket=bucket, Prefix=key)
+    return [v for v in reply.get("Versions", []) if v["Key"] == key]

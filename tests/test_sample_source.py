@@ -45,7 +45,7 @@ def test_generate_resets_what_running_the_sample_changed(tmp_path: Path):
     (project / "ecommerce" / "warehouse" / "bronze" / "raw_orders").mkdir(parents=True)
     (project / ".rat").mkdir()
 
-    subprocess.run([sys.executable, str(project / "generate.py")], check=True, capture_output=True)
+    subprocess.run([sys.executable, str(project / "generate.py"), "--all", "--yes"], check=True, capture_output=True)
 
     assert sorted(p.name for p in orders.glob("orders_*.csv")) == committed
     assert not (orders / "_processed").exists()

@@ -4,8 +4,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from ..core.commands.version_diff import version_diff
 from ..core.commands.workbench import Workbench
 from ..core.errors import RatError
 from .parser import FreeText
@@ -20,17 +21,30 @@ class _Parser(argparse.ArgumentParser):
         raise ArgumentError(f"{self.prog}: {message}")
 
 
+class ScreenHost(Protocol):
+    """The real app, headless: what `press`, `screenshot` and `expect-screen` need of it."""
+
+    def press(self, keys: list[str]) -> None: ...
+
+    def screenshot(self, path: str) -> str: ...
+
+    def wait_for_text(self, text: str, timeout: float) -> bool: ...
+
+
+SCREEN_COMMANDS = frozenset({"press", "screenshot", "expect-screen"})
+
+
 @dataclass
 class ScriptContext:
-    """What a command may use: the Workbench, and the headless app when the script runs inside it."""
+    """What a command may use: the Workbench, and the headless app when the script drives the screen."""
 
     wb: Workbench
-    app: Any = None  # rat_tui.tui.app.RatApp; typed loosely so the script layer never imports Textual
+    screen: ScreenHost | None = None
 
-    def need_app(self, cmd: str) -> Any:
-        if self.app is None:
+    def need_screen(self, cmd: str) -> ScreenHost:
+        if self.screen is None:
             raise ArgumentError(f"{cmd} needs the app; it is only available in `rat-tui --script`")
-        return self.app
+        return self.screen
 
 
 Handler = Callable[[ScriptContext, argparse.Namespace, str | None], dict[str, Any]]
@@ -81,9 +95,10 @@ def _validate(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> di
     return ctx.wb.validate(a.pipeline)
 
 
-@command("run", arg("pipeline"), arg("--full-refresh", action="store_true"), arg("--published", action="store_true"))
+@command("run", arg("pipeline"), arg("--full-refresh", action="store_true"), arg("--published", action="store_true"),
+         arg("--reload-files", action="store_true"))
 def _run(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.run(a.pipeline, full_refresh=a.full_refresh, published=a.published)
+    return ctx.wb.run(a.pipeline, full_refresh=a.full_refresh, published=a.published, reload_files=a.reload_files)
 
 
 @command("preview", arg("pipeline"), arg("--limit", type=int, default=20))
@@ -132,14 +147,17 @@ def _write(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
 @command("watch", arg("state", choices=("on", "off")))
 def _watch(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     """Scripts start with the watcher off, so `write` then `run` runs once; `watch on` opts in."""
-    return {"watching": ctx.need_app("watch").set_watch_from_thread(a.state == "on")}
+    return {"watching": ctx.wb.watching.set(a.state == "on")}
 
 
 @command("wait-idle", arg("--timeout", type=float, default=None))
 def _wait_idle(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    if ctx.app is not None:
-        ctx.app.settle_from_thread(a.timeout)
-    return ctx.wb.wait_idle(a.timeout)
+    return ctx.wb.watching.wait_idle(a.timeout)
+
+
+@command("version-diff", arg("pipeline"), arg("version", type=int))
+def _version_diff(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return version_diff(ctx.wb.project, ctx.wb.versions, ctx.wb.resolve(a.pipeline), a.version)
 
 
 @command("publish", arg("pipeline"), arg("-m", "--message", default=""))
@@ -157,9 +175,9 @@ def _rollback(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> di
     return ctx.wb.rollback(a.pipeline, a.version, a.restore)
 
 
-@command("rollback-table", arg("pipeline"), arg("snapshot_id", type=int))
+@command("rollback-table", arg("pipeline"), arg("snapshot_id", type=int), arg("--rebuild", action="store_true"))
 def _rollback_table(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.rollback_table(a.pipeline, a.snapshot_id)
+    return ctx.wb.rollback_table(a.pipeline, a.snapshot_id, a.rebuild)
 
 
 @command("table-preview", arg("pipeline"), arg("--snapshot", type=int), arg("--limit", type=int, default=20))
@@ -184,20 +202,20 @@ def _sample(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict
 
 @command("press", arg("keys", nargs="+"))
 def _press(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    ctx.need_app("press").press_from_thread(a.keys)
+    ctx.need_screen("press").press(a.keys)
     return {}
 
 
 @command("screenshot", arg("path"))
 def _screenshot(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return {"path": ctx.need_app("screenshot").screenshot_from_thread(a.path)}
+    return {"path": ctx.need_screen("screenshot").screenshot(a.path)}
 
 
 @command("expect-screen", arg("--timeout", type=float, default=10.0),
          free_text=FreeText("text", "the text to wait for", "expect-screen SUCCESS", trailing=("--timeout",)))
 def _expect_screen(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     text = a.text
-    if not ctx.need_app("expect-screen").wait_for_text(text, a.timeout):
+    if not ctx.need_screen("expect-screen").wait_for_text(text, a.timeout):
         raise RatError(f"'{text}' did not appear on the screen within {a.timeout:g} s")
     return {}
 

@@ -1,41 +1,50 @@
-"""Small messages that workers and core threads post to the app (Textual's post_message is thread-safe)."""
+"""Messages that workers, core threads and panels post to the app (Textual's post_message is thread-safe).
+
+An outcome is a sentence (logged, and toasted unless `toast` is off); what else it changes is said by
+typed fields — `reload` the tree and the detail, `then` a callback the app runs on its own thread — never
+by a string the app switches on."""
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from textual.message import Message
 
 from ..core.events import Event
-from ..core.project.watch import Change
 
 
+@dataclass
 class CoreEvent(Message):
     """An event from the core's stream (runs, the Spark session)."""
 
-    def __init__(self, event: Event) -> None:
-        super().__init__()
-        self.event = event
+    event: Event
 
 
-class FilesChanged(Message):
-    def __init__(self, changes: list[Change]) -> None:
-        super().__init__()
-        self.changes = changes
+@dataclass
+class WatchNotice(Message):
+    """A notice of the core's watcher service (`core/commands/watching.py`)."""
+
+    notice: Event
 
 
-class ActionFailed(Message):
-    def __init__(self, action: str, error: str) -> None:
-        super().__init__()
-        self.action, self.error = action, error
-
-
+@dataclass
 class ActionDone(Message):
-    def __init__(self, action: str, summary: str, result: Any = None) -> None:
-        super().__init__()
-        self.action, self.summary, self.result = action, summary, result
+    action: str  # the toast's title
+    summary: str  # "" says nothing
+    toast: bool = True
+    reload: bool = False  # the tree and the detail panel show what it changed
+    then: Callable[[], None] | None = None
 
 
+@dataclass
+class ActionFailed(Message):
+    action: str
+    error: str
+    then: Callable[[], None] | None = None
+
+
+@dataclass
 class UploadProgress(Message):
-    def __init__(self, name: str, copied: int, total: int) -> None:
-        super().__init__()
-        self.name, self.copied, self.total = name, copied, total
+    name: str
+    copied: int
+    total: int

@@ -49,3 +49,13 @@ def diffed(fqn: str, diff: dict, old: int, new: int) -> str:
 def rows_shown(what: str, result: dict) -> str:
     shown = f"{what}: {count(len(result['rows']), 'row', 'rows')} of {count(len(result['columns']), 'column', 'columns')}"
     return f"{shown}; {result['note']}." if result.get("note") else f"{shown}."
+
+
+def ran(title: str, runs: list[dict]) -> str:
+    """One sentence for a selection's outcome."""
+    states: dict[str, int] = {}
+    for run in runs:
+        states[run["status"]] = states.get(run["status"], 0) + 1
+    sentence = f"{title}: " + ", ".join(f"{n} {status}" for status, n in states.items()) + "."
+    first = next((r for r in runs if r["status"] not in ("success", "skipped")), None)
+    return sentence + (f" First problem: {first['pipeline']} {first['status']}: {first['error']}" if first else "")

@@ -59,8 +59,10 @@ async def test_two_reloads_of_a_table_at_once_leave_one_table_view(sample_copy):
                             "run_id": "r1", "schema_changes": [], "inputs": {}}], "refs": {"main": 7}}
     async with app.run_test(size=SIZE) as pilot:
         node = NodeData("table", "ecommerce", "clean_orders", PipelineRef("ecommerce", "silver", "clean_orders"))
+        app.workbench.snapshots = lambda fqn: snaps  # the panel loads them itself
+        app.workbench.table_schema = lambda fqn: "id int"
         app.selected = node
-        await asyncio.gather(app._show_table(node, snaps, "id int"), app._show_table(node, snaps, "id int"))
-        await pilot.pause()
+        await asyncio.gather(app.show_detail(node), app.show_detail(node))
+        await app.wait_for_idle_screen()
         views = app.query(TableView)
         assert len(views) == 1 and views.first().selected_snapshot() == 7

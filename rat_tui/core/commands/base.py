@@ -43,3 +43,5 @@ class WorkbenchParts:
     run: Callable[..., dict]  # commands/workbench.py
     table_refs: Callable[[], list[PipelineRef]]  # commands/tables.py
     stale_downstream: Callable[[PipelineRef, int], list[str]]  # commands/graph.py
+    rebuild_stale: Callable[[list[str]], dict]  # commands/graph.py
+    set_main: Callable[[PipelineRef, int], None]  # commands/tables.py

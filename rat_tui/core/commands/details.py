@@ -2,10 +2,14 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from pathlib import Path
 
+from ..errors import RatError
 from ..landing.checks import file_problem
+from ..landing.dialect import detect
+from ..landing.zone_settings import ZoneReadSettings, read_settings
 from ..landing.twins import find_twin
-from ..project.model import LANDING_EXTENSIONS, TYPED_TWIN_FOLDER, PipelineRef
+from ..project.model import TYPED_TWIN_FOLDER, PipelineRef, landing_format
 from ..project.pipeline_source import load_pipeline
 from ..project.templating import template_calls
 from .base import WorkbenchParts
@@ -32,9 +36,13 @@ def zone_files(wb: WorkbenchParts, namespace: str, zone: str) -> list[dict]:
     """Active files, `_samples/` and `_processed/<run>/` files, newest first within each kind."""
     base = wb.project.zone_dir(namespace, zone)
     consumed = wb.state.consumed_files()
+    try:
+        settings = read_settings(wb.project.settings, namespace, zone)
+    except RatError:  # a run says what is wrong with them; the panel still lists the files
+        settings = ZoneReadSettings()
     found = []
     for path in sorted(base.rglob("*")) if base.is_dir() else []:
-        if not path.is_file() or path.suffix.lower() not in LANDING_EXTENSIONS:
+        if not path.is_file() or landing_format(path) is None:
             continue
         relative = path.relative_to(base)
         top = relative.parts[0]
@@ -42,13 +50,24 @@ def zone_files(wb: WorkbenchParts, namespace: str, zone: str) -> list[dict]:
             continue
         kind = "sample" if top == "_samples" else f"processed {relative.parts[1]}" if top == "_processed" else "active"
         stat = path.stat()
+        problem = file_problem(path) if kind == "active" else None
         found.append({"path": relative.as_posix(), "kind": kind, "bytes": stat.st_size,
                       "modified": datetime.fromtimestamp(stat.st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M"),
                       "consumed": (wb.project.rel(path), stat.st_mtime) in consumed if kind == "active" else None,
-                      "problem": file_problem(path) if kind == "active" else None,
-                      "typed": find_twin(base, path) is not None if kind == "active" else None})
+                      "problem": problem,
+                      "typed": find_twin(base, path) is not None if kind == "active" else None,
+                      **(_dialect(path, settings) if kind == "active" and not problem
+                         and landing_format(path) == "csv" else {})})
     order = {"active": 0, "sample": 1}
     return sorted(found, key=lambda f: (order.get(f["kind"], 2), f["path"]))
+
+
+def _dialect(path: Path, settings: ZoneReadSettings) -> dict:
+    """How a run reads a text file (`';'-separated, header`), or why it cannot (detection is cached)."""
+    try:
+        return {"dialect": detect(path, settings).describe()}
+    except RatError as exc:
+        return {"dialect": None, "problem": exc.sentence()}
 
 
 def zone_readers(wb: WorkbenchParts, namespace: str, zone: str) -> list[str]:

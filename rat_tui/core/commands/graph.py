@@ -1,14 +1,15 @@
-"""The project as a graph: lineage, runs of a selection (`NAME+`, `+NAME`, `+NAME+`), builds, and
-which downstream tables a table rollback leaves stale."""
+"""The project as a graph: lineage, runs of a selection (`NAME+`, `+NAME`, `+NAME+`), builds,
+which downstream tables a table rollback leaves stale, and their rebuild."""
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
 
 from ..errors import RatError
-from ..lake.metadata import ancestry, load_table, snapshot_run_id
+from ..lake.metadata import ancestry, load_table, run_ends, snapshot_run_id
 from ..project.graph import GraphCache, ProjectGraph
 from ..project.model import PipelineRef
+from ..run.runner import RunHandle
 from ..run.selection import SelectionRun, Selector
 from .base import WorkbenchParts
 
@@ -59,12 +60,13 @@ class GraphCommands(WorkbenchParts):
             raise RatError(f"no pipeline {', '.join(unknown)} in this project")
         return self._run_names(graph, graph.order(names), full_refresh, False)
 
-    def _run_names(self, graph: ProjectGraph, names: list[str], full_refresh: bool, published: bool) -> dict:
+    def _run_names(self, graph: ProjectGraph, names: list[str], full_refresh: bool, published: bool,
+                   submit: Callable[[str], RunHandle] | None = None) -> dict:
         if self.project.settings.unit_tests_before_build:  # raises, with the tests, when one did not pass
             self.unit_test_pipelines([PipelineRef.parse(name) for name in names])
-        selection = SelectionRun(graph, names, lambda name: self.submit(
-            name, full_refresh=full_refresh, published=published, trigger="selection"),
-            self.state, self.events, cancel_run=self.runner.cancel)
+        submit = submit or (lambda name: self.submit(name, full_refresh=full_refresh, published=published,
+                                                     trigger="selection"))
+        selection = SelectionRun(graph, names, submit, self.state, self.events, cancel_run=self.runner.cancel)
         with self._selections_lock:
             self.selections.append(selection)
         try:
@@ -108,3 +110,61 @@ class GraphCommands(WorkbenchParts):
             if read is not None and read not in kept:
                 stale |= {name} | {n for n in graph.downstream_of(name) if graph.nodes[n].kind == "pipeline"}
         return sorted(stale)
+
+    def rebuild_stale(self, names: list[str]) -> dict:
+        """Rebuild the tables a rollback left stale (`stale_downstream`) so that each equals a fresh build
+        from its upstreams' current main; result `runs` as for a selection, and `rebuilt_from`: per
+        table, the snapshot its run started from (None: a full refresh).
+
+        In dependency order, each table first goes back to the newest snapshot of its main built only
+        from upstream snapshots still on their main (the inputs every run records), then runs as usual.
+        Chosen over a full refresh of every table: an incremental run on a state built from data that
+        is still there gives what a full build gives (what any incremental pipeline promises), yet
+        costs the data since that snapshot rather than the whole table, and keeps what a full refresh
+        throws away (an scd2 table's history, the snapshots built from data still there). Merely
+        re-running, as before, kept rows the rollback had removed upstream. A table with no such
+        snapshot, or whose runs did not record their inputs, gets a full refresh.
+        """
+        started_from: dict[str, int | None] = {}
+
+        def submit(name: str) -> RunHandle:  # called once the tables it reads are rebuilt
+            ref = PipelineRef.parse(name)
+            clean = self.clean_snapshot(ref)
+            if clean is not None:
+                self.set_main(ref, clean)
+            started_from[name] = clean
+            return self.submit(name, full_refresh=clean is None, trigger="selection")
+
+        graph = self.graph()
+        try:
+            result = self._run_names(graph, graph.order(names), False, False, submit)
+        except RatError as exc:
+            exc.result["rebuilt_from"] = started_from
+            raise
+        return {**result, "rebuilt_from": started_from}
+
+    def clean_snapshot(self, ref: PipelineRef) -> int | None:
+        """The newest run's snapshot on `ref`'s main whose recorded inputs are all still on their tables'
+        main (an empty upstream counts as still there); None if none is."""
+        kept: dict[str, set[int]] = {}
+
+        def still_there(fqn: str, snapshot_id: int | None) -> bool:
+            if snapshot_id is None:
+                return True
+            if fqn not in kept:
+                try:
+                    upstream = load_table(self.project.table_dir(PipelineRef.parse(fqn)), fqn)
+                    kept[fqn] = ancestry(upstream, upstream.metadata.current_snapshot_id)
+                except RatError:  # the table is gone
+                    kept[fqn] = set()
+            return snapshot_id in kept[fqn]
+
+        try:
+            table = load_table(self.project.table_dir(ref), ref.fqn)
+        except RatError:  # never built: nothing to go back to
+            return None
+        for snapshot_id, run_id in run_ends(table):
+            record = self.state.get_run(run_id)
+            if record is not None and record.inputs and all(still_there(f, s) for f, s in record.inputs.items()):
+                return snapshot_id
+        return None

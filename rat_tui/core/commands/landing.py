@@ -7,7 +7,8 @@ from ..errors import RatError
 from ..landing.preview import read_head
 from ..landing.twins import files_without_twin, make_twins
 from ..landing.uploads import create_zone, upload
-from ..project.model import LANDING_EXTENSIONS, active_landing_files
+from ..landing.zone_settings import read_settings
+from ..project.model import active_landing_files, landing_format
 from ..project.settings import zone_settings
 from ..project.settings_edit import set_values
 from .base import WorkbenchParts
@@ -21,7 +22,7 @@ class LandingCommands(WorkbenchParts):
             raise RatError(f"landing zone {namespace}/landing/{zone} does not exist")
         if file is None:
             candidates = sorted((base / "_samples").glob("*")) or active_landing_files(base)
-            candidates = [c for c in candidates if c.suffix.lower() in LANDING_EXTENSIONS]
+            candidates = [c for c in candidates if landing_format(c) is not None]
             if not candidates:
                 raise RatError(f"landing zone {namespace}/landing/{zone} has no files to sample")
             path = candidates[0]
@@ -51,21 +52,22 @@ class LandingCommands(WorkbenchParts):
     def upload(self, namespace: str, zone: str, paths: list[str], as_name: str | None = None,
                replace: bool = False, progress=None) -> dict:
         zone_dir = create_zone(self.project, namespace, zone)
-        expected = self.zone_settings(namespace, zone)["schema"]
-        columns = list(expected) if isinstance(expected, dict) else expected
-        files = upload(zone_dir, [Path(p).expanduser().resolve() for p in paths], as_name, replace, columns, progress)
+        settings = read_settings(self.project.settings, namespace, zone)
+        files = upload(zone_dir, [Path(p).expanduser().resolve() for p in paths], as_name, replace,
+                       list(settings.expected or ()), progress, settings)
         self.storage.zone_changed(namespace, zone)
         return {"files": files, **self.make_typed_twins(namespace, zone)}
 
     def make_typed_twins(self, namespace: str, zone: str) -> dict:
         """Typed Parquet twins of the zone's CSV files that have none, so runs read Parquet (landing/twins.py)."""
         zone_dir = self.project.zone_dir(namespace, zone)
-        files = files_without_twin(zone_dir, self.storage.landing_uri)
+        settings = read_settings(self.project.settings, namespace, zone)
+        files = files_without_twin(zone_dir, self.storage.landing_uri, settings)
         if not files:  # nothing to convert: no Spark session needed
             return {"typed": [], "not_typed": []}
         try:
             with self.spark.using() as spark:
-                return make_twins(spark, zone_dir, files, self.storage.landing_uri)
+                return make_twins(spark, zone_dir, files, self.storage.landing_uri, settings)
         except RatError as exc:  # no session (it failed to start): the files are in, runs read them as CSV
             return {"typed": [], "not_typed": [{"file": f.relative_to(zone_dir).as_posix(), "reason": exc.sentence()}
                                                for f in files]}

@@ -53,11 +53,23 @@ class TableCommands(WorkbenchParts):
         ref, table = self._table(pipeline)
         return ", ".join(f"{f.name} {f.field_type}" for f in table.schema().fields)
 
-    def rollback_table(self, pipeline: str, snapshot_id: int) -> dict:
-        """Point main at any snapshot still in history (so a rollback can be undone)."""
+    def rollback_table(self, pipeline: str, snapshot_id: int, rebuild: bool = False) -> dict:
+        """Point main at any snapshot still in history (so a rollback can be undone). `rebuild`: then
+        rebuild the downstream tables built from the data this removed (as the TUI offers to)."""
         ref, table = self._table(pipeline)
         if table.metadata.snapshot_by_id(snapshot_id) is None:
             raise RatError(f"table {ref.fqn} has no snapshot {snapshot_id} (see `snapshots {ref.fqn}`)")
+        self.set_main(ref, snapshot_id)
+        result = {"snapshot_id": snapshot_id, "stale_downstream": self.stale_downstream(ref, snapshot_id)}
+        if not rebuild:
+            return result
+        try:
+            return {**result, **self.rebuild_stale(result["stale_downstream"])}
+        except RatError as exc:
+            exc.result.update(result)
+            raise
+
+    def set_main(self, ref: PipelineRef, snapshot_id: int) -> None:
         live = self.state.live_run_ids(ref.fqn)
         if live:
             raise RatError(f"{ref.fqn} has a run in progress ({', '.join(sorted(live))}); roll the table back once "
@@ -65,8 +77,6 @@ class TableCommands(WorkbenchParts):
         with self.spark.using() as spark:
             self.spark.ensure_catalog(ref.namespace)
             IcebergTable(spark, ref).set_current(snapshot_id)
-        # tables built from the data this rollback removed: rebuild them with `run +NAME` / `NAME+`
-        return {"snapshot_id": snapshot_id, "stale_downstream": self.stale_downstream(ref, snapshot_id)}
 
     def table_preview(self, pipeline: str, snapshot_id: int | None = None, limit: int = 20) -> dict:
         """First rows at a snapshot, with that snapshot's schema; PyIceberg, no JVM."""

@@ -26,6 +26,7 @@ from ..run.recovery import drop_leftovers, leftover_stages, mark_orphans
 from ..run.run_log import RunLog
 from ..run.runner import RunHandle, Runner
 from ..run.selection import Selector
+from ..store.presence import OpenMark
 from ..store.state import StateDB
 from ..values import row_values
 
@@ -42,6 +43,7 @@ from .tables import TableCommands
 from .unit_tests import UnitTestCommands
 from .upkeep import UpkeepCommands
 from .versions import VersionCommands
+from .watching import Watching
 
 QUERY_ROW_LIMIT = 1000
 
@@ -58,6 +60,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.events = EventBus()
         self.state = StateDB(self.project.state_dir / "state.db")
         self.storage, self.versions = open_storage(self.project, self.state)
+        self.open_mark = OpenMark(self.project.state_dir)  # so `generate.py --all` refuses while this runs
         self.spark = SparkManager(self.project, self.events, self.storage)
         self.runner = Runner(self.project, self.spark, self.state, self.events, self.storage)
         self.graph_cache = GraphCache(self.project)
@@ -67,6 +70,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.events.subscribe(self.run_log)
         self.recovered = mark_orphans(self.state, self.project, self.storage.landing_archive)
         self._cleanup_lock = threading.Lock()
+        self.watching = Watching(self)  # off until a face turns it on
 
     @property
     def remote(self) -> BucketStorage | None:
@@ -74,7 +78,9 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         return self.storage if self.storage.is_bucket else None  # type: ignore[return-value]
 
     def close(self) -> None:
+        self.watching.stop()
         self.spark.stop()
+        self.open_mark.close()
 
     # -- recovery -----------------------------------------------------------------------
     def needs_cleanup(self) -> bool:
@@ -139,9 +145,10 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         return {"runs": [r.as_dict() for r in self.state.runs(name, limit)]}
 
     # -- running --------------------------------------------------------------------
-    def submit(self, pipeline: str, full_refresh: bool = False, published: bool = False, trigger: str = "manual") -> RunHandle:
+    def submit(self, pipeline: str, full_refresh: bool = False, published: bool = False, trigger: str = "manual",
+               reload_files: bool = False) -> RunHandle:
         ref = self.resolve(pipeline)
-        options, version = RunOptions(full_refresh=full_refresh), "draft"
+        options, version = RunOptions(full_refresh=full_refresh, reload_files=reload_files), "draft"
         if published:
             self.storage.pull_published()
             pinned = self.versions.current(ref)
@@ -156,11 +163,15 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         """A draft run for a save: a burst of saves, or saves during a run, give one more run, not many."""
         return self.runner.queued_run(ref) or self.submit(ref.fqn, trigger=trigger)
 
-    def run(self, pipeline: str, full_refresh: bool = False, published: bool = False) -> dict:
-        """One pipeline (result `run`), or a selector `NAME+`, `+NAME`, `+NAME+` (result `runs`)."""
+    def run(self, pipeline: str, full_refresh: bool = False, published: bool = False, reload_files: bool = False) -> dict:
+        """One pipeline (result `run`), or a selector `NAME+`, `+NAME`, `+NAME+` (result `runs`).
+
+        `reload_files`: load the landing files its load history says it loaded already (one pipeline only)."""
         if Selector.parse(pipeline).is_graph:
+            if reload_files:
+                raise RatError("--reload-files reloads the files of one pipeline; name one, not a selector")
             return self.run_selection(pipeline, full_refresh, published)
-        record = self.submit(pipeline, full_refresh, published).wait()
+        record = self.submit(pipeline, full_refresh, published, reload_files=reload_files).wait()
         result = {"run": record.as_dict()}
         if record.status != "success":
             raise RatError.with_result(f"run {record.run_id} of {record.pipeline} {record.status}: {record.error}", result)
@@ -182,12 +193,13 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
             started = run_timestamp(datetime.now(timezone.utc))
             ctx = RunContext(
                 spark, self.project, ref, loaded.config, f"preview_{secrets.token_hex(3)}", started, table,
-                table.exists(), self.storage, ensure_catalog=self.spark.ensure_catalog,
+                table.exists(), self.storage, ensure_catalog=self.spark.ensure_catalog, preview=True,
             )
             try:
                 df = build(ctx, loaded)
                 rows = self._collect(df, limit, loaded.source_relpath)
-                note = None if rows else watermark_note(ctx)
+                samples = [f"{label} holds nothing new: read its _samples/" for label in ctx.landing.nothing_new]
+                note = "; ".join(samples) or (None if rows else watermark_note(ctx))
             finally:
                 ctx.cleanup()
         result = {"columns": df.columns, "rows": [row_values(r) for r in rows]}

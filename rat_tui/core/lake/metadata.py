@@ -151,6 +151,23 @@ def ancestry(table: "StaticTable", snapshot_id: int | None) -> set[int]:
     return found
 
 
+def run_ends(table: "StaticTable") -> list[tuple[int, str]]:
+    """(snapshot id, run id) of the last snapshot of each run in main's history, newest first: the
+    states main had between runs (a merge's own delete and append snapshots are never among them)."""
+    by_id = {s.snapshot_id: s for s in table.metadata.snapshots}
+    found: list[tuple[int, str]] = []
+    seen: set[str] = set()
+    snapshot_id = table.metadata.current_snapshot_id
+    while snapshot_id is not None and snapshot_id in by_id:
+        snap = by_id[snapshot_id]
+        run_id = snap.summary.additional_properties.get(RUN_ID_PROPERTY) if snap.summary is not None else None
+        if run_id and run_id not in seen:  # walking back, a run's first snapshot seen is its last
+            seen.add(run_id)
+            found.append((snapshot_id, run_id))
+        snapshot_id = snap.parent_snapshot_id
+    return found
+
+
 def snapshot_run_id(table: "StaticTable", snapshot_id: int | None) -> str | None:
     snap = table.metadata.snapshot_by_id(snapshot_id) if snapshot_id is not None else None
     return snap.summary.additional_properties.get(RUN_ID_PROPERTY) if snap is not None and snap.summary else None

@@ -6,6 +6,10 @@ import re
 _CLASS_PREFIX = re.compile(r"^(?:[\w.$]+(?:Exception|Error):\s*)+")
 _ERROR_CLASS = re.compile(r"^\[([A-Z_.]+)\]\s*")
 _LINE = re.compile(r"\(?line (\d+),? pos \d+\)?;?")
+_JOB_ABORTED = re.compile(r"^Job aborted due to stage failure: .*?\(TID \d+\) \([^)]*\): ")
+# Top messages that say only that something went wrong below them: the cause sits in the chain
+_SAYS_NOTHING = re.compile(r"Details:?$|Malformed records are detected|Job aborted due to stage failure|"
+                           r"Task failed while writing rows")
 _SQL_TAIL = re.compile(r";?\s*'?(?:Project|Filter|Aggregate|Join|SubqueryAlias|Relation|\+-|Sort)\b.*", re.S)
 
 
@@ -30,6 +34,7 @@ def summarise(exc: BaseException) -> tuple[str, int | None]:
             continue
         first = candidate
         break
+    first = _JOB_ABORTED.sub("", first)
     first = _CLASS_PREFIX.sub("", first)
     first = _ERROR_CLASS.sub("", first)
     first = _SQL_TAIL.sub("", first).strip()
@@ -39,4 +44,28 @@ def summarise(exc: BaseException) -> tuple[str, int | None]:
     caused = next((ln for ln in lines if ln.startswith("Caused by:")), None)
     if not first and caused:
         first = _CLASS_PREFIX.sub("", caused.removeprefix("Caused by:").strip())
+    cause = root_cause(exc)
+    if cause and _SAYS_NOTHING.search(first) and cause not in first:
+        first = f"{first.removesuffix(' Details:').rstrip('. ')}: {cause}"
     return (first[:500] or type(exc).__name__), line
+
+
+def root_cause(exc: BaseException) -> str | None:
+    """The deepest cause in the Java exception chain, without class names and error classes
+    (`For input string: "N/A"`, `Malformed CSV record: 2`): what a FAILFAST read error is about."""
+    messages = []
+    java = getattr(exc, "java_exception", None) or getattr(exc, "_origin", None)
+    try:
+        while java is not None:
+            messages.append(str(java.getMessage() or java.toString()))
+            java = java.getCause()
+    except Exception:  # the gateway may already be gone
+        pass
+    if len(messages) < 2:
+        trace = getattr(exc, "stackTrace", None) or str(exc)
+        messages = [ln.strip().removeprefix("Caused by:").strip() for ln in trace.splitlines()
+                    if ln.strip().startswith("Caused by:")]
+    if not messages:
+        return None
+    deepest = messages[-1].strip().splitlines()[0] if messages[-1].strip() else ""
+    return _ERROR_CLASS.sub("", _CLASS_PREFIX.sub("", deepest)).strip() or None

@@ -108,8 +108,8 @@ class IcebergTable:
         summary = snapshot.summary()
         return head, int(summary.get("added-records") or 0), summary.get(RUN_ID_PROPERTY)
 
-    def schema_and_property(self, key: str) -> tuple["StructType", str | None]:
-        """main's schema as Spark sees it and one table property, from one load of the table
+    def schema_and_property(self, key: str) -> tuple["StructType", int, str | None]:
+        """main's schema as Spark sees it, its id, and one table property, from one load of the table
         (`spark.table().schema` and `SHOW TBLPROPERTIES` were two Spark analyses: 90 ms a run)."""
         import json
 
@@ -118,7 +118,13 @@ class IcebergTable:
         table = self._iceberg()
         jvm = self.spark.sparkContext._jvm
         spark_schema = jvm.org.apache.iceberg.spark.SparkSchemaUtil.convert(table.schema())
-        return StructType.fromJson(json.loads(spark_schema.json())), table.properties().get(key)
+        return (StructType.fromJson(json.loads(spark_schema.json())), table.schema().schemaId(),
+                table.properties().get(key))
+
+    def main_and_schema(self) -> tuple[int | None, int]:
+        """main's snapshot and the current schema id, from one load."""
+        table = self._iceberg()
+        return self.head("main", table), table.schema().schemaId()
 
     def added_range(self, branch: str, column: str) -> tuple[int, int, int, int] | None:
         """(rows, NULLs, lowest, highest) of an integer column over the files the branch's head
@@ -167,11 +173,17 @@ class IcebergTable:
         named += [f"{key} => {value}" for key, value in arguments.items()]
         self.spark.sql(f"CALL {quote(self.ref.namespace)}.system.{name}({', '.join(named)})")
 
-    def fast_forward(self, branch: str) -> int:
+    def fast_forward(self, branch: str, remove_property: str | None = None) -> int:
         """Moves main to the branch (what the `fast_forward` procedure does, without the SQL round
-        trip); returns main's new snapshot."""
+        trip); returns main's new snapshot. `remove_property` goes in the same commit."""
         table = self._iceberg()
-        table.manageSnapshots().fastForwardBranch("main", branch).commit()
+        if remove_property is not None and table.properties().get(remove_property) is not None:
+            transaction = table.newTransaction()
+            transaction.manageSnapshots().fastForwardBranch("main", branch).commit()
+            transaction.updateProperties().remove(remove_property).commit()
+            transaction.commitTransaction()
+        else:
+            table.manageSnapshots().fastForwardBranch("main", branch).commit()
         return self.head("main", table)
 
     def set_current(self, snapshot_id: int) -> None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..project.model import LANDING_EXTENSIONS
+from ..errors import RatError
+from ..project.model import landing_format
+from .dialect import open_text_bytes
 
 PARQUET_MAGIC = b"PAR1"
 _FIRST_LINE_LIMIT = 1 << 20
@@ -19,14 +21,12 @@ def file_problem(path: Path) -> str | None:
     """What stops a run from reading this landing file, said after its name; None when it is fine."""
     if ":" in path.name:  # Hadoop's Path takes it for a URI scheme, whatever the quoting
         return "has ':' in its name, which Spark cannot read; rename the file"
-    fmt = LANDING_EXTENSIONS.get(path.suffix.lower())
+    fmt = landing_format(path)
     try:
         if path.stat().st_size == 0:
             return "is empty (0 bytes)"
         with path.open("rb") as fh:
             head = fh.read(4)
-            fh.seek(0)
-            first_line = fh.readline(_FIRST_LINE_LIMIT)
     except OSError:
         return None  # a vanished or unreadable file is reported by whoever reads it next
     if fmt != "parquet" and head == PARQUET_MAGIC:
@@ -34,13 +34,23 @@ def file_problem(path: Path) -> str | None:
     if fmt == "parquet" and head != PARQUET_MAGIC:
         return "is not a Parquet file (it does not start with PAR1)"
     if fmt == "json":
-        text = first_line.decode("utf-8", errors="replace").strip()
+        try:
+            text = open_text_bytes(path, _FIRST_LINE_LIMIT).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+        except RatError as exc:
+            return exc.message.removeprefix(f"{path.name} ")
         if text.startswith("["):
-            return "is a JSON array; landing zones read JSON Lines (one object per line)"
+            return None  # a JSON array: read whole, its elements are the rows
+        text = text.partition("\n")[0].strip()
         try:
             is_object = isinstance(json.loads(text), dict)
         except ValueError:
             is_object = False
         if not is_object:
-            return "is not JSON Lines (line 1 is not one JSON object); write one object per line"
+            return ("is neither JSON Lines nor a JSON array (line 1 is not one JSON object); write one object "
+                    "per line, or one array of objects")
     return None
+
+
+def is_json_array(path: Path) -> bool:
+    """A JSON file whose first non-space byte is `[`: Spark reads it whole (multiLine)."""
+    return open_text_bytes(path, 64 << 10).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n").startswith("[")

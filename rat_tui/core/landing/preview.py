@@ -1,26 +1,44 @@
 """The first rows of a landing file through DuckDB: instant, no JVM."""
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 from ..errors import RatError
-from ..project.model import LANDING_EXTENSIONS
+from ..project.model import landing_format
 from ..values import json_value
+from .dialect import detect, sample_text
+from .zone_settings import ZoneReadSettings
 
-_READERS = {"csv": "read_csv_auto(?, header = true)", "parquet": "read_parquet(?)", "json": "read_json_auto(?)"}
+_READERS = {"parquet": "read_parquet(?)", "json": "read_json_auto(?)"}
 
 
-def read_head(path: Path, limit: int) -> tuple[list[str], list[list]]:
+def read_head(path: Path, limit: int, settings: ZoneReadSettings | None = None) -> tuple[list[str], list[list]]:
+    """Delimited text is read in the dialect a run reads it with (decoded, so any encoding and gzip)."""
     import duckdb
 
-    fmt = LANDING_EXTENSIONS.get(path.suffix.lower())
+    fmt = landing_format(path)
     if fmt is None:
         raise RatError(f"{path.name} is not a CSV, Parquet or JSON file")
+    temp = None
     try:
+        if fmt == "csv":
+            dialect = detect(path, settings or ZoneReadSettings())
+            fd, temp = tempfile.mkstemp(prefix="rat-head-", suffix=".csv")
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+                fh.write(sample_text(path, dialect.encoding, ""))
+            reader = "read_csv(?, delim = ?, quote = ?, escape = ?, header = ?, names = ?)"
+            params = [temp, dialect.delimiter, dialect.quote, dialect.escape, dialect.header, list(dialect.names)]
+        else:
+            reader, params = _READERS[fmt], [str(path)]
         with duckdb.connect() as con:
-            relation = con.execute(f"SELECT * FROM {_READERS[fmt]} LIMIT {int(limit)}", [str(path)])
+            relation = con.execute(f"SELECT * FROM {reader} LIMIT {int(limit)}", params)
             columns = [d[0] for d in relation.description]
             rows = [[json_value(v) for v in row] for row in relation.fetchall()]
     except duckdb.Error as exc:
         raise RatError(f"cannot read {path.name}: {str(exc).splitlines()[0]}") from None
+    finally:
+        if temp is not None:
+            os.unlink(temp)
     return columns, rows

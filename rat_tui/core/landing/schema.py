@@ -3,9 +3,10 @@
 Spark's `inferSchema` reads every byte once just to decide the types, then the run reads them
 again: on a 232 MB file that first pass was half the load. Here Spark infers from the first
 megabytes of each file (its own rules, so a file within the sample gets exactly the types a
-full pass would give); the run then reads with that schema in FAILFAST mode, so a later value
-that does not fit fails the run with Spark's sentence, never a silent NULL. Schemas are cached
-by the files' name, size and modification time.
+full pass would give); the run then reads with that schema in FAILFAST mode. A later value that
+does not fit makes the run infer over the whole files once (`full_csv_schema`) and read again
+(widening.py). The sample is the files' text decoded (gzip, any encoding) and written as UTF-8,
+read with the files' dialect. Schemas are cached by the files' identities and dialect.
 """
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from .dialect import Dialect, sample_text
+from .identity import FileIdentity
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -27,17 +31,15 @@ _cache: OrderedDict[tuple, str] = OrderedDict()
 _lock = threading.Lock()
 
 
-def _head(path: Path, limit: int) -> bytes:
-    """The file's first `limit` bytes, ending at a line break (a line cut by the limit is left out)."""
-    with path.open("rb") as fh:
-        data = fh.read(limit + 1)
-    return data[: data.rfind(b"\n") + 1] if len(data) > limit else data
+def _reader_options(dialect: Dialect) -> dict[str, str]:
+    return {**dialect.spark_options(), "mode": "PERMISSIVE", "inferSchema": "true"}
 
 
-def sampled_csv_schema(spark: "SparkSession", files: list[Path]) -> "StructType":
+def sampled_csv_schema(spark: "SparkSession", files: list[Path], dialect: Dialect | None = None) -> "StructType":
     from pyspark.sql.types import StructType
 
-    key = tuple((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in files)
+    dialect = dialect or Dialect()
+    key = (tuple((str(f), FileIdentity.of(f)) for f in files), dialect.read_key())
     with _lock:
         if key in _cache:
             _cache.move_to_end(key)
@@ -45,19 +47,26 @@ def sampled_csv_schema(spark: "SparkSession", files: list[Path]) -> "StructType"
     per_file = max(SAMPLE_BYTES_TOTAL // max(len(files), 1), 64 << 10)
     # The sample goes to Spark as a file: handing it over as an RDD of Python strings started
     # Python workers and cost twice as long (1.8 s against 1.0 s for 4 MB, on a busy machine).
-    with tempfile.NamedTemporaryFile(prefix="rat-sample-", suffix=".csv") as sample:
+    with tempfile.NamedTemporaryFile(prefix="rat-sample-", suffix=".csv", mode="w", encoding="utf-8",
+                                     newline="") as sample:
         for index, path in enumerate(files):
-            head = _head(path, min(per_file, SAMPLE_BYTES_PER_FILE))
-            if index:  # one header line: the others would read as data
-                head = head.partition(b"\n")[2]
-            if head and not head.endswith(b"\n"):
-                head += b"\n"
+            head = sample_text(path, dialect.encoding, "", min(per_file, SAMPLE_BYTES_PER_FILE))
+            if index and dialect.header:  # one header line: the others would read as data
+                head = head.partition("\n")[2]
+            if head and not head.endswith("\n"):
+                head += "\n"
             sample.write(head)
         sample.flush()
         # PERMISSIVE here: the sample only decides types; the real read is FAILFAST
-        schema = spark.read.options(header=True, inferSchema=True, mode="PERMISSIVE").csv("file:" + sample.name).schema
+        options = {**_reader_options(dialect), "encoding": "UTF-8"}
+        schema = spark.read.options(**options).csv("file:" + sample.name).schema
     with _lock:
         _cache[key] = schema.json()
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     return schema
+
+
+def full_csv_schema(spark: "SparkSession", uris: list[str], dialect: Dialect) -> "StructType":
+    """Spark's inference over every byte of the files: what a read without a sample would give."""
+    return spark.read.options(**_reader_options(dialect)).csv(uris).schema

@@ -2,18 +2,21 @@
 from __future__ import annotations
 
 import codecs
+import gzip
 import os
 from collections.abc import Callable
 from pathlib import Path
 
 from .. import testpoints
 from ..errors import RatError
-from ..project.model import LANDING_EXTENSIONS, Project
+from ..project.model import Project, landing_format
 from ..project.names import name_problem
 from ..project.paths import inside
 from .archive import kept_copy_folder
 from .checks import file_problem
+from .dialect import Dialect, detect
 from .sample_sources import record_sample, remove_orphan_samples
+from .zone_settings import ZoneReadSettings
 
 SAMPLE_ROWS = 1000
 CHUNK = 1 << 20
@@ -32,27 +35,34 @@ def create_zone(project: Project, namespace: str, zone: str) -> Path:
     return zone_dir
 
 
-def _check_utf8(path: Path) -> None:
-    decoder = codecs.getincrementaldecoder("utf-8")()
+def _check_encoding(path: Path, encoding: str, label: str) -> None:
+    """The whole file decodes with the zone's encoding (a run reads it so; a bad byte is a refusal here)."""
+    decoder = codecs.getincrementaldecoder(encoding)()
     offset = 0
-    with path.open("rb") as fh:
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "rb") as fh:
         while chunk := fh.read(CHUNK):
             try:
                 decoder.decode(chunk)
             except UnicodeDecodeError as exc:
-                raise RatError(f"{path.name} is not UTF-8 text (bad byte at offset {offset + exc.start}); "
-                               "save it as UTF-8 CSV") from None
+                where = "UTF-8 text" if encoding == "utf-8" else f"{encoding} text"
+                raise RatError(f"{path.name} is not {where} (bad byte at offset {offset + exc.start}); save it as "
+                               f"UTF-8, or set the zone's encoding in rat.yaml (zones: {{{label}: {{csv: "
+                               "{encoding: cp1252}}}})") from None
             offset += len(chunk)
     decoder.decode(b"", final=True)
 
 
-def check_file(path: Path, expected_columns: list[str] | None = None) -> str:
+def check_file(path: Path, expected_columns: list[str] | None = None,
+               settings: ZoneReadSettings | None = None) -> str:
     """The file's format, or a RatError naming the file and what is wrong with it."""
+    settings = settings or ZoneReadSettings()
     if not path.is_file():
         raise RatError(f"{path} is not a file")
-    fmt = LANDING_EXTENSIONS.get(path.suffix.lower())
+    fmt = landing_format(path)
     if fmt is None:
-        raise RatError(f"{path.name} has an unsupported extension; landing zones take .csv, .parquet, .json or .jsonl")
+        raise RatError(f"{path.name} has an unsupported extension; landing zones take .csv, .tsv, .txt, .tbl, "
+                       ".parquet, .json, .jsonl (text also gzipped, .csv.gz)")
     if not os.access(path, os.R_OK):
         raise RatError(f"{path.name} cannot be read (permission denied)")
     problem = file_problem(path)
@@ -65,9 +75,10 @@ def check_file(path: Path, expected_columns: list[str] | None = None) -> str:
             columns = pq.ParquetFile(path).schema_arrow.names
         except Exception as exc:
             raise RatError(f"{path.name} is not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+    elif fmt == "csv":
+        _check_encoding(path, settings.encoding, settings.label)
+        columns = list(detect(path, settings).names)  # the run's dialect, and its refusals
     else:
-        if fmt == "csv":
-            _check_utf8(path)
         from .preview import read_head
 
         columns, _ = read_head(path, 5)
@@ -81,56 +92,75 @@ def check_file(path: Path, expected_columns: list[str] | None = None) -> str:
 
 def sample_path(zone_dir: Path, file: Path) -> Path:
     relative = file.relative_to(zone_dir)
-    stem = "__".join(relative.with_suffix("").parts)
-    return zone_dir / "_samples" / f"{stem}_sample{file.suffix.lower()}"
+    plain = relative.with_suffix("") if relative.name.lower().endswith(".gz") else relative  # a.csv.gz: a.csv
+    stem = "__".join(plain.with_suffix("").parts)
+    return zone_dir / "_samples" / f"{stem}_sample{plain.suffix.lower()}"
 
 
-def write_sample(zone_dir: Path, file: Path) -> Path:
-    """The first SAMPLE_ROWS rows in the same format, written atomically into `_samples/`."""
+def write_sample(zone_dir: Path, file: Path, settings: ZoneReadSettings | None = None) -> Path:
+    """The first SAMPLE_ROWS rows in the same format, written atomically into `_samples/` (delimited
+    text as UTF-8 in its own dialect, so a sample reads as its file does)."""
     import duckdb
 
     target = sample_path(zone_dir, file)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fmt = LANDING_EXTENSIONS[file.suffix.lower()]
-    quoted = _literal(str(file))
-    reader = {"csv": f"read_csv_auto({quoted}, header = true)", "parquet": f"read_parquet({quoted})",
-              "json": f"read_json_auto({quoted})"}[fmt]
-    options = {"csv": "(FORMAT csv, HEADER true)", "parquet": "(FORMAT parquet)", "json": "(FORMAT json)"}[fmt]
+    fmt = landing_format(file)
     temp = target.with_name(f".{target.name}.tmp")
-    try:
-        with duckdb.connect() as con:
-            con.execute(f"COPY (SELECT * FROM {reader} LIMIT {SAMPLE_ROWS}) TO {_literal(str(temp))} {options}")
-    except duckdb.Error as exc:
-        temp.unlink(missing_ok=True)
-        raise RatError(f"cannot sample {file.name}: {str(exc).splitlines()[0]}") from None
+    if fmt == "csv":
+        _write_text_sample(file, temp, detect(file, settings or ZoneReadSettings()))
+    else:
+        quoted = _literal(str(file))
+        reader = {"parquet": f"read_parquet({quoted})", "json": f"read_json_auto({quoted})"}[fmt]
+        options = {"parquet": "(FORMAT parquet)", "json": "(FORMAT json)"}[fmt]
+        try:
+            with duckdb.connect() as con:
+                con.execute(f"COPY (SELECT * FROM {reader} LIMIT {SAMPLE_ROWS}) TO {_literal(str(temp))} {options}")
+        except duckdb.Error as exc:
+            temp.unlink(missing_ok=True)
+            raise RatError(f"cannot sample {file.name}: {str(exc).splitlines()[0]}") from None
     os.replace(temp, target)
     record_sample(zone_dir, target, file)
     return target
+
+
+def _write_text_sample(file: Path, temp: Path, dialect: Dialect) -> None:
+    """The header and SAMPLE_ROWS records, whole (a quoted value spanning lines stays one record)."""
+    import csv
+    from itertools import islice
+
+    from .widening import records
+
+    with temp.open("w", encoding="utf-8", newline="") as out:
+        writer = csv.writer(out, delimiter=dialect.delimiter, quotechar=dialect.quote or '"',
+                            lineterminator="\n", escapechar=None if dialect.escape == dialect.quote else dialect.escape,
+                            doublequote=dialect.escape == dialect.quote)
+        writer.writerows(r for _, r in islice(records(file, dialect), SAMPLE_ROWS + int(dialect.header)))
 
 
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def refresh_samples(zone_dir: Path, active: list[Path]) -> list[Path]:
+def refresh_samples(zone_dir: Path, active: list[Path], settings: ZoneReadSettings | None = None) -> list[Path]:
     """Write samples that are missing or older than their source file; the samples of deleted files go."""
     remove_orphan_samples(zone_dir)
     written = []
     for file in active:
         sample = sample_path(zone_dir, file)
         if not sample.exists() or sample.stat().st_mtime < file.stat().st_mtime:
-            written.append(write_sample(zone_dir, file))
+            written.append(write_sample(zone_dir, file, settings))
     return written
 
 
 def upload(zone_dir: Path, sources: list[Path], as_name: str | None = None, replace: bool = False,
-           expected_columns: list[str] | None = None, progress: Progress | None = None) -> list[dict]:
+           expected_columns: list[str] | None = None, progress: Progress | None = None,
+           settings: ZoneReadSettings | None = None) -> list[dict]:
     """Copy files in; every file is checked before any is copied, so a bad one uploads nothing."""
     if as_name is not None and len(sources) != 1:
         raise RatError("--as renames one file; give exactly one path with it")
     plan = []
     for source in sources:
-        check_file(source, expected_columns)
+        check_file(source, expected_columns, settings)
         name = as_name or source.name
         if Path(name).suffix.lower() != source.suffix.lower():
             raise RatError(f"--as {name} must keep the extension {source.suffix}")
@@ -144,7 +174,7 @@ def upload(zone_dir: Path, sources: list[Path], as_name: str | None = None, repl
     for source, target in plan:
         target.parent.mkdir(parents=True, exist_ok=True)  # `--as sub/name.csv`
         _copy(source, target, replace, progress)
-        write_sample(zone_dir, target)
+        write_sample(zone_dir, target, settings)
         done.append({"name": target.name, "bytes": target.stat().st_size})
     return done
 

@@ -10,7 +10,10 @@ from ..errors import Problem, RatError, did_you_mean
 from .names import LAYERS, layer_problem, name_problem
 from .settings import load_settings
 
-LANDING_EXTENSIONS = {".csv": "csv", ".parquet": "parquet", ".json": "json", ".jsonl": "json"}
+# Delimited text of any separator (.tsv, .txt, TPC-H's .tbl) is "csv": its dialect is detected per file.
+LANDING_EXTENSIONS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".tbl": "csv", ".parquet": "parquet",
+                      ".json": "json", ".jsonl": "json", ".ndjson": "json"}
+COMPRESSED_SUFFIX = ".gz"  # Spark and DuckDB read gzip text by this extension
 # Typed Parquet copies of a zone's CSV files (landing/twins.py): `_`-prefixed, so never read as data.
 TYPED_TWIN_FOLDER = "_typed"
 SOURCE_FILES = ("pipeline.sql", "pipeline.py")
@@ -97,6 +100,15 @@ def _visible_dirs(path: Path) -> list[Path]:
     return sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
 
 
+def landing_format(path: Path | str) -> str | None:
+    """csv, parquet or json by the file's extension (`a.csv.gz` is csv); None for other files."""
+    name = Path(path).name.lower()
+    if name.endswith(COMPRESSED_SUFFIX):
+        fmt = LANDING_EXTENSIONS.get(Path(name[: -len(COMPRESSED_SUFFIX)]).suffix)
+        return fmt if fmt != "parquet" else None  # Parquet compresses inside the file
+    return LANDING_EXTENSIONS.get(Path(name).suffix)
+
+
 def active_landing_files(zone_dir: Path) -> list[Path]:
     """Files a run reads: data extensions only, skipping `_*`/`.*` files and folders at any depth."""
     found: list[Path] = []
@@ -107,7 +119,7 @@ def active_landing_files(zone_dir: Path) -> list[Path]:
             continue
         if entry.is_dir():
             found += active_landing_files(entry)
-        elif entry.suffix.lower() in LANDING_EXTENSIONS:
+        elif landing_format(entry) is not None:
             found.append(entry)
     return found
 

@@ -68,6 +68,7 @@ class ProjectWatcher:
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
         self._observer = None
+        self._reporting = 0  # batches taken off `_pending` whose on_changes has not returned yet
 
     @property
     def running(self) -> bool:
@@ -75,9 +76,9 @@ class ProjectWatcher:
 
     @property
     def pending(self) -> bool:
-        """Changes seen but not yet reported (the debounce is still waiting)."""
+        """Changes seen but not yet reported (the debounce is still waiting, or the report is under way)."""
         with self._lock:
-            return bool(self._pending)
+            return bool(self._pending) or self._reporting > 0
 
     def start(self) -> None:
         from watchdog.events import FileSystemEventHandler
@@ -138,8 +139,12 @@ class ProjectWatcher:
         with self._lock:
             changes, self._pending = list(self._pending.values()), {}
             self._timer = None
-        if changes:
-            try:
+            self._reporting += 1
+        try:
+            if changes:
                 self.on_changes(changes)
-            except Exception:
-                log.exception("handling file changes failed")
+        except Exception:
+            log.exception("handling file changes failed")
+        finally:
+            with self._lock:
+                self._reporting -= 1

@@ -11,9 +11,11 @@ from ..errors import RatError
 from ..lake.metadata import load_table
 from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable, quote
-from ..landing.read import FileRead, read_zone, zone_files
+from ..landing.load_history import LoadHistory
+from ..landing.read import FileRead
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_config import MergeStrategy, PipelineConfig
+from .landing_input import LandingInput
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -42,13 +44,24 @@ class RunContext:
     table_exists: bool
     storage: Storage
     full_refresh: bool = False
-    log: Callable[[str], None] = lambda message: None
+    log: Callable[..., None] = lambda message, level="info": None
     ensure_catalog: Callable[[str], None] = lambda namespace: None
-    files_read: dict[tuple[str, str], list[FileRead]] = field(default_factory=dict)
+    history: LoadHistory | None = None  # the pipeline's load history (pipelines that archive their zones)
+    reload_files: bool = False  # read files the load history says were loaded already
+    preview: bool = False
     inputs: dict[str, int | None] = field(default_factory=dict)  # tables read: fqn -> main's snapshot then
     _views: list[str] = field(default_factory=list)
     _watermark: tuple[bool, str | None] | None = None
     _has_rows: bool | None = None
+    landing: LandingInput = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.landing = LandingInput(self.spark, self.project, self.ref.namespace, self.storage, self.ref.fqn,
+                                    self.run_id, self.table_exists, self.history, self.reload_files, self.preview)
+
+    @property
+    def files_read(self) -> dict[tuple[str, str], list[FileRead]]:
+        return self.landing.files_read
 
     # -- shared by SQL and Python pipelines --------------------------------------
     def is_incremental(self) -> bool:
@@ -109,11 +122,10 @@ class RunContext:
 
     def _read_landing(self, zone: str) -> tuple["DataFrame", "Column"]:
         label = f"{self.ref.namespace}/landing/{zone}"
-        zone_dir = self.project.zone_dir(self.ref.namespace, zone)
-        fmt, files = zone_files(zone_dir, label)
         try:
-            self.files_read[(self.ref.namespace, zone)] = [FileRead.of(f) for f in files]
-            return read_zone(self.spark, zone_dir, fmt, files, self.storage.landing_uri)
+            return self.landing.read(zone, self.log)
+        except RatError:
+            raise
         except FileNotFoundError as exc:  # vanished since the zone was listed (or a link to nowhere)
             raise RatError(f"cannot read landing zone {label}: Path does not exist: {exc.filename}") from None
         except Exception as exc:  # a file that vanished or cannot be parsed while Spark lists it

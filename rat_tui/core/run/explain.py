@@ -3,6 +3,8 @@ left nothing to do, a unique key the table was not built with. Shared by runs an
 say the same sentence."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..errors import RatError
 from ..project.pipeline_config import PipelineConfig
 from .context import RunContext
@@ -15,6 +17,14 @@ def watermark_note(ctx: RunContext) -> str | None:
         return None
     return (f"the watermark ({column} after {ctx.watermark_value()}) filtered every row; "
             f"run {ctx.ref.fqn} with full refresh to rebuild it")
+
+
+def why_no_rows(ctx: RunContext, rows_written: int, log: Callable[[str, str], None]) -> list[str]:
+    """When an incremental run wrote nothing and the watermark is why, say so (and the way out)."""
+    note = None if rows_written else watermark_note(ctx)
+    if note:
+        log(note, "warn")
+    return [note] if note else []
 
 
 def unique_key_changed(fqn: str, stored: str | None, config: PipelineConfig, full_refresh: bool, relpath: str) -> bool:

@@ -10,7 +10,6 @@ created by this run is removed again unless the run reached `main`.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import threading
 import time
@@ -29,20 +28,23 @@ from ..events import (
     PhaseStarted,
     QualityResultEvent,
 )
+from ..lake.schema_change import pending_changes, record_key
 from ..lake.spark_errors import is_cancellation, summarise
 from ..lake.table import IcebergTable, run_branch
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_source import LoadedPipeline
 from ..project.settings import target_file_size
 from ..store.state import RunRecord, StateDB
-from .build import build, materialise
+from .build import build
+from ..landing.load_history import LoadHistory
 from .context import RunContext, run_timestamp
-from .explain import unique_key_changed, watermark_note
+from . import landing_steps
+from .explain import unique_key_changed, why_no_rows
 from .loading import load_checked
 from .progress import watch_tasks
 from .quality import run_quality_test
 from .rebuild import create_stage, replace_from_stage
-from .schema_evolution import apply_plan, fill_missing, plan_schema
+from .schema_evolution import apply_plan, fill_missing, plan_schema, settle_schema_changes
 from .strategies import (
     UNIQUE_KEY_PROPERTY,
     WRITERS,
@@ -69,6 +71,16 @@ MERGE_ATTEMPTS = 3
 class RunOptions:
     full_refresh: bool = False
     files: dict[str, bytes] | None = None  # pinned content for `run --published`; None = working folder
+    reload_files: bool = False  # load files the load history says this pipeline loaded already
+
+
+class _WriteFailed(Exception):
+    """The write's Spark job failed: `error` is the sentence, `cause` what Spark raised (a landing read
+    may widen and write again)."""
+
+    def __init__(self, error: RatError, cause: BaseException):
+        super().__init__(error.sentence())
+        self.error, self.cause = error, cause
 
 
 class Execution:
@@ -94,6 +106,8 @@ class Execution:
         self.branch_made = False
         self.table_existed = False
         self.base_snapshot: int | None = None
+        self.schema_id: int | None = None  # what the run writes with; main must still have it to publish
+        self.schema_changes_pending = False  # this run changed the schema, or found changes to settle
         self.stage: IcebergTable | None = None  # a rebuild writes here (rebuild.py)
         self.files_read: dict[tuple[str, str], list[FileRead]] = {}
         self.ctx: RunContext | None = None
@@ -101,6 +115,7 @@ class Execution:
         self.result_rows: int | None = None  # not counted for strategies that write the result once
         self.schema_notes: list[str] = []
         self.pipeline: LoadedPipeline | None = None
+        self.nothing_new: str | None = None  # "nothing new in …": the run writes nothing, main stays
 
     # -- plumbing -----------------------------------------------------------------
     def log(self, message: str, level: str = "info") -> None:
@@ -147,37 +162,43 @@ class Execution:
                 self.ensure_catalog(self.ref.namespace)
                 loaded = self.table.loaded()
                 self.table_existed = loaded is not None
+                if loaded is not None and pending_changes(self.spark, loaded):  # a crashed run's, say: never built on
+                    self.settle_schema_changes()
                 self.base_snapshot = self.table.head("main", loaded) if loaded is not None else None
             with self.phase("config_loading"):
                 self.pipeline = self.load()
+                history = LoadHistory(self.state) if self.pipeline.config.archive_landing_zones else None
                 self.ctx = RunContext(
                     self.spark, self.project, self.ref, self.pipeline.config, self.record.run_id, run_started_at,
                     self.table, self.table_existed, self.storage, self.options.full_refresh, self.log, self.ensure_catalog,
+                    history, self.options.reload_files,
                 )
             with self.phase("build_result") as info:
-                result = build(self.ctx, self.pipeline)
-                if writes_once(self.pipeline.config, not self.table_existed or self.options.full_refresh):
-                    self.result = result  # runs once, in the write
-                else:
-                    self.result = materialise(result, self.pipeline.source_relpath)
-                    info["rows"] = self.result_rows = self.result.count()
-                self.record_files_read()
+                landing_steps.build_result(self, info)
+                landing_steps.record_files_read(self)
             with self.phase("iceberg_write") as info:
-                info["rows"] = self.record.rows_written = self.write()
-                info["message"] = "; ".join([*self.schema_notes, *self.why_no_rows()])
+                if self.nothing_new is None:
+                    info["rows"] = self.record.rows_written = self.write()
+                    info["message"] = "; ".join(
+                        [*self.schema_notes, *why_no_rows(self.ctx, self.record.rows_written, self.log)])
+                else:
+                    info["message"] = self.nothing_new
             with self.phase("quality_tests"):
-                blocking = self.quality()
+                blocking = self.quality() if self.nothing_new is None else None
                 if blocking:  # the phase that failed carries the failure
                     raise RatError(blocking)
             with self.phase("branch_resolution"):
                 # Archive before merging: a crash in between is undone at the next start
                 # (files put back, main untouched), so no batch is ever read twice or lost.
                 if self.pipeline.config.archive_landing_zones:
-                    self.archive()
+                    landing_steps.archive(self)
                 try:
-                    self.replace_main() if self.stage is not None else self.merge()
+                    if self.nothing_new is not None:
+                        self.record_published(self.base_snapshot)
+                    else:
+                        self.replace_main() if self.stage is not None else self.merge()
                 except BaseException:
-                    self.unarchive()
+                    landing_steps.unarchive(self)
                     raise
         except BaseException as exc:
             if is_cancellation(exc) and self.cancelled.is_set():
@@ -198,17 +219,22 @@ class Execution:
         files = self.options.files if self.options.files is not None else self.project.read_pipeline_files(self.ref)
         return load_checked(self.ref, files, lambda problem: self.log(problem.sentence(), "warn"))
 
-    def record_files_read(self) -> None:
-        """What the build phase read is what the run archives: landing_zone() in a quality test
-        later must not widen it."""
-        assert self.ctx is not None
-        self.files_read = {zone: list(files) for zone, files in self.ctx.files_read.items()}
-        read = [{"path": self.project.rel(f.path), "size": f.size, "mtime": f.mtime}
-                for files in self.files_read.values() for f in files]
-        self.record.inputs = dict(self.ctx.inputs)  # provenance: the snapshot of each table the result was built from
-        self.state.update_run(self.record.run_id, files_read=json.dumps(read), inputs=self.record.inputs)
-
     def write(self) -> int:
+        """The write; once more after a landing column was widened (what this try created is undone first)."""
+        assert self.ctx is not None and self.pipeline is not None
+        try:
+            return self.write_once()
+        except _WriteFailed as failed:
+            if not landing_steps.widen(self, failed.cause):
+                raise failed.error from None
+        landing_steps.undo_write(self)
+        self.result = build(self.ctx, self.pipeline)
+        try:
+            return self.write_once()
+        except _WriteFailed as failed:
+            raise failed.error from None
+
+    def write_once(self) -> int:
         assert self.ctx is not None and self.result is not None and self.pipeline is not None
         config = self.pipeline.config
         empty = True  # nothing on the target to merge with: keyed strategies just append
@@ -243,8 +269,8 @@ class Execution:
                 raise
             message, line = summarise(exc)
             if writes_once(config, empty):  # the query itself runs in this write
-                raise RatError(f"query failed: {message}", self.pipeline.source_relpath, line) from None
-            raise RatError(f"writing {self.ref.fqn} failed: {message}", self.pipeline.source_relpath) from None
+                raise _WriteFailed(RatError(f"query failed: {message}", self.pipeline.source_relpath, line), exc) from None
+            raise _WriteFailed(RatError(f"writing {self.ref.fqn} failed: {message}", self.pipeline.source_relpath), exc) from None
         finally:
             job.drop_views()
         testpoints.reached("during:iceberg_write")
@@ -256,14 +282,6 @@ class Execution:
             # the table, not state.db, whether this run reached main. (A rebuild's replace carries it.)
             job.writer(self.spark.createDataFrame([], self.table.schema())).append()
         return added
-
-    def why_no_rows(self) -> list[str]:
-        """When an incremental run wrote nothing and the watermark is why, say so (and the way out)."""
-        assert self.ctx is not None
-        note = None if self.record.rows_written else watermark_note(self.ctx)
-        if note:
-            self.log(note, "warn")
-        return [note] if note else []
 
     @property
     def target(self) -> IcebergTable:
@@ -302,13 +320,15 @@ class Execution:
         widening) are metadata commits made here; they change no value main returns.
         """
         assert self.result is not None
-        schema, unique_key = self.table.schema_and_property(UNIQUE_KEY_PROPERTY)
+        schema, self.schema_id, unique_key = self.table.schema_and_property(UNIQUE_KEY_PROPERTY)
         plan = plan_schema(schema, table_schema(self.result.schema, config))
         full_refresh = self.options.full_refresh
         rebuild = (unique_key_changed(self.ref.fqn, unique_key, config, full_refresh, self.pipeline.source_relpath)
                    or (full_refresh and bool(plan.incompatible)))
         if not rebuild:
-            apply_plan(self.table, plan)
+            self.state.update_run(self.record.run_id, branch=self.branch)  # first: recovery visits runs with a branch
+            self.schema_changes_pending |= bool(plan.added or plan.widened)
+            self.schema_id = apply_plan(self.table, plan, self.schema_id, self.record.run_id)
         self.result = fill_missing(self.result, plan)
         for note in plan.notes():
             self.log(f"schema: {note}", "warn" if "no longer produced" in note else "info")
@@ -348,7 +368,7 @@ class Execution:
             self.check_cancel()
             self.check_main_unchanged()
             try:
-                published = self.table.fast_forward(self.branch)
+                published = self.table.fast_forward(self.branch, remove_property=record_key(self.record.run_id))
                 testpoints.reached("after:fast_forward")
                 break
             except Exception as exc:
@@ -362,12 +382,15 @@ class Execution:
         self.record_published(published)
 
     def check_main_unchanged(self) -> None:
-        main = self.table.refs().get("main")
+        main, schema_id = self.table.main_and_schema()
         if main != self.base_snapshot:
             raise RatError(
                 f"main of {self.ref.fqn} moved while this run was running (snapshot {self.base_snapshot} → "
                 f"{main}: another run published, or the table was rolled back); nothing was published, "
                 "run it again to build on the current main")
+        if self.schema_id is not None and schema_id != self.schema_id:
+            raise RatError(f"the schema of {self.ref.fqn} changed while this run was running (another run's change "
+                           "was put back, or a client altered it); nothing was published, run it again")
 
     def replace_main(self) -> None:
         """A rebuild's one commit: main becomes the staged table (schema, properties and rows)."""
@@ -389,24 +412,12 @@ class Execution:
         self.record.snapshot_id = main
         self.state.update_run(self.record.run_id, snapshot_id=self.record.snapshot_id, created_table=False)
 
-    def archive(self) -> None:
-        """Move the zone files this run read (and only those) into `_processed/<run_id>/`."""
-        archived = []
-        for (namespace, zone), read in self.files_read.items():
-            files = [f.path for f in read if f.unchanged()]
-            for changed in (f for f in read if f.path not in files):
-                self.log(f"{self.project.rel(changed.path)} changed (or went) after this run read it; "
-                         "not archived, the next run reads it", "warn")
-            moved = self.storage.landing_archive.archive(self.project.zone_dir(namespace, zone), files, self.record.run_id)
-            archived += [f"{namespace}/landing/{zone}/{name}" for name in moved]
-            self.log(f"archived {len(moved)} file(s) of landing zone {zone} to _processed/{self.record.run_id}/")
-        self.state.update_run(self.record.run_id, archived_files=json.dumps(archived))
-
-    def unarchive(self) -> None:
-        for namespace, zone in self.files_read:
-            restored = self.storage.landing_archive.restore(self.project.zone_dir(namespace, zone), self.record.run_id)
-            if restored:
-                self.log(f"put {len(restored)} file(s) back into landing zone {zone}", "warn")
+    def settle_schema_changes(self) -> None:
+        """Put back schema changes of this pipeline's runs that ended unpublished (this run's own too, at its
+        end: state.db says 'running' until the runner records how it went); what waits is looked at again then."""
+        self.schema_changes_pending = True
+        for line in settle_schema_changes(self.table, self.state.live_run_ids(self.ref.fqn) - {self.record.run_id}):
+            self.log(line, "warn")
 
     def cleanup(self) -> None:
         """Drop the branch (and a table this run created but did not publish); never raises."""
@@ -426,6 +437,8 @@ class Execution:
                 self.log(f"dropped table {self.ref.fqn}, which this run had created")
             elif self.branch_made:
                 self.table.drop_branch(self.branch)
+            if self.schema_changes_pending and not drop_table:
+                self.settle_schema_changes()
             self.state.update_run(self.record.run_id, branch=None, created_table=False)
         except Exception:
             log.exception("[%s] cleanup of branch %s failed; the next start will retry", self.record.run_id, self.branch)

@@ -11,6 +11,7 @@ from ..landing.archive import LandingArchive
 from ..project.model import PipelineRef, Project
 from ..store.state import RunRecord, StateDB
 from .rebuild import staged_run_id, staging_tables
+from .schema_evolution import settle_schema_changes
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +66,8 @@ def leftover_stages(project: Project, state: StateDB) -> list[PipelineRef]:
 
 def drop_leftovers(state: StateDB, project: Project, spark, ensure_catalog) -> list[str]:
     """Drop branches (and tables created but never published) of finished runs, including runs that
-    published before their process stopped; returns what was done."""
+    published before their process stopped, and put back the schema changes of those that did not;
+    returns what was done."""
     done = []
     for run in state.unresolved_branches():
         ref = PipelineRef.parse(run.pipeline)
@@ -76,9 +78,11 @@ def drop_leftovers(state: StateDB, project: Project, spark, ensure_catalog) -> l
                 if run.created_table:
                     table.drop()
                     done.append(f"dropped table {ref.fqn} created by crashed run {run.run_id}")
-                elif run.branch:
-                    table.drop_branch(run.branch)
-                    done.append(f"dropped branch {run.branch} of {ref.fqn}")
+                else:
+                    if run.branch:
+                        table.drop_branch(run.branch)
+                        done.append(f"dropped branch {run.branch} of {ref.fqn}")
+                    done += settle_schema_changes(table, state.live_run_ids(ref.fqn))
             state.update_run(run.run_id, branch=None, created_table=False)
         except Exception:
             log.exception("could not clean up after run %s", run.run_id)

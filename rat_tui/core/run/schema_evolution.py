@@ -4,6 +4,8 @@ Added columns are added (old rows read NULL); safe widenings (int → bigint, fl
 double, decimal precision up) are applied; a column the result no longer has is kept and
 written as NULL, with a warning; anything else fails the run, naming the column and both
 types, unless the run is a full refresh, which rebuilds the table beside main (run/rebuild.py).
+Iceberg's schema is the table's, not the branch's: an additive change is recorded with the run's id
+and put back when the run does not publish (lake/schema_change.py, settle_schema_changes).
 """
 from __future__ import annotations
 
@@ -11,7 +13,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import RatError
-from ..lake.table import IcebergTable, quote
+from ..lake.schema_change import (
+    SchemaChange,
+    commit_change,
+    forget,
+    has_schema,
+    pending_changes,
+    put_back,
+    refs_using,
+)
+from ..lake.table import IcebergTable
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -65,21 +76,66 @@ def plan_schema(table: "StructType", result: "StructType") -> SchemaPlan:
     return plan
 
 
-def apply_plan(table: IcebergTable, plan: SchemaPlan) -> None:
-    """Change the table's schema (a metadata commit; the data on main stays as it is).
+def apply_plan(table: IcebergTable, plan: SchemaPlan, schema_id: int, run_id: str) -> int:
+    """Change the table's schema (a metadata commit; the data on main stays as it is); returns the
+    schema id the run writes with.
 
     Only additive changes: a type change needs a full refresh, which rebuilds beside main (run/rebuild.py).
+    The change is recorded on the table with the run's id, so it can be put back if the run does not
+    publish (settle_schema_changes), even after a crash.
     """
     if plan.incompatible:
         name, old, new = plan.incompatible[0]
         raise RatError(
             f"column {name} changes type from {old.simpleString()} to {new.simpleString()}, which is not a safe "
             f"widening; fix the query, or run {table.ref.fqn} with --full-refresh to rebuild the table")
-    sql = table.spark.sql
-    for name, kind in plan.added:
-        sql(f"ALTER TABLE {table.ident} ADD COLUMN {quote(name)} {kind.simpleString()}")
-    for name, _old, new in plan.widened:
-        sql(f"ALTER TABLE {table.ident} ALTER COLUMN {quote(name)} TYPE {new.simpleString()}")
+    if not plan.added and not plan.widened:
+        return schema_id
+    return commit_change(table.spark, table.loaded(), run_id, plan.added,
+                         [(name, new) for name, _old, new in plan.widened]).after
+
+
+def _decide(java_table, change: SchemaChange, live_runs: set[str]) -> str:
+    """'wait', 'keep' (drop the record, keep the columns) or 'put back', for the newest recorded change."""
+    if change.run_id in live_runs:
+        return "wait"
+    using = refs_using(java_table, change)
+    if "main" in using or java_table.schema().schemaId() != change.after or not has_schema(java_table, change.before):
+        # data written with it reached main, or the schema moved past it: putting it back would
+        # take another run's columns (or rows) with it
+        return "keep"
+    return "wait" if using else "put back"  # a branch still writing with it: that run's end settles it
+
+
+def settle_schema_changes(table: IcebergTable, live_runs: set[str]) -> list[str]:
+    """Put back the schema changes of runs that ended without publishing (`live_runs`: runs of this
+    pipeline still queued or running); returns what was done.
+
+    Newest change first, one commit each, each on a freshly loaded table: a commit that lost a race
+    to another is decided again, and a change under a newer one waits for it.
+    """
+    done: list[str] = []
+    for _attempt in range(8):
+        java_table = table.loaded()
+        changes = pending_changes(table.spark, java_table) if java_table is not None else []
+        if not changes:
+            return done
+        change = changes[0]
+        action = _decide(java_table, change, live_runs)
+        if action == "wait":
+            return done
+        try:
+            if action == "keep":
+                forget(java_table, change)
+            else:
+                put_back(table.spark, java_table, change)
+        except Exception as exc:
+            if "CommitFailedException" not in str(exc):
+                raise
+            continue
+        done.append(f"{'kept' if action == 'keep' else 'put back'} the schema change run {change.run_id} "
+                    f"made to {table.ref.fqn}")
+    return done
 
 
 def fill_missing(result: "DataFrame", plan: SchemaPlan) -> "DataFrame":

@@ -34,7 +34,8 @@ CREATE TABLE IF NOT EXISTS runs (
     pid INTEGER,
     archived_files TEXT NOT NULL DEFAULT '[]',
     files_read TEXT NOT NULL DEFAULT '[]',  -- [{path, size, mtime}] of the landing files the run read
-    inputs TEXT NOT NULL DEFAULT '{}'       -- {ns.layer.name: snapshot id} of the tables the run read
+    inputs TEXT NOT NULL DEFAULT '{}',      -- {ns.layer.name: snapshot id} of the tables the run read
+    landing TEXT NOT NULL DEFAULT '{}'      -- {note, skipped, rejected_rows, landing_notes}: what its zones held
 );
 CREATE INDEX IF NOT EXISTS runs_by_pipeline ON runs (pipeline, queued_at);
 CREATE TABLE IF NOT EXISTS quality_results (
@@ -89,6 +90,7 @@ class RunRecord:
     pid: int | None = None
     quality: list[QualityOutcome] = field(default_factory=list)
     inputs: dict[str, int | None] = field(default_factory=dict)  # tables read: ns.layer.name -> snapshot id
+    landing: dict[str, Any] = field(default_factory=dict)  # note ("nothing new in …"), skipped, rejected_rows, …
 
     def as_dict(self) -> dict:
         return {
@@ -97,7 +99,7 @@ class RunRecord:
             "finished_at": self.finished_at, "rows_written": self.rows_written, "phases": self.phases,
             "phase_rows": self.phase_rows,
             "quality": [q.as_dict() for q in self.quality], "snapshot_id": self.snapshot_id, "error": self.error,
-            "inputs": self.inputs,
+            "inputs": self.inputs, **self.landing,
         }
 
 
@@ -126,6 +128,8 @@ class StateDB:
             self._conn().execute("ALTER TABLE runs ADD COLUMN files_read TEXT NOT NULL DEFAULT '[]'")
         if "inputs" not in columns:  # ... and before the tables a run read were
             self._conn().execute("ALTER TABLE runs ADD COLUMN inputs TEXT NOT NULL DEFAULT '{}'")
+        if "landing" not in columns:  # ... and before what a run's zones held was
+            self._conn().execute("ALTER TABLE runs ADD COLUMN landing TEXT NOT NULL DEFAULT '{}'")
         if "phase_rows" not in columns:  # ... and before each phase's rows were: the write's were rows_written
             with self._tx() as db:
                 db.execute("ALTER TABLE runs ADD COLUMN phase_rows TEXT NOT NULL DEFAULT '{}'")
@@ -158,6 +162,10 @@ class StateDB:
     def script(self, sql: str) -> None:
         self._conn().executescript(sql)
 
+    def transaction(self):
+        """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on an exception), for several statements at once."""
+        return self._tx()
+
     def execute(self, sql: str, params: tuple = ()) -> None:
         with self._tx() as db:
             db.execute(sql, params)
@@ -179,7 +187,7 @@ class StateDB:
             )
 
     def update_run(self, run_id: str, **fields: Any) -> None:
-        for key in ("phases", "phase_rows", "inputs"):
+        for key in ("phases", "phase_rows", "inputs", "landing"):
             if key in fields:
                 fields[key] = json.dumps(fields[key])
         if "created_table" in fields:
@@ -209,7 +217,7 @@ class StateDB:
             phase_rows=json.loads(row["phase_rows"]),
             snapshot_id=row["snapshot_id"], error=row["error"], branch=row["branch"],
             created_table=bool(row["created_table"]), host=row["host"], pid=row["pid"], quality=quality,
-            inputs=json.loads(row["inputs"]),
+            inputs=json.loads(row["inputs"]), landing=json.loads(row["landing"]),
         )
 
     def get_run(self, run_id: str) -> RunRecord | None:

@@ -1,12 +1,15 @@
 """Lineage as a tree: what one pipeline or zone reads (upstream) and what reads it (downstream), or the
 whole project by namespace and layer with each node's inputs. Pipelines carry their last-run mark
-and time; Enter on a node asks the app to put the project tree's cursor there."""
+and time; Enter on a node asks the app to put the project tree's cursor there. It loads the graph in a
+thread worker and draws itself from the message it posts."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
@@ -15,7 +18,11 @@ from textual.widgets.tree import TreeNode
 
 from ...core.project.graph import ProjectGraph
 from ...core.text import count
+from .loading import app_closing, post_loaded
 from .project_tree import STATUS_MARK, NodeData
+
+if TYPE_CHECKING:
+    from ...core.commands.workbench import Workbench
 
 LAYER_ORDER = ("landing", "bronze", "silver", "gold")
 ZONE_MARK = ("◇", "magenta")
@@ -35,11 +42,33 @@ class LineageView(Vertical):
             super().__init__()
             self.name = name
 
-    def __init__(self, center: str | None, opened_on: NodeData | None) -> None:
+    @dataclass
+    class Loaded(Message, bubble=False):
+        lineage: dict
+
+    def __init__(self, workbench: Workbench, center: str | None, opened_on: NodeData | None) -> None:
         super().__init__(id="lineage-view")
+        self.workbench = workbench
         self.center, self.opened_on = center, opened_on
         self.nodes: dict[str, dict] = {}
         self.graph = ProjectGraph()
+        self.drawn = False
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, group="lineage")
+    def load(self) -> None:
+        post_loaded(self, "lineage", lambda: self.Loaded(self.workbench.lineage()))  # fails on a cyclic ref being edited
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        if app_closing(self.app):
+            return
+        self.show(message.lineage)
+        if not self.drawn:
+            self.drawn = True
+            self.tree.focus()  # Enter jumps from here; keys still act on the project tree's cursor
 
     def compose(self) -> ComposeResult:
         yield Static(Text("loading…", style="grey50"), id="lineage-title")

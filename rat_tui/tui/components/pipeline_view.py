@@ -1,22 +1,82 @@
-"""A pipeline: source with highlighting, effective config with its sources, tests, runs, versions, preview."""
+"""A pipeline: source with highlighting, effective config with its sources, tests, runs, versions, preview.
+
+It loads what it shows in thread workers (its detail, a version's diff against the working copy) and
+fills itself from the messages they post; the app feeds it run events and the preview's result."""
 from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from rich.console import Group
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
+from ...core.commands.details import pipeline_detail
+from ...core.commands.version_diff import version_diff
+from ...core.events import Event, RunQueued
+from .loading import app_closing, post_loaded
+from .project_tree import NodeData
 from .result_table import selected_key, show_rows
-from .run_view import RunView, run_total
+from .run_view import LiveRuns, RunState, RunView, run_total
+
+if TYPE_CHECKING:
+    from ...core.commands.workbench import Workbench
 
 
 class PipelineView(Vertical):
-    def __init__(self, fqn: str) -> None:
+    @dataclass
+    class Loaded(Message, bubble=False):
+        detail: dict
+        runs: list[dict]
+        versions: dict
+
+    @dataclass
+    class DiffLoaded(Message, bubble=False):
+        diff: str
+
+    def __init__(self, workbench: Workbench, node: NodeData, live_runs: LiveRuns) -> None:
         super().__init__(id="pipeline-view")
-        self.fqn = fqn
+        assert node.ref is not None
+        self.workbench, self.node, self.live_runs = workbench, node, live_runs
+        self.fqn = node.ref.fqn
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, group="detail")
+    def load(self) -> None:
+        wb, ref = self.workbench, self.node.ref
+        post_loaded(self, f"show pipeline {self.node.name}", lambda: self.Loaded(
+            pipeline_detail(wb, ref), wb.runs(ref.fqn, limit=20)["runs"], wb.list_versions(ref.fqn)))
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        if app_closing(self.app):
+            return
+        self.show_source(message.detail)
+        self.show_runs(message.runs)
+        self.show_versions(message.versions)
+        state = self.live_runs.shown(self.fqn, message.runs)
+        previous = [r for r in message.runs if state is None or r["run_id"] != state.run_id][:10]
+        self.query_one(RunView).show(state, [r for r in previous if r["status"] == "success"])
+        if message.versions["versions"]:
+            self.load_version_diff(message.versions["current"])
+
+    def run_event(self, event: Event, state: RunState | None) -> None:
+        """A run event (the app has applied it to `state`): a run of this pipeline queued shows live."""
+        view = self.query_one(RunView)
+        if isinstance(event, RunQueued) and event.pipeline == self.fqn:
+            view.show(state, view.previous)
+            self.show_tab("tab-run")  # a save in the editor shows its run live
+        elif state is not None:
+            view.changed(state.run_id)
 
     def show_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
@@ -74,8 +134,6 @@ class PipelineView(Vertical):
         table = self.query_one("#versions-table", DataTable)
         table.clear(columns=True)
         table.add_columns("", "version", "message", "published", "pinned from")
-        from datetime import datetime, timezone
-
         for v in reversed(versions["versions"]):
             stamp = datetime.fromtimestamp(v["published_at"], timezone.utc).strftime("%Y-%m-%d %H:%M")
             current = "▶" if v["version"] == versions["current"] else ""
@@ -83,7 +141,22 @@ class PipelineView(Vertical):
         if not versions["versions"]:
             self.query_one("#version-diff", Static).update(Text("Not published yet. Press P to publish.", style="grey50"))
 
-    def show_version_diff(self, diff: str) -> None:
+    @on(DataTable.RowHighlighted, "#versions-table")
+    def _version_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value:
+            self.load_version_diff(int(event.row_key.value))
+
+    @work(thread=True, exclusive=True, group="version-diff")
+    def load_version_diff(self, version: int) -> None:
+        wb = self.workbench
+        post_loaded(self, f"diff of {self.fqn} version {version}", lambda: self.DiffLoaded("".join(
+            f["diff"] for f in version_diff(wb.project, wb.versions, self.node.ref, version)["files"])))
+
+    @on(DiffLoaded)
+    def _diff_loaded(self, message: DiffLoaded) -> None:
+        if app_closing(self.app):
+            return
+        diff = message.diff
         body = Syntax(diff, "diff", theme="ansi_dark") if diff else Text("Working copy equals this version.", style="green")
         self.query_one("#version-diff", Static).update(body)
 

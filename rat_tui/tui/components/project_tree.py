@@ -70,6 +70,7 @@ class ProjectTree(Tree[NodeData]):
         self.guide_depth = 2
         self.live: dict[str, tuple[str, float]] = {}  # fqn -> (status, event time) from run events
         self._pipes: dict[str, dict] = {}  # fqn -> the overview's entry, to redraw a label on an event
+        self._read_at = 0.0  # when the overview shown was read
 
     @property
     def cursor_data(self) -> NodeData | None:
@@ -77,7 +78,11 @@ class ProjectTree(Tree[NodeData]):
         return node.data if node is not None else None
 
     def load(self, overview: dict, read_at: float) -> None:
-        """Bring the tree in line with a Workbench.overview() read at `read_at` (time.time())."""
+        """Bring the tree in line with a Workbench.overview() read at `read_at` (time.time()). An overview
+        read before the one shown (a slow refresh overtaken by a newer one) would bring back old marks."""
+        if read_at < self._read_at:
+            return
+        self._read_at = read_at
         for fqn, (_, at) in list(self.live.items()):
             if at < read_at:  # the state the overview read already holds this event's status
                 del self.live[fqn]

@@ -16,6 +16,7 @@ from ...core.events import (
     PhaseStarted,
     QualityResultEvent,
     RunFinished,
+    RunQueued,
     RunStarted,
 )
 from ...core.run.phases import PHASES
@@ -74,6 +75,40 @@ class RunState:
             self.status, self.finished, self.error = event.status, event.at, event.error
 
 
+class LiveRuns:
+    """Run states fed by run events, kept while a run is in flight (then its stored record is the truth),
+    and the run each pipeline's Run tab shows."""
+
+    def __init__(self) -> None:
+        self.states: dict[str, RunState] = {}
+        self.latest: dict[str, str] = {}  # pipeline fqn -> run id shown in its Run tab
+
+    def apply(self, event: Event) -> RunState | None:
+        """The state of the event's run, after the event."""
+        if isinstance(event, RunQueued):
+            self.states[event.run_id] = RunState(event.run_id, event.pipeline)
+            self.latest[event.pipeline] = event.run_id
+        state = self.states.get(getattr(event, "run_id", None) or "")
+        if state is not None:
+            state.apply(event)
+        return state
+
+    def finished(self, run_id: str) -> None:
+        self.states.pop(run_id, None)
+
+    def in_flight(self, fqn: str) -> bool:
+        live = self.states.get(self.latest.get(fqn, ""))
+        return live is not None and live.status in ("queued", "running")
+
+    def shown(self, fqn: str, runs: list[dict]) -> RunState | None:
+        """The run the Run tab shows: the latest live one, else the newest stored (`runs`, newest first)."""
+        run_id = self.latest.get(fqn) or (runs[0]["run_id"] if runs else None)
+        state = self.states.get(run_id) if run_id else None
+        if state is None and runs:
+            state = RunState.from_record(runs[0])
+        return state
+
+
 def run_total(started: float | None, finished: float | None) -> str:
     """A run's total as `runs` stores it (finished_at - started_at): the Run tab's header and the
     Runs tab show this one text, so they never disagree."""
@@ -96,7 +131,7 @@ def task_bar(done: int, total: int, width: int = 8) -> str:
 
 
 class RunView(Static):
-    """Renders one RunState; the app feeds it events and ticks it for elapsed times."""
+    """Renders one RunState; its pipeline view feeds it events and the app ticks it for elapsed times."""
 
     def __init__(self) -> None:
         super().__init__(id="run-view")

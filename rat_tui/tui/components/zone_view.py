@@ -1,22 +1,63 @@
-"""A landing zone: active files, samples and processed runs; preview of a file."""
+"""A landing zone: active files, samples and processed runs; preview of a file.
+
+It loads its files and a file's preview in thread workers and fills itself from their messages; the
+app feeds it an upload's progress."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widgets import DataTable, ProgressBar, Static
 
 from ...core.text import count
+from ...core.commands.details import zone_files, zone_readers
+from ...core.commands.failures import failure_sentence
+from ..messages import ActionDone, ActionFailed
+from ..outcomes import rows_shown
+from .loading import app_closing, post_loaded
+from .project_tree import NodeData
 from .result_table import selected_key, show_rows
 
+if TYPE_CHECKING:
+    from ...core.commands.workbench import Workbench
 
 HINT = Text("Select a file and press Enter to preview it.", style="grey50")
 
 
 class ZoneView(Vertical):
-    def __init__(self, namespace: str, zone: str) -> None:
+    @dataclass
+    class Loaded(Message, bubble=False):
+        files: list[dict]
+        readers: list[str]
+        settings: dict
+
+    @dataclass
+    class FilePreviewed(Message, bubble=False):
+        result: dict
+
+    def __init__(self, workbench: Workbench, node: NodeData) -> None:
         super().__init__(id="zone-view")
-        self.namespace, self.zone = namespace, zone
+        self.workbench, self.node = workbench, node
+        self.namespace, self.zone = node.namespace, node.name
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, group="detail")
+    def load(self) -> None:
+        wb, namespace, zone = self.workbench, self.namespace, self.zone
+        post_loaded(self, f"show zone {zone}", lambda: self.Loaded(
+            zone_files(wb, namespace, zone), zone_readers(wb, namespace, zone), wb.zone_settings(namespace, zone)))
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        if not app_closing(self.app):
+            self.show_files(message.files, message.readers, message.settings)
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"{self.namespace} / landing / {self.zone}", style="bold"), id="zone-title")
@@ -58,5 +99,23 @@ class ZoneView(Vertical):
     def selected_file(self) -> str | None:
         return selected_key(self.query_one("#zone-files", DataTable))
 
-    def show_preview(self, result: dict) -> None:
-        show_rows(self.query_one("#zone-preview", DataTable), result["columns"], result["rows"])
+    @on(DataTable.RowSelected, "#zone-files")
+    def _file_selected(self, event: DataTable.RowSelected) -> None:
+        self.preview_file(str(event.row_key.value))
+
+    @work(thread=True, group="actions")
+    def preview_file(self, name: str) -> None:
+        try:
+            result = self.workbench.sample(self.namespace, self.zone, name)
+        except Exception as exc:
+            self.post_message(ActionFailed("preview file", failure_sentence("preview file", exc)))
+            return
+        self.post_message(self.FilePreviewed(result))
+        self.post_message(ActionDone("preview file", rows_shown(f"{self.namespace}/{self.zone}/{name}", result),
+                                     toast=False))
+
+    @on(FilePreviewed)
+    def _file_previewed(self, message: FilePreviewed) -> None:
+        if not app_closing(self.app):
+            result = message.result
+            show_rows(self.query_one("#zone-preview", DataTable), result["columns"], result["rows"])

@@ -105,9 +105,11 @@ def test_a_value_that_does_not_fit_leaves_no_twin_and_the_run_reads_the_csv(
     zone_dir = scratch.root / "landing" / "late"
     assert find_twin(zone_dir, zone_dir / "late.csv") is None
     assert not [p for p in (zone_dir / "_typed").iterdir()]  # the half-made twin is gone too
+    assert "abc" in result["not_typed"][0]["reason"]  # the cause, not only that a task failed
     fqn = scratch.pipeline("bronze", "late", "SELECT * FROM {{ landing_zone('late') }}")
     run = scratch.run(fqn)
-    assert run["status"] == "failed" and ("abc" in run["error"] or "Malformed" in run["error"])
+    # issue 26 changed this on purpose: a full pass would read 'abc' (as a string), so the run does
+    assert run["status"] == "success" and scratch.rows(f"SELECT amount FROM {fqn} WHERE id = 51") == [["abc"]]
 
 
 def test_files_typed_differently_are_read_as_csv_together(scratch: Scratch, tmp_path: Path):

@@ -51,7 +51,7 @@ def test_upload_csv_parquet_json_writes_samples_that_sample_reads(sample_copy: P
 @pytest.mark.parametrize("name, content, message", [
     ("broken.parquet", b"PAR1 this is not parquet", "broken.parquet is not a readable Parquet file"),
     ("latin1.csv", "id,name\n1,caf\xe9\n".encode("latin-1"), "latin1.csv is not UTF-8 text"),
-    ("notes.txt", b"hello", "notes.txt has an unsupported extension"),
+    ("notes.md", b"hello", "notes.md has an unsupported extension"),  # .txt is delimited text since issue 26
 ])
 def test_bad_files_are_rejected_with_their_name_and_nothing_is_copied(sample_copy: Path, tmp_path: Path,
                                                                      name: str, content: bytes, message: str):

@@ -45,10 +45,11 @@ RUN_CASES = [
     ("sql-syntax", "SELECT 1 AS id\nFROM WHERE", {}, ["pipeline.sql:2: SQL error"]),
     ("undefined-variable", "SELECT {{ nothing }} AS id", {}, ["pipeline.sql:1: undefined template variable"]),
     ("ref-unknown-pipeline", "SELECT * FROM {{ ref('gold.never_ran') }}", {}, ["pipeline.sql:1: ref('gold.never_ran') names no pipeline"]),
-    ("csv-ragged", "SELECT * FROM {{ landing_zone('z') }}", {"a.csv": "id,name\n1,a\n2\n3,c,extra\n"}, ["query failed", "pipeline.sql"]),
+    ("csv-ragged", "SELECT * FROM {{ landing_zone('z') }}", {"a.csv": "id,name\n1,a\n2\n3,c,extra\n"},
+     ["query failed", "pipeline.sql", "a.csv line 3 is not a well-formed record of 2 column(s) ('2')"]),
     ("csv-bad-number", "SELECT CAST(amount AS INT) AS amount FROM {{ landing_zone('z') }}", {"a.csv": "amount\n1\nabc\n"},
      ["pipeline.sql", "abc", "cannot be cast"]),
-    ("empty-zone", "SELECT * FROM {{ landing_zone('z') }}", {"_samples/s.csv": "id\n1\n"}, ["has no active files"]),
+    ("empty-zone", "SELECT * FROM {{ landing_zone('z') }}", {"_samples/s.csv": "id\n1\n"}, ["landing/z has no files yet"]),
     ("mixed-formats", "SELECT * FROM {{ landing_zone('z') }}", {"a.csv": "id\n1\n", "b.json": '{"id": 2}\n'}, ["mixes file formats"]),
     ("division-by-zero", "SELECT 1 / 0 AS id", {}, ["pipeline.sql", "Division by zero"]),
     ("dangling-file", "SELECT * FROM {{ landing_zone('z') }}", {"gone.csv": None},
@@ -90,18 +91,18 @@ def test_a_quality_test_that_errors_names_its_file(scratch: Scratch):
 def test_a_landing_zone_that_disappears_mid_run(scratch: Scratch, monkeypatch: pytest.MonkeyPatch):
     import shutil
 
-    from rat_tui.core.landing import read as landing_read
+    from rat_tui.core.landing import zone_read
 
     scratch.landing("vanishing", "a.csv", "id\n1\n")
     fqn = scratch.pipeline("bronze", "v", "SELECT * FROM {{ landing_zone('vanishing') }}")
-    real_read = landing_read.read_files
+    real_read = zone_read.csv_frame
 
-    def read_then_vanish(spark, fmt, files, *rest):
-        df = real_read(spark, fmt, files, *rest)
+    def read_then_vanish(*args, **kwargs):
+        df = real_read(*args, **kwargs)
         shutil.rmtree(scratch.root / "landing" / "vanishing")
         return df
 
-    monkeypatch.setattr(landing_read, "read_files", read_then_vanish)
+    monkeypatch.setattr(zone_read, "csv_frame", read_then_vanish)
     status, results = script(scratch.wb, f"run {fqn}\n")
     assert status == 1 and "query failed" in results[0]["error"] and "pipeline.sql" in results[0]["error"]
     assert not scratch.table_exists("bronze", "v")

@@ -3,8 +3,6 @@ upkeep and rollbacks while a run is in flight. Each test failed on the code befo
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
 import threading
 import time
@@ -14,44 +12,10 @@ import pytest
 
 from rat_tui.core.events import PhaseStarted
 from rat_tui.core.run.recovery import mark_orphans
-from tests.killhelpers import ARCHIVING, kill_at, landing_state, setup
+from tests.killhelpers import ARCHIVING, PausedRun, kill_at, landing_state, setup
 from tests.lakehelpers import Scratch
 
 pytestmark = pytest.mark.spark
-
-
-class PausedRun:
-    """A `rat-tui --script` process running one pipeline, held at a pause point until resumed."""
-
-    def __init__(self, project: Path, fqn: str, point: str, tmp: Path):
-        self.marker, self.resume = tmp / f"paused-{point.replace(':', '-')}", tmp / f"resume-{point.replace(':', '-')}"
-        env = {**os.environ, "RAT_TEST_PAUSE_AT": point, "RAT_TEST_PAUSE_FILE": str(self.marker),
-               "RAT_TEST_RESUME_FILE": str(self.resume)}
-        self.proc = subprocess.Popen([sys.executable, "-m", "rat_tui", str(project), "--script", "-"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     env=env, start_new_session=True)
-        self.proc.stdin.write(f"run {fqn}\n".encode())
-        self.proc.stdin.close()
-        self.proc.stdin = None  # communicate() must not flush it again
-        deadline = time.monotonic() + 240
-        while not self.marker.exists():
-            assert self.proc.poll() is None, self.proc.stderr.read().decode()[-2000:]
-            assert time.monotonic() < deadline, f"never reached {point}"
-            time.sleep(0.05)
-
-    def finish(self) -> dict:
-        import json
-
-        self.resume.write_text("go")
-        out, err = self.proc.communicate(timeout=240)
-        lines = [json.loads(line) for line in out.decode().splitlines() if line.strip()]
-        assert lines, err.decode()[-2000:]
-        return lines[0]
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(30)
 
 
 def test_a_kill_right_after_main_moved_keeps_the_batch_consumed(scratch: Scratch, tmp_path: Path):

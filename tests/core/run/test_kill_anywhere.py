@@ -7,58 +7,18 @@ from __future__ import annotations
 import json
 import os
 import random
-import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from rat_tui.core.lake.metadata import current_metadata_file
 from rat_tui.core.run.recovery import mark_orphans
+from tests.killhelpers import kill, kill_when_metadata_changes, start_run
 from tests.lakehelpers import Scratch, findings
 
 pytestmark = pytest.mark.spark
 
 PIPELINE = ("-- @merge_strategy: append_only\n-- @archive_landing_zones: true\n"
             "SELECT id FROM {{ landing_zone('drops') }}")
-
-
-def start_run(project: Path, fqn: str) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "rat_tui", str(project), "--script", "-"], stdin=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    proc.stdin.write(f"run {fqn}\n".encode())
-    proc.stdin.close()
-    return proc
-
-
-def main_snapshot(table_dir: Path) -> int | None:
-    path = current_metadata_file(table_dir)
-    return json.loads(path.read_text()).get("current-snapshot-id") if path else None
-
-
-def kill(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(30)
-
-
-def kill_when_main_moves(proc: subprocess.Popen, table_dir: Path, timeout: float = 240) -> bool:
-    """SIGKILL the instant main's snapshot changes; False if the run ended first."""
-    before = main_snapshot(table_dir)
-    deadline = time.monotonic() + timeout
-    while proc.poll() is None and time.monotonic() < deadline:
-        try:
-            moved = main_snapshot(table_dir) != before
-        except (OSError, ValueError):  # a metadata file being written
-            moved = False
-        if moved:
-            kill(proc)
-            return True
-        time.sleep(0.002)
-    kill(proc)
-    return False
 
 
 def check_invariants(scratch: Scratch, fqn: str, added: dict[str, int]) -> None:
@@ -104,7 +64,7 @@ def test_kills_at_the_moment_main_moves_and_at_random_times(scratch: Scratch):
         drop(i)
         proc = start_run(scratch.wb.project.root, fqn)
         if i % 2:
-            moments.append(("main moved", kill_when_main_moves(proc, table_dir)))
+            moments.append(("main moved", kill_when_metadata_changes(proc, table_dir, "current-snapshot-id")))
         else:
             delay = rng.uniform(2.0, 14.0)  # start-up is ~5 s: this spans every phase
             deadline = time.monotonic() + delay

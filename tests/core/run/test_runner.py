@@ -96,7 +96,7 @@ def test_landing_zone_reads_only_active_files(scratch: Scratch):
     scratch.landing("drops", "_samples/s.csv", header + "90,sample\n")
     scratch.landing("drops", "_processed/run1/old.csv", header + "91,processed\n")
     scratch.landing("drops", ".hidden.csv", header + "92,hidden\n")
-    scratch.landing("drops", "notes.txt", "not data\n")
+    scratch.landing("drops", "notes.md", "not data\n")  # (.txt is delimited text since issue 26)
     fqn = scratch.pipeline("bronze", "drops", "SELECT id, label, _source_file FROM {{ landing_zone('drops') }}")
     assert scratch.run(fqn)["status"] == "success"
     assert scratch.rows(f"SELECT id, label, _source_file FROM {fqn} ORDER BY id") == [
@@ -108,7 +108,7 @@ def test_empty_landing_zone_is_a_clear_error(scratch: Scratch):
     fqn = scratch.pipeline("bronze", "e", "SELECT * FROM {{ landing_zone('empty') }}")
     run = scratch.run(fqn)
     assert run["status"] == "failed"
-    assert f"landing zone {scratch.ns}/landing/empty has no active files" in run["error"]
+    assert f"{scratch.ns}/landing/empty has no files yet" in run["error"]  # issue 26's sentence
 
 
 def test_preview_executes_without_writing(scratch: Scratch):

@@ -17,6 +17,7 @@ from textual.containers import Vertical
 from textual.widgets import Tab, Tabs
 
 from ....core.commands.completion import Completions
+from ....core.commands.failures import failure_sentence
 from ....core.commands.console import QueryCancelled
 from ....core.store.console_store import ConsoleStore
 from ....core.text import count
@@ -44,8 +45,6 @@ SAVE_DELAY = 0.4  # seconds of quiet typing before the buffers are written
 
 
 def _failure(exc: Exception) -> str:
-    from ...workers import failure_sentence
-
     return failure_sentence("console", exc)
 
 

@@ -1,0 +1,259 @@
+"""Watch-and-run, for every face: the folder watcher's saves and landed files become runs as rat.yaml's
+`watch:` settings say, and each face subscribes to the notices to show them.
+
+- a saved pipeline file is versioned (with a bucket: uploaded) and its pipeline re-runs (one run for a
+  burst of saves, or for saves while a run waits); with `watch.cascade` what is downstream of it runs
+  once that run succeeded;
+- new files in a landing zone get fresh samples; with `watch.run_on_landing` the pipelines reading the
+  zone run, else, on a warm Spark session, its CSV files get typed Parquet twins.
+
+Each batch of changes is handled in its own thread, so a run waiting for its upstream never holds up
+the watcher; `wait_idle` waits until every batch is done and its runs have finished (the script's
+`wait-idle`).
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..errors import RatError
+from ..events import Event, EventBus, RunFinished, RunQueued
+from ..lake.session import SessionState, SparkManager
+from ..landing.uploads import refresh_samples
+from ..project.graph import ProjectGraph
+from ..project.model import PipelineRef, Project, active_landing_files
+from ..project.watch import Change, PipelineChanged, ProjectWatcher, ZoneChanged
+from ..run.runner import RunHandle, Runner
+from ..store.state import StateDB
+from .details import zone_readers
+from .failures import failure_sentence
+
+
+class Commands(Protocol):
+    """What watch-and-run asks of the command layer: the Workbench, which owns the service."""
+
+    project: Project
+    events: EventBus
+    state: StateDB
+    spark: SparkManager
+    runner: Runner
+
+    def record_saves(self, relpaths: list[str]) -> dict[str, str]: ...
+
+    def request_run(self, ref: PipelineRef, trigger: str) -> RunHandle: ...
+
+    def resolve(self, text: str) -> PipelineRef: ...
+
+    def graph(self) -> ProjectGraph: ...
+
+    def run_pipelines(self, names: list[str], full_refresh: bool = False) -> dict: ...
+
+    def make_typed_twins(self, namespace: str, zone: str) -> dict: ...
+
+    def wait_idle(self, timeout: float | None = None) -> dict: ...
+
+
+@dataclass(frozen=True)
+class WatchToggled(Event):
+    on: bool
+
+
+@dataclass(frozen=True)
+class FilesChanged(Event):
+    """A debounced batch of changes, before its runs are asked for (the project's overview changed)."""
+
+    changes: tuple[Change, ...]
+
+
+@dataclass(frozen=True)
+class RunRequested(Event):
+    """A save or newly landed files queued a run (or joined a run already queued)."""
+
+    pipeline: str
+    run_id: str
+    cause: str  # "saved" | "new files in <zone>"
+
+    def sentence(self) -> str:
+        return f"{self.cause}: running {self.pipeline} ({self.run_id})"
+
+
+@dataclass(frozen=True)
+class ZoneUpdated(Event):
+    """A zone's samples were refreshed or its files typed: what shows the zone reloads."""
+
+    namespace: str
+    zone: str
+
+
+@dataclass(frozen=True)
+class CascadeRan(Event):
+    """watch.cascade ran what is downstream of a saved pipeline; `runs` in execution order."""
+
+    title: str
+    runs: list[dict]
+
+
+@dataclass(frozen=True)
+class WatchFailed(Event):
+    what: str  # e.g. "save <path>", "auto-run <pipeline>", "sample of <ns>/<zone>"
+    sentence: str
+
+
+class Watching:
+    """Off until started; `notices` carries the events above (not the run events of `Workbench.events`,
+    which `--events` and the run log keep)."""
+
+    def __init__(self, wb: Commands):
+        self.wb = wb
+        self.notices = EventBus()
+        self._watcher: ProjectWatcher | None = None
+        self._busy = 0
+        self._lock = threading.Lock()
+        self._cascaded: set[str] = set()  # run ids whose downstream already ran
+
+    @property
+    def running(self) -> bool:
+        return self._watcher is not None
+
+    def set(self, on: bool) -> bool:
+        if on and self._watcher is None:
+            settings = self.wb.project.settings
+            self._watcher = ProjectWatcher(self.wb.project, self._changed, settings.watch_debounce_ms / 1000)
+            self._watcher.start()
+        elif not on and self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+        self.notices.publish(WatchToggled(on))
+        return on
+
+    def stop(self) -> None:
+        if self._watcher is not None:
+            self.set(False)
+
+    def wait_idle(self, timeout: float | None = None) -> dict:
+        """Until the saves seen so far are handled (their runs asked for, a cascade run) and no run is queued
+        or running; `runs`: those that finished meanwhile, in the order they were queued."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        handles: dict[str, RunHandle] = {}
+        finished: set[str] = set()
+
+        def seen(event: Event) -> None:  # in the run's thread, before its handle says done
+            if isinstance(event, RunQueued) and event.run_id in self.wb.runner.active:
+                handles[event.run_id] = self.wb.runner.active[event.run_id]
+            elif isinstance(event, RunFinished):
+                finished.add(event.run_id)
+
+        unsubscribe = self.wb.events.subscribe(seen)
+        for run_id, handle in list(self.wb.runner.active.items()):  # queued or running now
+            handles.setdefault(run_id, handle)
+        try:
+            self._settle(deadline)
+            self.wb.wait_idle(timeout)  # the runs have the whole timeout; handling the saves had its own
+        finally:
+            unsubscribe()
+        return {"runs": [h.record.as_dict() for run_id, h in handles.items() if run_id in finished]}
+
+    def _settle(self, deadline: float | None) -> None:
+        if self._watcher is None and not self._busy:
+            return
+        time.sleep(0.2)  # let the file system event arrive
+        while (self._watcher is not None and self._watcher.pending) or self._busy:
+            if deadline is not None and time.monotonic() > deadline:
+                return
+            time.sleep(0.05)
+
+    # -- in the watcher's thread ------------------------------------------------------
+    def _changed(self, changes: list[Change]) -> None:
+        for change in changes:
+            handle: Callable = self._saved if isinstance(change, PipelineChanged) else self._landed
+            self._start(handle, change)
+        self.notices.publish(FilesChanged(tuple(changes)))
+
+    def _start(self, handle: Callable, change: Change) -> None:
+        with self._lock:
+            self._busy += 1
+
+        def work() -> None:
+            try:
+                handle(change)
+            finally:
+                with self._lock:
+                    self._busy -= 1
+
+        threading.Thread(target=work, name="watch", daemon=True).start()
+
+    def _failed(self, what: str, sentence: str) -> None:
+        self.notices.publish(WatchFailed(what, sentence))
+
+    # -- one change each, in its own thread -------------------------------------------
+    def _saved(self, change: PipelineChanged) -> None:
+        wb, fqn = self.wb, change.pipeline.fqn
+        for path, problem in wb.record_saves(list(change.paths)).items():  # a failed upload does not stop the run
+            self._failed(f"save {path}", problem)
+        if not wb.project.pipeline_dir(change.pipeline).is_dir():
+            return
+        try:
+            handle = wb.request_run(change.pipeline, trigger="watch")
+        except RatError as exc:
+            self._failed(f"auto-run {fqn}", exc.sentence())
+            return
+        self.notices.publish(RunRequested(fqn, handle.run_id, "saved"))
+        if wb.project.settings.watch_cascade:
+            self._cascade(fqn, handle)
+
+    def _cascade(self, fqn: str, handle: RunHandle) -> None:
+        """Once the saved pipeline's run succeeds, run what is downstream of it. Saves that joined an
+        already queued run share its handle: only the first of them cascades."""
+        with self._lock:
+            if handle.run_id in self._cascaded:
+                return
+            self._cascaded.add(handle.run_id)
+        if handle.wait().status != "success":
+            return
+        title = f"downstream of {fqn}"
+        try:
+            graph = self.wb.graph()
+            names = graph.order(n for n in graph.downstream_of(fqn) if graph.nodes[n].kind == "pipeline")
+            if not names:
+                return
+            runs = self.wb.run_pipelines(names)["runs"]
+        except RatError as exc:
+            if not exc.result.get("runs"):
+                self._failed(f"run {title}", exc.sentence())
+                return
+            runs = exc.result["runs"]
+        except Exception as exc:
+            self._failed(f"run {title}", failure_sentence(f"run {title}", exc))
+            return
+        self.notices.publish(CascadeRan(title, runs))
+
+    def _landed(self, change: ZoneChanged) -> None:
+        wb, where = self.wb, f"{change.namespace}/{change.zone}"
+        zone_dir = wb.project.zone_dir(change.namespace, change.zone)
+        try:
+            refresh_samples(zone_dir, active_landing_files(zone_dir))
+        except Exception as exc:  # a half-written or unreadable file: the upload check reports it
+            self._failed(f"sample of {where}", str(exc).splitlines()[0])
+        self.notices.publish(ZoneUpdated(change.namespace, change.zone))
+        auto_run = change.active and wb.project.settings.watch_run_on_landing and active_landing_files(zone_dir)
+        readers = zone_readers(wb, change.namespace, change.zone) if auto_run else []
+        for fqn in readers:
+            try:
+                handle = wb.request_run(wb.resolve(fqn), trigger="landing")
+            except RatError as exc:
+                self._failed(f"auto-run {fqn}", exc.sentence())
+                continue
+            self.notices.publish(RunRequested(fqn, handle.run_id, f"new files in {change.zone}"))
+        if readers or not change.active or wb.spark.state not in (SessionState.READY, SessionState.BUSY):
+            return
+        # Converted now, on the warm session, so the next run reads Parquet; an auto-run reads the CSV itself.
+        try:
+            typed = wb.make_typed_twins(change.namespace, change.zone)
+        except Exception as exc:  # the runs read the CSV then: slower, never wrong
+            self._failed(f"typed copy of {where}", failure_sentence("typed copy", exc))
+            return
+        if typed["typed"]:
+            self.notices.publish(ZoneUpdated(change.namespace, change.zone))

@@ -1,0 +1,301 @@
+"""A CSV file's dialect, detected from its first bytes without the JVM, as the options Spark reads it with.
+
+Spark's CSV reader detects nothing: a `;`, tab or `|` file reads as one column, a header-less
+file loses its first row, `""` inside quotes is misread (Spark's escape is a backslash) and a
+quoted value spanning lines fails the read. DuckDB's `sniff_csv` detects delimiter, quote,
+escape and header from a sample in a few milliseconds; whether a quoted value spans lines is
+read here from the same sample, since `multiLine` costs Spark its file splitting and is set
+only for the files that need it. What the zone pins in rat.yaml (zone_settings.py) wins.
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import os
+import tempfile
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..errors import RatError
+from .identity import FileIdentity
+from .zone_settings import ZoneReadSettings
+
+SAMPLE_BYTES = 256 << 10
+SNIFF_BYTES = 16 << 10  # what DuckDB's sniffer reads of the sample: its cost grows with it (64 KB: 4x 16 KB)
+_SUSPECT_SEPARATORS = (";", "\t", "|")
+_CACHE_SIZE = 4096
+_cache: OrderedDict[tuple, "Dialect"] = OrderedDict()
+# Dialects by header line: files that start with the same header (hourly exports of one system) are
+# written alike, so only the first of them is sniffed; each still gets its own multi-line check
+_by_header: OrderedDict[tuple, "Dialect"] = OrderedDict()
+_lock = threading.Lock()
+_database = None
+# Spark's names for Python's codecs (Java knows most of Python's names; these differ)
+_JAVA_CHARSETS = {"utf-8": "UTF-8", "utf-16": "UTF-16", "utf-16-le": "UTF-16LE", "utf-16-be": "UTF-16BE",
+                  "latin-1": "ISO-8859-1", "iso8859-1": "ISO-8859-1", "iso8859-15": "ISO-8859-15",
+                  "cp1252": "windows-1252", "cp1250": "windows-1250", "ascii": "US-ASCII"}
+_STRFTIME_TO_SPARK = {"%Y": "yyyy", "%y": "yy", "%m": "MM", "%d": "dd", "%H": "HH", "%I": "hh", "%M": "mm",
+                      "%S": "ss", "%f": "SSSSSS", "%p": "a", "%b": "MMM", "%B": "MMMM", "%a": "EEE",
+                      "%A": "EEEE", "%j": "DDD", "%z": "Z", "%Z": "z", "%%": "%"}
+_ISO_FORMATS = {"%Y-%m-%d", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S.%f",
+                "%Y-%m-%dT%H:%M:%S.%f"}
+
+
+@dataclass(frozen=True)
+class Dialect:
+    delimiter: str = ","
+    quote: str = '"'
+    escape: str = '"'
+    header: bool = True
+    multiline: bool = False
+    encoding: str = "utf-8"  # Python's codec name
+    null_value: str | None = None
+    date_format: str | None = None  # Spark's pattern letters
+    timestamp_format: str | None = None
+    names: tuple[str, ...] = ()  # the header's names, or those a header-less file gets
+
+    def spark_options(self) -> dict[str, str]:
+        options = {"sep": self.delimiter, "quote": self.quote, "escape": self.escape,
+                   "header": str(self.header).lower(), "multiLine": str(self.multiline).lower(),
+                   "encoding": java_charset(self.encoding)}
+        for key, value in (("nullValue", self.null_value), ("dateFormat", self.date_format),
+                           ("timestampFormat", self.timestamp_format)):
+            if value is not None:
+                options[key] = value
+        return options
+
+    def read_key(self) -> tuple:
+        """Files with equal keys are read by one Spark reader (same options, same header)."""
+        return (tuple(sorted(self.spark_options().items())), self.names)
+
+    def describe(self) -> str:
+        """`';'-separated, no header, quoted values span lines`: what the zone panel and the run log show."""
+        separator = {"\t": "tab", ",": "comma", ";": "';'", "|": "'|'"}.get(self.delimiter, repr(self.delimiter))
+        parts = [f"{separator}-separated", "header" if self.header else "no header"]
+        if self.quote != '"' or self.escape not in ('"',):
+            parts.append(f"quote {self.quote!r} escape {self.escape!r}")
+        if self.multiline:
+            parts.append("quoted values span lines")
+        if self.encoding != "utf-8":
+            parts.append(self.encoding)
+        return ", ".join(parts)
+
+
+def java_charset(python_name: str) -> str:
+    return _JAVA_CHARSETS.get(python_name, python_name)
+
+
+def spark_pattern(strftime: str | None) -> str | None:
+    """DuckDB's strftime format as Spark's pattern (`%d/%m/%Y` -> `dd/MM/yyyy`); None for ISO formats,
+    which Spark reads without one."""
+    if not strftime or strftime in _ISO_FORMATS:
+        return None
+    out, i = [], 0
+    while i < len(strftime):
+        token = strftime[i:i + 2]
+        if token in _STRFTIME_TO_SPARK:
+            out.append(_STRFTIME_TO_SPARK[token])
+            i += 2
+        elif strftime[i].isalpha():
+            out.append(f"'{strftime[i]}'")  # a literal letter (the T of ISO 8601) is quoted in Spark's patterns
+            i += 1
+        else:
+            out.append(strftime[i])
+            i += 1
+    return "".join(out)
+
+
+def open_text_bytes(path: Path, limit: int) -> bytes:
+    """The file's first `limit` bytes, decompressed when gzip."""
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rb") as fh:
+            return fh.read(limit)
+    except (OSError, EOFError) as exc:  # a truncated or corrupt gzip stream
+        raise RatError(f"{path.name} cannot be read: {exc}") from None
+
+
+def text_lines(path: Path, encoding: str):
+    """The file's lines as text, streamed (gzip decompressed, a BOM dropped, line ends kept)."""
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "rt", encoding=encoding, errors="replace", newline="") as fh:
+        first = True
+        for line in fh:
+            yield line.lstrip("\ufeff") if first else line
+            first = False
+
+
+def sample_text(path: Path, encoding: str, label: str, limit: int = SAMPLE_BYTES) -> str:
+    """The file's first lines as text (a line cut by `limit` is left out, a BOM is dropped)."""
+    data = open_text_bytes(path, limit + 1)
+    if len(data) > limit:
+        data = data[: data.rfind(b"\n") + 1] or data[:limit]
+    try:
+        text = data.decode(encoding, errors="strict")
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(data) - 4 and len(data) > limit - 4:  # a character cut by the limit
+            text = data[: exc.start].decode(encoding)
+        else:
+            hint = " or UTF-16" if encoding == "utf-8" else ""
+            raise RatError(
+                f"{path.name} is not {encoding} text (bad byte at offset {exc.start}); if it was saved as "
+                f"cp1252, latin-1{hint}, set the zone's encoding in rat.yaml "
+                f"(zones: {{{label}: {{csv: {{encoding: cp1252}}}}}})") from None
+    return text.lstrip("\ufeff")
+
+
+def detect(path: Path, settings: ZoneReadSettings) -> Dialect:
+    """The dialect Spark reads `path` with; RatError (naming the file and the setting) when it cannot
+    be read right. Cached by the file's identity and the zone's settings."""
+    key = (str(path), FileIdentity.of(path), settings.csv, settings.columns)
+    with _lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    dialect = _detect(path, settings)
+    _remember(_cache, key, dialect)
+    return dialect
+
+
+def _remember(cache: OrderedDict, key: tuple, value: "Dialect") -> None:
+    with _lock:
+        cache[key] = value
+        while len(cache) > _CACHE_SIZE:
+            cache.popitem(last=False)
+
+
+def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
+    pinned = settings.csv
+    encoding = pinned.encoding or "utf-8"
+    text = sample_text(path, encoding, settings.label)
+    # what the sniffer decides beyond the header: whether values are quoted, and how quotes are escaped
+    header_key = (text.partition("\n")[0], '"' in text, '\\"' in text, "'" in text, pinned, settings.columns)
+    with _lock:
+        alike = _by_header.get(header_key)
+    if alike is not None:
+        multiline = pinned.multiline if pinned.multiline is not None else _spans_lines(text, alike)
+        return replace(alike, multiline=multiline)
+    dialect, first = _sniffed_dialect(path, text, settings, strict=True)
+    if len(first) == 1 and any(c in first[0] for c in (",", *_SUSPECT_SEPARATORS)):
+        # DuckDB's strict sniffer gives up on a file quoted two ways (`""` and `\"`) and answers with
+        # one column; the lenient one finds the separator
+        dialect, first = _sniffed_dialect(path, text, settings, strict=False)
+    if len(first) == 1 and (suspects := [c for c in _SUSPECT_SEPARATORS if c in first[0]]):
+        shown = "tab" if suspects[0] == "\t" else f"'{suspects[0]}'"
+        setting = "'\\t'" if suspects[0] == "\t" else f"'{suspects[0]}'"
+        raise RatError(
+            f"{path.name} would read as one column although its first line holds {shown}; set the zone's "
+            f"delimiter in rat.yaml (zones: {{{settings.label}: {{csv: {{delimiter: {setting}}}}}}})")
+    multiline = pinned.multiline if pinned.multiline is not None else _spans_lines(text, dialect)
+    dialect = replace(dialect, multiline=multiline, names=_names(path, first, dialect, settings))
+    if dialect.header:
+        _remember(_by_header, header_key, dialect)
+    return dialect
+
+
+def _sniffed_dialect(path: Path, text: str, settings: ZoneReadSettings, strict: bool) -> tuple[Dialect, list[str]]:
+    """The dialect from DuckDB's sniffer with the zone's settings over it, and the sample's first record."""
+    pinned = settings.csv
+    sniffed = _sniff(path, text, settings, strict)
+    quote = pinned.quote if pinned.quote is not None else (sniffed["quote"] or '"')
+    escape = pinned.escape if pinned.escape is not None else ("\\" if sniffed["escape"] == "\\" else quote)
+    dialect = Dialect(
+        delimiter=pinned.delimiter or sniffed["delimiter"],
+        quote=quote,
+        escape=escape,
+        header=pinned.header if pinned.header is not None else sniffed["header"],
+        encoding=pinned.encoding or "utf-8",
+        null_value=pinned.null_value,
+        date_format=pinned.date_format or spark_pattern(sniffed["date_format"]),
+        timestamp_format=pinned.timestamp_format or spark_pattern(sniffed["timestamp_format"]),
+    )
+    return dialect, _first_record(text, dialect)
+
+
+def _sniff(path: Path, text: str, settings: ZoneReadSettings, strict: bool) -> dict:
+    """DuckDB's reading of the sample (decoded to UTF-8, so every encoding and gzip sniff alike)."""
+    import duckdb
+
+    pinned = settings.csv
+    # null_padding: a ragged row must not make the sniffer take the header for data
+    arguments = {"delim": pinned.delimiter, "quote": pinned.quote, "escape": pinned.escape, "header": pinned.header,
+                 "strict_mode": strict, "null_padding": True}
+    given = {k: v for k, v in arguments.items() if v is not None}
+    sql = "SELECT Delimiter, Quote, Escape, HasHeader, DateFormat, TimestampFormat FROM sniff_csv(?" + "".join(
+        f", {k} = ?" for k in given) + ")"
+    fd, temp = tempfile.mkstemp(prefix="rat-sniff-", suffix=".csv")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text[: text.rfind("\n", 0, SNIFF_BYTES) + 1] if len(text) > SNIFF_BYTES else text)
+        with _connection() as cursor:
+            row = cursor.execute(sql, [temp, *given.values()]).fetchone()
+    except duckdb.Error as exc:
+        if strict:
+            return _sniff(path, text, settings, strict=False)
+        raise RatError(f"cannot detect how {path.name} is written ({str(exc).splitlines()[0]}); set the zone's "
+                       f"csv settings in rat.yaml (zones: {{{settings.label}: {{csv: {{delimiter: ..., header: ...}}}}}})"
+                       ) from None
+    finally:
+        os.unlink(temp)
+
+    def value(text: str | None) -> str | None:
+        return None if text in (None, "(empty)") else text
+
+    return {"delimiter": value(row[0]) or ",", "quote": value(row[1]), "escape": value(row[2]), "header": bool(row[3]),
+            "date_format": value(row[4]), "timestamp_format": value(row[5])}
+
+
+def _connection():
+    """A cursor on one DuckDB database for the process: opening a database per sniff cost more than the
+    sniff of a small file. (One kept per thread in a threading.local made the JVM's later start fail.)"""
+    import duckdb
+
+    global _database
+    with _lock:
+        if _database is None:
+            _database = duckdb.connect(config={"threads": 1})
+        return _database.cursor()
+
+
+def _reader(text: str, dialect: Dialect):
+    if not dialect.quote:
+        return csv.reader(io.StringIO(text, newline=""), delimiter=dialect.delimiter, quoting=csv.QUOTE_NONE)
+    doubled = dialect.escape == dialect.quote
+    return csv.reader(io.StringIO(text, newline=""), delimiter=dialect.delimiter, quotechar=dialect.quote,
+                      doublequote=doubled, escapechar=None if doubled else dialect.escape)
+
+
+def _first_record(text: str, dialect: Dialect) -> list[str]:
+    try:
+        return next(_reader(text, dialect), [])
+    except csv.Error:
+        return text.splitlines()[0].split(dialect.delimiter) if text else []
+
+
+def _spans_lines(text: str, dialect: Dialect) -> bool:
+    """Whether a quoted value of the sample holds a line break (a quote left open at its end counts)."""
+    if not dialect.quote or dialect.quote not in text:
+        return False
+    if dialect.escape == dialect.quote and all(line.count(dialect.quote) % 2 == 0 for line in text.splitlines()):
+        return False  # `""` keeps every line's count even: no quote is open at a line's end
+    try:
+        return any("\n" in field or "\r" in field for record in _reader(text, dialect) for field in record)
+    except csv.Error:
+        return True
+
+
+def _names(path: Path, first: list[str], dialect: Dialect, settings: ZoneReadSettings) -> tuple[str, ...]:
+    if dialect.header:
+        # Spark names an empty header cell `_c<i>`
+        return tuple(name if name.strip() else f"_c{i}" for i, name in enumerate(first))
+    if settings.columns is None:
+        return tuple(f"_c{i}" for i in range(len(first)))
+    if len(settings.columns) != len(first):
+        raise RatError(f"{path.name} has {len(first)} column(s) but the zone's columns list names "
+                       f"{len(settings.columns)} ({', '.join(settings.columns)}); fix {settings.key('columns')} "
+                       "in rat.yaml")
+    return settings.columns
+

@@ -1,0 +1,98 @@
+"""Which file contents a pipeline has loaded, so a file dropped into its zone again is loaded once.
+
+A pipeline that archives its zones records a content hash of every file its run read. A load
+counts only once its run succeeded: the history is joined with the run's status, so a run
+that failed, was cancelled or crashed before reaching main (recovery marks it failed) never
+kept anything from being loaded again. Hashes are xxHash3 (several GB/s) and cached by the
+file's identity (identity.py), so a file is hashed once however often runs look at it.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..store.state import StateDB
+from .identity import FileIdentity
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS landing_loads (
+    pipeline TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    file TEXT NOT NULL,               -- the file's path in its zone when it was loaded
+    run_id TEXT NOT NULL,
+    loaded_at REAL NOT NULL,
+    PRIMARY KEY (pipeline, content_hash, run_id)
+);
+CREATE TABLE IF NOT EXISTS landing_file_hashes (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    ino INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL,
+    content_hash TEXT NOT NULL
+);
+"""
+_CHUNK = 4 << 20
+
+
+@dataclass(frozen=True)
+class EarlierLoad:
+    run_id: str
+    loaded_at: float
+    file: str
+
+    def sentence(self, name: str) -> str:
+        """`skipped a.csv: loaded by run 1a2b3c on 2026-11-20`"""
+        day = time.strftime("%Y-%m-%d", time.localtime(self.loaded_at))
+        same = "" if Path(self.file).name == name else f" (as {self.file})"
+        return f"skipped {name}: loaded by run {self.run_id} on {day}{same}"
+
+
+def hash_bytes(path: Path) -> str:
+    import xxhash
+
+    digest = xxhash.xxh3_128()
+    with path.open("rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class LoadHistory:
+    def __init__(self, state: StateDB):
+        self.state = state
+        state.script(_SCHEMA)
+
+    def content_hash(self, path: Path) -> str:
+        """The file's content hash, computed once per identity (FileNotFoundError when it is gone)."""
+        key = str(path.resolve())
+        identity = FileIdentity.of(path)
+        row = self.state.query_one("SELECT size, mtime_ns, ino, ctime_ns, content_hash FROM landing_file_hashes "
+                                   "WHERE path = ?", (key,))
+        if row is not None and tuple(row)[:4] == tuple(identity):
+            return row["content_hash"]
+        digest = hash_bytes(path)
+        if FileIdentity.of(path) == identity:  # not changed while it was read
+            self.state.execute("INSERT OR REPLACE INTO landing_file_hashes VALUES (?, ?, ?, ?, ?, ?)",
+                               (key, *identity, digest))
+        return digest
+
+    def earlier_loads(self, pipeline: str, hashes: list[str]) -> dict[str, EarlierLoad]:
+        """For each hash the pipeline loaded in a successful run: its latest such load."""
+        found: dict[str, EarlierLoad] = {}
+        for start in range(0, len(hashes), 500):  # SQLite's limit on parameters
+            batch = hashes[start:start + 500]
+            rows = self.state.query(
+                "SELECT l.content_hash, l.run_id, l.loaded_at, l.file FROM landing_loads l JOIN runs r "
+                "ON r.run_id = l.run_id WHERE r.status = 'success' AND l.pipeline = ? AND l.content_hash IN ("
+                + ", ".join("?" * len(batch)) + ") ORDER BY l.loaded_at", (pipeline, *batch))
+            found.update({row["content_hash"]: EarlierLoad(row["run_id"], row["loaded_at"], row["file"]) for row in rows})
+        return found
+
+    def record(self, pipeline: str, run_id: str, loaded: list[tuple[str, str]]) -> None:
+        """`loaded`: (file path in its zone, content hash); counts once the run succeeds."""
+        now = time.time()
+        with self.state.transaction() as db:
+            db.executemany("INSERT OR IGNORE INTO landing_loads VALUES (?, ?, ?, ?, ?)",
+                           [(pipeline, digest, file, run_id, now) for file, digest in loaded])

@@ -1,0 +1,150 @@
+"""When a zone's CSV read fails: widen what a full pass would have widened, or say exactly why not.
+
+The sampled schema (schema.py) is right for every value in the sample; a later value it cannot
+hold (`N/A` after 400,000 integers) fails the FAILFAST read. A full inference pass would have
+read it (as a string), so the run infers over the whole files once and reads again, saying
+which column was widened and why: `amount: int in the sample; 'N/A' at a.csv line 400,003 →
+string`. A value that does not fit a type the zone pins (`schema:`) is not widened: the run
+fails naming file, line, column and value. Anything else (a ragged row, a broken quote) is one
+sentence with its cause and, when it can be found, the file and line.
+"""
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import RatError
+from ..lake.spark_errors import root_cause
+from .dialect import Dialect, text_lines
+from .schema import full_csv_schema
+from .reader import FileGroup, csv_frame, named, pin_types
+from .zone_settings import ZoneReadSettings
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+    from pyspark.sql.types import DataType, StructType
+
+def widen(spark: "SparkSession", groups: list[FileGroup], uri_of: Callable[[Path], str],
+          settings: ZoneReadSettings) -> list[str]:
+    """Infer each text group that was read from a sample over its whole files; notes on what changed.
+
+    [] when nothing would change: the failure has another cause. RatError when a value does not
+    fit a pinned type."""
+    notes = []
+    for group in groups:
+        if group.fmt != "csv" or group.full_pass or group.twins or group.schema is None:
+            continue
+        uris = [uri_of(f) for f in group.files]
+        full = pin_types(named(full_csv_schema(spark, uris, group.dialect), group.dialect), settings)
+        group.full_pass = True
+        old = group.schema
+        if [f.name for f in full.fields] != [f.name for f in old.fields]:
+            continue  # not the same columns: a ragged file, which widening does not mend
+        for before, after in zip(old.fields, full.fields):
+            if before.dataType != after.dataType:
+                notes.append(_note(spark, group, uris, before.name, before.dataType, after.dataType))
+        group.schema = full
+    if not notes:
+        _check_pinned(spark, groups, uri_of, settings)
+    return notes
+
+
+def _note(spark: "SparkSession", group: FileGroup, uris: list[str], column: str, before: "DataType",
+          after: "DataType") -> str:
+    found = first_misfit(spark, group, uris, column, before)
+    where = ""
+    if found is not None:
+        value, path = found
+        line = line_of(path, group.dialect, group.schema, column, value)
+        where = f"; {value!r} at {path.name}" + (f" line {line:,}" if line else "")
+    return f"{column}: {before.simpleString()} in the sample{where} → {after.simpleString()}"
+
+
+def _check_pinned(spark: "SparkSession", groups: list[FileGroup], uri_of: Callable[[Path], str],
+                  settings: ZoneReadSettings) -> None:
+    for group in groups:
+        if group.fmt != "csv" or group.schema is None or group.twins:
+            continue
+        uris = [uri_of(f) for f in group.files]
+        for name in settings.types or {}:
+            field = next((f for f in group.schema.fields if f.name == name), None)
+            if field is None:
+                continue
+            found = first_misfit(spark, group, uris, name, field.dataType)
+            if found is not None:
+                value, path = found
+                line = line_of(path, group.dialect, group.schema, name, value)
+                raise RatError(f"{path.name}{f' line {line:,}' if line else ''}: {name} {value!r} does not fit the "
+                               f"type {field.dataType.simpleString()} the zone pins (rat.yaml {settings.key('schema')})")
+
+
+def first_misfit(spark: "SparkSession", group: FileGroup, uris: list[str], column: str,
+                 dtype: "DataType") -> tuple[str, Path] | None:
+    """The first value of `column` that does not cast to `dtype`, and its file."""
+    from urllib.parse import unquote
+
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    assert group.schema is not None and group.dialect is not None
+    text = StructType([StructField(f.name, StringType()) for f in group.schema.fields])
+    df = csv_frame(spark, uris, group.dialect, text, "PERMISSIVE")
+    value = F.col(f"`{column}`")
+    misfit = value.isNotNull() & F.expr(f"try_cast(`{column}` AS {dtype.simpleString()})").isNull()
+    row = df.where(misfit).select(value.alias("v"), F.input_file_name().alias("f")).limit(1).collect()
+    if not row:
+        return None
+    name = unquote(row[0]["f"].rsplit("/", 1)[-1])
+    path = next((f for f in group.files if f.name == name), group.files[0])
+    return row[0]["v"], path
+
+
+def records(path: Path, dialect: Dialect):
+    """(first line number, record) of a CSV file, the header's included."""
+    doubled = dialect.escape == dialect.quote
+    reader = csv.reader(text_lines(path, dialect.encoding), delimiter=dialect.delimiter, quotechar=dialect.quote or None,
+                        quoting=csv.QUOTE_MINIMAL if dialect.quote else csv.QUOTE_NONE, doublequote=doubled,
+                        escapechar=None if doubled else dialect.escape)
+    start = 1
+    try:
+        for record in reader:
+            yield start, record
+            start = reader.line_num + 1
+    except csv.Error:
+        return
+
+
+def line_of(path: Path, dialect: Dialect | None, schema: "StructType", column: str, value: str) -> int | None:
+    """The line of the first record whose `column` holds `value` (Spark does not report lines)."""
+    if dialect is None:
+        return None
+    index = [f.name for f in schema.fields].index(column)
+    found = records(path, dialect)
+    if dialect.header:
+        next(found, None)
+    return next((line for line, record in found if len(record) > index and record[index] == value), None)
+
+
+def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | None:
+    """One sentence for a failed read of the zone, with its cause and the file and line when they can be
+    found; None when the failure is not about this zone's files."""
+    cause = root_cause(exc)
+    if not cause:
+        return None
+    raw = cause.split("Malformed CSV record:", 1)[1].strip() if "Malformed CSV record:" in cause else None
+    for group in groups:
+        if group.fmt != "csv" or group.dialect is None:
+            continue
+        for path in group.files:
+            if raw is not None:
+                line = next((n for n, r in records(path, group.dialect)
+                             if group.dialect.delimiter.join(r) == raw or (r and r[0] == raw)), None)
+                if line is not None:
+                    return (f"{path.name} line {line:,} is not a well-formed record of {len(group.dialect.names)} "
+                            f"column(s) ({raw!r}); fix the file, or set bad_rows: quarantine in the zone settings "
+                            "to set such rows aside")
+    if raw is not None:
+        return f"a record of landing zone {label} is malformed ({raw!r})"
+    return None

@@ -1,0 +1,162 @@
+"""Reading one zone's files into one DataFrame, right or with one clear refusal.
+
+Each CSV file is read with its own dialect (dialect.py); files of one dialect and header share
+one Spark reader, JSON arrays and JSON Lines each theirs, and the readers are joined by column
+name: a column one file lacks is NULL in its rows, and the run log says which file lacks it.
+CSV types come from a sample (schema.py), over which `schema:` in the zone settings pins
+columns; a value the sampled type cannot hold makes `widen` infer over the whole files once
+(widening.py says what changed and why). `bad_rows: quarantine` sets unparseable rows aside
+(quarantine.py) instead of failing the run.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import reduce
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import RatError
+from ..project.model import landing_format
+from .checks import is_json_array
+from .dialect import Dialect, detect
+from .quarantine import read_setting_aside, write_rejected
+from .reader import FileGroup, csv_frame, list_locally, named, pin_types
+from .schema import sampled_csv_schema
+from .widening import explain, widen
+from .zone_settings import ZoneReadSettings
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+    from pyspark.sql.types import StructType
+
+TwinsOf = Callable[[list[Path], Dialect], "list[Any] | None"]  # twins.twins_for of a zone
+
+
+def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings) -> list[FileGroup]:
+    """The zone's files in reader groups, in the order of their first file; RatError for a file that
+    cannot be read right (dialect.py's sentences)."""
+    groups: dict[tuple, FileGroup] = {}
+    for file in files:
+        if fmt == "csv":
+            dialect = detect(file, settings)
+            key: tuple = ("csv", dialect.read_key())
+            groups.setdefault(key, FileGroup("csv", [], dialect)).files.append(file)
+        elif fmt == "json":
+            array = is_json_array(file)
+            groups.setdefault(("json", array), FileGroup("json", [], json_array=array)).files.append(file)
+        else:
+            groups.setdefault((fmt,), FileGroup(fmt, [])).files.append(file)
+    return list(groups.values())
+
+
+@dataclass
+class ZoneReader:
+    """What a run (or a preview) reads of one zone; kept by the run so a retry reads it the same way."""
+
+    spark: "SparkSession"
+    zone_dir: Path
+    label: str
+    files: list[Path]
+    uri_of: Callable[[Path], str]
+    settings: ZoneReadSettings
+    twins_of: TwinsOf | None = None
+    run_id: str | None = None  # where quarantined rows go; None (a preview): nowhere
+    groups: list[FileGroup] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    rejected_rows: int = 0
+
+    def __post_init__(self) -> None:
+        formats = sorted({landing_format(f) or "" for f in self.files})
+        if len(formats) > 1:
+            raise RatError(f"landing zone {self.label} mixes file formats ({', '.join(formats)}); keep one format per zone")
+        self.groups = plan_groups(self.files, formats[0], self.settings)
+        if self.twins_of is not None:
+            for group in self.groups:
+                if group.fmt == "csv" and all(self.uri_of(f).startswith("file:") for f in group.files):
+                    group.twins = self.twins_of(group.files, group.dialect)
+        if len(self.groups) > 1 and self.groups[0].fmt == "csv":
+            self.note("files read with different dialects: " + "; ".join(
+                f"{g.names()}: {g.dialect.describe()}" for g in self.groups if g.dialect is not None))
+
+    def note(self, message: str) -> None:
+        if message not in self.notes:
+            self.notes.append(message)
+
+    # -- reading ---------------------------------------------------------------------
+    def read(self) -> tuple["DataFrame", "Column"]:
+        """The zone as one DataFrame, and a column naming each row's file (its base name)."""
+        from pyspark.sql import functions as F
+
+        frames = [self._frame(g) for g in self.groups]
+        df = self._by_name(frames)
+        # input_file_name(), not `_metadata`: Spark 3.5 keeps reading `_metadata` (a struct built per
+        # row, 5% of a 5M-row load) even when no query reads the column; this one is dropped then.
+        # The path is %-encoded (`my%20file.csv`); url_decode would read a literal '+' as a space.
+        parts = F.split(F.input_file_name(), "/")
+        source = F.url_decode(F.regexp_replace(F.element_at(parts, -1), r"\+", "%2B"))
+        twins = [t for g in self.groups for t in (g.twins or [])]
+        if twins:
+            by_folder = F.create_map(*(F.lit(x) for t in twins for x in (t.folder.name, t.source.name)))
+            source = F.coalesce(F.element_at(by_folder, F.element_at(parts, -2)), source)
+        return df, source
+
+    def _frame(self, group: FileGroup) -> "DataFrame":
+        reader = self.spark.read
+        if group.twins:
+            folders = ["file:" + str(t.folder) for t in group.twins]
+            list_locally(self.spark, folders)
+            return reader.schema(group.twins[0].schema()).parquet(*folders)
+        uris = [self.uri_of(f) for f in group.files]
+        if group.fmt == "json":
+            return reader.options(mode="FAILFAST", multiLine=group.json_array).json(uris)
+        if group.fmt == "parquet":
+            return reader.parquet(*uris)
+        if group.schema is None:
+            group.schema = self.pinned(named(sampled_csv_schema(self.spark, group.files, group.dialect), group.dialect))
+        if self.settings.quarantine:
+            return self._set_aside(group, uris)
+        return csv_frame(self.spark, uris, group.dialect, group.schema, "FAILFAST")
+
+    def _by_name(self, frames: list["DataFrame"]) -> "DataFrame":
+        if len(frames) == 1:
+            return frames[0]
+        every = list(dict.fromkeys(c for df in frames for c in df.columns))
+        for group, df in zip(self.groups, frames):
+            missing = [c for c in every if c not in df.columns]
+            if missing:
+                self.note(f"{group.names()} lack{'s' if len(group.files) == 1 else ''} column(s) "
+                          f"{', '.join(missing)}: NULL in their rows")
+        try:
+            return reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
+        except Exception as exc:
+            from ..lake.spark_errors import summarise
+
+            raise RatError(f"the files of landing zone {self.label} disagree on a column's type "
+                           f"({summarise(exc)[0]}); pin it with schema: in the zone settings") from None
+
+    def pinned(self, schema: "StructType") -> "StructType":
+        return pin_types(schema, self.settings)
+
+    # -- after a failed read, and rows set aside ------------------------------------------
+    def widen(self) -> list[str]:
+        """Infer the text groups read from a sample over their whole files; notes on what changed
+        (widening.py). RatError when a value does not fit a pinned type."""
+        notes = widen(self.spark, self.groups, self.uri_of, self.settings)
+        for note in notes:
+            self.note(f"widened {note}")
+        return notes
+
+    def explain(self, exc: BaseException) -> str | None:
+        return explain(self.groups, self.label, exc)
+
+    def _set_aside(self, group: FileGroup, uris: list[str]) -> "DataFrame":
+        df, rejected = read_setting_aside(self.spark, group, uris)
+        if rejected and not group.full_pass and self.widen():  # never reject a row a full pass reads
+            df, rejected = read_setting_aside(self.spark, group, uris)
+        if rejected:
+            self.rejected_rows += len(rejected)
+            where = write_rejected(self.zone_dir, self.run_id, group, rejected)
+            self.note(f"{len(rejected)} row(s) of {group.names()} did not parse and were set aside"
+                      + (f" in {where}" if where else ""))
+        return df

@@ -1,0 +1,175 @@
+"""What a run reads of its landing zones: new files only (the load history), and "nothing new" as a state.
+
+A pipeline that archives its zones loads a file's content once: a file whose content it
+loaded in an earlier successful run is skipped (`skipped a.csv: loaded by run 1a2b3c on …`)
+and archived again, unless the run was asked to `--reload-files`. A zone with nothing to
+read is not a failure once the pipeline has a table: the zone reads as empty (with the
+columns of its `_samples/`), and a run whose zones all had nothing new writes nothing
+(phases.py). A preview of such a zone reads its `_samples/` and says so.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import RatError, did_you_mean
+from ..landing.checks import file_problem
+from ..landing.load_history import EarlierLoad, LoadHistory
+from ..landing.read import FileRead
+from ..landing.zone_read import ZoneReader
+from ..landing.zone_settings import read_settings
+from ..project.model import Project, active_landing_files
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+
+    from ..storage import Storage
+
+
+_logger = logging.getLogger(__name__)
+
+
+class NothingNew(RatError):
+    """A zone had nothing to read and no `_samples/` file tells its columns."""
+
+
+@dataclass
+class Skipped:
+    path: Path
+    earlier: EarlierLoad
+
+    def sentence(self) -> str:
+        return self.earlier.sentence(self.path.name)
+
+
+@dataclass
+class LandingInput:
+    spark: "SparkSession"
+    project: Project
+    namespace: str
+    storage: "Storage"
+    pipeline: str
+    run_id: str
+    table_exists: bool
+    history: LoadHistory | None = None  # set for pipelines that archive their zones
+    reload_files: bool = False
+    preview: bool = False
+    readers: dict[str, ZoneReader] = field(default_factory=dict)
+    files_read: dict[tuple[str, str], list[FileRead]] = field(default_factory=dict)
+    hashes: dict[Path, str] = field(default_factory=dict)
+    skipped: dict[str, list[Skipped]] = field(default_factory=dict)
+    nothing_new: list[str] = field(default_factory=list)  # labels of zones that had nothing to read
+    read_new: list[str] = field(default_factory=list)
+    _logged: set[str] = field(default_factory=set)  # zones whose reader's notes were logged
+
+    def label(self, zone: str) -> str:
+        return f"{self.namespace}/landing/{zone}"
+
+    def read(self, zone: str, log) -> tuple["DataFrame", "Column"]:
+        label = self.label(zone)
+        reader = self.readers.get(zone)
+        if reader is None:
+            reader = self._reader(zone, log)
+            self.readers[zone] = reader
+        logged = len(reader.notes)
+        df, source = reader.read()
+        for note in reader.notes[logged if zone in self._logged else 0:]:
+            log(f"{label}: {note}", "warn" if "lack" in note else "info")
+        self._logged.add(zone)
+        if label in self.nothing_new and not self.preview:
+            df = df.limit(0)  # a run reads the sample's columns and none of its rows
+        return df, source
+
+    def _reader(self, zone: str, log) -> ZoneReader:
+        label = self.label(zone)
+        zone_dir = self.project.zone_dir(self.namespace, zone)
+        if not zone_dir.is_dir():
+            siblings = [p.name for p in zone_dir.parent.iterdir() if p.is_dir()] if zone_dir.parent.is_dir() else []
+            raise RatError(f"landing zone {label} does not exist{did_you_mean(zone_dir.name, siblings)}")
+        files = active_landing_files(zone_dir)
+        for file in files:  # the checks upload makes, for files dropped into the folder
+            problem = file_problem(file)
+            if problem:
+                raise RatError(f"landing file {label}/{file.relative_to(zone_dir).as_posix()} {problem}")
+        settings = read_settings(self.project.settings, self.namespace, zone)
+        files = self._new_files(zone, files, log)
+        if files:
+            self.read_new.append(label)
+            self.files_read[(self.namespace, zone)] = [FileRead.of(f) for f in files]
+            return ZoneReader(self.spark, zone_dir, label, files, self.storage.landing_uri, settings,
+                              twins_of=_twins_of(zone_dir), run_id=None if self.preview else self.run_id)
+        if not self.table_exists and not self.preview:
+            skipped = self.skipped.get(zone)
+            if skipped:
+                raise RatError(f"{label} holds only files this pipeline loaded before ({skipped[0].sentence()}) "
+                               "and its table does not exist; run with --reload-files to load them again")
+            raise RatError(f"{label} has no files yet")
+        self.nothing_new.append(label)
+        samples = active_landing_files(zone_dir / "_samples")
+        if not samples:
+            raise NothingNew(f"nothing new in {label}, and no _samples/ file tells its columns")
+        if self.preview:
+            log(f"{label} holds nothing new: the preview reads its _samples/", "info")
+        return ZoneReader(self.spark, zone_dir, label, samples, self.storage.landing_uri, settings, run_id=None)
+
+    def _new_files(self, zone: str, files: list[Path], log) -> list[Path]:
+        """The files to read: for a pipeline with a load history, those whose content it has not loaded."""
+        if self.history is None or not files:
+            return files
+        for file in files:
+            self.hashes[file] = self.history.content_hash(file)
+        if self.reload_files:
+            return files
+        earlier = self.history.earlier_loads(self.pipeline, list(dict.fromkeys(self.hashes[f] for f in files)))
+        fresh = []
+        for file in files:
+            before = earlier.get(self.hashes[file])
+            if before is None:
+                fresh.append(file)
+                continue
+            skipped = Skipped(file, before)
+            self.skipped.setdefault(zone, []).append(skipped)
+            log(skipped.sentence(), "info")
+        return fresh
+
+    def widen(self, exc: BaseException) -> list[str]:
+        """After a failed read: notes on the columns widened by a full pass ([] if none would widen)."""
+        notes = []
+        for zone, reader in self.readers.items():
+            try:
+                notes += [f"{self.label(zone)}: widened {n}" for n in reader.widen()]
+            except RatError:
+                raise
+            except Exception:  # the files went meanwhile, or cannot be read at all: the first error stands
+                _logger.info("no widening for %s after %s", zone, exc, exc_info=True)
+        return notes
+
+    def explain(self, exc: BaseException) -> str | None:
+        try:
+            return next((s for s in (r.explain(exc) for r in self.readers.values()) if s), None)
+        except OSError:  # a file went meanwhile: the first error stands
+            return None
+
+    @property
+    def notes(self) -> list[str]:
+        return [f"{self.label(z)}: {n}" for z, r in self.readers.items() for n in r.notes]
+
+    @property
+    def rejected_rows(self) -> int:
+        return sum(r.rejected_rows for r in self.readers.values())
+
+    def loaded(self) -> list[tuple[str, str]]:
+        """(file path in the project, content hash) of every file read, for the load history."""
+        return [(self.project.rel(f.path), self.hashes[f.path]) for files in self.files_read.values() for f in files
+                if f.path in self.hashes]
+
+    def skipped_sentences(self) -> list[str]:
+        return [s.sentence() for skipped in self.skipped.values() for s in skipped]
+
+
+def _twins_of(zone_dir: Path):
+    from ..landing.twins import twins_for
+
+    return lambda files, dialect: twins_for(zone_dir, files, dialect)

@@ -1,0 +1,82 @@
+"""What the app does by itself, off the UI thread: warm Spark up (and clean up after a crash), look at
+the bucket for colleagues' edits, purge old processed landing files once a day."""
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from ..core.commands.failures import failure_sentence
+from ..core.errors import RatError
+from .components.status_bar import StatusBar
+from .messages import ActionDone, ActionFailed
+
+if TYPE_CHECKING:
+    from ..core.remote.storage import BucketStorage
+    from .app import RatApp
+
+
+class Background:
+    def __init__(self, app: RatApp) -> None:
+        self.app = app
+        self._remote_check = threading.Lock()
+
+    def warm_up(self) -> None:
+        self.app.run_worker(self._warm_up, thread=True, group="spark")
+
+    def _warm_up(self) -> None:
+        wb = self.app.workbench
+        wb.spark.start_background()
+        try:
+            done = wb.cleanup_leftovers()
+        except RatError as exc:
+            self.app.post_message(ActionFailed("start Spark", exc.sentence()))
+            return
+        for line in done:
+            self.app.post_message(ActionDone("recovery", line))
+
+    def check_remote(self) -> None:
+        """Connect on the first call, then look for colleagues' edits; new files come in at once."""
+        self.app.run_worker(self._check_remote, thread=True, exclusive=True, group="remote")
+
+    def _check_remote(self) -> None:
+        remote = self.app.workbench.remote
+        assert remote is not None
+        if not self._remote_check.acquire(blocking=False):
+            return  # the previous check is still waiting on the bucket: do not pile up
+        try:
+            self._check(remote)
+        finally:
+            self._remote_check.release()
+
+    def _check(self, remote: BucketStorage) -> None:
+        app = self.app
+        try:
+            first = not remote.connected
+            pulled = remote.connect()["pulled"] if first else remote.refresh()
+        except Exception as exc:  # never let a network problem close the app
+            sentence = failure_sentence("checking the bucket", exc)
+            state = "refused credentials" if "credentials" in sentence else "unreachable"
+            shown = app.query(StatusBar)  # the app may be closing
+            if shown and shown.first().bucket_state != state:
+                app.post_message(ActionFailed("bucket", sentence))
+            app.update_from_thread(StatusBar, "update_status", bucket_state=state)
+            return
+        waiting = len(remote.changes)
+        app.update_from_thread(StatusBar, "update_status",
+                               bucket_state=f"{waiting} change(s) to pull" if waiting else "in step")
+        if first or pulled or remote.changes:
+            app.call_from_thread(app.refresh_tree)
+        if pulled:
+            app.post_message(ActionDone("bucket", f"pulled {len(pulled)} new file(s) from the bucket"))
+
+    def auto_purge(self) -> None:
+        self.app.run_worker(self._auto_purge, thread=True, group="purge")
+
+    def _auto_purge(self) -> None:
+        try:
+            result = self.app.workbench.auto_purge()
+        except Exception as exc:  # e.g. the bucket is unreachable: try again tomorrow, say so now
+            self.app.post_message(ActionFailed("auto-purge", failure_sentence("auto-purge", exc)))
+            return
+        if result["purged"]:
+            self.app.post_message(ActionDone("auto-purge", f"removed {result['purged']} old processed landing file(s)"))

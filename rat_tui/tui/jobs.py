@@ -1,0 +1,45 @@
+"""Commands the keys start, off the UI thread: each reports its outcome as one sentence (`ActionDone`,
+`ActionFailed`), and hands its result to a typed callback when a panel shows it."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any, TypeVar
+
+from textual.app import App
+
+from ..core.commands.failures import failure_sentence
+from .messages import ActionDone, ActionFailed
+
+T = TypeVar("T")
+Summary = str | Callable[[Any], str]
+
+
+class Jobs:
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    def run(self, action: str, call: Callable[[], T], done: Summary = "", *, toast: bool = True,
+            reload: bool = False, then: Callable[[T], None] | None = None,
+            ended: Callable[[], None] | None = None) -> None:
+        """`call` in a thread worker; `done` is the sentence (or makes it from the result), `then` gets the
+        result on the UI thread, `ended` runs there after success or failure alike."""
+        self.app.run_worker(partial(self._work, action, call, done, toast, reload, then, ended), thread=True,
+                            group="actions")
+
+    def _work(self, action: str, call: Callable[[], T], done: Summary, toast: bool, reload: bool,
+              then: Callable[[T], None] | None, ended: Callable[[], None] | None) -> None:
+        try:
+            result = call()
+            summary = done(result) if callable(done) else done
+        except Exception as exc:
+            self.app.post_message(ActionFailed(action, failure_sentence(action, exc), then=ended))
+            return
+
+        def after() -> None:
+            if then is not None:
+                then(result)
+            if ended is not None:
+                ended()
+
+        self.app.post_message(ActionDone(action, summary, toast, reload, then=after))

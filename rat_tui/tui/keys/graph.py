@@ -1,0 +1,96 @@
+"""The project as a graph, from the keyboard: runs of a selection (`NAME+`, `+NAME`, full refresh, build)
+with their progress panel, the lineage panels, and the rebuild offer after a table rollback.
+The Workbench calls block, so they run in thread workers."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from ...core.commands.failures import failure_sentence
+from ...core.errors import RatError
+from ...core.project.graph import ProjectGraph, zone_node
+from ...core.run.selection import Selector
+from ..components.lineage_view import LineageView
+from ..components.modals import Confirm
+from ..components.project_tree import NodeData
+from ..messages import ActionDone, ActionFailed
+from ..outcomes import count, ran
+
+if TYPE_CHECKING:
+    from ..app import RatApp
+
+Plan = Callable[[ProjectGraph], list[str]]
+
+
+class GraphKeys:
+    def __init__(self, app: RatApp) -> None:
+        self.app = app
+
+    def run_selector(self, action_id: str, pattern: str, full_refresh: bool = False) -> None:
+        fqn = self.app.target_pipeline(action_id)
+        if fqn is not None:
+            selector = pattern.format(fqn)
+            title = f"{selector} (full refresh)" if full_refresh else selector
+            self.run_graph(title, Selector.parse(selector).select, full_refresh)
+
+    def build(self) -> None:
+        self.run_graph("build of every namespace", lambda graph: graph.order(graph.pipelines()), False)
+
+    def run_graph(self, title: str, plan: Plan, full_refresh: bool, rebuild: bool = False) -> None:
+        self.app.run_worker(partial(self._run_plan, title, plan, full_refresh, self.app.selected, rebuild),
+                            thread=True, group="selection")
+
+    def _run_plan(self, title: str, plan: Plan, full_refresh: bool, opened_on: NodeData | None,
+                  rebuild: bool = False) -> None:
+        """In a worker thread: work out the pipelines, show them (all queued), run them, say how it went."""
+        app, wb = self.app, self.app.workbench
+        try:
+            names = plan(wb.graph())
+            if not names:
+                return
+            app.call_from_thread(app.show_selection, title, names, opened_on)
+            result = wb.rebuild_stale(names) if rebuild else wb.run_pipelines(names, full_refresh)
+        except RatError as exc:
+            if not exc.result.get("runs"):
+                app.post_message(ActionFailed(f"run {title}", exc.sentence()))
+                return
+            result = exc.result
+        except Exception as exc:
+            app.post_message(ActionFailed(f"run {title}", failure_sentence(f"run {title}", exc)))
+            return
+        app.post_message(ran_message(title, result["runs"]))
+
+    def lineage(self) -> None:
+        data = self.app.target("lineage")
+        if data is not None:
+            self.show_lineage(zone_node(data.namespace, data.name) if data.kind == "zone" else data.ref.fqn)
+
+    def show_lineage(self, center: str | None) -> None:
+        app = self.app
+        view = app.detail.current(LineageView)
+        if view is not None and view.center == center:
+            view.load()
+        else:
+            app.run_worker(app.detail.replace(LineageView(app.workbench, center, app.selected)), group="detail",
+                           exclusive=True)
+
+    def offer_rebuild(self, stale: list[str]) -> None:
+        """After a table rollback: offer to rebuild the tables built from the data it removed."""
+        if not stale:
+            return
+        question = f"Rebuild {count(len(stale), 'stale table', 'stale tables')}?"
+        detail = ("Built from data the rollback removed:\n" + "\n".join(f"  {name}" for name in stale)
+                  + "\n\nEach goes back to its last snapshot built from data still there (or is fully refreshed), "
+                    "then runs, in dependency order (a failure skips what reads it); the rolled-back table "
+                    "itself is not re-run.")
+        self.app.push_screen(Confirm(question, detail), lambda ok: ok and self.run_graph(
+            f"rebuild of {count(len(stale), 'stale table', 'stale tables')}", lambda graph: graph.order(stale), False,
+            rebuild=True))
+
+
+def ran_message(title: str, runs: list[dict]) -> ActionDone | ActionFailed:
+    """How a selection went, as the outcome the app shows (a failure when any run did not succeed)."""
+    sentence = ran(title, runs)
+    failed = any(r["status"] != "success" for r in runs)
+    return ActionFailed(f"run {title}", sentence) if failed else ActionDone("run selection", sentence)

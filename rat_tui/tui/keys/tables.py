@@ -1,0 +1,50 @@
+"""Keys on a table under the cursor: roll back to the selected snapshot (then offer to rebuild what it
+left stale), diff a snapshot with the one before it."""
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from ..components.modals import Confirm
+from ..components.table_view import TableView
+
+if TYPE_CHECKING:
+    from ..app import RatApp
+
+
+class TableKeys:
+    def __init__(self, app: RatApp) -> None:
+        self.app = app
+
+    def _view(self, action_id: str) -> TableView | None:
+        data = self.app.target(action_id)
+        view = self.app.detail.current(TableView)
+        if data is None or view is None or data.ref is None or view.fqn != data.ref.fqn:
+            return None
+        return view
+
+    def rollback(self) -> None:
+        app = self.app
+        view = self._view("rollback_table")
+        snapshot = view.selected_snapshot() if view is not None else None
+        if view is None or snapshot is None:
+            return
+        fqn = view.fqn
+        app.push_screen(
+            Confirm(f"Point main of {fqn} at snapshot {snapshot}?",
+                    "Later snapshots stay in history until purged, so this can be undone."),
+            lambda ok: ok and app.jobs.run("rollback table", partial(app.workbench.rollback_table, fqn, snapshot),
+                                           f"{fqn}: main is now snapshot {snapshot}.", reload=True,
+                                           then=lambda result: app.graph_keys.offer_rebuild(result["stale_downstream"])))
+
+    def diff(self) -> None:
+        view = self._view("diff")
+        if view is None:
+            return
+        snapshot = view.selected_snapshot()
+        previous = view.previous_of(snapshot) if snapshot is not None else None
+        if previous is None:
+            self.app.notify("d diffs a snapshot with the one before it; this snapshot is the first.",
+                            severity="warning")
+            return
+        view.diff(previous, snapshot)

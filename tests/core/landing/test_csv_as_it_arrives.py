@@ -1,0 +1,186 @@
+"""Files shaped like the ones data engineers receive (issue 26): each read right, or one clear refusal.
+Every test asserts the table's rows after a success, and the cause in an error's sentence."""
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from tests.lakehelpers import Scratch
+
+pytestmark = pytest.mark.spark
+
+SQL = "SELECT * FROM {{{{ landing_zone('{}') }}}}"
+
+
+def _load(scratch: Scratch, zone: str, name: str = "p") -> dict:
+    fqn = scratch.pipeline("bronze", name, SQL.format(zone))
+    run = scratch.run(fqn)
+    run["fqn"] = fqn
+    return run
+
+
+def _columns(scratch: Scratch, fqn: str) -> list[str]:
+    return [c for c in scratch.wb.query(f"SELECT * FROM {fqn} LIMIT 0")["columns"] if c != "_source_file"]
+
+
+def test_a_semicolon_export_reads_as_its_columns(scratch: Scratch):
+    scratch.landing("semi", "export.csv", "id;name;amount;day\n"
+                    + "".join(f"{i};n{i};{i}.5;2024-01-{i % 28 + 1:02d}\n" for i in range(1, 51)))
+    run = _load(scratch, "semi")
+    assert run["status"] == "success", run["error"]
+    assert _columns(scratch, run["fqn"]) == ["id", "name", "amount", "day"]
+    assert scratch.rows(f"SELECT COUNT(*), SUM(id), MAX(amount) FROM {run['fqn']}") == [[50, 1275, 50.5]]
+
+
+@pytest.mark.parametrize("name, content", [
+    ("a.tsv", "id\tname\n1\tx\n2\ty\n"),
+    ("a.txt", "id|name\n1|x\n2|y\n"),
+    ("a.csv.gz", "id;name\n1;x\n2;y\n"),
+])
+def test_tab_pipe_and_gzip_files_read_as_their_columns(scratch: Scratch, name: str, content: str):
+    path = scratch.root / "landing" / "z" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(gzip.compress(content.encode()) if name.endswith(".gz") else content.encode())
+    run = _load(scratch, "z")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, name, _source_file FROM {run['fqn']} ORDER BY id") == [
+        [1, "x", name], [2, "y", name]]
+
+
+def test_a_tpch_tbl_file_without_header_loses_no_row(scratch: Scratch):
+    scratch.landing("tbl", "region.tbl", "0|AFRICA|lar deposits|\n1|AMERICA|hs use ironic|\n2|ASIA|ges. thin|\n")
+    run = _load(scratch, "tbl")
+    assert run["status"] == "success", run["error"]
+    assert _columns(scratch, run["fqn"]) == ["_c0", "_c1", "_c2", "_c3"]
+    assert scratch.rows(f"SELECT _c0, _c1 FROM {run['fqn']} ORDER BY _c0") == [[0, "AFRICA"], [1, "AMERICA"], [2, "ASIA"]]
+
+
+def test_a_file_without_header_gets_the_zone_s_column_names(scratch: Scratch):
+    scratch.landing("nohead", "a.csv", "1,x,2.0\n2,y,3.0\n")
+    scratch.wb.set_zone_settings(scratch.ns, "nohead", columns=["id", "name", "amount"])
+    run = _load(scratch, "nohead")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, name, amount FROM {run['fqn']} ORDER BY id") == [[1, "x", 2.0], [2, "y", 3.0]]
+
+
+def test_a_quoted_value_spanning_lines_reads_whole(scratch: Scratch):
+    scratch.landing("ml", "a.csv", 'id,note,amount\n1,"line one\nline two",2.5\n2,"say ""hi""",3\n')
+    run = _load(scratch, "ml")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, note, amount FROM {run['fqn']} ORDER BY id") == [
+        [1, "line one\nline two", 2.5], [2, 'say "hi"', 3.0]]
+
+
+def test_a_file_that_would_read_as_one_column_is_refused_naming_file_and_setting(scratch: Scratch):
+    scratch.landing("pinned", "a.csv", "id;name\n1;x\n")
+    scratch.wb.set_zone_settings(scratch.ns, "pinned", csv={"delimiter": ","})
+    run = _load(scratch, "pinned")
+    assert run["status"] == "failed"
+    assert ("a.csv would read as one column although its first line holds ';'; set the zone's delimiter in "
+            f"rat.yaml (zones: {{{scratch.ns}/pinned: {{csv: {{delimiter: ';'}}}}}})") in run["error"]
+    assert not scratch.table_exists("bronze", "p")
+
+
+def test_files_of_one_zone_with_different_dialects_each_read_with_their_own(scratch: Scratch):
+    scratch.landing("mixed", "a.csv", "id,name\n1,x\n")
+    scratch.landing("mixed", "b.csv", "id;name\n2;y\n")
+    scratch.landing("mixed", "c.tsv", "id\tname\n3\tz\n")
+    run = _load(scratch, "mixed")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, name, _source_file FROM {run['fqn']} ORDER BY id") == [
+        [1, "x", "a.csv"], [2, "y", "b.csv"], [3, "z", "c.tsv"]]
+
+
+def test_files_with_different_columns_are_read_by_name_and_the_log_names_the_gap(scratch: Scratch):
+    scratch.landing("cols", "jan.csv", "id,name,amount\n1,x,2.5\n")
+    scratch.landing("cols", "feb.csv", "name,id\ny,2\n")
+    run = _load(scratch, "cols")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, name, amount FROM {run['fqn']} ORDER BY id") == [[1, "x", 2.5], [2, "y", None]]
+    assert any("feb.csv lacks column(s) amount" in n for n in run["landing_notes"])
+    logged = [e.get("message", "") for e in scratch.wb.run_log.read(run["run_id"]) if e["event"] == "LogLine"]
+    assert any("feb.csv lacks column(s) amount" in m for m in logged)
+
+
+def test_a_bom_never_becomes_part_of_a_column_name_and_an_encoding_setting_reads_cp1252(scratch: Scratch):
+    path = scratch.root / "landing" / "enc" / "a.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes("\ufeffid,name\n1,Müller\n".encode("utf-8"))
+    other = path.with_name("b.csv")
+    other.write_bytes("id,name\n2,Zoë\n".encode("cp1252"))
+    failed = _load(scratch, "enc")
+    assert failed["status"] == "failed" and "b.csv is not utf-8 text" in failed["error"]
+    assert "encoding: cp1252" in failed["error"]
+    other.unlink()
+    run = _load(scratch, "enc", "p2")
+    assert run["status"] == "success", run["error"]
+    assert _columns(scratch, run["fqn"]) == ["id", "name"]
+    path.write_bytes("id,name\n2,Zoë\n".encode("cp1252"))
+    scratch.wb.set_zone_settings(scratch.ns, "enc", csv={"encoding": "cp1252"})
+    run = _load(scratch, "enc", "p3")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, name FROM {run['fqn']}") == [[2, "Zoë"]]
+
+
+def test_a_json_array_reads_as_rows(scratch: Scratch):
+    scratch.landing("js", "a.json", '[\n  {"id": 1, "name": "x"},\n  {"id": 2, "name": "y"}\n]\n')
+    scratch.landing("js", "b.json", '{"id": 3, "name": "z"}\n')
+    run = _load(scratch, "js")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, name FROM {run['fqn']} ORDER BY id") == [[1, "x"], [2, "y"], [3, "z"]]
+
+
+def test_upload_checks_with_the_zone_s_encoding_and_the_run_reads_with_it(scratch: Scratch, tmp_path):
+    source = tmp_path / "west.csv"
+    source.write_bytes("id;name\n1;Zoë\n2;Müller\n".encode("cp1252"))
+    with pytest.raises(Exception) as refused:
+        scratch.wb.upload(scratch.ns, "west", [str(source)])
+    assert "west.csv is not UTF-8 text" in str(refused.value) and "encoding: cp1252" in str(refused.value)
+    scratch.wb.set_zone_settings(scratch.ns, "west", csv={"encoding": "cp1252"})
+    assert scratch.wb.upload(scratch.ns, "west", [str(source)])["typed"] == ["west.csv"]
+    assert scratch.wb.sample(scratch.ns, "west")["rows"] == [[1, "Zoë"], [2, "Müller"]]
+    run = _load(scratch, "west")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, name FROM {run['fqn']} ORDER BY id") == [[1, "Zoë"], [2, "Müller"]]
+
+
+def test_a_file_replaced_during_the_run_with_the_same_size_and_time_is_not_archived(scratch: Scratch):
+    import os
+
+    from rat_tui.core.events import PhaseStarted
+
+    path = scratch.landing("swap", "a.csv", "id\n1\n")
+    fqn = scratch.pipeline("bronze", "swap", "-- @archive_landing_zones: true\nSELECT id FROM {{ landing_zone('swap') }}")
+    done = []
+
+    def replace_with_twin_of_same_size_and_time(event) -> None:
+        if isinstance(event, PhaseStarted) and event.phase == "branch_resolution" and not done:
+            stat = path.stat()
+            other = path.with_name(".b.csv")
+            other.write_text("id\n2\n")
+            os.utime(other, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # what `cp -p` / `rsync -a` leave
+            os.replace(other, path)
+            done.append(True)
+
+    unsubscribe = scratch.wb.events.subscribe(replace_with_twin_of_same_size_and_time)
+    try:
+        run = scratch.run(fqn)
+    finally:
+        unsubscribe()
+    assert run["status"] == "success" and done
+    assert path.read_text() == "id\n2\n"  # the unread file stays in the zone for the next run
+    assert not (scratch.root / "landing" / "swap" / "_processed" / run["run_id"] / "a.csv").exists()
+    assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
+
+
+def test_the_zone_panel_lists_how_each_text_file_is_read_or_why_it_cannot_be(scratch: Scratch):
+    from rat_tui.core.commands.details import zone_files
+
+    scratch.landing("shown", "a.csv", "id;name\n1;x\n")
+    scratch.landing("shown", "b.tbl", "1|x|\n")
+    listed = {f["path"]: (f["dialect"], f["problem"]) for f in zone_files(scratch.wb, scratch.ns, "shown")}
+    assert listed == {"a.csv": ("';'-separated, header", None), "b.tbl": ("'|'-separated, no header", None)}
+    scratch.wb.set_zone_settings(scratch.ns, "shown", csv={"delimiter": ","})
+    problem = {f["path"]: f["problem"] for f in zone_files(scratch.wb, scratch.ns, "shown")}["a.csv"]
+    assert problem.startswith("a.csv would read as one column although its first line holds ';'")

@@ -1,0 +1,113 @@
+"""Nothing new in a zone is the commonest state of an archiving pipeline, and a success (issue 26);
+a file already loaded is loaded once, unless a run asks to reload it."""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+
+import pytest
+
+from tests.helpers import script
+from tests.lakehelpers import Scratch, copy_sample_namespace
+
+pytestmark = pytest.mark.spark
+
+ARCHIVING = "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\nSELECT * FROM {{ landing_zone('drops') }}"
+
+
+def test_a_second_run_with_nothing_new_succeeds_and_leaves_table_and_main_as_they_were(scratch: Scratch):
+    copy_sample_namespace(scratch)
+    fqn = f"{scratch.ns}.bronze.raw_orders"
+    first = scratch.run(fqn)
+    assert first["status"] == "success" and first["rows_written"] == 300
+    snapshots = scratch.wb.snapshots(fqn)
+    second = scratch.run(fqn)
+    assert second["status"] == "success", second["error"]
+    assert second["rows_written"] == 0 and second["note"] == f"nothing new in {scratch.ns}/landing/orders"
+    assert second["snapshot_id"] == first["snapshot_id"]
+    assert scratch.wb.snapshots(fqn) == snapshots  # no new snapshot
+    assert scratch.rows(f"SELECT COUNT(*) FROM {fqn}") == [[300]]
+    finished = [e for e in scratch.wb.run_log.read(second["run_id"]) if e["event"] == "PhaseFinished"]
+    assert {e["phase"]: e["message"] for e in finished}["iceberg_write"] == second["note"]
+
+
+def test_a_full_refresh_table_is_never_emptied_by_an_empty_zone(scratch: Scratch):
+    scratch.landing("drops", "a.csv", "id,v\n1,x\n2,y\n")
+    scratch.landing("drops", "_samples/a_sample.csv", "id,v\n1,x\n")
+    fqn = scratch.pipeline("bronze", "full", "SELECT * FROM {{ landing_zone('drops') }}")
+    assert scratch.run(fqn)["status"] == "success"
+    (scratch.root / "landing" / "drops" / "a.csv").unlink()
+    run = scratch.run(fqn)
+    assert run["status"] == "success" and run["note"] == f"nothing new in {scratch.ns}/landing/drops"
+    assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"]]
+
+
+def test_a_pipeline_that_never_loaded_and_finds_no_files_says_so(scratch: Scratch):
+    (scratch.root / "landing" / "drops").mkdir(parents=True)
+    fqn = scratch.pipeline("bronze", "never", ARCHIVING)
+    run = scratch.run(fqn)
+    assert run["status"] == "failed" and run["error"].endswith(f"pipeline.sql:3: {scratch.ns}/landing/drops has no files yet")
+
+
+def test_build_then_build_on_the_sample_both_succeed(scratch: Scratch):
+    copy_sample_namespace(scratch)
+    first = scratch.wb.build([scratch.ns])
+    assert all(r["status"] == "success" for r in first["runs"]), first
+    second = scratch.wb.build([scratch.ns])
+    assert all(r["status"] == "success" for r in second["runs"]), second
+    raw = next(r for r in second["runs"] if r["pipeline"].endswith("bronze.raw_orders"))
+    assert raw["rows_written"] == 0 and raw["note"] == f"nothing new in {scratch.ns}/landing/orders"
+    assert scratch.rows(f"SELECT COUNT(*) FROM {scratch.ns}.bronze.raw_orders") == [[300]]
+
+
+def test_preview_of_a_pipeline_whose_zone_holds_nothing_new_reads_its_samples(scratch: Scratch):
+    copy_sample_namespace(scratch)
+    fqn = f"{scratch.ns}.bronze.raw_orders"
+    assert scratch.run(fqn)["status"] == "success"
+    preview = scratch.wb.preview(fqn, limit=5)
+    assert len(preview["rows"]) == 5 and "order_id" in preview["columns"]
+    assert preview["note"] == f"{scratch.ns}/landing/orders holds nothing new: read its _samples/"
+
+
+def test_an_archived_file_dropped_back_is_skipped_archived_again_and_reloaded_only_when_asked(scratch: Scratch):
+    copy_sample_namespace(scratch)
+    fqn = f"{scratch.ns}.bronze.raw_orders"
+    zone = scratch.root / "landing" / "orders"
+    first = scratch.run(fqn)
+    assert first["rows_written"] == 300
+    archived = zone / "_processed" / first["run_id"] / "orders_2024_01.csv"
+    shutil.copy2(archived, zone / "orders_2024_01.csv")  # what `cp -p` from the archive leaves
+    second = scratch.run(fqn)
+    day = time.strftime("%Y-%m-%d", time.localtime())
+    assert second["status"] == "success", second["error"]
+    assert second["skipped"] == [f"skipped orders_2024_01.csv: loaded by run {first['run_id']} on {day}"]
+    assert second["rows_written"] == 0 and scratch.rows(f"SELECT COUNT(*) FROM {fqn}") == [[300]]
+    assert not (zone / "orders_2024_01.csv").exists()
+    assert (zone / "_processed" / second["run_id"] / "orders_2024_01.csv").exists()  # archived again
+    logged = [e.get("message", "") for e in scratch.wb.run_log.read(second["run_id"]) if e["event"] == "LogLine"]
+    assert second["skipped"][0] in logged
+    # renamed, the same content is still the same file to the load history
+    shutil.copy2(archived, zone / "january_again.csv")
+    assert scratch.run(fqn)["skipped"][0].startswith("skipped january_again.csv: loaded by run")
+    shutil.copy2(archived, zone / "orders_2024_01.csv")
+    status, results = script(scratch.wb, f"run {fqn} --reload-files\n")
+    assert status == 0 and results[0]["run"]["rows_written"] == 100
+    assert scratch.rows(f"SELECT COUNT(*) FROM {fqn}") == [[400]]
+
+
+def test_a_file_replaced_with_the_same_size_and_time_is_read_anew_not_through_its_old_twin(
+        scratch: Scratch, tmp_path):
+    source = tmp_path / "a.csv"
+    source.write_text("id,v\n1,x\n")
+    scratch.wb.upload(scratch.ns, "swap", [str(source)])
+    zone_file = scratch.root / "landing" / "swap" / "a.csv"
+    stat = zone_file.stat()
+    replacement = tmp_path / "b.csv"
+    replacement.write_text("id,v\n2,y\n")  # same size
+    os.utime(replacement, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # and same time, as `rsync -a` leaves it
+    os.replace(replacement, zone_file)
+    fqn = scratch.pipeline("bronze", "swap", "SELECT id, v FROM {{ landing_zone('swap') }}")
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, v FROM {fqn}") == [[2, "y"]]

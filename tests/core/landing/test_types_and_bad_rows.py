@@ -1,0 +1,79 @@
+"""Types that never fail a load a full pass would take, pinned types, quarantined rows and read errors
+that say their cause (issue 26)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.lakehelpers import Scratch
+
+pytestmark = pytest.mark.spark
+
+SQL = "SELECT * FROM {{{{ landing_zone('{}') }}}}"
+
+
+def test_integers_then_a_decimal_and_na_past_the_sample_widen_the_column_and_say_why(scratch: Scratch):
+    rows = "".join(f"{i},{i}\n" for i in range(400_000))
+    scratch.landing("late", "a.csv", "id,amount\n" + rows + "400000,12.5\n400001,N/A\n")
+    fqn = scratch.pipeline("bronze", "late", SQL.format("late"))
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT COUNT(*), MAX(id) FROM {fqn}") == [[400_002, 400_001]]
+    assert scratch.rows(f"SELECT amount FROM {fqn} WHERE id >= 400000 ORDER BY id") == [["12.5"], ["N/A"]]
+    note = f"{scratch.ns}/landing/late: widened amount: int in the sample; '12.5' at a.csv line 400,002 → string"
+    assert note in run["landing_notes"]
+    logged = [e.get("message", "") for e in scratch.wb.run_log.read(run["run_id"]) if e["event"] == "LogLine"]
+    assert any(note in m for m in logged)
+
+
+def test_a_pinned_type_is_used_and_a_value_that_does_not_fit_it_fails_naming_file_line_column_value(scratch: Scratch):
+    scratch.landing("pin", "a.csv", "id,amount\n1,2.50\n2,3.25\n")
+    scratch.wb.set_zone_settings(scratch.ns, "pin", schema={"amount": "decimal(12,2)"})
+    fqn = scratch.pipeline("bronze", "pin", SQL.format("pin"))
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, amount FROM {fqn} ORDER BY id") == [[1, "2.50"], [2, "3.25"]]
+    assert scratch.wb.query(f"SELECT typeof(amount) FROM {fqn} LIMIT 1")["rows"] == [["decimal(12,2)"]]
+    scratch.landing("pin", "a.csv", "id,amount\n1,2.50\n2,abc\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert (f"a.csv line 3: amount 'abc' does not fit the type decimal(12,2) the zone pins (rat.yaml "
+            f"zones.{scratch.ns}/pin.schema)") in run["error"]
+    assert scratch.rows(f"SELECT id, amount FROM {fqn} ORDER BY id") == [[1, "2.50"], [2, "3.25"]]
+
+
+def test_quarantine_sets_rows_that_do_not_parse_aside_with_file_and_line(scratch: Scratch):
+    scratch.landing("q", "a.csv", "id,name\n1,a\n2\n3,c\n4,d,extra\n")
+    scratch.wb.set_zone_settings(scratch.ns, "q", bad_rows="quarantine")
+    fqn = scratch.pipeline("bronze", "q", SQL.format("q"))
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, name FROM {fqn} ORDER BY id") == [[1, "a"], [3, "c"]]
+    assert run.get("rejected_rows") == 2, run
+    rejected = scratch.root / "landing" / "q" / "_rejected" / run["run_id"] / "rejected.jsonl"
+    assert [json.loads(line) for line in rejected.read_text().splitlines()] == [
+        {"file": "a.csv", "line": 3, "record": "2"}, {"file": "a.csv", "line": 5, "record": "4,d,extra"}]
+    assert any("2 row(s) of a.csv did not parse and were set aside" in n for n in run["landing_notes"])
+
+
+def test_quarantine_never_rejects_a_row_a_full_pass_would_read(scratch: Scratch, monkeypatch):
+    from rat_tui.core.landing import schema as sampling
+
+    monkeypatch.setattr(sampling, "SAMPLE_BYTES_PER_FILE", 64)
+    scratch.landing("qw", "a.csv", "id,amount\n" + "".join(f"{i},{i}\n" for i in range(40)) + "40,N/A\n")
+    scratch.wb.set_zone_settings(scratch.ns, "qw", bad_rows="quarantine")
+    fqn = scratch.pipeline("bronze", "qw", SQL.format("qw"))
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert run.get("rejected_rows", 0) == 0
+    assert scratch.rows(f"SELECT amount FROM {fqn} WHERE id = 40") == [["N/A"]]
+
+
+def test_a_malformed_csv_fails_with_its_cause_file_and_line(scratch: Scratch):
+    scratch.landing("bad", "region.csv", "id,name\n1,a\n2,b\n3,c,extra\n")
+    fqn = scratch.pipeline("bronze", "bad", SQL.format("bad"))
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert "region.csv line 4 is not a well-formed record of 2 column(s) ('3,c,extra')" in run["error"]
+    assert "bad_rows: quarantine" in run["error"] and len(run["error"].splitlines()) == 1
