@@ -106,6 +106,11 @@ def _preview(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dic
     return ctx.wb.preview(a.pipeline, a.limit)
 
 
+@command("test", arg("selector", nargs="?"))
+def _test(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.unit_test(a.selector)
+
+
 @command("query", free_text=FreeText("sql", "SQL", "query SELECT 1"))
 def _query(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     return ctx.wb.query(a.sql)

@@ -18,6 +18,7 @@ class GraphCommands(WorkbenchParts):
     graph_cache: GraphCache
     selections: list[SelectionRun]
     _selections_lock: threading.Lock
+    unit_test_pipelines: Callable[[list[PipelineRef]], dict]  # commands/unit_tests.py
 
     def graph(self) -> ProjectGraph:
         return self.graph_cache.graph()
@@ -61,6 +62,8 @@ class GraphCommands(WorkbenchParts):
 
     def _run_names(self, graph: ProjectGraph, names: list[str], full_refresh: bool, published: bool,
                    submit: Callable[[str], RunHandle] | None = None) -> dict:
+        if self.project.settings.unit_tests_before_build:  # raises, with the tests, when one did not pass
+            self.unit_test_pipelines([PipelineRef.parse(name) for name in names])
         submit = submit or (lambda name: self.submit(name, full_refresh=full_refresh, published=published,
                                                      trigger="selection"))
         selection = SelectionRun(graph, names, submit, self.state, self.events, cancel_run=self.runner.cancel)

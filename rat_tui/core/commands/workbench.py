@@ -40,6 +40,7 @@ from .files import FileCommands
 from .graph import GraphCommands
 from .landing import LandingCommands
 from .tables import TableCommands
+from .unit_tests import UnitTestCommands
 from .upkeep import UpkeepCommands
 from .versions import VersionCommands
 from .warm_up import start_warm_up
@@ -49,7 +50,7 @@ QUERY_ROW_LIMIT = 1000
 
 
 class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, VersionCommands, BucketCommands,
-                FileCommands, ExportCommands):
+                FileCommands, ExportCommands, UnitTestCommands):
     """One open project and the services built on it. Faces call these methods; nothing here renders.
 
     Browsing and running live here; the other groups of commands live in `core/commands/`.

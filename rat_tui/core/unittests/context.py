@@ -1,0 +1,82 @@
+"""What a pipeline sees in a unit test: the same RunContext a run uses, with ref() and landing_zone()
+reading the test's rows (temp views) and `vars:` standing in for what a run would ask the table."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..lake.table import quote
+from ..run.context import INCREMENTAL_STRATEGIES, SOURCE_FILE_COLUMN, RunContext
+from .frames import rows_frame
+from .spec import Given, UnitTest
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+
+class UnitContext(RunContext):
+    """Set `test` and `views` after construction (RunContext is a dataclass with required fields)."""
+
+    test: UnitTest
+    given_views: dict[tuple[str, str], str]
+
+    def prepare(self, test: UnitTest) -> None:
+        """One temp view per given input, keyed by what it stands for (a ref by its table)."""
+        self.test, self.given_views = test, {}
+        for index, given in enumerate(test.given):
+            view = f"rat_unit_{index}_{self.run_id}"
+            df = rows_frame(self.spark, given.rows)
+            if given.function == "landing_zone" and SOURCE_FILE_COLUMN not in df.columns:
+                from pyspark.sql import functions as F
+
+                df = df.withColumn(SOURCE_FILE_COLUMN, F.lit(None).cast("string"))
+            df.createOrReplaceTempView(view)
+            self._views.append(view)
+            self.given_views[self._key(given)] = view
+
+    def _key(self, given: Given) -> tuple[str, str]:
+        if given.function == "landing_zone":
+            return given.function, given.name
+        target = self.ref.resolve(given.name)
+        if target is None or not self.project.pipeline_dir(target).is_dir():
+            raise self.test.error(self.ref.unknown_ref(given.name, self.project.scan().pipelines()), given.line)
+        return given.function, target.fqn
+
+    def _given_view(self, function: str, name: str, key: str) -> str:
+        view = self.given_views.get((function, key))
+        if view is None:
+            raise self.test.error(f"the pipeline reads {function}('{name}'), which given: has no rows for")
+        return view
+
+    # -- what a run would read from the lake, from the test instead --------------------
+    def ref_ident(self, name: str) -> str:
+        target = self.resolve_ref(name)
+        return quote(self._given_view("ref", name, target.fqn))
+
+    def resolve_ref(self, name: str):  # -> PipelineRef
+        target = self.ref.resolve(name)
+        if target is None or not self.project.pipeline_dir(target).is_dir() or target == self.ref:
+            return super().resolve_ref(name)  # the same sentence a run gives
+        return target
+
+    def landing_view(self, zone: str) -> str:
+        return quote(self._given_view("landing_zone", zone, zone))
+
+    def landing_df(self, zone: str) -> "DataFrame":
+        return self.spark.table(quote(self._given_view("landing_zone", zone, zone))).drop(SOURCE_FILE_COLUMN)
+
+    def is_incremental(self) -> bool:
+        if "is_incremental" in self.test.vars:
+            return bool(self.test.vars["is_incremental"])
+        if self.config.merge_strategy not in INCREMENTAL_STRATEGIES or not self.table_exists:
+            return False
+        return super().is_incremental()
+
+    def watermark_value(self) -> str | None:
+        if "watermark_value" in self.test.vars:
+            return _text(self.test.vars["watermark_value"])
+        return super().watermark_value()
+
+
+def _text(value: Any) -> str | None:
+    """As a run renders it: a YAML timestamp `2024-01-01 00:00:00` stays in that form."""
+    return None if value is None else str(value)

@@ -1,0 +1,183 @@
+"""Pipeline unit tests in the core: strategies through the run's writers, bad files named by line,
+Python pipelines, and nothing of the project's lake touched."""
+from __future__ import annotations
+
+import dataclasses
+import glob
+import shutil
+import tempfile
+import textwrap
+
+import pytest
+
+from rat_tui.core.errors import RatError
+from rat_tui.core.project.model import PipelineRef
+from rat_tui.core.unittests.spec import parse_unit_test
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(autouse=True)
+def _no_tests_left(scratch):
+    """The shared lake's `test` (no selector) must not meet this module's failing tests later."""
+    yield
+    for folder in scratch.root.glob("pipelines/*/*/tests/unit"):
+        shutil.rmtree(folder)
+
+
+def unit(scratch, fqn: str, name: str, text: str) -> None:
+    ref = PipelineRef.parse(fqn)
+    folder = scratch.wb.project.pipeline_dir(ref) / "tests" / "unit"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.yaml").write_text(textwrap.dedent(text).lstrip())
+
+
+def results(scratch, fqn: str) -> dict[str, dict]:
+    try:
+        tests = scratch.wb.unit_test(fqn)["tests"]
+    except RatError as exc:
+        tests = exc.result["tests"]
+    return {t["name"]: t for t in tests}
+
+
+KEYED = """\
+    -- @merge_strategy: {strategy}
+    -- @unique_key: id
+    SELECT CAST(id AS BIGINT) AS id, v FROM {{{{ ref('bronze.src') }}}}
+"""
+
+
+def test_each_strategy_writes_through_the_runs_writer(scratch):
+    scratch.pipeline("bronze", "src", "-- @merge_strategy: full_refresh\nSELECT 1 AS id, 'a' AS v\n")
+    this = "this: [{id: 1, v: old}, {id: 2, v: kept}]\n"
+    given = "given:\n  - input: ref('bronze.src')\n    rows: [{id: 1, v: new}, {id: 3, v: added}]\n"
+    after = {
+        "incremental": "[{id: 1, v: new}, {id: 2, v: kept}, {id: 3, v: added}]",
+        "delete_insert": "[{id: 1, v: new}, {id: 2, v: kept}, {id: 3, v: added}]",
+        "append_only": "[{id: 1, v: old}, {id: 1, v: new}, {id: 2, v: kept}, {id: 3, v: added}]",
+        "full_refresh": "[{id: 1, v: new}, {id: 3, v: added}]",
+    }
+    for strategy, rows in after.items():
+        fqn = scratch.pipeline("silver", strategy, KEYED.format(strategy=strategy))
+        unit(scratch, fqn, "after", given + this + f"expect:\n  table_after: {rows}\n")
+        assert results(scratch, fqn)["after"]["status"] == "passed", (strategy, results(scratch, fqn))
+
+
+def test_snapshot_replaces_only_the_partitions_it_sees(scratch):
+    scratch.pipeline("bronze", "src", "-- @merge_strategy: full_refresh\nSELECT 1 AS id, 'a' AS v\n")
+    fqn = scratch.pipeline("gold", "months", """\
+        -- @merge_strategy: snapshot
+        -- @partition_column: month
+        SELECT month, COUNT(*) AS n FROM {{ ref('bronze.src') }} GROUP BY month
+    """)
+    unit(scratch, fqn, "months", """\
+        given:
+          - input: ref('bronze.src')
+            rows: [{month: '2024-02'}, {month: '2024-02'}]
+        this: [{month: '2024-01', n: 5}, {month: '2024-02', n: 1}]
+        expect:
+          table_after: [{month: '2024-01', n: 5}, {month: '2024-02', n: 2}]
+    """)
+    assert results(scratch, fqn)["months"]["status"] == "passed"
+
+
+def test_a_failure_lists_missing_and_unexpected_rows_and_ordered_compares_positions(scratch):
+    fqn = scratch.pipeline("bronze", "sorted", """\
+        -- @merge_strategy: full_refresh
+        SELECT CAST(n AS INT) AS n FROM {{ landing_zone('nums') }} ORDER BY n
+    """)
+    unit(scratch, fqn, "multiset", """\
+        given: [{input: landing_zone('nums'), rows: [{n: '2'}, {n: '1'}]}]
+        expect: {output: [{n: 2}, {n: 1}]}
+    """)
+    unit(scratch, fqn, "in_order", """\
+        given: [{input: landing_zone('nums'), rows: [{n: '2'}, {n: '1'}]}]
+        ordered: true
+        expect: {output: [{n: 2}, {n: 1}]}
+    """)
+    unit(scratch, fqn, "wrong", """\
+        given: [{input: landing_zone('nums'), rows: [{n: '2'}, {n: '1'}]}]
+        expect: {output: [{n: 1}, {n: 3}]}
+    """)
+    found = results(scratch, fqn)
+    assert found["multiset"]["status"] == "passed"
+    assert (found["in_order"]["status"], found["in_order"]["missing"], found["in_order"]["unexpected"]) == (
+        "failed", [{"n": 2}, {"n": 1}], [{"n": 1}, {"n": 2}])
+    assert (found["wrong"]["missing"], found["wrong"]["unexpected"]) == ([{"n": 3}], [{"n": 2}])
+
+
+def test_python_pipelines_read_the_given_rows_and_vars(scratch):
+    fqn = scratch.pipeline("bronze", "py", """\
+        # @merge_strategy: incremental
+        # @unique_key: id
+        # @watermark_column: ts
+        from pyspark.sql import functions as F
+
+
+        def run(spark, ctx):
+            rows = ctx.landing_zone("feed").select(F.col("id").cast("bigint").alias("id"), F.to_timestamp("ts").alias("ts"))
+            if ctx.is_incremental():
+                rows = rows.filter(F.col("ts") > F.lit(ctx.watermark_value).cast("timestamp"))
+            return rows
+    """, filename="pipeline.py")
+    unit(scratch, fqn, "watermark", """\
+        given: [{input: landing_zone('feed'), rows: [{id: 1, ts: '2024-01-01 00:00:00'}, {id: 2, ts: '2024-01-03 00:00:00'}]}]
+        vars: {is_incremental: true, watermark_value: '2024-01-02 00:00:00'}
+        expect: {output: [{id: 2, ts: '2024-01-03 00:00:00'}]}
+    """)
+    unit(scratch, fqn, "from_this", """\
+        given: [{input: landing_zone('feed'), rows: [{id: 1, ts: '2024-01-01 00:00:00'}, {id: 2, ts: '2024-01-03 00:00:00'}]}]
+        this: [{id: 9, ts: '2024-01-02 00:00:00'}]
+        expect:
+          output: [{id: 2}]
+          table_after: [{id: 9}, {id: 2}]
+    """)
+    found = results(scratch, fqn)
+    assert {name: t["status"] for name, t in found.items()} == {"watermark": "passed", "from_this": "passed"}, found
+
+
+@pytest.mark.parametrize("body, line, words", [
+    ("given: [\n  {input: ref('bronze.src')\n", 3, "YAML error"),
+    ("given:\n  - input: ref('bronze.nope')\n    rows: [{id: 1}]\nexpect: {output: []}\n", 2,
+     "ref('bronze.nope') names no pipeline"),
+    ("given:\n  - input: ref('bronze.src')\n    rows: [{id: 1}]\nexpect:\n  output:\n    - {id: 1}\n    - {idd: 2}\n",
+     7, "column 'idd', which the pipeline does not produce"),
+    ("given:\n  - input: ref('bronze.src')\n    rows: [{id: 1}]\nexpect:\n  output:\n    - {id: 1}\n    - {id: two}\n",
+     7, "value 'two' of column 'id' does not cast to bigint"),
+], ids=["yaml", "unknown_ref", "unknown_column", "no_cast"])
+def test_bad_files_give_one_sentence_with_file_and_line(scratch, body, line, words):
+    scratch.pipeline("bronze", "src", "-- @merge_strategy: full_refresh\nSELECT 1 AS id\n")
+    fqn = scratch.pipeline("silver", "t", "SELECT CAST(id AS BIGINT) AS id FROM {{ ref('bronze.src') }}\n")
+    unit(scratch, fqn, "bad", body)
+    test = results(scratch, fqn)["bad"]
+    assert test["status"] == "error"
+    assert test["error"].startswith(f"{scratch.ns}/pipelines/silver/t/tests/unit/bad.yaml:{line}: "), test["error"]
+    assert words in test["error"]
+
+
+def test_spec_errors_name_lines_without_spark():
+    with pytest.raises(RatError, match=r"^x.yaml:2: unknown var 'today'"):
+        parse_unit_test("expect: {output: []}\nvars: {today: 1}\n", "x.yaml", "a.b.c")
+
+
+def test_the_projects_lake_is_never_touched(scratch):
+    scratch.pipeline("bronze", "src", "-- @merge_strategy: full_refresh\nSELECT 1 AS id, 'a' AS v\n")
+    fqn = scratch.pipeline("silver", "t", KEYED.format(strategy="incremental"))
+    unit(scratch, fqn, "t", "given: [{input: ref('bronze.src'), rows: [{id: 1, v: a}]}]\n"
+                            "this: [{id: 1, v: b}]\nexpect: {table_after: [{id: 1, v: a}]}\n")
+    before = set(glob.glob(f"{tempfile.gettempdir()}/rat-unit-*"))
+    assert results(scratch, fqn)["t"]["status"] == "passed"
+    assert not (scratch.root / "warehouse").exists()
+    assert scratch.wb.state.runs(fqn, limit=5) == []
+    assert set(glob.glob(f"{tempfile.gettempdir()}/rat-unit-*")) <= before  # the scratch catalog is gone
+
+
+def test_unit_tests_before_build_stop_a_selection(scratch, monkeypatch):
+    scratch.pipeline("bronze", "src", "-- @merge_strategy: full_refresh\nSELECT 1 AS id\n")
+    fqn = scratch.pipeline("silver", "t", "SELECT CAST(id AS BIGINT) AS id FROM {{ ref('bronze.src') }}\n")
+    unit(scratch, fqn, "wrong", "given: [{input: ref('bronze.src'), rows: [{id: 1}]}]\nexpect: {output: [{id: 2}]}\n")
+    project = scratch.wb.project
+    monkeypatch.setattr(project, "settings", dataclasses.replace(project.settings, unit_tests_before_build=True))
+    with pytest.raises(RatError, match="1 of 1 unit test"):
+        scratch.wb.run(f"+{fqn}")
+    assert scratch.wb.state.runs(fqn, limit=5) == []
