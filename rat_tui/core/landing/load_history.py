@@ -78,15 +78,18 @@ class LoadHistory:
                                (key, *identity, digest))
         return digest
 
-    def earlier_loads(self, pipeline: str, hashes: list[str]) -> dict[str, EarlierLoad]:
-        """For each hash the pipeline loaded in a successful run: its latest such load."""
+    def earlier_loads(self, pipeline: str, hashes: list[str], folder: str = "") -> dict[str, EarlierLoad]:
+        """For each hash the pipeline loaded from `folder` (a zone's path in the project, ending in `/`) in a
+        successful run: its latest such load. Scoped to the zone: the same bytes sent to another zone are
+        another file (an audit zone may well hold a copy of an order file)."""
         found: dict[str, EarlierLoad] = {}
         for start in range(0, len(hashes), 500):  # SQLite's limit on parameters
             batch = hashes[start:start + 500]
             rows = self.state.query(
                 "SELECT l.content_hash, l.run_id, l.loaded_at, l.file FROM landing_loads l JOIN runs r "
-                "ON r.run_id = l.run_id WHERE r.status = 'success' AND l.pipeline = ? AND l.content_hash IN ("
-                + ", ".join("?" * len(batch)) + ") ORDER BY l.loaded_at", (pipeline, *batch))
+                "ON r.run_id = l.run_id WHERE r.status = 'success' AND l.pipeline = ? AND substr(l.file, 1, length(?)) = ? "
+                "AND l.content_hash IN (" + ", ".join("?" * len(batch)) + ") ORDER BY l.loaded_at",
+                (pipeline, folder, folder, *batch))
             found.update({row["content_hash"]: EarlierLoad(row["run_id"], row["loaded_at"], row["file"]) for row in rows})
         return found
 

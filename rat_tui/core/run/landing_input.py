@@ -122,7 +122,8 @@ class LandingInput:
             self.hashes[file] = self.history.content_hash(file)
         if self.reload_files:
             return files
-        earlier = self.history.earlier_loads(self.pipeline, list(dict.fromkeys(self.hashes[f] for f in files)))
+        folder = self.project.rel(self.project.zone_dir(self.namespace, zone)) + "/"
+        earlier = self.history.earlier_loads(self.pipeline, list(dict.fromkeys(self.hashes[f] for f in files)), folder)
         fresh = []
         for file in files:
             before = earlier.get(self.hashes[file])
@@ -160,9 +161,10 @@ class LandingInput:
     def rejected_rows(self) -> int:
         return sum(r.rejected_rows for r in self.readers.values())
 
-    def loaded(self) -> list[tuple[str, str]]:
-        """(file path in the project, content hash) of every file read, for the load history."""
-        return [(self.project.rel(f.path), self.hashes[f.path]) for files in self.files_read.values() for f in files
+    def loaded(self, files_read: dict[tuple[str, str], list[FileRead]]) -> list[tuple[str, str]]:
+        """(file path in the project, content hash) of the files the build read, for the load history; a
+        zone read only by a quality test's landing_zone() is neither archived nor loaded."""
+        return [(self.project.rel(f.path), self.hashes[f.path]) for files in files_read.values() for f in files
                 if f.path in self.hashes]
 
     def skipped_sentences(self) -> list[str]:

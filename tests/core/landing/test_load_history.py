@@ -40,3 +40,13 @@ def test_a_load_counts_only_once_its_run_succeeded(tmp_path):
     assert earlier["h1"].sentence("a.csv").startswith("skipped a.csv: loaded by run r2 on 20")
     assert earlier["h1"].sentence("b.csv").endswith("(as a.csv)")
     assert history.earlier_loads("ns.bronze.other", ["h1"]) == {}
+
+
+def test_the_same_bytes_in_another_zone_are_another_file(tmp_path):
+    state = StateDB(tmp_path / "state.db")
+    history = LoadHistory(state)
+    state.insert_run(RunRecord("r1", "ns.bronze.p", "success"))
+    history.record("ns.bronze.p", "r1", [("ns/landing/drops/a.csv", "h1")])
+    assert list(history.earlier_loads("ns.bronze.p", ["h1"], "ns/landing/drops/")) == ["h1"]
+    assert history.earlier_loads("ns.bronze.p", ["h1"], "ns/landing/audit/") == {}
+    assert history.earlier_loads("ns.bronze.p", ["h1"], "ns/landing/drop/") == {}
