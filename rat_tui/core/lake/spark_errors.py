@@ -10,7 +10,9 @@ _JOB_ABORTED = re.compile(r"^Job aborted due to stage failure: .*?\(TID \d+\) \(
 # Top messages that say only that something went wrong below them: the cause sits in the chain
 _SAYS_NOTHING = re.compile(r"Details:?$|Malformed records are detected|Job aborted due to stage failure|"
                            r"Task failed while writing rows")
-_SQL_TAIL = re.compile(r";?\s*'?(?:Project|Filter|Aggregate|Join|SubqueryAlias|Relation|\+-|Sort)\b.*", re.S)
+# A plan on the message's own line (it follows a ';'); a column named Sort or Project is no plan
+_SQL_TAIL = re.compile(r";\s*'?(?:Project|Filter|Aggregate|Join|SubqueryAlias|Relation|\+-|Sort)\b.*", re.S)
+_TRACE = ("at ", "Caused by", "JVM stacktrace", "Driver stacktrace", "==")
 
 
 def is_cancellation(exc: BaseException) -> bool:
@@ -28,12 +30,7 @@ def summarise(exc: BaseException) -> tuple[str, int | None]:
         except Exception:  # the gateway may already be gone
             text = str(exc)
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    first = ""
-    for candidate in lines:
-        if candidate.startswith(("at ", "Caused by", "JVM stacktrace", "==")):
-            continue
-        first = candidate
-        break
+    first = message_line(lines)
     first = _JOB_ABORTED.sub("", first)
     first = _CLASS_PREFIX.sub("", first)
     first = _ERROR_CLASS.sub("", first)
@@ -47,7 +44,7 @@ def summarise(exc: BaseException) -> tuple[str, int | None]:
     cause = root_cause(exc)
     if cause and _SAYS_NOTHING.search(first) and cause not in first:
         first = f"{first.removesuffix(' Details:').rstrip('. ')}: {cause}"
-    return (first[:500] or type(exc).__name__), line
+    return (first or type(exc).__name__), line
 
 
 def root_cause(exc: BaseException) -> str | None:
@@ -67,5 +64,35 @@ def root_cause(exc: BaseException) -> str | None:
                     if ln.strip().startswith("Caused by:")]
     if not messages:
         return None
-    deepest = messages[-1].strip().splitlines()[0] if messages[-1].strip() else ""
+    deepest = message_line([ln.strip() for ln in messages[-1].splitlines() if ln.strip()])
     return _ERROR_CLASS.sub("", _CLASS_PREFIX.sub("", deepest)).strip() or None
+
+
+def message_line(lines: list[str]) -> str:
+    """The message in one line: its first line, and when that ends in a colon the lines that finish it
+    (Iceberg's "Cannot write incompatible dataset to table with schema:" then the schemas and the
+    problems), up to a stack trace or Spark's plan; never a trace or plan line."""
+    message = [ln for ln in lines if not ln.startswith(_TRACE)][:1]
+    if not message:
+        return ""
+    if message[0].endswith(":") and not _SAYS_NOTHING.search(message[0]):  # the cause completes those
+        for ln in lines[lines.index(message[0]) + 1:]:
+            if ln.startswith(_TRACE) or message[-1].endswith(";"):  # Spark's plan follows a ';'
+                break
+            message.append(ln)
+    return _joined(message)
+
+
+def _joined(lines: list[str]) -> str:
+    """Lines as one: a schema block `table {` … `}` as `table {a, b}`, `* problem` bullets as `a; b`."""
+    out: list[str] = []
+    for ln in lines:
+        if out and out[-1].endswith("{"):
+            out[-1] += ln if ln == "}" else f" {ln}"
+        elif out and "{" in out[-1] and not out[-1].endswith("}"):
+            out[-1] += f" {ln}" if ln == "}" else f", {ln}"
+        elif ln.startswith("* ") and out and out[-1].startswith("* "):
+            out[-1] += f"; {ln[2:]}"
+        else:
+            out.append(ln)
+    return " ".join(ln.removeprefix("* ") for ln in out)
