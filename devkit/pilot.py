@@ -69,3 +69,17 @@ def temporary_sample_project() -> Iterator[Path]:
     """A throw-away copy of sample_project/ (for screenshots and benchmarks)."""
     with tempfile.TemporaryDirectory() as tmp:
         yield copy_sample(Path(tmp) / "sample_project")
+
+
+def widget_text(widget) -> str:
+    """All a widget draws, wrapped as on screen, also what lies scrolled out of view (a log panel:
+    every line it holds)."""
+    lines = getattr(widget, "lines", None)
+    if lines is None:
+        lines = widget.render_lines(widget.size.region)
+    return "\n".join(strip.text.rstrip() for strip in lines)
+
+
+def holds_whole(shown: str, sentence: str) -> bool:
+    """`sentence` is in `shown` with nothing cut, however it was wrapped (a wrap may fold inside a word)."""
+    return "".join(sentence.split()) in "".join(shown.split())

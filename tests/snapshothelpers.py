@@ -37,3 +37,17 @@ def record_run(wb: Workbench, run_id: str, fqn: str, started: float, phases: dic
                         phases=phases, phase_rows={"iceberg_write": rows}, rows_written=rows, snapshot_id=4821576867)
     for outcome in quality:
         wb.state.save_quality(run_id, outcome)
+
+
+# Iceberg's refusal of an append whose columns come in another order, as the run reports it
+WRITE_REFUSED = ("ecommerce/pipelines/silver/clean_orders/pipeline.sql: query failed: Cannot write incompatible dataset "
+                 "to table with schema: table { 1: order_id: optional long, 2: amount: optional decimal(10,2) } "
+                 "Provided schema: table { 2: amount: required decimal(10,2), 1: order_id: required long } Problems: "
+                 "amount is out of order, before order_id")
+
+
+def record_failed_run(wb: Workbench, run_id: str, fqn: str, started: float, error: str) -> None:
+    wb.state.insert_run(RunRecord(run_id, fqn, "queued", queued_at=started))
+    wb.state.update_run(run_id, status="failed", started_at=started, finished_at=started + 1.5,
+                        phases={"branch_creation": 40, "config_loading": 1, "build_result": 300, "iceberg_write": 900},
+                        phase_rows={}, rows_written=0, error=error)

@@ -19,7 +19,6 @@ from textual.worker import WorkerState
 from ..core.commands import watching
 from ..core.commands.workbench import Workbench
 from ..core.events import RunFinished, RunQueued, RunStarted, SessionStateChanged
-from ..core.text import count
 from .background import Background
 from .components.console import ConsolePanel
 from .components.detail_area import DetailArea
@@ -37,7 +36,7 @@ from .components.table_view import TableView
 from .components.zone_view import ZoneView
 from .heap import freeze_long_lived, release
 from .jobs import Jobs
-from .keymap import DEFAULT_KEYMAP, bindings, key_label, resolve_keymap
+from .keymap import DEFAULT_KEYMAP, bindings, key_label, label_of, resolve_keymap
 from .keys.graph import GraphKeys, ran_message
 from .keys.landing import LandingKeys
 from .keys.pipeline import PipelineKeys
@@ -45,6 +44,7 @@ from .keys.tables import TableKeys
 from .keys.upkeep import UpkeepKeys
 from .keys.view import ViewKeys
 from .messages import ActionDone, ActionFailed, CoreEvent, UploadProgress, WatchNotice
+from .outcomes import run_outcome, toast
 from .palette import PaletteCommands, key_commands
 from .script_host import AppScreen, ScriptJob
 
@@ -136,6 +136,10 @@ class RatApp(App):
     @property
     def closing(self) -> bool:
         return app_closing(self)
+
+    def notify(self, message: str, **options) -> None:  # type: ignore[override]
+        if not (isinstance(self.screen, HelpScreen) and self.screen.hold(message, options)):  # shown once it closes
+            super().notify(message, **options)
 
     def log_line(self, text: str, style: str = "", at: float | None = None) -> None:
         """One readable, time-stamped line in the log panel (`l`)."""
@@ -268,8 +272,8 @@ class RatApp(App):
             self.live_runs.finished(event.run_id)  # from now on the stored record (with samples) is the truth
             severity = {"success": "information", "cancelled": "warning"}.get(event.status, "error")
             if self.selection is None or not self.selection.owns(event.run_id):  # a selection says it once, at its end
-                self.notify(event.error or f"{count(event.rows_written, 'row')} written",
-                            title=f"{event.pipeline}: {event.status}", severity=severity, timeout=6)
+                self.notify(run_outcome(event.error, event.rows_written, label_of(self.keymap, "log")),
+                            title=f"{event.pipeline}: {event.status}", severity=severity, timeout=6, markup=False)
             self.reload()
 
     def on_watch_notice(self, message: WatchNotice) -> None:
@@ -307,7 +311,8 @@ class RatApp(App):
     def on_action_failed(self, message: ActionFailed) -> None:
         if self.closing:
             return
-        self.notify(message.error, title=f"{message.action} failed", severity="error", timeout=10)
+        self.notify(toast(message.error, f"the log ({label_of(self.keymap, 'log')})"), title=f"{message.action} failed",
+                    severity="error", timeout=10, markup=False)
         self.log_line(f"{message.action} failed: {message.error}", "red")
         if message.then is not None:
             message.then()

@@ -5,6 +5,7 @@ and say what each key needs under the tree's cursor, so a key on the wrong node 
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from textual.binding import Binding
@@ -101,8 +102,13 @@ CONSOLE_KEYMAP: tuple[KeyAction, ...] = (
 )
 
 
+def label_of(keymap: Iterable[KeyAction], action_id: str) -> str:
+    """The key of an action as people write it (the user's remap when there is one)."""
+    return next(key_label(k.key) for k in keymap if k.id == action_id)
+
+
 def console_key_label(action_id: str) -> str:
-    return next(key_label(k.key) for k in CONSOLE_KEYMAP if k.id == action_id)
+    return label_of(CONSOLE_KEYMAP, action_id)
 
 
 def resolve_keymap(overrides: dict[str, str]) -> list[KeyAction]:

@@ -14,6 +14,24 @@ PURGE_LABELS = {  # singular, plural
 }
 
 
+TOAST_CHARS = 160  # a toast of more covers the screen; the panels show the whole
+
+
+def glimpse(sentence: str, width: int = 48) -> str:
+    """The start of a sentence for a one-line cell, ending in … when there is more."""
+    return sentence if len(sentence) <= width else sentence[:width - 1].rstrip() + "…"
+
+
+def toast(sentence: str, where: str) -> str:
+    """A sentence short enough for a toast; a longer one is cut and says `where` the whole is."""
+    return sentence if len(sentence) <= TOAST_CHARS else f"{glimpse(sentence, TOAST_CHARS)} (the whole in {where})"
+
+
+def run_outcome(error: str | None, rows: int, log_key: str) -> str:
+    """A finished run's toast: its error, or the rows it wrote."""
+    return toast(error, f"the Run tab and the log ({log_key})") if error else f"{count(rows, 'row')} written"
+
+
 def join(parts: list[str]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 

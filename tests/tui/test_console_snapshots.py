@@ -10,6 +10,7 @@ import pytest
 
 from devkit.pilot import until
 from rat_tui.core.commands.console import ColumnProfile, ConsoleResult
+from rat_tui.core.errors import RatError
 from tests.snapshothelpers import compare, make_app, settle
 
 ORDERS = "ecommerce.silver.clean_orders"
@@ -80,3 +81,24 @@ def test_console_profile(snap_compare, sample_copy: Path, monkeypatch: pytest.Mo
         await settle(pilot)
 
     assert compare(snap_compare, app, profile)
+
+
+def test_console_with_a_long_error(snap_compare, sample_copy: Path, monkeypatch: pytest.MonkeyPatch):
+    """The whole sentence, wrapped (Spark's own words for a typo in a column name)."""
+    app = make_app(sample_copy)
+    fixed_console(app.workbench, monkeypatch)
+
+    def unresolved(sql, max_rows, group, on_waiting=None):
+        raise RatError("SQL error on line 1: A column or function parameter with name `stauts` cannot be resolved. "
+                       "Did you mean one of the following? [`status`, `customer_id`, `order_id`, `amount`, "
+                       "`ordered_at`]")
+
+    monkeypatch.setattr(app.workbench, "console_query", unresolved)
+
+    async def failed(pilot) -> None:
+        await open_with(pilot, f"SELECT stauts\nFROM {ORDERS}")
+        await pilot.press("ctrl+enter")
+        await until(pilot, lambda: "`ordered_at`]" in pilot.app.screen_text(), 20, "the error")
+        await settle(pilot)
+
+    assert compare(snap_compare, app, failed)

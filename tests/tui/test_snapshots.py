@@ -21,7 +21,7 @@ from rat_tui.core.events import PhaseFinished, PhaseProgress, PhaseStarted, RunQ
 from rat_tui.core.project.model import PipelineRef
 from rat_tui.core.store.state import QualityOutcome
 from rat_tui.tui.components import run_view
-from tests.snapshothelpers import PHASES, T0, compare, make_app, record_run, settle
+from tests.snapshothelpers import PHASES, T0, WRITE_REFUSED, compare, make_app, record_failed_run, record_run, settle
 
 RAW_ORDERS = "ecommerce.bronze.raw_orders"
 
@@ -202,3 +202,30 @@ def test_doctor_reports_a_clean_project(snap_compare, sample_copy: Path):
 def test_upload_prompt(snap_compare, sample_copy: Path):
     fixed_mtimes(sample_copy)
     assert compare(snap_compare, make_app(sample_copy), press_until("u", "Upload into", zone="ecommerce.orders"))
+
+
+def test_runs_tab_with_start_times_and_a_whole_error(snap_compare, sample_copy: Path):
+    app = make_app(sample_copy)
+    fqn = "ecommerce.silver.clean_orders"
+    record_run(app.workbench, "0f1e2d3c", fqn, T0, PHASES, 300)
+    record_failed_run(app.workbench, "9a8b7c6d", fqn, T0 + 3605, WRITE_REFUSED)
+
+    async def runs(pilot) -> None:
+        await select(pilot, "pipeline", fqn)
+        await settle(pilot)
+        await pilot.press("]", "]")  # Source → Run → Runs
+        await until(pilot, lambda: "out of order" in pilot.app.screen_text(), 20, "the error under the table")
+        await settle(pilot)
+
+    assert compare(snap_compare, app, runs)
+
+
+def test_zone_settings_refused_keeps_the_dialog(snap_compare, sample_copy: Path):
+    async def refused(pilot) -> None:
+        await press_until("e", "Keep processed files", zone="ecommerce.orders")(pilot)
+        pilot.app.screen.query_one("#max-age").value = "0"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: "must be a positive number" in pilot.app.screen_text(), 10, "the refusal")
+        await settle(pilot)
+
+    assert compare(snap_compare, make_app(sample_copy), refused)

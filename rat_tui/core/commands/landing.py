@@ -9,7 +9,7 @@ from ..landing.twins import files_without_twin, make_twins
 from ..landing.uploads import create_zone, upload
 from ..landing.zone_settings import read_settings
 from ..project.model import active_landing_files, landing_format
-from ..project.settings import zone_settings
+from ..project.settings import zone_settings, zone_settings_problem
 from ..project.settings_edit import set_values
 from .base import WorkbenchParts
 
@@ -38,8 +38,9 @@ class LandingCommands(WorkbenchParts):
 
     def set_zone_settings(self, namespace: str, zone: str, **values) -> dict:
         """Change a zone's settings in rat.yaml (comments kept) and use them from now on."""
-        if "processed_max_age_days" in values and not float(values["processed_max_age_days"]) > 0:
-            raise RatError("processed_max_age_days must be a positive number of days")
+        problem = zone_settings_problem(values)
+        if problem:
+            raise RatError(problem)
         if not self.project.zone_dir(namespace, zone).is_dir():
             raise RatError(f"landing zone {namespace}/landing/{zone} does not exist")
         set_values(self.project.root / "rat.yaml", ["zones", f"{namespace}/{zone}"], values)

@@ -1,6 +1,7 @@
 """Project settings from the optional `rat.yaml` at the project root."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,15 @@ def zone_settings(settings: Settings, namespace: str, zone: str) -> dict:
     own = settings.zones.get(f"{namespace}/{zone}") or settings.zones.get(zone) or {}
     return {"processed_max_age_days": own.get("processed_max_age_days", settings.processed_max_age_days),
             "auto_purge": bool(own.get("auto_purge", False)), "schema": own.get("schema")}
+
+
+def zone_settings_problem(values: dict) -> str | None:
+    """Why a change of a zone's settings (`processed_max_age_days`, `auto_purge`) cannot be saved; None
+    when it can. The settings dialog asks before it closes, so a refusal keeps what was typed."""
+    days = values.get("processed_max_age_days")
+    if days is not None and not (isinstance(days, (int, float)) and 0 < days < math.inf):
+        return "processed_max_age_days must be a positive number of days"
+    return None
 
 
 def target_file_size(settings: Settings, fqn: str) -> int:

@@ -36,11 +36,26 @@ LEGEND = [
 
 
 class HelpScreen(ModalScreen[None]):
+    """Toasts would be drawn over the keys: those already up are hidden, new ones wait until it closes."""
+
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+    DEFAULT_CSS = "HelpScreen Toast { visibility: hidden; }"
 
     def __init__(self, keymap: list[KeyAction]) -> None:
         super().__init__()
         self.keymap = keymap
+        self.held: list[tuple[str, dict]] | None = []  # None once closing: the app shows them itself again
+
+    def hold(self, message: str, options: dict) -> bool:
+        """Keep a notification for when the screen closes; False when it is closing already."""
+        if self.held is not None:
+            self.held.append((message, options))
+        return self.held is not None
+
+    def on_unmount(self) -> None:
+        held, self.held = self.held or [], None
+        for message, options in held:
+            self.app.notify(message, **options)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog", id="help"):

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Button, Input, Label, Static, Switch
 
+from ...core.project.settings import zone_settings_problem
 from ...core.text import count
 
 
@@ -95,6 +96,7 @@ class ZoneSettingsForm(ModalScreen[dict | None]):
             yield Label(Text(self.title_text, style="bold"))
             yield Label("Keep processed files for (days)")
             yield Input(value=f"{self.settings['processed_max_age_days']:g}", type="number", id="max-age")
+            yield Label("", id="max-age-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Label("Purge them automatically (at start and daily)  ")
                 yield Switch(value=self.settings["auto_purge"], id="auto-purge")
@@ -112,13 +114,21 @@ class ZoneSettingsForm(ModalScreen[dict | None]):
         self.action_save()
 
     def action_save(self) -> None:
+        """Closes with the values only when the core would take them; else the sentence goes under the field
+        and what was typed stays."""
         days = self.query_one("#max-age", Input).value.strip()
         try:
-            value = float(days)
+            values = {"processed_max_age_days": float(days), "auto_purge": self.query_one("#auto-purge", Switch).value}
+            problem = zone_settings_problem(values)
         except ValueError:
-            self.notify(f"'{days}' is not a number of days", severity="error")
-            return
-        self.dismiss({"processed_max_age_days": value, "auto_purge": self.query_one("#auto-purge", Switch).value})
+            problem = f"'{days}' is not a number of days"
+        error = self.query_one("#max-age-error", Label)
+        error.update(Text(problem or ""))
+        error.display = bool(problem)
+        if problem:
+            self.query_one("#max-age", Input).focus()
+        else:
+            self.dismiss(values)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -46,6 +46,7 @@ class PipelineView(Vertical):
         assert node.ref is not None
         self.workbench, self.node, self.live_runs = workbench, node, live_runs
         self.fqn = node.ref.fqn
+        self.runs: dict[str, dict] = {}  # the Runs tab's, by run id
 
     def on_mount(self) -> None:
         self.load()
@@ -95,6 +96,7 @@ class PipelineView(Vertical):
                 yield VerticalScroll(RunView())
             with TabPane("Runs", id="tab-runs"):
                 yield DataTable(id="runs-table", cursor_type="row")
+                yield VerticalScroll(Static(id="run-error"), id="run-error-scroll")
             with TabPane("Versions", id="tab-versions"):
                 yield DataTable(id="versions-table", cursor_type="row")
                 yield VerticalScroll(Static(id="version-diff"))
@@ -123,19 +125,33 @@ class PipelineView(Vertical):
         self.query_one("#pipeline-source", Static).update(Group(header, problems, source, Text(""), config, Text(""), tests))
 
     def show_runs(self, runs: list[dict]) -> None:
+        self.runs = {run["run_id"]: run for run in runs}
         table = self.query_one("#runs-table", DataTable)
         table.clear(columns=True)
-        table.add_columns("run", "status", "version", "trigger", "rows", "total", "error")
+        table.add_columns("run", "status", "started (UTC)", "version", "trigger", "rows", "total")
         for run in runs:
-            table.add_row(run["run_id"], run["status"], run["version"], run["trigger"], f"{run['rows_written']:,}",
-                          run_total(run["started_at"], run["finished_at"]), (run["error"] or "")[:60], key=run["run_id"])
+            table.add_row(run["run_id"], run["status"], utc_time(run["started_at"], seconds=True), run["version"],
+                          run["trigger"], f"{run['rows_written']:,}", run_total(run["started_at"], run["finished_at"]),
+                          key=run["run_id"])
+        self.show_run_error(runs[0]["run_id"] if runs else None)
+
+    @on(DataTable.RowHighlighted, "#runs-table")
+    def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_run_error(event.row_key.value)
+
+    def show_run_error(self, run_id: str | None) -> None:
+        """The highlighted run's whole error, wrapped under the table (a column would cut it)."""
+        run = self.runs.get(run_id or "")
+        error = self.query_one("#run-error", Static)
+        error.update(Text.assemble((f"Run {run_id}: ", "bold"), (run["error"], "red")) if run and run["error"] else "")
+        error.display = bool(run and run["error"])
 
     def show_versions(self, versions: dict) -> None:
         table = self.query_one("#versions-table", DataTable)
         table.clear(columns=True)
         table.add_columns("", "version", "message", "published", "pinned from")
         for v in reversed(versions["versions"]):
-            stamp = datetime.fromtimestamp(v["published_at"], timezone.utc).strftime("%Y-%m-%d %H:%M")
+            stamp = utc_time(v["published_at"])
             current = "▶" if v["version"] == versions["current"] else ""
             table.add_row(current, str(v["version"]), v["message"], stamp, str(v["pinned_from"] or ""), key=str(v["version"]))
         if not versions["versions"]:
@@ -169,3 +185,8 @@ class PipelineView(Vertical):
         note.update(Text(result.get("note", ""), style="yellow"))
         note.display = "note" in result
         show_rows(self.query_one("#preview-table", DataTable), result["columns"], result["rows"])
+
+
+def utc_time(at: float | None, seconds: bool = False) -> str:
+    return "" if at is None else datetime.fromtimestamp(at, timezone.utc).strftime(
+        "%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")

@@ -166,8 +166,9 @@ class RunView(Static):
 
     def _phases(self) -> Table:
         table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
-        for column in ("", "phase", "time", "rows", ""):
-            table.add_column(column)
+        for column in ("", "phase", "time", "rows"):
+            table.add_column(column, no_wrap=True)
+        table.add_column("", overflow="fold")  # a failed phase's whole sentence, wrapped
         marks = {"pending": ("·", "grey50"), "running": ("▶", "cyan"), "done": ("✔", "green"), "failed": ("✘", "red")}
         assert self.state is not None
         for name, phase in self.state.phases.items():
@@ -178,7 +179,7 @@ class RunView(Static):
                 elapsed = f"{phase.ms} ms"
             else:
                 elapsed = ""
-            note = Text(phase.message[:160], style="red" if phase.status == "failed" else "grey70")
+            note = Text(phase.message, style="red" if phase.status == "failed" else "grey70")
             if phase.status == "running" and phase.tasks:
                 note = Text(task_bar(*phase.tasks), style="cyan")
             table.add_row(Text(mark, style=style), Text(name, style=style if phase.status != "pending" else "grey50"),
@@ -190,12 +191,13 @@ class RunView(Static):
         if not self.state.quality:
             return Text("")
         table = Table(title="Quality tests", title_justify="left", box=None, header_style="bold")
-        for column in ("test", "severity", "status", "violations", "sample / error"):
+        for column in ("test", "severity", "status", "violations"):
             table.add_column(column)
+        table.add_column("sample / error", overflow="fold")
         for q in self.state.quality:
             detail = q.get("error") or "; ".join(str(r) for r in q.get("sample", [])[:3])
             table.add_row(q["name"], q["severity"], Text(q["status"], style=QUALITY_STYLE.get(q["status"], "")),
-                          str(q["violations"]), detail[:100])
+                          str(q["violations"]), detail)
         return table
 
     def _chart(self) -> Table | Text:

@@ -106,5 +106,5 @@ class SelectionView(Static):
         if row.state == "success" and row.started and row.finished:
             return Text(f"{row.finished - row.started:.1f} s · {count(row.rows or 0, 'row')}", style="grey70")
         if row.error:
-            return Text(row.error[:120], style="red" if row.state == "failed" else "grey50")
+            return Text(row.error, style="red" if row.state == "failed" else "grey50")
         return Text("")

@@ -10,7 +10,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 from textual_fastdatatable import ArrowBackend
@@ -96,15 +96,18 @@ class GridAction(Message):
 class ResultsView(Vertical):
     DEFAULT_CSS = """
     ResultsView { height: 1fr; }
-    ResultsView #console-status { height: 1; color: $text-muted; }
+    ResultsView #console-status-scroll { height: auto; max-height: 8; }
+    ResultsView #console-status { height: auto; color: $text-muted; }
     ResultsView #console-status.error { color: $error; }
     ResultsView ResultsGrid { height: 1fr; }
     """
 
     def compose(self) -> ComposeResult:
-        # `?` would type into the editor: help is reached from the palette there.
-        yield Static(f"{console_key_label('console_run')} runs the statement at the cursor · F8 history · Ctrl+P help",
-                     id="console-status")
+        # `?` would type into the editor: help is reached from the palette there. A long error wraps and
+        # scrolls (Tab to it), never cut.
+        with VerticalScroll(id="console-status-scroll"):
+            yield Static(f"{console_key_label('console_run')} runs the statement at the cursor · F8 history · "
+                         "Ctrl+P help", id="console-status")
 
     @property
     def grid(self) -> ResultsGrid | None:
@@ -113,8 +116,9 @@ class ResultsView(Vertical):
 
     def say(self, text: str, error: bool = False) -> None:
         status = self.query_one("#console-status", Static)
-        status.update(text)
+        status.update(Text(text))  # an error's `[…]` is its text, never markup
         status.set_class(error, "error")
+        self.query_one("#console-status-scroll").scroll_home(animate=False)
 
     async def clear(self) -> None:
         if (grid := self.grid) is not None:
