@@ -221,6 +221,7 @@ def test_runs_tab_with_start_times_and_a_whole_error(snap_compare, sample_copy: 
 
 
 def test_zone_settings_refused_keeps_the_dialog(snap_compare, sample_copy: Path):
+    fixed_mtimes(sample_copy)
     async def refused(pilot) -> None:
         await press_until("e", "Keep processed files", zone="ecommerce.orders")(pilot)
         pilot.app.screen.query_one("#max-age").value = "0"
