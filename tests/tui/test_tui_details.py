@@ -107,3 +107,24 @@ async def test_a_long_error_toast_says_where_the_whole_is(sample_copy: Path):
         assert len(toast) < len(LONG_ERROR) and LONG_ERROR.startswith(toast.split("…")[0])
         assert toast.endswith("… (the whole in the Run tab and the log (l))")
         assert holds_whole(widget_text(app.query_one("#log-panel")), LONG_ERROR)
+
+
+async def test_a_builds_long_errors_are_whole_and_the_panel_scrolls_to_them(sample_copy: Path):
+    from rat_tui.core.events import RunFinished, RunQueued
+
+    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    names = [f"ecommerce.silver.p{i}" for i in range(8)]
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.wait_for_idle_screen()
+        await app.show_selection("build", names)
+        for i, name in enumerate(names):
+            app.workbench.events.publish(RunQueued(f"run{i}", name))
+            app.workbench.events.publish(RunFinished(f"run{i}", name, "failed", 0, f"{LONG_ERROR} ({i})", None))
+        await until(pilot, lambda: "8 failed" in screen(app), 10, "the build's end")
+        shown = widget_text(app.query_one("#selection-view"))
+        assert all(holds_whole(shown, f"{LONG_ERROR} ({i})") for i in range(8))
+        detail = app.query_one("#detail")
+        assert detail.max_scroll_y > 0
+        detail.scroll_end(animate=False)
+        await pilot.pause(0.2)
+        assert "(7)" in screen(app)
