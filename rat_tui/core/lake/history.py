@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from .metadata import RUN_ID_PROPERTY, ancestry, live_rows
+from .metadata import RUN_ID_PROPERTY, ancestry, reader_rows
 
 if TYPE_CHECKING:
     from pyiceberg.table import StaticTable
@@ -102,7 +102,7 @@ class _History:
     def live(self, snapshot_id: int | None) -> int:
         if snapshot_id is None:
             return 0
-        return _live_rows(self.table, snapshot_id)
+        return reader_rows(self.table, snapshot_id)
 
     def first_on_main(self, snapshot_id: int) -> int:
         return next((ms for sid, ms in self.log if sid == snapshot_id), self.by_id[snapshot_id].timestamp_ms)
@@ -147,23 +147,6 @@ class _History:
             seen.add(sid)
             previous = sid
         return found
-
-
-_counted: dict[tuple[str, int], int] = {}
-
-
-def _live_rows(table: "StaticTable", snapshot_id: int) -> int:
-    """A snapshot never changes, so what a reader sees in it is counted once per process (the table
-    view reloads the history after every run). Without delete files the summary's count is right."""
-    extra = _extra(table.metadata.snapshot_by_id(snapshot_id))
-    if not int(extra.get("total-position-deletes", 0)) and not int(extra.get("total-equality-deletes", 0)):
-        return int(extra.get("total-records", 0))
-    key = (table.metadata.location, snapshot_id)
-    if key not in _counted:
-        if len(_counted) > 4096:
-            _counted.clear()
-        _counted[key] = live_rows(table, snapshot_id)
-    return _counted[key]
 
 
 def history(table: "StaticTable") -> list[HistoryEntry]:
