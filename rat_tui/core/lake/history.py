@@ -142,7 +142,7 @@ class _History:
         found, seen, previous = [], set(), None
         for sid, ms in self.log:
             if previous is not None and sid != previous and (sid in seen or self.older_ancestor(sid, previous)):
-                found.append((ms, HistoryEntry("rollback", sid, previous, (), _iso(ms), self.run_id(sid), None,
+                found.append((ms, HistoryEntry("rollback", sid, previous, (), _iso(ms), None, None,
                                                0, 0, 0, self.live(sid), sid in self.on_main, False)))
             seen.add(sid)
             previous = sid

@@ -99,6 +99,11 @@ class TableView(Vertical):
         key = selected_key(self.query_one("#snapshots-table", DataTable))
         return self.entries[int(key)] if key is not None else None
 
+    def selected_snapshot(self) -> int | None:
+        """The selected entry's head: main after it."""
+        entry = self.selected_entry()
+        return entry["snapshot_id"] if entry is not None else None
+
     @on(DataTable.RowHighlighted, "#snapshots-table")
     def _snapshot_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.row_key.value is not None:
