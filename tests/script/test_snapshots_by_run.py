@@ -9,29 +9,9 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import script
-from tests.lakehelpers import Scratch
+from tests.lakehelpers import Scratch, merge_batches
 
 pytestmark = pytest.mark.spark
-
-BATCHES = [
-    "(1, 'a'), (2, 'b'), (3, 'c')",
-    "(2, 'B'), (4, 'd')",  # key 2 updated, key 4 new
-    "(3, 'C'), (5, 'e'), (6, 'f')",  # key 3 updated, keys 5 and 6 new
-]
-
-
-def merge_three_times(scratch: Scratch) -> tuple[str, list[str]]:
-    run_ids = []
-    for batch in BATCHES:
-        fqn = scratch.pipeline("silver", "customers", f"""
-            -- @merge_strategy: incremental
-            -- @unique_key: id
-            SELECT * FROM VALUES {batch} AS v(id, name)""")
-        run = scratch.run(fqn)
-        assert run["status"] == "success", run["error"]
-        run_ids.append(run["run_id"])
-    return fqn, run_ids
-
 
 def ok(scratch: Scratch, text: str) -> list[dict]:
     status, results = script(scratch.wb, text)
@@ -40,7 +20,7 @@ def ok(scratch: Scratch, text: str) -> list[dict]:
 
 
 def test_snapshots_give_one_entry_per_run_and_diff_a_whole_run(scratch: Scratch):
-    fqn, run_ids = merge_three_times(scratch)
+    fqn, run_ids = merge_batches(scratch)
     by_run, raw, count, diff = ok(scratch, f"snapshots {fqn}\nsnapshots {fqn} --all\n"
                                            f"query SELECT count(*) FROM {fqn}\ndiff {fqn} --run {run_ids[1]}\n")
     entries = by_run["snapshots"]
@@ -66,7 +46,7 @@ def test_snapshots_give_one_entry_per_run_and_diff_a_whole_run(scratch: Scratch)
 
 
 def test_rollback_refuses_a_state_inside_a_run_and_lists_the_rollback(scratch: Scratch):
-    fqn, run_ids = merge_three_times(scratch)
+    fqn, run_ids = merge_batches(scratch)
     runs = ok(scratch, f"snapshots {fqn}\n")[0]["snapshots"][1:]
     inside, head = runs[2]["snapshot_ids"]  # run 3's delete: key 3 gone, its new row not yet there
     status, results = script(scratch.wb, f"rollback-table {fqn} {inside}\n")
