@@ -62,9 +62,31 @@ class _History:
         self.by_id = {s.snapshot_id: s for s in meta.snapshots}
         self.current = meta.current_snapshot_id
         self.log = [(e.snapshot_id, e.timestamp_ms) for e in meta.snapshot_log if e.snapshot_id in self.by_id]
-        self.on_main = ancestry(table, self.current)
+        self.on_main = self._main_line()
         self.child_on_main = {self.by_id[s].parent_snapshot_id: s for s in self.on_main}
         self.boundaries = {sid for sid, _ in self.log} | {s for s in self.on_main if self._ends_on_main(s)}
+
+    def before(self, snapshot_id: int) -> int | None:
+        """What main was before this snapshot: its parent; for the first snapshot of a lineage (a rebuild
+        replaces the table, starting a new one) the state main had before it, from the snapshot log."""
+        parent = self.by_id[snapshot_id].parent_snapshot_id
+        if parent is not None:
+            return parent if parent in self.by_id else None
+        earlier = None
+        for sid, _ in self.log:
+            if sid == snapshot_id:
+                return earlier
+            earlier = sid
+        return None
+
+    def _main_line(self) -> set[int]:
+        """Main and every state before it, across rebuilds."""
+        found: set[int] = set()
+        snapshot_id = self.current
+        while snapshot_id is not None and snapshot_id not in found:
+            found.add(snapshot_id)
+            snapshot_id = self.before(snapshot_id)
+        return found
 
     def run_id(self, snapshot_id: int) -> str | None:
         return _extra(self.by_id[snapshot_id]).get(RUN_ID_PROPERTY)
@@ -89,15 +111,7 @@ class _History:
 
     def base(self, members: list[int]) -> int | None:
         parent = self.by_id[members[0]].parent_snapshot_id
-        if parent is not None:
-            return parent if parent in self.by_id else None
-        # A table replaced by a rebuild starts a new lineage: main before it is the log's entry before it.
-        earlier = None
-        for sid, _ in self.log:
-            if sid == members[-1]:
-                return earlier
-            earlier = sid
-        return None
+        return self.before(members[0] if parent is not None else members[-1])
 
     def live(self, snapshot_id: int | None) -> int:
         if snapshot_id is None:
