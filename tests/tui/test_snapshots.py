@@ -121,16 +121,16 @@ def test_zone_view_with_a_file_preview(snap_compare, sample_copy: Path):
 TABLE = PipelineRef("ecommerce", "bronze", "raw_orders")
 SNAPSHOTS = {"snapshots": [
     {"kind": "create", "snapshot_id": 1111111111111111111, "base_snapshot_id": None,
-     "snapshot_ids": [1111111111111111111], "committed_at": "2024-06-01T09:00:00+00:00", "run_id": None,
+     "snapshot_ids": [1111111111111111111], "committed_at": "2024-06-01T09:00:00+00:00", "operation": "append", "run_id": None,
      "strategy": None, "added_rows": 0, "updated_rows": 0, "deleted_rows": 0, "total_rows": 0, "on_main": True,
      "is_current": False},
     {"kind": "run", "snapshot_id": 2222222222222576867, "base_snapshot_id": 1111111111111111111,
-     "snapshot_ids": [2222222222222576867], "committed_at": "2024-06-01T09:00:02+00:00", "run_id": "9a8b7c6d",
+     "snapshot_ids": [2222222222222576867], "committed_at": "2024-06-01T09:00:02+00:00", "operation": "append", "run_id": "9a8b7c6d",
      "strategy": "incremental", "added_rows": 300, "updated_rows": 0, "deleted_rows": 0, "total_rows": 300,
      "on_main": True, "is_current": False},
     {"kind": "run", "snapshot_id": 3333333333333333333, "base_snapshot_id": 2222222222222576867,
      "snapshot_ids": [3333333333333333000, 3333333333333333333], "committed_at": "2024-06-02T09:00:02+00:00",
-     "run_id": "5e4f3a2b", "strategy": "incremental", "added_rows": 4, "updated_rows": 2, "deleted_rows": 0,
+     "operation": "append", "run_id": "5e4f3a2b", "strategy": "incremental", "added_rows": 4, "updated_rows": 2, "deleted_rows": 0,
      "total_rows": 304, "on_main": True, "is_current": True}],
     "refs": {"main": 3333333333333333333}}
 PREVIEW = {"snapshot_id": 2222222222222576867, "columns": ["order_id", "customer_id", "amount", "status"],

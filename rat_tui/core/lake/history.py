@@ -34,6 +34,7 @@ class HistoryEntry:
     base_snapshot_id: int | None  # main before it; None before the table existed
     snapshot_ids: tuple[int, ...]  # the raw snapshots it made, oldest first (a rollback makes none)
     committed_at: str  # when main moved to the head
+    operation: str  # the head's Iceberg operation (append, overwrite, delete, replace), or rollback
     run_id: str | None
     strategy: str | None
     added_rows: int
@@ -145,8 +146,9 @@ class _History:
             updated = min(removed, written) if strategy in KEYED else 0
             added, deleted = written - updated, removed - updated
         at = self.first_on_main(head)
-        return at, HistoryEntry(kind, head, base, tuple(members), _iso(at), run_id, strategy, added, updated,
-                                deleted, total, head in self.on_main, False)
+        operation = snaps[-1].summary.operation.value if snaps[-1].summary is not None else ""
+        return at, HistoryEntry(kind, head, base, tuple(members), _iso(at), operation, run_id, strategy, added,
+                                updated, deleted, total, head in self.on_main, False)
 
     def older_ancestor(self, snapshot_id: int, of: int) -> bool:
         return self.by_id[snapshot_id].timestamp_ms < self.by_id[of].timestamp_ms and snapshot_id in ancestry(self.table, of)
@@ -156,7 +158,7 @@ class _History:
         found, seen, previous = [], set(), None
         for sid, ms in self.log:
             if previous is not None and sid != previous and (sid in seen or self.older_ancestor(sid, previous)):
-                found.append((ms, HistoryEntry("rollback", sid, previous, (), _iso(ms), None, None,
+                found.append((ms, HistoryEntry("rollback", sid, previous, (), _iso(ms), "rollback", None, None,
                                                0, 0, 0, self.live(sid), sid in self.on_main, False)))
             seen.add(sid)
             previous = sid
