@@ -69,10 +69,12 @@ class _History:
 
     def before(self, snapshot_id: int) -> int | None:
         """What main was before this snapshot: its parent; for the first snapshot of a lineage (a rebuild
-        replaces the table, starting a new one) the state main had before it, from the snapshot log."""
+        replaces the table, starting a new one) or one whose parent expired, the state main had before
+        it, from the snapshot log."""
         parent = self.by_id[snapshot_id].parent_snapshot_id
-        if parent is not None:
-            return parent if parent in self.by_id else None
+        return parent if parent in self.by_id else self.log_before(snapshot_id)
+
+    def log_before(self, snapshot_id: int) -> int | None:
         earlier = None
         for sid, _ in self.log:
             if sid == snapshot_id:
@@ -112,7 +114,7 @@ class _History:
 
     def base(self, members: list[int]) -> int | None:
         parent = self.by_id[members[0]].parent_snapshot_id
-        return self.before(members[0] if parent is not None else members[-1])
+        return parent if parent in self.by_id else self.log_before(members[-1])
 
     def live(self, snapshot_id: int | None) -> int:
         if snapshot_id is None:
