@@ -238,3 +238,18 @@ def test_zone_settings_refused_keeps_the_dialog(snap_compare, sample_copy: Path)
         await settle(pilot)
 
     assert compare(snap_compare, make_app(sample_copy), refused)
+
+
+def test_run_view_failed_with_a_whole_error(snap_compare, sample_copy: Path):
+    app = make_app(sample_copy)
+    fqn = "ecommerce.silver.clean_orders"
+    record_failed_run(app.workbench, "9a8b7c6d", fqn, T0, WRITE_REFUSED)
+
+    async def failed(pilot) -> None:
+        await select(pilot, "pipeline", fqn)
+        await settle(pilot)
+        await pilot.press("]")  # Source → Run
+        await until(pilot, lambda: "FAILED" in pilot.app.screen_text(), 20, "the failed run")
+        await settle(pilot)
+
+    assert compare(snap_compare, app, failed)
