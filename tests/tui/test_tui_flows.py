@@ -233,7 +233,7 @@ async def test_rows_and_total_are_the_same_live_finished_and_in_the_runs_tab(scr
         total = header.split("total ")[1].split(" s")[0] + " s"
         assert total == f"{run['finished_at'] - run['started_at']:.1f} s"
         await pilot.press("]")  # Run → Runs
-        await until(pilot, lambda: "rows" in screen(app) and "error" in screen(app), 10, "the Runs tab")
+        await until(pilot, lambda: "rows" in screen(app) and "started (UTC)" in screen(app), 10, "the Runs tab")
         row = next(line for line in screen(app).splitlines() if run["run_id"] in line)
         assert f" {total} " in row
 
