@@ -403,6 +403,9 @@ class RatApp(App):
     def action_zone_settings(self) -> None:
         self.landing_keys.settings()
 
+    def action_pin_dialect(self) -> None:
+        self.landing_keys.pin_dialect()
+
     def action_doctor(self) -> None:
         self.upkeep_keys.doctor()
 

@@ -56,6 +56,8 @@ DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
               "zone", show=False),
     KeyAction("zone_settings", "e", "zone_settings", "Edit zone settings", "Landing",
               "Edit the selected landing zone's settings", "zone", show=False),
+    KeyAction("pin_dialect", "E", "pin_dialect", "Pin zone dialect", "Landing",
+              "Pin the dialect detected for the zone's file into rat.yaml (asks first)", "zone", show=False),
     KeyAction("purge", "x", "purge", "Purge", "Upkeep", "Purge old state (shows the list first)"),
     KeyAction("doctor", "D", "doctor", "Doctor", "Upkeep", "Doctor: check consistency, then offer fixes", show=False),
     KeyAction("watch", "w", "toggle_watch", "Watch", "Upkeep", "Turn watch-and-run on or off"),

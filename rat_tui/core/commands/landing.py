@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import RatError
+from ..landing.dialect import detect
 from ..landing.preview import read_head
 from ..landing.twins import files_without_twin, make_twins
 from ..landing.uploads import create_zone, upload
@@ -45,6 +46,33 @@ class LandingCommands(WorkbenchParts):
         set_values(self.project.root / "rat.yaml", ["zones", f"{namespace}/{zone}"], values)
         self.project.reload_settings()
         return self.zone_settings(namespace, zone)
+
+    def detected_dialect(self, namespace: str, zone: str, file: str) -> dict:
+        """What pinning FILE's dialect writes under the zone's `csv:` in rat.yaml (`csv`), and the zone's
+        other active text files that are detected otherwise (`differs`): pinned, they read FILE's way."""
+        base = self.project.zone_dir(namespace, zone)
+        path = (base / file).resolve()
+        if base.resolve() not in path.parents or not path.is_file() or landing_format(path) != "csv":
+            raise RatError(f"no delimited text file {file} in landing zone {namespace}/landing/{zone}")
+        settings = read_settings(self.project.settings, namespace, zone)
+        pinned = detect(path, settings).pinned()
+        differs = []
+        for other in active_landing_files(base):
+            if other.resolve() != path and landing_format(other) == "csv":
+                try:
+                    if detect(other, settings).pinned() != pinned:
+                        differs.append(other.relative_to(base).as_posix())
+                except RatError:  # it cannot be read as it is: pinning may be what it needs
+                    differs.append(other.relative_to(base).as_posix())
+        return {"zone": settings.label, "file": file, "csv": pinned, "differs": differs}
+
+    def pin_dialect(self, namespace: str, zone: str, file: str) -> dict:
+        """Write the dialect detected for FILE into the zone's `csv:` settings in rat.yaml (comments kept):
+        from then on every file of the zone is read that way instead of being detected."""
+        detected = self.detected_dialect(namespace, zone, file)
+        set_values(self.project.root / "rat.yaml", ["zones", detected["zone"], "csv"], detected["csv"])
+        self.project.reload_settings()
+        return detected
 
     def create_zone(self, namespace: str, zone: str) -> dict:
         return {"zone": self.project.rel(create_zone(self.project, namespace, zone))}

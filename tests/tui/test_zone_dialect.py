@@ -1,0 +1,53 @@
+"""The zone panel shows how each landing file is read (its detected dialect) and pins it into rat.yaml."""
+from __future__ import annotations
+
+import pytest
+from ruamel.yaml import YAML
+
+from devkit.pilot import screen, select, until
+from rat_tui.tui.app import RatApp
+from tests.lakehelpers import Scratch
+
+pytestmark = pytest.mark.spark
+SIZE = (160, 45)
+
+
+def cells(app: RatApp, column: int) -> dict[str, str]:
+    table = app.query_one("#zone-files")
+    return {table.get_row_at(i)[0]: str(table.get_row_at(i)[column]) for i in range(table.row_count)}
+
+
+async def test_the_detected_dialect_is_shown_and_pinned_for_the_next_run(scratch: Scratch):
+    scratch.landing("names", "a.csv", "1;ann\n2;bob\n")
+    fqn = scratch.pipeline("bronze", "names", "-- @merge_strategy: full_refresh\n"
+                           "SELECT * FROM {{ landing_zone('names') }}")
+    app = RatApp(scratch.wb, watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "zone", f"{scratch.ns}.names")
+        await until(pilot, lambda: "read by:" in screen(app), 20, "the zone panel")
+        assert cells(app, 5) == {"a.csv": "';'-separated, no header"}
+        await pilot.press("E")
+        await until(pilot, lambda: "Pin the dialect of a.csv" in screen(app), 20, "the confirmation")
+        assert "delimiter: ';'" in screen(app) and "header: false" in screen(app)
+        await pilot.press("y")
+        rat_yaml = scratch.wb.project.root / "rat.yaml"
+        await until(pilot, lambda: rat_yaml.exists() and f"{scratch.ns}/names" in rat_yaml.read_text(), 20,
+                    "rat.yaml to hold the zone's dialect")
+    csv = YAML().load(rat_yaml.read_text())["zones"][f"{scratch.ns}/names"]["csv"]
+    assert (csv["delimiter"], csv["header"], csv["quote"], csv["encoding"]) == (";", False, '"', "utf-8")
+    # Alone, this file's first line would be taken for a header (every value is text); pinned, it is a row.
+    scratch.landing("names", "b.csv", "carl;rome\ndana;oslo\n")
+    assert scratch.run(fqn)["status"] == "success"
+    assert scratch.rows(f"SELECT _c0, _c1 FROM {fqn} ORDER BY _c0") == [
+        ["1", "ann"], ["2", "bob"], ["carl", "rome"], ["dana", "oslo"]]
+
+
+async def test_pin_without_a_text_file_says_why(scratch: Scratch):
+    scratch.landing("empty", "_samples/s.csv", "id\n1\n")
+    app = RatApp(scratch.wb, watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "zone", f"{scratch.ns}.empty")
+        await until(pilot, lambda: "read by:" in screen(app), 20, "the zone panel")
+        await pilot.press("E")
+        await until(pilot, lambda: any("has no active delimited text file" in str(n.message)
+                                       for n in app._notifications), 10, "the notice")
