@@ -268,7 +268,7 @@ class RatApp(App):
             self.live_runs.finished(event.run_id)  # from now on the stored record (with samples) is the truth
             severity = {"success": "information", "cancelled": "warning"}.get(event.status, "error")
             if self.selection is None or not self.selection.owns(event.run_id):  # a selection says it once, at its end
-                self.notify(event.error or f"{count(event.rows_written, 'row')} written",
+                self.notify(event.error or event.note or f"{count(event.rows_written, 'row')} written",
                             title=f"{event.pipeline}: {event.status}", severity=severity, timeout=6)
             self.reload()
 

@@ -43,6 +43,17 @@ def test_a_full_refresh_table_is_never_emptied_by_an_empty_zone(scratch: Scratch
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"]]
 
 
+def test_nothing_new_in_a_zone_without_samples_succeeds_too(scratch: Scratch):
+    """Files dropped into the folder (not uploaded) leave no _samples/: nothing tells the zone's columns,
+    and nothing needs them, since the run writes nothing."""
+    scratch.landing("drops", "a.csv", "id,v\n1,x\n")
+    fqn = scratch.pipeline("bronze", "bare", ARCHIVING)
+    assert scratch.run(fqn)["status"] == "success"
+    run = scratch.run(fqn)
+    assert run["status"] == "success" and run["note"] == f"nothing new in {scratch.ns}/landing/drops", run["error"]
+    assert scratch.rows(f"SELECT id, v FROM {fqn}") == [[1, "x"]]
+
+
 def test_a_pipeline_that_never_loaded_and_finds_no_files_says_so(scratch: Scratch):
     (scratch.root / "landing" / "drops").mkdir(parents=True)
     fqn = scratch.pipeline("bronze", "never", ARCHIVING)

@@ -1,4 +1,5 @@
-"""The zone panel shows how each landing file is read (its detected dialect) and pins it into rat.yaml."""
+"""Landing zones in the app: each file's detected dialect shown and pinned into rat.yaml, a run that found
+nothing new marked as such, and a run that reloads files its load history says were loaded."""
 from __future__ import annotations
 
 import pytest
@@ -6,6 +7,9 @@ from ruamel.yaml import YAML
 
 from devkit.pilot import screen, select, until
 from rat_tui.tui.app import RatApp
+from rat_tui.tui.components.pipeline_view import PipelineView
+from rat_tui.tui.components.project_tree import ProjectTree
+from rat_tui.tui.components.run_view import RunView
 from tests.lakehelpers import Scratch
 
 pytestmark = pytest.mark.spark
@@ -51,3 +55,40 @@ async def test_pin_without_a_text_file_says_why(scratch: Scratch):
         await pilot.press("E")
         await until(pilot, lambda: any("has no active delimited text file" in str(n.message)
                                        for n in app._notifications), 10, "the notice")
+
+
+def tree_label(app: RatApp, fqn: str) -> str:
+    tree = app.query_one(ProjectTree)
+    return next(str(n.label) for n in tree._walk(tree.root)
+                if n.data is not None and n.data.kind == "pipeline" and n.data.ref.fqn == fqn)
+
+
+def archiving(scratch: Scratch, zone: str) -> str:
+    scratch.landing(zone, "batch1.csv", "id\n1\n2\n")
+    return scratch.pipeline("bronze", zone, "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\n"
+                            f"SELECT id FROM {{{{ landing_zone('{zone}') }}}}")
+
+
+async def test_a_run_that_found_nothing_new_is_marked_in_the_tree_and_the_run_view(scratch: Scratch):
+    fqn = archiving(scratch, "feed")
+    assert scratch.run(fqn)["status"] == "success"
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        assert tree_label(app, fqn).startswith("● ")
+        await pilot.press("r")
+        view = app.query_one(RunView)
+        await until(pilot, lambda: view.state is not None and view.state.status == "success"
+                    and view.state.run_id != scratch.wb.runs(fqn)["runs"][-1]["run_id"], 90, "the second run")
+        note = f"nothing new in {scratch.ns}/landing/feed"
+        await until(pilot, lambda: f"◌ {note}: nothing was written" in screen(app), 20, "the run view's line")
+        await until(pilot, lambda: tree_label(app, fqn).startswith("◌ "), 20, "the tree's mark")
+    # A new app reads the mark from the stored run, not from the event.
+    app = RatApp(scratch.wb, watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        assert tree_label(app, fqn).startswith("◌ ")
+        await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline panel")
+        app.query_one(PipelineView).show_tab("tab-run")
+        await until(pilot, lambda: f"◌ {note}: nothing was written" in screen(app), 20, "the stored run's line")
+    assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2]]
