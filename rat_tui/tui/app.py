@@ -352,11 +352,8 @@ class RatApp(App):
         return "\n".join("".join(segment.text for segment in strip) for strip in strips)
 
     # -- keys -------------------------------------------------------------------------
-    def action_run(self) -> None:
-        self.pipeline_keys.run(published=False)
-
-    def action_run_published(self) -> None:
-        self.pipeline_keys.run(published=True)
+    def action_run(self, action_id: str = "run") -> None:
+        self.pipeline_keys.run(action_id)
 
     def action_cancel(self) -> None:
         self.pipeline_keys.cancel()

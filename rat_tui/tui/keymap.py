@@ -27,8 +27,11 @@ GROUPS = ("Run", "Graph", "Versions", "Tables", "Landing", "Upkeep", "Bucket", "
 
 DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
     KeyAction("run", "r", "run", "Run", "Run", "Run the selected pipeline (draft)", "pipeline"),
-    KeyAction("run_published", "R", "run_published", "Run published", "Run",
+    KeyAction("run_published", "R", "run('run_published')", "Run published", "Run",
               "Run the published version of the selected pipeline", "pipeline"),
+    KeyAction("run_reload_files", "ctrl+r", "run('run_reload_files')", "Run reloading files", "Run",
+              "Run the selected pipeline, loading again the landing files it loaded before (--reload-files)",
+              "pipeline", show=False),
     KeyAction("cancel", "c", "cancel", "Cancel run", "Run", "Cancel the selected pipeline's runs", "pipeline"),
     KeyAction("preview", "p", "preview", "Preview", "Run", "Preview the selected pipeline (writes nothing)", "pipeline"),
     KeyAction("run_downstream", "greater_than_sign", "run_downstream", "Run with downstream", "Graph",

@@ -2,6 +2,8 @@
 nothing new marked as such, and a run that reloads files its load history says were loaded."""
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from ruamel.yaml import YAML
 
@@ -92,3 +94,22 @@ async def test_a_run_that_found_nothing_new_is_marked_in_the_tree_and_the_run_vi
         app.query_one(PipelineView).show_tab("tab-run")
         await until(pilot, lambda: f"◌ {note}: nothing was written" in screen(app), 20, "the stored run's line")
     assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2]]
+
+
+async def test_the_palette_runs_a_pipeline_reloading_a_file_it_loaded_before(scratch: Scratch):
+    fqn = archiving(scratch, "again")
+    first = scratch.run(fqn)
+    zone = scratch.root / "landing" / "again"
+    shutil.copy2(zone / "_processed" / first["run_id"] / "batch1.csv", zone / "batch1.csv")
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: "Search for commands" in screen(app), 10, "the palette")
+        await pilot.press(*"reload")
+        await until(pilot, lambda: "--reload-files" in screen(app), 10, "the palette's entry")
+        await pilot.press("enter")
+        await until(pilot, lambda: len(scratch.wb.runs(fqn)["runs"]) == 2
+                    and scratch.wb.runs(fqn)["runs"][0]["status"] == "success", 90, "the reloading run")
+    assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [1], [2], [2]]
+    assert (zone / "_processed" / scratch.wb.runs(fqn)["runs"][0]["run_id"] / "batch1.csv").exists()
