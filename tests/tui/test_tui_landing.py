@@ -31,7 +31,7 @@ async def test_the_detected_dialect_is_shown_and_pinned_for_the_next_run(scratch
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "zone", f"{scratch.ns}.names")
         await until(pilot, lambda: "read by:" in screen(app), 20, "the zone panel")
-        assert cells(app, 5) == {"a.csv": "';'-separated, no header"}
+        assert cells(app, 2) == {"a.csv": "';'-separated, no header"}
         await pilot.press("E")
         await until(pilot, lambda: "Pin the dialect of a.csv" in screen(app), 20, "the confirmation")
         assert "delimiter: ';'" in screen(app) and "header: false" in screen(app)

@@ -74,16 +74,16 @@ class ZoneView(Vertical):
             (f"{self.namespace} / landing / {self.zone}", "bold"),
             ("\nread by: " + (", ".join(readers) or "no pipeline"), "grey70"),
             (f"\nprocessed files kept {count(settings['processed_max_age_days'], 'day')} ({purge}){schema}"
-             "   e edit · E pin dialect · u upload", "grey50")))
+             "\ne edit · E pin the detected dialect · u upload", "grey50")))
         self.files = files
         table = self.query_one("#zone-files", DataTable)
         table.clear(columns=True)
-        table.add_columns("file", "kind", "size", "modified", "consumed", "read as")
+        table.add_columns("file", "kind", "read as", "size", "modified", "consumed")
         for f in files:
             consumed = "" if f["consumed"] is None else ("yes" if f["consumed"] else "not yet")
             kind = f"{f['kind']}, typed" if f.get("typed") else f["kind"]  # runs read its Parquet twin
             read_as = Text(f["problem"], style="red") if f.get("problem") else f.get("dialect") or ""
-            table.add_row(f["path"], kind, f"{f['bytes']:,}", f["modified"], consumed, read_as, key=f["path"])
+            table.add_row(f["path"], kind, read_as, f"{f['bytes']:,}", f["modified"], consumed, key=f["path"])
 
     def dialect_file(self) -> str | None:
         """The file whose detected dialect `E` pins: the one under the cursor, else the first that has one."""
