@@ -27,9 +27,11 @@ def toast(sentence: str, where: str) -> str:
     return sentence if len(sentence) <= TOAST_CHARS else f"{glimpse(sentence, TOAST_CHARS)} (the whole in {where})"
 
 
-def run_outcome(error: str | None, rows: int, log_key: str) -> str:
-    """A finished run's toast: its error, or the rows it wrote."""
-    return toast(error, f"the Run tab and the log ({log_key})") if error else f"{count(rows, 'row')} written"
+def run_outcome(error: str | None, note: str | None, rows: int, log_key: str) -> str:
+    """A finished run's toast: its error, else its note (nothing new), else the rows it wrote."""
+    if error:
+        return toast(error, f"the Run tab and the log ({log_key})")
+    return note or f"{count(rows, 'row')} written"
 
 
 def join(parts: list[str]) -> str:
