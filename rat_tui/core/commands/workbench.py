@@ -39,6 +39,7 @@ from .console_export import ExportCommands
 from .files import FileCommands
 from .graph import GraphCommands
 from .landing import LandingCommands
+from .outside import OutsideChanges
 from .tables import TableCommands
 from .unit_tests import UnitTestCommands
 from .upkeep import UpkeepCommands
@@ -72,6 +73,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.recovered = mark_orphans(self.state, self.project, self.storage.landing_archive)
         self._cleanup_lock = threading.Lock()
         self.watching = Watching(self)  # off until a face turns it on
+        self.outside = OutsideChanges(self)  # other processes' runs, state deleted under the app: a face starts it
 
     @property
     def remote(self) -> BucketStorage | None:
@@ -79,6 +81,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         return self.storage if self.storage.is_bucket else None  # type: ignore[return-value]
 
     def close(self) -> None:
+        self.outside.stop()
         self.watching.stop()
         self.spark.stop()
         self.open_mark.close()

@@ -125,10 +125,13 @@ class Runner:
             record.status, record.error = "failed", f"internal error ({type(exc).__name__}: {exc}); see .rat/logs/app.log"
         finally:
             record.finished_at = time.time()
-            self.state.update_run(
-                record.run_id, status=record.status, finished_at=record.finished_at, error=record.error,
-                rows_written=record.rows_written, snapshot_id=record.snapshot_id,
-            )
+            try:  # whatever happens to the state file, the run ends: its handle, its event
+                self.state.update_run(
+                    record.run_id, status=record.status, finished_at=record.finished_at, error=record.error,
+                    rows_written=record.rows_written, snapshot_id=record.snapshot_id,
+                )
+            except Exception:
+                log.exception("could not record the end of run %s", record.run_id)
             with self._lock:
                 self.active.pop(record.run_id, None)
             self.events.publish(RunFinished(
