@@ -125,7 +125,10 @@ def _process_alive(host: str | None, pid: int | None) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    try:  # a killed process not yet reaped by its parent (a zombie) still answers kill(pid, 0)
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 class StateDB:
@@ -326,6 +329,16 @@ class StateDB:
         rows = self.query("SELECT run_id, pipeline, started_at, host, pid FROM runs WHERE status = 'running'")
         return [row for row in rows if row["started_at"] is not None and row["started_at"] < cutoff
                 and not _process_alive(row["host"], row["pid"])]
+
+    def covering_run(self, pipeline: str, since: float, other_than: str) -> RunRecord | None:
+        """The first successful run of the working copy of `pipeline` that started at or after `since`."""
+        row = self.query_one(
+            "SELECT * FROM runs WHERE pipeline = ? AND run_id != ? AND status = 'success' AND version = 'draft'"
+            " AND started_at >= ? ORDER BY started_at LIMIT 1", (pipeline, other_than, since))
+        return self._record(row) if row else None
+
+    def delete_run(self, run_id: str) -> None:
+        self.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
 
     def consumed_files(self) -> set[tuple[str, float]]:
         """(path, mtime) of every landing file a successful run has read."""
