@@ -33,12 +33,11 @@ class Background:
         return unsubscribe
 
     def _outside(self, notice: Event) -> None:
-        """In the core's thread: a tree mark now; a finished run or a reset reloads the tree and the panel."""
+        """In the core's thread: a tree mark now, then the tree and the open panel (its Runs tab) reload."""
         app = self.app
         if isinstance(notice, OtherProcessRun):
             app.update_from_thread(ProjectTree, "set_run_status", notice.pipeline, notice.status, notice.at)
-            if notice.finished:
-                app.post_message(ActionDone("another process", notice.sentence(), toast=False, reload=True))
+            app.post_message(ActionDone("another process", notice.sentence(), toast=False, reload=True))
         elif isinstance(notice, StateVanished):
             app.post_message(ActionDone("state deleted", notice.sentence, reload=True))
 

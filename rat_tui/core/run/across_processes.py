@@ -37,9 +37,9 @@ def pipeline_held(state_dir: Path, record: RunRecord, cancelled: threading.Event
         yield waited
 
 
-def join_covering_run(state: StateDB, record: RunRecord, join_since: float | None) -> bool:
+def join_covering_run(state: StateDB, events: EventBus, record: RunRecord, join_since: float | None) -> bool:
     """If a successful run started after this run's files changed (`join_since`), end this one as having
-    joined it."""
+    joined it, and say so."""
     if join_since is None:
         return False
     covering = state.covering_run(record.pipeline, join_since, other_than=record.run_id)
@@ -49,4 +49,5 @@ def join_covering_run(state: StateDB, record: RunRecord, join_since: float | Non
     record.status, record.snapshot_id, record.rows_written = "success", covering.snapshot_id, 0
     record.landing = {"note": f"joined run {covering.run_id}, which started after the change and read it; "
                               "not run again", "joined": covering.run_id}
+    events.publish(LogLine(record.run_id, "info", f"{record.pipeline}: {record.landing['note']}"))
     return True

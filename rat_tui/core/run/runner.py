@@ -121,7 +121,7 @@ class Runner:
             with lock, self._across_processes(handle, serialise):
                 if handle.cancelled.is_set():
                     raise RunCancelled()
-                if join_covering_run(self.state, record, handle.join_since):
+                if join_covering_run(self.state, self.events, record, handle.join_since):
                     return
                 record.status, record.started_at = "running", time.time()
                 self.state.update_run(record.run_id, status="running", started_at=record.started_at)
