@@ -33,7 +33,9 @@ def script_process(project, text: str) -> subprocess.Popen:
 def runs_tab(app: RatApp) -> dict[str, str]:
     """run id -> status, as the Runs tab lists them."""
     table = app.query_one("#runs-table", DataTable)
-    return {str(table.get_row_at(i)[0]): str(table.get_row_at(i)[1]) for i in range(table.row_count)}
+    labels = [str(column.label) for column in table.columns.values()]
+    run, status = labels.index("run"), labels.index("status")
+    return {str(table.get_row_at(i)[run]): str(table.get_row_at(i)[status]) for i in range(table.row_count)}
 
 
 async def test_a_run_by_a_script_shows_in_the_open_app_within_seconds(scratch: Scratch):
