@@ -161,12 +161,11 @@ class StateDB:
         emptied = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
         for schema in self._schemas:
             conn.executescript(schema)
+        self._identity = _identity(self.path)  # before the migration, whose transaction asks for a connection
         self._migrate(conn)
-        self._identity = _identity(self.path)
         return emptied
 
-    @staticmethod
-    def _migrate(conn: sqlite3.Connection) -> None:
+    def _migrate(self, conn: sqlite3.Connection) -> None:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
         if "files_read" not in columns:  # state.db written before landing files were tracked
             conn.execute("ALTER TABLE runs ADD COLUMN files_read TEXT NOT NULL DEFAULT '[]'")
@@ -175,11 +174,10 @@ class StateDB:
         if "landing" not in columns:  # ... and before what a run's zones held was
             conn.execute("ALTER TABLE runs ADD COLUMN landing TEXT NOT NULL DEFAULT '{}'")
         if "phase_rows" not in columns:  # ... and before each phase's rows were: the write's were rows_written
-            conn.execute("BEGIN IMMEDIATE")
-            conn.execute("ALTER TABLE runs ADD COLUMN phase_rows TEXT NOT NULL DEFAULT '{}'")
-            conn.execute("UPDATE runs SET phase_rows = json_object('iceberg_write', rows_written)"
-                         " WHERE json_extract(phases, '$.iceberg_write') IS NOT NULL")
-            conn.execute("COMMIT")
+            with self._tx() as db:
+                db.execute("ALTER TABLE runs ADD COLUMN phase_rows TEXT NOT NULL DEFAULT '{}'")
+                db.execute("UPDATE runs SET phase_rows = json_object('iceberg_write', rows_written)"
+                           " WHERE json_extract(phases, '$.iceberg_write') IS NOT NULL")
 
     def _connect(self) -> sqlite3.Connection:
         old = getattr(self._local, "conn", None)
