@@ -102,7 +102,8 @@ class RatApp(App):
         if wb.project.settings.keymap:
             self.set_keymap(wb.project.settings.keymap)
         self._unsubscribe = [wb.events.subscribe(lambda e: self.post_message(CoreEvent(e))),
-                             wb.watching.notices.subscribe(lambda n: self.post_message(WatchNotice(n)))]
+                             wb.watching.notices.subscribe(lambda n: self.post_message(WatchNotice(n))),
+                             self.background.watch_outside()]
         self.query_one(StatusBar).update_status(master=wb.project.settings.spark_master, watching=self.watch_at_start)
         self.query_one(ProjectTree).focus()
         self.refresh_tree()
@@ -132,6 +133,7 @@ class RatApp(App):
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self.workbench.watching.stop()
+        self.workbench.outside.stop()
 
     @property
     def closing(self) -> bool:

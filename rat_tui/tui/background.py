@@ -1,12 +1,17 @@
 """What the app does by itself, off the UI thread: warm Spark up (and clean up after a crash), look at
-the bucket for colleagues' edits, purge old processed landing files once a day."""
+the bucket for colleagues' edits, purge old processed landing files once a day, and show what changed
+from outside (another process's runs, state deleted under the app: core/commands/outside.py)."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..core.commands.failures import failure_sentence
+from ..core.commands.outside import OtherProcessRun, StateVanished
 from ..core.errors import RatError
+from ..core.events import Event
+from .components.project_tree import ProjectTree
 from .components.status_bar import StatusBar
 from .messages import ActionDone, ActionFailed
 
@@ -19,6 +24,22 @@ class Background:
     def __init__(self, app: RatApp) -> None:
         self.app = app
         self._remote_check = threading.Lock()
+
+    def watch_outside(self) -> Callable[[], None]:
+        """Show other processes' runs and state deleted under the app as they happen; returns the unsubscribe."""
+        outside = self.app.workbench.outside
+        unsubscribe = outside.notices.subscribe(self._outside)
+        outside.start()
+        return unsubscribe
+
+    def _outside(self, notice: Event) -> None:
+        """In the core's thread: a tree mark now, then the tree and the open panel (its Runs tab) reload."""
+        app = self.app
+        if isinstance(notice, OtherProcessRun):
+            app.update_from_thread(ProjectTree, "set_run_status", notice.pipeline, notice.status, notice.at)
+            app.post_message(ActionDone("another process", notice.sentence(), toast=False, reload=True))
+        elif isinstance(notice, StateVanished):
+            app.post_message(ActionDone("state deleted", notice.sentence, reload=True))
 
     def warm_up(self) -> None:
         self.app.run_worker(self._warm_up, thread=True, group="spark")

@@ -13,10 +13,12 @@ the watcher; `wait_idle` waits until every batch is done and its runs have finis
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from ..errors import RatError
@@ -31,6 +33,18 @@ from ..store.state import StateDB
 from .details import zone_readers
 from .failures import failure_sentence
 
+MTIME_LAG = 0.05  # a file's time comes from a coarse clock, a tick behind time.time(): a run must start after
+
+
+def changed_at(paths: Iterable[Path]) -> float:
+    """When the newest of `paths` was written (now, if none is left): the same moment for every app that
+    saw the change, so a run another app started after it covers it."""
+    times = []
+    for path in paths:
+        with contextlib.suppress(OSError):
+            times.append(path.stat().st_mtime)
+    return max(times, default=time.time()) + MTIME_LAG
+
 
 class Commands(Protocol):
     """What watch-and-run asks of the command layer: the Workbench, which owns the service."""
@@ -43,7 +57,7 @@ class Commands(Protocol):
 
     def record_saves(self, relpaths: list[str]) -> dict[str, str]: ...
 
-    def request_run(self, ref: PipelineRef, trigger: str) -> RunHandle: ...
+    def request_run(self, ref: PipelineRef, trigger: str, changed_at: float) -> RunHandle: ...
 
     def resolve(self, text: str) -> PipelineRef: ...
 
@@ -196,7 +210,8 @@ class Watching:
         if not wb.project.pipeline_dir(change.pipeline).is_dir():
             return
         try:
-            handle = wb.request_run(change.pipeline, trigger="watch")
+            handle = wb.request_run(change.pipeline, trigger="watch",
+                                    changed_at=changed_at(wb.project.root / path for path in change.paths))
         except RatError as exc:
             self._failed(f"auto-run {fqn}", exc.sentence())
             return
@@ -211,7 +226,8 @@ class Watching:
             if handle.run_id in self._cascaded:
                 return
             self._cascaded.add(handle.run_id)
-        if handle.wait().status != "success":
+        record = handle.wait()
+        if record.status != "success" or record.landing.get("joined"):  # a joined run's own app cascades
             return
         title = f"downstream of {fqn}"
         try:
@@ -242,7 +258,8 @@ class Watching:
         readers = zone_readers(wb, change.namespace, change.zone) if auto_run else []
         for fqn in readers:
             try:
-                handle = wb.request_run(wb.resolve(fqn), trigger="landing")
+                handle = wb.request_run(wb.resolve(fqn), trigger="landing",
+                                        changed_at=changed_at(active_landing_files(zone_dir)))
             except RatError as exc:
                 self._failed(f"auto-run {fqn}", exc.sentence())
                 continue

@@ -39,6 +39,7 @@ from .console_export import ExportCommands
 from .files import FileCommands
 from .graph import GraphCommands
 from .landing import LandingCommands
+from .outside import OutsideChanges
 from .tables import TableCommands
 from .unit_tests import UnitTestCommands
 from .upkeep import UpkeepCommands
@@ -72,6 +73,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.recovered = mark_orphans(self.state, self.project, self.storage.landing_archive)
         self._cleanup_lock = threading.Lock()
         self.watching = Watching(self)  # off until a face turns it on
+        self.outside = OutsideChanges(self)  # other processes' runs, state deleted under the app: a face starts it
 
     @property
     def remote(self) -> BucketStorage | None:
@@ -79,6 +81,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         return self.storage if self.storage.is_bucket else None  # type: ignore[return-value]
 
     def close(self) -> None:
+        self.outside.stop()
         self.watching.stop()
         self.spark.stop()
         self.open_mark.close()
@@ -152,7 +155,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
 
     # -- running --------------------------------------------------------------------
     def submit(self, pipeline: str, full_refresh: bool = False, published: bool = False, trigger: str = "manual",
-               reload_files: bool = False) -> RunHandle:
+               reload_files: bool = False, join_since: float | None = None) -> RunHandle:
         ref = self.resolve(pipeline)
         options, version = RunOptions(full_refresh=full_refresh, reload_files=reload_files), "draft"
         if published:
@@ -163,11 +166,17 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
             options.files, version = self.versions.read_pinned(ref, pinned), str(pinned.version)
         if self.needs_cleanup():
             self.cleanup_leftovers()
-        return self.runner.submit(ref, options, version=version, trigger=trigger)
+        return self.runner.submit(ref, options, version=version, trigger=trigger, join_since=join_since)
 
-    def request_run(self, ref: PipelineRef, trigger: str) -> RunHandle:
-        """A draft run for a save: a burst of saves, or saves during a run, give one more run, not many."""
-        return self.runner.queued_run(ref) or self.submit(ref.fqn, trigger=trigger)
+    def request_run(self, ref: PipelineRef, trigger: str, changed_at: float) -> RunHandle:
+        """A draft run for files changed at `changed_at`: a burst of saves, or saves during a run, give one more
+        run, not many; a run another process started after the change covers it (run/across_processes.py)."""
+        queued = self.runner.queued_run(ref)
+        if queued is None:
+            return self.submit(ref.fqn, trigger=trigger, join_since=changed_at)
+        if queued.join_since is not None:  # a run asked for by hand runs anyway
+            queued.join_since = max(queued.join_since, changed_at)
+        return queued
 
     def run(self, pipeline: str, full_refresh: bool = False, published: bool = False, reload_files: bool = False) -> dict:
         """One pipeline (result `run`), or a selector `NAME+`, `+NAME`, `+NAME+` (result `runs`).

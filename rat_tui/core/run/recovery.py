@@ -75,7 +75,11 @@ def drop_leftovers(state: StateDB, project: Project, spark, ensure_catalog) -> l
             ensure_catalog(ref.namespace)
             table = IcebergTable(spark, ref)
             if table.exists():
-                if run.created_table:
+                # a table the dead run made, unless another run published on it since or is writing into
+                # it now (it waited for the dead run's pipeline lock, then found the table): then later
+                if run.created_table and table.head("main") is None:
+                    if state.live_run_ids(ref.fqn):
+                        continue
                     table.drop()
                     done.append(f"dropped table {ref.fqn} created by crashed run {run.run_id}")
                 else:

@@ -20,8 +20,10 @@ class RunLog:
         if isinstance(event, (SessionStateChanged, PhaseProgress)):  # live figures, not the run's history
             return
         line = json.dumps(event.as_dict(), default=str) + "\n"
-        with self._lock, self.path.open("a", encoding="utf-8") as fh:
-            fh.write(line)
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)  # `.rat/` may have been deleted under the app
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write(line)
 
     def read(self, run_id: str | None = None) -> list[dict]:
         if not self.path.exists():

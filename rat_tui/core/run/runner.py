@@ -6,6 +6,8 @@ import secrets
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ..errors import RatError, RunCancelled
@@ -14,7 +16,9 @@ from ..lake.session import SparkManager
 from ..project.model import PipelineRef, Project
 from ..storage import Storage
 from ..store.state import RunRecord, StateDB
+from .across_processes import join_covering_run, pipeline_held
 from .phases import Execution, RunOptions
+from .recovery import mark_orphans
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +34,7 @@ class RunHandle:
     options: RunOptions
     cancelled: threading.Event = field(default_factory=threading.Event)
     done: threading.Event = field(default_factory=threading.Event)
+    join_since: float | None = None  # a save's run: when the files changed (across_processes.py)
 
     @property
     def run_id(self) -> str:
@@ -49,10 +54,11 @@ class Runner:
         self._lock = threading.Lock()
         self.active: dict[str, RunHandle] = {}
 
-    def submit(self, ref: PipelineRef, options: RunOptions | None = None, version: str = "draft", trigger: str = "manual") -> RunHandle:
+    def submit(self, ref: PipelineRef, options: RunOptions | None = None, version: str = "draft", trigger: str = "manual",
+               join_since: float | None = None) -> RunHandle:
         record = RunRecord(new_run_id(), ref.fqn, "queued", version=version, trigger=trigger)
         self.state.insert_run(record)
-        handle = RunHandle(record, ref, options or RunOptions())
+        handle = RunHandle(record, ref, options or RunOptions(), join_since=join_since)
         with self._lock:
             self.active[record.run_id] = handle
         self.events.publish(RunQueued(record.run_id, ref.fqn))
@@ -96,13 +102,27 @@ class Runner:
                     raise RatError(f"runs still going after {timeout:g} s")
                 finished.append(handle.record)
 
+    @contextmanager
+    def _across_processes(self, handle: RunHandle, serialise: bool) -> Iterator[None]:
+        """One run of the pipeline at a time in every process on the project (across_processes.py)."""
+        if not serialise:
+            yield
+            return
+        with pipeline_held(self.project.state_dir, handle.record, handle.cancelled, self.events) as waited:
+            if waited:  # the holder may have been killed: its run is no longer live, its files go back
+                mark_orphans(self.state, self.project, self.storage.landing_archive)
+            yield
+
     def _work(self, handle: RunHandle) -> None:
         record = handle.record
-        lock = self._pipeline_locks[handle.ref] if self.project.settings.serialise_same_pipeline else threading.Lock()
+        serialise = self.project.settings.serialise_same_pipeline
+        lock = self._pipeline_locks[handle.ref] if serialise else threading.Lock()
         try:
-            with lock:
+            with lock, self._across_processes(handle, serialise):
                 if handle.cancelled.is_set():
                     raise RunCancelled()
+                if join_covering_run(self.state, self.events, record, handle.join_since):
+                    return
                 record.status, record.started_at = "running", time.time()
                 self.state.update_run(record.run_id, status="running", started_at=record.started_at)
                 self.events.publish(RunStarted(record.run_id, record.pipeline, record.version))
@@ -125,10 +145,13 @@ class Runner:
             record.status, record.error = "failed", f"internal error ({type(exc).__name__}: {exc}); see .rat/logs/app.log"
         finally:
             record.finished_at = time.time()
-            self.state.update_run(
-                record.run_id, status=record.status, finished_at=record.finished_at, error=record.error,
-                rows_written=record.rows_written, snapshot_id=record.snapshot_id,
-            )
+            try:  # whatever happens to the state file, the run ends: its handle, its event
+                self.state.update_run(
+                    record.run_id, status=record.status, finished_at=record.finished_at, error=record.error,
+                    rows_written=record.rows_written, snapshot_id=record.snapshot_id,
+                )
+            except Exception:
+                log.exception("could not record the end of run %s", record.run_id)
             with self._lock:
                 self.active.pop(record.run_id, None)
             self.events.publish(RunFinished(

@@ -22,8 +22,12 @@ class OpenMark:
     """This process has the project open, until `close()` or the process ends."""
 
     def __init__(self, state_dir: Path):
-        path = state_dir / LOCK_FILE
-        state_dir.mkdir(parents=True, exist_ok=True)
+        self._state_dir = state_dir
+        self._fd: int | None = self._mark()
+
+    def _mark(self) -> int:
+        path = self._state_dir / LOCK_FILE
+        self._state_dir.mkdir(parents=True, exist_ok=True)
         while True:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
             fcntl.flock(fd, fcntl.LOCK_SH)  # waits out a wipe in progress
@@ -31,7 +35,17 @@ class OpenMark:
                 if os.stat(path).st_ino == os.fstat(fd).st_ino:
                     break
             os.close(fd)  # the wipe removed the file we locked: mark the new one
-        self._fd: int | None = fd
+        return fd
+
+    def renew(self) -> None:
+        """Mark again if `.rat/` was deleted under the app (the lock held is on a file no one sees)."""
+        if self._fd is None:
+            return
+        with contextlib.suppress(FileNotFoundError):
+            if os.stat(self._state_dir / LOCK_FILE).st_ino == os.fstat(self._fd).st_ino:
+                return
+        os.close(self._fd)
+        self._fd = self._mark()
 
     def close(self) -> None:
         if self._fd is not None:

@@ -2,16 +2,19 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -110,6 +113,14 @@ class RunRecord:
         }
 
 
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def _process_alive(host: str | None, pid: int | None) -> bool:
     if host != socket.gethostname() or not pid:
         return False
@@ -119,40 +130,90 @@ def _process_alive(host: str | None, pid: int | None) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    try:  # a killed process not yet reaped by its parent (a zombie) still answers kill(pid, 0)
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 class StateDB:
-    """SQLite in WAL mode with a busy timeout: a TUI and a `--script` may share one project."""
+    """SQLite in WAL mode with a busy timeout: a TUI and a `--script` may share one project.
+
+    The file may be deleted under a running app (`rm -rf .rat`, a reset script): every connection checks
+    that the file it talks to is still the one at `path`, and if not the database is made again, schemas
+    and all, and `on_recreated` listeners hear of it once. Without that, writes went on into the deleted
+    file and new threads could not open it at all, so runs never finished."""
 
     def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._local = threading.local()
-        self._conn().executescript(_SCHEMA)
-        columns = {row[1] for row in self._conn().execute("PRAGMA table_info(runs)")}
+        self._schemas = [_SCHEMA]  # this one and those of the stores sharing the file (`script`)
+        self._generation = 0
+        self._identity: tuple[int, int] | None = None
+        self._remake = threading.Lock()
+        self._listeners: list[Callable[[bool], None]] = []
+        self._make()
+
+    def on_recreated(self, listener: Callable[[bool], None]) -> None:
+        """`listener(emptied)` after the file vanished and was opened again: `emptied` when this process
+        made it (another process may have made it first, with its own history)."""
+        self._listeners.append(listener)
+
+    def _make(self) -> bool:
+        """Open the file (creating it with every schema); True if it was empty before."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = self._connect()
+        emptied = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+        for schema in self._schemas:
+            conn.executescript(schema)
+        self._identity = _identity(self.path)  # before the migration, whose transaction asks for a connection
+        self._migrate(conn)
+        return emptied
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
         if "files_read" not in columns:  # state.db written before landing files were tracked
-            self._conn().execute("ALTER TABLE runs ADD COLUMN files_read TEXT NOT NULL DEFAULT '[]'")
+            conn.execute("ALTER TABLE runs ADD COLUMN files_read TEXT NOT NULL DEFAULT '[]'")
         if "inputs" not in columns:  # ... and before the tables a run read were
-            self._conn().execute("ALTER TABLE runs ADD COLUMN inputs TEXT NOT NULL DEFAULT '{}'")
+            conn.execute("ALTER TABLE runs ADD COLUMN inputs TEXT NOT NULL DEFAULT '{}'")
         if "landing" not in columns:  # ... and before what a run's zones held was
-            self._conn().execute("ALTER TABLE runs ADD COLUMN landing TEXT NOT NULL DEFAULT '{}'")
+            conn.execute("ALTER TABLE runs ADD COLUMN landing TEXT NOT NULL DEFAULT '{}'")
         if "phase_rows" not in columns:  # ... and before each phase's rows were: the write's were rows_written
             with self._tx() as db:
                 db.execute("ALTER TABLE runs ADD COLUMN phase_rows TEXT NOT NULL DEFAULT '{}'")
                 db.execute("UPDATE runs SET phase_rows = json_object('iceberg_write', rows_written)"
                            " WHERE json_extract(phases, '$.iceberg_write') IS NOT NULL")
 
-    def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA busy_timeout=30000")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            self._local.conn = conn
+    def _connect(self) -> sqlite3.Connection:
+        old = getattr(self._local, "conn", None)
+        if old is not None:
+            old.close()
+        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA busy_timeout=30000")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        self._local.conn, self._local.generation = conn, self._generation
         return conn
+
+    def _conn(self) -> sqlite3.Connection:
+        if _identity(self.path) != self._identity:
+            self._recreate()
+        conn = getattr(self._local, "conn", None)
+        if conn is None or self._local.generation != self._generation:
+            conn = self._connect()
+        return conn
+
+    def _recreate(self) -> None:
+        with self._remake:
+            if _identity(self.path) == self._identity:  # another thread did it meanwhile
+                return
+            self._generation += 1
+            emptied = self._make()
+        log.warning("%s vanished under the app; opened it again (%s)", self.path,
+                    "made empty" if emptied else "another process had made it")
+        for listener in self._listeners:
+            listener(emptied)
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -167,6 +228,9 @@ class StateDB:
 
     # -- generic access for other stores sharing the database ----------------------
     def script(self, sql: str) -> None:
+        """A store's own tables in this file, made again with it if the file is deleted."""
+        if sql not in self._schemas:
+            self._schemas.append(sql)
         self._conn().executescript(sql)
 
     def transaction(self):
@@ -191,6 +255,16 @@ class StateDB:
                 "INSERT INTO runs (run_id, pipeline, status, version, trigger, queued_at, host, pid)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (run.run_id, run.pipeline, run.status, run.version, run.trigger, run.queued_at, run.host, run.pid),
+            )
+
+    def restore_run(self, run: RunRecord) -> None:
+        """A run in flight whose row vanished with the file (see the class): its row again, as it stands."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO runs (run_id, pipeline, status, version, trigger, queued_at, started_at,"
+                " branch, created_table, host, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run.run_id, run.pipeline, run.status, run.version, run.trigger, run.queued_at, run.started_at,
+                 run.branch, int(run.created_table), socket.gethostname(), os.getpid()),
             )
 
     def update_run(self, run_id: str, **fields: Any) -> None:
@@ -258,6 +332,16 @@ class StateDB:
         rows = self.query("SELECT run_id, pipeline, started_at, host, pid FROM runs WHERE status = 'running'")
         return [row for row in rows if row["started_at"] is not None and row["started_at"] < cutoff
                 and not _process_alive(row["host"], row["pid"])]
+
+    def covering_run(self, pipeline: str, since: float, other_than: str) -> RunRecord | None:
+        """The first successful run of the working copy of `pipeline` that started at or after `since`."""
+        row = self.query_one(
+            "SELECT * FROM runs WHERE pipeline = ? AND run_id != ? AND status = 'success' AND version = 'draft'"
+            " AND started_at >= ? ORDER BY started_at LIMIT 1", (pipeline, other_than, since))
+        return self._record(row) if row else None
+
+    def delete_run(self, run_id: str) -> None:
+        self.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
 
     def consumed_files(self) -> set[tuple[str, float]]:
         """(path, mtime) of every landing file a successful run has read."""

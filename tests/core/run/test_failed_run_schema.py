@@ -16,7 +16,7 @@ import pytest
 from rat_tui.core.lake.metadata import current_metadata_file
 from rat_tui.core.run.recovery import mark_orphans
 from tests.lakehelpers import Scratch
-from tests.killhelpers import PausedRun, kill, kill_at, kill_when_metadata_changes, start_run
+from tests.killhelpers import PausedRun, kill, kill_at, kill_when_metadata_changes, runs_may_overlap, start_run
 
 pytestmark = pytest.mark.spark
 
@@ -135,17 +135,18 @@ def test_a_change_another_process_run_built_on(scratch: Scratch, tmp_path: Path,
     run to end puts the first one's change back."""
     fqn = setup(scratch)
     table_dir = scratch.root / "warehouse" / "silver" / "evolving"
-    first = PausedRun(scratch.wb.project.root, fqn, "after:iceberg_write", tmp_path)
-    try:
-        assert columns(scratch, fqn) == EVOLVED  # the held run's change, on the whole table
-        if second_passes:
-            (scratch.root / "landing" / "drops" / "b.csv").write_text("id\n2\n")
-        second = scratch.run(fqn)
-        assert second["status"] == ("success" if second_passes else "failed"), second["error"]
-        (scratch.root / "landing" / "drops" / "b.csv").write_text("id\n9\n")  # the first run's gate still fails
-        result = first.finish()
-    finally:
-        first.kill()
+    with runs_may_overlap(scratch.wb.project.root, scratch.wb):  # else the run here waits for the held one
+        first = PausedRun(scratch.wb.project.root, fqn, "after:iceberg_write", tmp_path)
+        try:
+            assert columns(scratch, fqn) == EVOLVED  # the held run's change, on the whole table
+            if second_passes:
+                (scratch.root / "landing" / "drops" / "b.csv").write_text("id\n2\n")
+            second = scratch.run(fqn)
+            assert second["status"] == ("success" if second_passes else "failed"), second["error"]
+            (scratch.root / "landing" / "drops" / "b.csv").write_text("id\n9\n")  # the first run's gate still fails
+            result = first.finish()
+        finally:
+            first.kill()
     assert result["ok"] is False and "quality test no_nines failed" in result["error"]
     assert pending_records(table_dir) == []
     if second_passes:

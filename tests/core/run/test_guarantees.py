@@ -12,7 +12,7 @@ import pytest
 
 from rat_tui.core.events import PhaseStarted
 from rat_tui.core.run.recovery import mark_orphans
-from tests.killhelpers import ARCHIVING, PausedRun, kill_at, landing_state, setup
+from tests.killhelpers import ARCHIVING, PausedRun, kill_at, landing_state, runs_may_overlap, setup
 from tests.lakehelpers import Scratch
 
 pytestmark = pytest.mark.spark
@@ -60,14 +60,16 @@ def test_a_run_never_publishes_over_a_moved_main(scratch: Scratch, tmp_path: Pat
 
 
 def test_the_loser_of_a_race_to_create_a_table_never_drops_it(scratch: Scratch, tmp_path: Path):
-    """Item 6: two processes create the same new table; the loser fails clearly, the winner's table stands."""
+    """Item 6: two processes create the same new table; the loser fails clearly, the winner's table stands.
+    (Runs of one pipeline overlap only with runs.serialise_same_pipeline off: else the second waits.)"""
     fqn = scratch.pipeline("bronze", "raced", "-- @merge_strategy: append_only\nSELECT 7 AS id")
-    loser = PausedRun(scratch.wb.project.root, fqn, "before:create_table", tmp_path)
-    try:
-        assert scratch.run(fqn)["status"] == "success"  # the winner, in this process
-        result = loser.finish()
-    finally:
-        loser.kill()
+    with runs_may_overlap(scratch.wb.project.root, scratch.wb):
+        loser = PausedRun(scratch.wb.project.root, fqn, "before:create_table", tmp_path)
+        try:
+            assert scratch.run(fqn)["status"] == "success"  # the winner, in this process
+            result = loser.finish()
+        finally:
+            loser.kill()
     assert result["ok"] is False and "was created by another run at the same time" in result["error"]
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[7]]
     assert list(scratch.refs(fqn)) == ["main"]

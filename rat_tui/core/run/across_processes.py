@@ -1,0 +1,53 @@
+"""Runs of one pipeline from several processes on one project (two apps, an app and a script).
+
+One at a time: every run holds `.rat/locks/<pipeline>.lock` (store/locks.py) from before it starts until
+it ends. A run of a pipeline already running in another process waits for that run (it stays queued, and
+a log line says whom it waits for), then runs; it never fails for that reason. If the holder was killed,
+the kernel freed the lock: the waiter marks the dead run failed (recovery.py) and runs.
+
+A save run once: a run asked for by a save or by new landing files carries `join_since`, the moment the
+files changed. If, once it holds the lock, it finds a successful run of the pipeline's working copy that
+started at or after that moment, that run read the changed files: this one joins it instead of running
+again. It ends a success that wrote nothing, says which run did the work, and leaves no row in the run
+history (one save, one run, whichever app saw it). A run asked for by hand always runs.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..events import EventBus, LogLine
+from ..store.locks import held
+from ..store.state import RunRecord, StateDB
+
+
+@contextmanager
+def pipeline_held(state_dir: Path, record: RunRecord, cancelled: threading.Event, events: EventBus) -> Iterator[bool]:
+    """The pipeline's lock for the block; yields whether another process held it first."""
+
+    def waiting(holder: str) -> None:
+        who = f"run {holder}" if holder else "a run"
+        events.publish(LogLine(record.run_id, "info", f"{record.pipeline} is running in another process ({who}); "
+                                                      "this run starts when that one ends"))
+
+    with held(state_dir, record.pipeline, f"{record.run_id} (pid {os.getpid()})", cancelled, waiting) as waited:
+        yield waited
+
+
+def join_covering_run(state: StateDB, events: EventBus, record: RunRecord, join_since: float | None) -> bool:
+    """If a successful run started after this run's files changed (`join_since`), end this one as having
+    joined it, and say so."""
+    if join_since is None:
+        return False
+    covering = state.covering_run(record.pipeline, join_since, other_than=record.run_id)
+    if covering is None:
+        return False
+    state.delete_run(record.run_id)
+    record.status, record.snapshot_id, record.rows_written = "success", covering.snapshot_id, 0
+    record.landing = {"note": f"joined run {covering.run_id}, which started after the change and read it; "
+                              "not run again", "joined": covering.run_id}
+    events.publish(LogLine(record.run_id, "info", f"{record.pipeline}: {record.landing['note']}"))
+    return True

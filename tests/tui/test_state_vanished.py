@@ -1,0 +1,71 @@
+"""State deleted under the running app (issue 27, item 4): the app notices, says so in one sentence,
+recreates its state, reloads the tree, and the next run completes. Nothing hangs: every wait is bounded."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from devkit.pilot import screen, select, until
+from rat_tui.tui.app import RatApp
+from rat_tui.tui.components.run_view import RunView
+from tests.lakehelpers import Scratch
+
+pytestmark = pytest.mark.spark
+SIZE = (140, 45)
+
+
+def notices(app: RatApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def run_and_finish(pilot, app: RatApp) -> None:
+    await pilot.press("r")
+    await until(pilot, lambda: app.query(RunView) and app.query_one(RunView).state is not None
+                and app.query_one(RunView).state.status == "success", 90, "the run to succeed")
+    await until(pilot, lambda: not app.workbench.runner.active, 20, "no run left queued or running")
+
+
+async def test_state_folder_deleted_under_the_app_then_r_runs(scratch: Scratch):
+    fqn = scratch.pipeline("silver", "kept", "SELECT 7 AS id")
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await run_and_finish(pilot, app)
+        shutil.rmtree(scratch.wb.project.state_dir)
+        await until(pilot, lambda: any("state" in n and "recreated" in n for n in notices(app)), 10,
+                    "the app to say its state was recreated")
+        await run_and_finish(pilot, app)
+        assert "running 0" in screen(app) or "running" not in screen(app)
+        runs = scratch.wb.runs(fqn)["runs"]
+        assert [r["status"] for r in runs] == ["success"]  # the new state holds the run made after the reset
+    assert (scratch.wb.project.state_dir / "state.db").is_file()
+    assert scratch.rows(f"SELECT id FROM {fqn}") == [[7]]
+
+
+async def test_state_folder_deleted_while_a_run_is_live(scratch: Scratch):
+    fqn = scratch.pipeline("silver", "live", "SELECT 8 AS id")
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await pilot.press("r")
+        await until(pilot, lambda: scratch.wb.runner.active, 10, "the run to be queued")
+        shutil.rmtree(scratch.wb.project.state_dir)
+        await until(pilot, lambda: not scratch.wb.runner.active, 90, "the run to end")
+        await run_and_finish(pilot, app)
+    assert scratch.rows(f"SELECT id FROM {fqn}") == [[8]]
+
+
+async def test_warehouse_deleted_under_the_app_then_r_rebuilds(scratch: Scratch):
+    scratch.landing("drops", "a.csv", "id\n1\n2\n")
+    fqn = scratch.pipeline("bronze", "loaded", "SELECT * FROM {{ landing_zone('drops') }}")
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await run_and_finish(pilot, app)
+        shutil.rmtree(scratch.root / "warehouse")
+        await until(pilot, lambda: any("warehouse" in n for n in notices(app)), 10,
+                    "the app to say the warehouse vanished")
+        await until(pilot, lambda: "loaded @" not in screen(app), 10, "the tree to drop the table")
+        await run_and_finish(pilot, app)
+    assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2]]
