@@ -272,10 +272,9 @@ class RatApp(App):
         self.query_one(LogPanel).log_event(event)
         if isinstance(event, RunFinished):
             self.live_runs.finished(event.run_id)  # from now on the stored record (with samples) is the truth
-            severity = {"success": "information", "cancelled": "warning"}.get(event.status, "error")
+            text, severity = run_outcome(event, label_of(self.keymap, "log"))
             if self.selection is None or not self.selection.owns(event.run_id):  # a selection says it once, at its end
-                self.notify(run_outcome(event.error, event.note, event.rows_written, label_of(self.keymap, "log")),
-                            title=f"{event.pipeline}: {event.status}", severity=severity, timeout=6, markup=False)
+                self.notify(text, title=f"{event.pipeline}: {event.status}", severity=severity, timeout=6, markup=False)
             self.reload()
 
     def on_watch_notice(self, message: WatchNotice) -> None:

@@ -1,6 +1,7 @@
 """What an action did, as one sentence for the toast and the log panel (never a raw dict)."""
 from __future__ import annotations
 
+from ..core.events import RunFinished
 from ..core.text import count
 
 PURGE_LABELS = {  # singular, plural
@@ -27,11 +28,12 @@ def toast(sentence: str, where: str) -> str:
     return sentence if len(sentence) <= TOAST_CHARS else f"{glimpse(sentence, TOAST_CHARS)} (the whole in {where})"
 
 
-def run_outcome(error: str | None, note: str | None, rows: int, log_key: str) -> str:
-    """A finished run's toast: its error, else its note (nothing new), else the rows it wrote."""
-    if error:
-        return toast(error, f"the Run tab and the log ({log_key})")
-    return note or f"{count(rows, 'row')} written"
+def run_outcome(event: RunFinished, log_key: str) -> tuple[str, str]:
+    """A finished run's toast and its severity: its error, else its note (nothing new), else the rows it wrote."""
+    severity = {"success": "information", "cancelled": "warning"}.get(event.status, "error")
+    if event.error:
+        return toast(event.error, f"the Run tab and the log ({log_key})"), severity
+    return event.note or f"{count(event.rows_written, 'row')} written", severity
 
 
 def join(parts: list[str]) -> str:
