@@ -18,6 +18,8 @@ STATUS_STYLE = {"passed": "green", "failed": "red", "error": "red", "running": "
 
 
 class UnitTestsPane(Vertical):
+    DEFAULT_CSS = "UnitTestsPane #unit-test-diff { margin-top: 1; }"
+
     def __init__(self) -> None:
         super().__init__(id="unit-tests")
         self.tests: dict[str, dict] = {}
