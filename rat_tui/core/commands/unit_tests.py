@@ -16,6 +16,7 @@ from ..run.loading import load_checked
 from ..run.selection import Selector
 from ..unittests.execute import UnitResult, run_unit_test
 from ..unittests.fixture import RecordingContext, fixture_text, sample_input
+from ..unittests.scratch import ScratchCatalog
 from ..unittests.spec import UNIT_FOLDER, UnitTest, parse_unit_test
 from .base import WorkbenchParts
 
@@ -28,6 +29,7 @@ class UnitTestCommands(WorkbenchParts):
     resolve: Callable[[str], PipelineRef]  # commands/workbench.py
     preview_context: Callable[..., RunContext]  # commands/workbench.py
     unit_last: dict[tuple[str, str], UnitResult]  # the last outcome of each test run in this process
+    unit_catalog: ScratchCatalog  # where table_after tests write (removed on close)
 
     def unit_test(self, selector: str | None = None) -> dict:
         """Every unit test of the selection (`NS.LAYER.NAME`, `NAME+`, `+NAME`, `+NAME+`; none: all)."""
@@ -100,7 +102,7 @@ class UnitTestCommands(WorkbenchParts):
 
     def _one_unit_test(self, pipeline, test: UnitTest) -> UnitResult:
         with self.spark.using(isolated=True) as spark:
-            return run_unit_test(spark, self.project, self.storage, pipeline, test)
+            return run_unit_test(spark, self.project, self.storage, self.unit_catalog, pipeline, test)
 
     def unit_fixture(self, pipeline: str, rows: int | None = None) -> dict:
         """A unit test written from a preview of the pipeline (unit/fixture.py says which rows it keeps):

@@ -28,6 +28,7 @@ from ..run.runner import RunHandle, Runner
 from ..run.selection import Selector
 from ..store.presence import OpenMark
 from ..store.state import StateDB
+from ..unittests.scratch import ScratchCatalog
 from ..values import row_values
 
 if TYPE_CHECKING:
@@ -73,6 +74,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self._cleanup_lock = threading.Lock()
         self.watching = Watching(self)  # off until a face turns it on
         self.unit_last = {}  # (pipeline, test name) -> its last UnitResult in this process
+        self.unit_catalog = ScratchCatalog()
 
     @property
     def remote(self) -> BucketStorage | None:
@@ -82,6 +84,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
     def close(self) -> None:
         self.watching.stop()
         self.spark.stop()
+        self.unit_catalog.close()
         self.open_mark.close()
 
     def warm_up(self) -> threading.Thread:

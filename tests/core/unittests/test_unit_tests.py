@@ -7,11 +7,13 @@ import glob
 import shutil
 import tempfile
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from rat_tui.core.errors import RatError
 from rat_tui.core.project.model import PipelineRef
+from rat_tui.core.unittests.scratch import ScratchCatalog
 from rat_tui.core.unittests.spec import parse_unit_test
 
 pytestmark = pytest.mark.spark
@@ -169,7 +171,18 @@ def test_the_projects_lake_is_never_touched(scratch):
     assert results(scratch, fqn)["t"]["status"] == "passed"
     assert not (scratch.root / "warehouse").exists()
     assert scratch.wb.state.runs(fqn, limit=5) == []
-    assert set(glob.glob(f"{tempfile.gettempdir()}/rat-unit-*")) <= before  # the scratch catalog is gone
+    catalog = scratch.wb.unit_catalog.folder()
+    assert list(catalog.iterdir()) == []  # the test's namespace in the scratch catalog is gone
+    # One scratch catalog for the workbench, not one per test; it goes when the workbench closes.
+    assert set(glob.glob(f"{tempfile.gettempdir()}/rat-unit-*")) - before <= {str(catalog)}
+
+
+def test_the_scratch_catalog_goes_with_the_workbench():
+    catalog = ScratchCatalog()
+    folder = catalog.folder()
+    assert folder.is_dir() and folder.parent == Path(tempfile.gettempdir()) and catalog.folder() == folder
+    catalog.close()
+    assert not folder.exists()
 
 
 def test_unit_tests_before_build_stop_a_selection(scratch, monkeypatch):
