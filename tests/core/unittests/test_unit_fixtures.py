@@ -79,3 +79,25 @@ def test_a_pipeline_that_does_not_build_writes_no_file(scratch):
     with pytest.raises(RatError, match="bronze.missing"):
         scratch.wb.unit_fixture(fqn)
     assert not (scratch.root / "pipelines" / "silver" / "broken" / "tests").exists()
+
+
+def test_a_fixture_of_an_incremental_preview_carries_this_and_the_watermark(scratch):
+    scratch.landing("feed", "a.csv", "id,v,ts\n1,a,2024-01-01 00:00:00\n2,b,2024-01-02 00:00:00\n")
+    fqn = scratch.pipeline("silver", "feed", """\
+        -- @merge_strategy: incremental
+        -- @unique_key: id
+        -- @watermark_column: ts
+        SELECT CAST(id AS BIGINT) AS id, v, CAST(ts AS TIMESTAMP) AS ts FROM {{ landing_zone('feed') }}
+        {% if is_incremental() %}WHERE CAST(ts AS TIMESTAMP) > TIMESTAMP '{{ watermark_value }}'{% endif %}
+    """)
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.landing("feed", "b.csv", "id,v,ts\n2,B,2024-01-03 00:00:00\n3,c,2024-01-04 00:00:00\n"
+                                     "1,old,2023-12-31 00:00:00\n")
+    written = scratch.wb.unit_fixture(fqn)
+    test = yaml.safe_load((scratch.wb.project.root / written["path"]).read_text())
+    assert written["test"]["status"] == "passed", written
+    assert test["vars"] == {"is_incremental": True, "watermark_value": "2024-01-02 00:00:00"}
+    # Traced by the unique key: id 1 never reaches the output (the watermark filters it), 2 and 3 do.
+    assert {r["id"] for r in test["given"][0]["rows"]} == {2, 3}
+    assert [(r["id"], r["v"]) for r in test["this"]] == [(2, "b")]  # the table's row the output touches
+    assert sorted((r["id"], r["v"]) for r in test["expect"]["output"]) == [(2, "B"), (3, "c")]

@@ -146,7 +146,13 @@ def test_python_pipelines_read_the_given_rows_and_vars(scratch):
      7, "column 'idd', which the pipeline does not produce"),
     ("given:\n  - input: ref('bronze.src')\n    rows: [{id: 1}]\nexpect:\n  output:\n    - {id: 1}\n    - {id: two}\n",
      7, "value 'two' of column 'id' does not cast to bigint"),
-], ids=["yaml", "unknown_ref", "unknown_column", "no_cast"])
+    ("given:\n  - input: ref('bronze.src')\n    rows: [{id: 1}]\nthis:\n  - {id: 1}\n  - {id: x}\n"
+     "expect: {table_after: [{id: 1}]}\n", 6, "this: value 'x' of column 'id' does not cast to bigint"),
+    ("given:\n  - input: ref('bronze.src')\n    rows: [{id: 1}]\nexpect:\n  table_after:\n    - {id: 1, v: 2}\n",
+     6, "expect.table_after has column 'v', which the pipeline does not produce"),
+    ("given:\n  - input: ref('bronze.src')\n    rows: [{id: 1}]\nexpect:\n  output: [{id: 1}]\nvars:\n  today: 1\n",
+     7, "unknown var 'today'"),
+], ids=["yaml", "unknown_ref", "unknown_column", "no_cast", "this_no_cast", "after_unknown_column", "unknown_var"])
 def test_bad_files_give_one_sentence_with_file_and_line(scratch, body, line, words):
     scratch.pipeline("bronze", "src", "-- @merge_strategy: full_refresh\nSELECT 1 AS id\n")
     fqn = scratch.pipeline("silver", "t", "SELECT CAST(id AS BIGINT) AS id FROM {{ ref('bronze.src') }}\n")
