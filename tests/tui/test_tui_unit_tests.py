@@ -71,6 +71,7 @@ async def test_u_writes_a_unit_test_from_the_preview_and_it_passes(scratch: Scra
         await select(pilot, "pipeline", fqn)
         await pilot.press("p")
         await until(pilot, lambda: "B" in screen(app) and "C" in screen(app), 60, "the preview")
+        assert "U writes a unit test from this preview" in screen(app)
         await pilot.press("U")
         written = scratch.root / "pipelines" / "silver" / "words" / "tests" / "unit" / "preview.yaml"
         await until(pilot, lambda: statuses(app) == {"preview": "passed"}, 90, "the written test")

@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from ...core.commands.details import pipeline_detail
 from ...core.commands.version_diff import version_diff
 from ...core.events import Event, RunQueued
+from ..keymap import key_label
 from .loading import app_closing, post_loaded
 from .project_tree import NodeData
 from .result_table import selected_key, show_rows
@@ -186,7 +187,10 @@ class PipelineView(Vertical):
         return int(key) if key is not None else None
 
     def show_preview(self, result: dict) -> None:
-        note = self.query_one("#preview-note", Static)
-        note.update(Text(result.get("note", ""), style="yellow"))
-        note.display = "note" in result
+        key = next((key_label(k.key) for k in getattr(self.app, "keymap", []) if k.id == "unit_fixture"), "U")
+        hint = Text(f"{key} writes a unit test from this preview (tests/unit/preview.yaml).", style="grey50")
+        note = Text(result["note"] + "\n", style="yellow") if "note" in result else Text("")
+        shown = self.query_one("#preview-note", Static)
+        shown.update(note + hint)
+        shown.display = True
         show_rows(self.query_one("#preview-table", DataTable), result["columns"], result["rows"])
