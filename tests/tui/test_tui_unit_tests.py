@@ -70,8 +70,8 @@ async def test_u_writes_a_unit_test_from_the_preview_and_it_passes(scratch: Scra
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", fqn)
         await pilot.press("p")
-        await until(pilot, lambda: "B" in screen(app) and "C" in screen(app), 60, "the preview")
-        assert "U writes a unit test from this preview" in screen(app)
+        await until(pilot, lambda: "U writes a unit test from this preview" in screen(app), 60, "the preview")
+        assert app.query_one("#preview-table").row_count == 3
         await pilot.press("U")
         written = scratch.root / "pipelines" / "silver" / "words" / "tests" / "unit" / "preview.yaml"
         await until(pilot, lambda: statuses(app) == {"preview": "passed"}, 90, "the written test")
