@@ -94,6 +94,7 @@ class RunFinished(Event):
     rows_written: int
     error: str | None
     snapshot_id: int | None
+    note: str | None = None  # "nothing new in ns/landing/zone": a success that wrote nothing, main as it was
 
 
 Listener = Callable[[Event], None]

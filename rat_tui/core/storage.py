@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .fileio import resolved
 from .landing.archive import LandingArchive
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ class Storage:
     def landing_uri(self, path: Path) -> str:
         # Not `as_uri()`: Spark does not decode its %-escapes (`my%20file.csv` does not exist);
         # Hadoop's glob characters are escaped so `a[1].csv` is that file, not a pattern.
-        return "file:" + re.sub(r"([\\{}\[\]*?])", r"\\\1", str(path.resolve()))
+        return "file:" + re.sub(r"([\\{}\[\]*?])", r"\\\1", str(resolved(path)))
 
     def spark_conf(self) -> dict[str, str]:
         """Extra Spark settings the storage needs (S3A, in direct mode)."""

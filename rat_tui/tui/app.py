@@ -268,7 +268,7 @@ class RatApp(App):
             self.live_runs.finished(event.run_id)  # from now on the stored record (with samples) is the truth
             severity = {"success": "information", "cancelled": "warning"}.get(event.status, "error")
             if self.selection is None or not self.selection.owns(event.run_id):  # a selection says it once, at its end
-                self.notify(event.error or f"{count(event.rows_written, 'row')} written",
+                self.notify(event.error or event.note or f"{count(event.rows_written, 'row')} written",
                             title=f"{event.pipeline}: {event.status}", severity=severity, timeout=6)
             self.reload()
 
@@ -352,11 +352,8 @@ class RatApp(App):
         return "\n".join("".join(segment.text for segment in strip) for strip in strips)
 
     # -- keys -------------------------------------------------------------------------
-    def action_run(self) -> None:
-        self.pipeline_keys.run(published=False)
-
-    def action_run_published(self) -> None:
-        self.pipeline_keys.run(published=True)
+    def action_run(self, action_id: str = "run") -> None:
+        self.pipeline_keys.run(action_id)
 
     def action_cancel(self) -> None:
         self.pipeline_keys.cancel()
@@ -408,6 +405,9 @@ class RatApp(App):
 
     def action_zone_settings(self) -> None:
         self.landing_keys.settings()
+
+    def action_pin_dialect(self) -> None:
+        self.landing_keys.pin_dialect()
 
     def action_doctor(self) -> None:
         self.upkeep_keys.doctor()

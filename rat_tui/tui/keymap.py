@@ -27,8 +27,11 @@ GROUPS = ("Run", "Tests", "Graph", "Versions", "Tables", "Landing", "Upkeep", "B
 
 DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
     KeyAction("run", "r", "run", "Run", "Run", "Run the selected pipeline (draft)", "pipeline"),
-    KeyAction("run_published", "R", "run_published", "Run published", "Run",
+    KeyAction("run_published", "R", "run('run_published')", "Run published", "Run",
               "Run the published version of the selected pipeline", "pipeline"),
+    KeyAction("run_reload_files", "ctrl+r", "run('run_reload_files')", "Run reloading files", "Run",
+              "Run the selected pipeline, loading again the landing files it loaded before (--reload-files)",
+              "pipeline", show=False),
     KeyAction("cancel", "c", "cancel", "Cancel run", "Run", "Cancel the selected pipeline's runs", "pipeline"),
     KeyAction("preview", "p", "preview", "Preview", "Run", "Preview the selected pipeline (writes nothing)", "pipeline"),
     KeyAction("unit_tests", "T", "unit_tests", "Unit tests", "Tests",
@@ -62,6 +65,8 @@ DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
               "zone", show=False),
     KeyAction("zone_settings", "e", "zone_settings", "Edit zone settings", "Landing",
               "Edit the selected landing zone's settings", "zone", show=False),
+    KeyAction("pin_dialect", "E", "pin_dialect", "Pin zone dialect", "Landing",
+              "Pin the dialect detected for the zone's file into rat.yaml (asks first)", "zone", show=False),
     KeyAction("purge", "x", "purge", "Purge", "Upkeep", "Purge old state (shows the list first)"),
     KeyAction("doctor", "D", "doctor", "Doctor", "Upkeep", "Doctor: check consistency, then offer fixes", show=False),
     KeyAction("watch", "w", "toggle_watch", "Watch", "Upkeep", "Turn watch-and-run on or off"),

@@ -129,7 +129,7 @@ async def test_zone_panel_shows_readers_consumption_and_uploads(scratch: Scratch
         text = screen(app)
         assert f"read by: {reader}" in text and "other" not in text.split("read by:")[1].splitlines()[0]
         table = app.query_one("#zone-files")
-        cells = {table.get_row_at(i)[0]: table.get_row_at(i)[4] for i in range(table.row_count)}
+        cells = {table.get_row_at(i)[0]: table.get_row_at(i)[5] for i in range(table.row_count)}
         assert cells == {"a.csv": "yes", "b.csv": "not yet"}
         await pilot.press("u")
         await until(pilot, lambda: "Upload into" in screen(app), 10, "the upload prompt")

@@ -53,7 +53,8 @@ def zone_files(wb: WorkbenchParts, namespace: str, zone: str) -> list[dict]:
         problem = file_problem(path) if kind == "active" else None
         found.append({"path": relative.as_posix(), "kind": kind, "bytes": stat.st_size,
                       "modified": datetime.fromtimestamp(stat.st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M"),
-                      "consumed": (wb.project.rel(path), stat.st_mtime) in consumed if kind == "active" else None,
+                      # the mtime as runs record it (FileRead: ns / 1e9, which st_mtime may miss by its last bit)
+                      "consumed": (wb.project.rel(path), stat.st_mtime_ns / 1e9) in consumed if kind == "active" else None,
                       "problem": problem,
                       "typed": find_twin(base, path) is not None if kind == "active" else None,
                       **(_dialect(path, settings) if kind == "active" and not problem

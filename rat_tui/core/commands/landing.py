@@ -4,10 +4,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import RatError
+from ..landing.dialect import detect
 from ..landing.preview import read_head
+from ..landing.load_history import LoadHistory
 from ..landing.twins import files_without_twin, make_twins
-from ..landing.uploads import create_zone, upload
-from ..landing.zone_settings import read_settings
+from ..landing.uploads import Expected, create_zone, upload
+from ..landing.zone_settings import ZoneReadSettings, read_settings
 from ..project.model import active_landing_files, landing_format
 from ..project.settings import zone_settings
 from ..project.settings_edit import set_values
@@ -46,6 +48,33 @@ class LandingCommands(WorkbenchParts):
         self.project.reload_settings()
         return self.zone_settings(namespace, zone)
 
+    def detected_dialect(self, namespace: str, zone: str, file: str) -> dict:
+        """What pinning FILE's dialect writes under the zone's `csv:` in rat.yaml (`csv`), and the zone's
+        other active text files that are detected otherwise (`differs`): pinned, they read FILE's way."""
+        base = self.project.zone_dir(namespace, zone)
+        path = (base / file).resolve()
+        if base.resolve() not in path.parents or not path.is_file() or landing_format(path) != "csv":
+            raise RatError(f"no delimited text file {file} in landing zone {namespace}/landing/{zone}")
+        settings = read_settings(self.project.settings, namespace, zone)
+        pinned = detect(path, settings).pinned()
+        differs = []
+        for other in active_landing_files(base):
+            if other.resolve() != path and landing_format(other) == "csv":
+                try:
+                    if detect(other, settings).pinned() != pinned:
+                        differs.append(other.relative_to(base).as_posix())
+                except RatError:  # it cannot be read as it is: pinning may be what it needs
+                    differs.append(other.relative_to(base).as_posix())
+        return {"zone": settings.label, "file": file, "csv": pinned, "differs": differs}
+
+    def pin_dialect(self, namespace: str, zone: str, file: str) -> dict:
+        """Write the dialect detected for FILE into the zone's `csv:` settings in rat.yaml (comments kept):
+        from then on every file of the zone is read that way instead of being detected."""
+        detected = self.detected_dialect(namespace, zone, file)
+        set_values(self.project.root / "rat.yaml", ["zones", detected["zone"], "csv"], detected["csv"])
+        self.project.reload_settings()
+        return detected
+
     def create_zone(self, namespace: str, zone: str) -> dict:
         return {"zone": self.project.rel(create_zone(self.project, namespace, zone))}
 
@@ -54,9 +83,23 @@ class LandingCommands(WorkbenchParts):
         zone_dir = create_zone(self.project, namespace, zone)
         settings = read_settings(self.project.settings, namespace, zone)
         files = upload(zone_dir, [Path(p).expanduser().resolve() for p in paths], as_name, replace,
-                       list(settings.expected or ()), progress, settings)
+                       self.expected_columns(zone_dir, settings), progress, settings)
         self.storage.zone_changed(namespace, zone)
         return {"files": files, **self.make_typed_twins(namespace, zone)}
+
+    def expected_columns(self, zone_dir: Path, settings: ZoneReadSettings) -> Expected | None:
+        """The columns an upload must have: the zone's `schema:`, else, once every earlier file was archived,
+        those of the files a run loaded last from it (the load history keeps them)."""
+        if settings.expected:
+            return Expected(list(settings.expected), "the zone's expected column(s)")
+        if active_landing_files(zone_dir):
+            return None  # files read together are joined by column name: one lacking a column reads NULL
+        last = LoadHistory(self.state).last_columns(self.project.rel(zone_dir) + "/")
+        if last is None:
+            return None
+        columns, run_id = last
+        return Expected(columns, f"column(s) the files run {run_id} loaded last from the zone had",
+                        f"; set the zone's schema: in rat.yaml to the columns it takes now ({settings.key('schema')})")
 
     def make_typed_twins(self, namespace: str, zone: str) -> dict:
         """Typed Parquet twins of the zone's CSV files that have none, so runs read Parquet (landing/twins.py)."""

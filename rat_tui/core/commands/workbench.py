@@ -123,7 +123,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
             pipelines = []
             for ref in ns.pipelines:
                 last = self.state.runs(ref.fqn, limit=1)
-                pipelines.append({"ref": ref, "last_status": last[0].status if last else None,
+                pipelines.append({"ref": ref, "last_status": last[0].outcome if last else None,
                                   "published": self.versions.current(ref) is not None, "drift": self.drift(ref),
                                   "remote": self.storage.pipeline_state(ref)})
             zones = [{"name": z.name, "files": len(z.active_files())} for z in ns.zones]

@@ -71,6 +71,18 @@ class Dialect:
         """Files with equal keys are read by one Spark reader (same options, same header)."""
         return (tuple(sorted(self.spark_options().items())), self.names)
 
+    def pinned(self) -> dict:
+        """This dialect as the zone's `csv:` settings in rat.yaml (zone_settings.py's keys), for pinning.
+        `multiline` only when true: a sample whose values stay on one line says nothing of later files,
+        and pinning false would fail the first one whose values span lines."""
+        values: dict = {"delimiter": self.delimiter, "quote": self.quote, "escape": self.escape,
+                        "header": self.header, "encoding": self.encoding}
+        for key, value in (("null_values", self.null_value), ("date_format", self.date_format),
+                           ("timestamp_format", self.timestamp_format), ("multiline", self.multiline or None)):
+            if value is not None:
+                values[key] = value
+        return values
+
     def describe(self) -> str:
         """`';'-separated, no header, quoted values span lines`: what the zone panel and the run log show."""
         separator = {"\t": "tab", ",": "comma", ";": "';'", "|": "'|'"}.get(self.delimiter, repr(self.delimiter))

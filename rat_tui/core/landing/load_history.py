@@ -8,6 +8,7 @@ file's identity (identity.py), so a file is hashed once however often runs look 
 """
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,13 @@ CREATE TABLE IF NOT EXISTS landing_loads (
     run_id TEXT NOT NULL,
     loaded_at REAL NOT NULL,
     PRIMARY KEY (pipeline, content_hash, run_id)
+);
+CREATE TABLE IF NOT EXISTS landing_columns (
+    folder TEXT NOT NULL,             -- the zone's path in the project, ending in /
+    run_id TEXT NOT NULL,
+    columns TEXT NOT NULL,            -- JSON list: the columns every file the run loaded from it had
+    loaded_at REAL NOT NULL,
+    PRIMARY KEY (folder, run_id)
 );
 CREATE TABLE IF NOT EXISTS landing_file_hashes (
     path TEXT PRIMARY KEY,
@@ -93,9 +101,21 @@ class LoadHistory:
             found.update({row["content_hash"]: EarlierLoad(row["run_id"], row["loaded_at"], row["file"]) for row in rows})
         return found
 
-    def record(self, pipeline: str, run_id: str, loaded: list[tuple[str, str]]) -> None:
-        """`loaded`: (file path in its zone, content hash); counts once the run succeeds."""
+    def record(self, pipeline: str, run_id: str, loaded: list[tuple[str, str]],
+               columns: dict[str, list[str]] | None = None) -> None:
+        """`loaded`: (file path in its zone, content hash); `columns`: zone folder -> the columns its files
+        had. Both count once the run succeeds."""
         now = time.time()
         with self.state.transaction() as db:
             db.executemany("INSERT OR IGNORE INTO landing_loads VALUES (?, ?, ?, ?, ?)",
                            [(pipeline, digest, file, run_id, now) for file, digest in loaded])
+            db.executemany("INSERT OR REPLACE INTO landing_columns VALUES (?, ?, ?, ?)",
+                           [(folder, run_id, json.dumps(names), now) for folder, names in (columns or {}).items()])
+
+    def last_columns(self, folder: str) -> tuple[list[str], str] | None:
+        """The columns of the files a successful run loaded last from the zone at `folder`, and that run's
+        id: what upload expects of a new file once every earlier one was archived."""
+        row = self.state.query_one(
+            "SELECT c.columns, c.run_id FROM landing_columns c JOIN runs r ON r.run_id = c.run_id "
+            "WHERE r.status = 'success' AND c.folder = ? ORDER BY c.loaded_at DESC LIMIT 1", (folder,))
+        return (json.loads(row["columns"]), row["run_id"]) if row is not None else None

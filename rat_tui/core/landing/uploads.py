@@ -5,6 +5,7 @@ import codecs
 import gzip
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import testpoints
@@ -21,6 +22,15 @@ from .zone_settings import ZoneReadSettings
 SAMPLE_ROWS = 1000
 CHUNK = 1 << 20
 Progress = Callable[[str, int, int], None]  # file name, bytes copied, total bytes
+
+
+@dataclass(frozen=True)
+class Expected:
+    """Columns an uploaded file must have, and where they come from, for the refusal's sentence."""
+
+    columns: list[str]
+    what: str  # "the zone's expected column(s)"
+    remedy: str = ""
 
 
 def create_zone(project: Project, namespace: str, zone: str) -> Path:
@@ -53,8 +63,7 @@ def _check_encoding(path: Path, encoding: str, label: str) -> None:
     decoder.decode(b"", final=True)
 
 
-def check_file(path: Path, expected_columns: list[str] | None = None,
-               settings: ZoneReadSettings | None = None) -> str:
+def check_file(path: Path, expected: Expected | None = None, settings: ZoneReadSettings | None = None) -> str:
     """The file's format, or a RatError naming the file and what is wrong with it."""
     settings = settings or ZoneReadSettings()
     if not path.is_file():
@@ -82,11 +91,11 @@ def check_file(path: Path, expected_columns: list[str] | None = None,
         from .preview import read_head
 
         columns, _ = read_head(path, 5)
-    if expected_columns:
-        missing = [c for c in expected_columns if c not in columns]
+    if expected:
+        missing = [c for c in expected.columns if c not in columns]
         if missing:
-            raise RatError(f"{path.name} lacks the zone's expected column(s) {', '.join(missing)} "
-                           f"(it has {', '.join(columns)})")
+            raise RatError(f"{path.name} lacks {expected.what}: {', '.join(missing)} "
+                           f"(it has {', '.join(columns)}){expected.remedy}")
     return fmt
 
 
@@ -153,14 +162,14 @@ def refresh_samples(zone_dir: Path, active: list[Path], settings: ZoneReadSettin
 
 
 def upload(zone_dir: Path, sources: list[Path], as_name: str | None = None, replace: bool = False,
-           expected_columns: list[str] | None = None, progress: Progress | None = None,
+           expected: Expected | None = None, progress: Progress | None = None,
            settings: ZoneReadSettings | None = None) -> list[dict]:
     """Copy files in; every file is checked before any is copied, so a bad one uploads nothing."""
     if as_name is not None and len(sources) != 1:
         raise RatError("--as renames one file; give exactly one path with it")
     plan = []
     for source in sources:
-        check_file(source, expected_columns, settings)
+        check_file(source, expected, settings)
         name = as_name or source.name
         if Path(name).suffix.lower() != source.suffix.lower():
             raise RatError(f"--as {name} must keep the extension {source.suffix}")

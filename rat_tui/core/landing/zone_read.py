@@ -65,6 +65,7 @@ class ZoneReader:
     groups: list[FileGroup] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     rejected_rows: int = 0
+    columns: list[str] = field(default_factory=list)  # those every file read had (after read())
 
     def __post_init__(self) -> None:
         formats = sorted({landing_format(f) or "" for f in self.files})
@@ -89,6 +90,7 @@ class ZoneReader:
         from pyspark.sql import functions as F
 
         frames = [self._frame(g) for g in self.groups]
+        self.columns = [c for c in frames[0].columns if all(c in f.columns for f in frames[1:])]
         df = self._by_name(frames)
         # input_file_name(), not `_metadata`: Spark 3.5 keeps reading `_metadata` (a struct built per
         # row, 5% of a 5M-row load) even when no query reads the column; this one is dropped then.

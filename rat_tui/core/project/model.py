@@ -1,12 +1,14 @@
 """Discovering a project folder: namespaces, layers, pipelines and landing zones."""
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Problem, RatError, did_you_mean
+from ..fileio import resolved
 from .names import LAYERS, layer_problem, name_problem
 from .settings import load_settings
 
@@ -102,11 +104,17 @@ def _visible_dirs(path: Path) -> list[Path]:
 
 def landing_format(path: Path | str) -> str | None:
     """csv, parquet or json by the file's extension (`a.csv.gz` is csv); None for other files."""
-    name = Path(path).name.lower()
+    name = os.path.basename(path).lower()  # string work: a run asks this of every file, thrice
     if name.endswith(COMPRESSED_SUFFIX):
-        fmt = LANDING_EXTENSIONS.get(Path(name[: -len(COMPRESSED_SUFFIX)]).suffix)
+        fmt = LANDING_EXTENSIONS.get(_suffix(name[: -len(COMPRESSED_SUFFIX)]))
         return fmt if fmt != "parquet" else None  # Parquet compresses inside the file
-    return LANDING_EXTENSIONS.get(Path(name).suffix)
+    return LANDING_EXTENSIONS.get(_suffix(name))
+
+
+def _suffix(name: str) -> str:
+    """Path(name).suffix without building a Path: `.csv` is a name without a suffix, as there."""
+    i = name.rfind(".")
+    return name[i:] if 0 < i < len(name) - 1 else ""
 
 
 def active_landing_files(zone_dir: Path) -> list[Path]:
@@ -139,7 +147,7 @@ class Project:
 
     def rel(self, path: Path) -> str:
         try:
-            return path.resolve().relative_to(self.root).as_posix()
+            return resolved(path).relative_to(self.root).as_posix()
         except ValueError:
             return str(path)
 

@@ -56,8 +56,8 @@ def render(source: str, relpath: str, context: Mapping[str, Any]) -> str:
     except jinja2.UndefinedError as exc:
         raise RatError(f"undefined template variable: {exc.message}", relpath, _template_line(exc)) from None
     except RatError as exc:
-        if exc.path is None:
-            raise RatError(exc.message, relpath, _template_line(exc)) from None
+        if exc.path is None:  # its own kind kept: a run tells "nothing new" from a failure by it
+            raise type(exc)(exc.message, relpath, _template_line(exc)) from None
         raise
     except jinja2.TemplateError as exc:
         raise RatError(f"template error: {exc}", relpath, _template_line(exc)) from None

@@ -64,8 +64,8 @@ def build_python(ctx: RunContext, pipeline: LoadedPipeline) -> "DataFrame":
         exec(compile(pipeline.source, relpath, "exec"), namespace)  # the AST guard ran above
         result = namespace["run"](ctx.spark, PythonContext(ctx))
     except RatError as exc:
-        if exc.path is None:  # from ctx.ref() / ctx.landing_zone(): name the pipeline's line
-            raise RatError(exc.message, relpath, _line_in(exc, relpath)) from None
+        if exc.path is None:  # from ctx.ref() / ctx.landing_zone(): name the pipeline's line (its kind kept)
+            raise type(exc)(exc.message, relpath, _line_in(exc, relpath)) from None
         raise
     except Exception as exc:
         message, _ = summarise(exc)

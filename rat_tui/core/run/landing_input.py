@@ -167,6 +167,12 @@ class LandingInput:
         return [(self.project.rel(f.path), self.hashes[f.path]) for files in files_read.values() for f in files
                 if f.path in self.hashes]
 
+    def columns_loaded(self, files_read: dict[tuple[str, str], list[FileRead]]) -> dict[str, list[str]]:
+        """Zone folder (in the project, ending in /) -> the columns every file the build read from it had,
+        so upload still knows a zone's columns once its files are archived."""
+        return {self.project.rel(self.project.zone_dir(namespace, zone)) + "/": self.readers[zone].columns
+                for namespace, zone in files_read if zone in self.readers and self.readers[zone].columns}
+
     def skipped_sentences(self) -> list[str]:
         return [s.sentence() for skipped in self.skipped.values() for s in skipped]
 

@@ -132,5 +132,6 @@ class Runner:
             with self._lock:
                 self.active.pop(record.run_id, None)
             self.events.publish(RunFinished(
-                record.run_id, record.pipeline, record.status, record.rows_written, record.error, record.snapshot_id))
+                record.run_id, record.pipeline, record.status, record.rows_written, record.error, record.snapshot_id,
+                record.landing.get("note") if record.status == "success" else None))
             handle.done.set()

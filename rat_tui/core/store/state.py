@@ -94,6 +94,11 @@ class RunRecord:
     inputs: dict[str, int | None] = field(default_factory=dict)  # tables read: ns.layer.name -> snapshot id
     landing: dict[str, Any] = field(default_factory=dict)  # note ("nothing new in …"), skipped, rejected_rows, …
 
+    @property
+    def outcome(self) -> str:
+        """The status, or `nothing_new` for a success whose zones held nothing to read (the tree marks it)."""
+        return "nothing_new" if self.status == "success" and self.landing.get("note") else self.status
+
     def as_dict(self) -> dict:
         return {
             "run_id": self.run_id, "pipeline": self.pipeline, "status": self.status, "version": self.version,

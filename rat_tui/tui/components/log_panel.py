@@ -23,7 +23,9 @@ RUN_MARK_STATUS = {RunQueued: "queued", RunStarted: "running"}
 
 
 def run_mark(event: RunQueued | RunStarted | RunFinished) -> str:
-    return RUN_MARK_STATUS.get(type(event)) or event.status  # type: ignore[union-attr]
+    if isinstance(event, RunFinished):
+        return "nothing_new" if event.note else event.status
+    return RUN_MARK_STATUS[type(event)]
 
 
 class LogPanel(RichLog):
@@ -47,6 +49,7 @@ class LogPanel(RichLog):
                       f"({count(event.violations, 'violation', 'violations')})", at=at)
         elif isinstance(event, RunFinished):
             rows = f", {count(event.rows_written, 'row', 'rows')} written" if event.status == "success" else ""
+            rows = f": {event.note}, nothing written" if event.note else rows
             self.line(f"[{event.run_id}] {event.pipeline}: run {event.status}{rows}"
                       + (f": {event.error}" if event.error else ""), "" if event.status == "success" else "red", at)
         elif isinstance(event, (RunQueued, RunStarted)):

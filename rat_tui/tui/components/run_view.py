@@ -42,13 +42,14 @@ class RunState:
     started: float | None = None
     finished: float | None = None
     error: str | None = None
+    note: str | None = None  # "nothing new in …": it succeeded and wrote nothing
     phases: dict[str, PhaseState] = field(default_factory=lambda: {p: PhaseState() for p in PHASES})
     quality: list[dict] = field(default_factory=list)
 
     @classmethod
     def from_record(cls, record: dict) -> "RunState":
         state = cls(record["run_id"], record["pipeline"], record["status"], record["started_at"],
-                    record["finished_at"], record["error"])
+                    record["finished_at"], record["error"], record.get("note") if record["status"] == "success" else None)
         for name, ms in record["phases"].items():
             state.phases[name] = PhaseState("done", ms=ms, rows=record["phase_rows"].get(name))
         if record["status"] == "failed" and record["phases"]:
@@ -72,7 +73,7 @@ class RunState:
             self.quality.append({"name": event.name, "severity": event.severity, "status": event.status,
                                  "violations": event.violations, "ms": event.ms, "sample": [], "error": None})
         elif isinstance(event, RunFinished):
-            self.status, self.finished, self.error = event.status, event.at, event.error
+            self.status, self.finished, self.error, self.note = event.status, event.at, event.error, event.note
 
 
 class LiveRuns:
@@ -162,6 +163,8 @@ class RunView(Static):
             text.append(f"  total {run_total(s.started, s.finished or time.time())}", style="grey50")
         if s.error:
             text.append(f"\n{s.error}", style="red")
+        if s.note:
+            text.append(f"\n◌ {s.note}: nothing was written; the table and main are as they were", style="green")
         return text
 
     def _phases(self) -> Table:

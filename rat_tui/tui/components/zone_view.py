@@ -44,6 +44,7 @@ class ZoneView(Vertical):
         super().__init__(id="zone-view")
         self.workbench, self.node = workbench, node
         self.namespace, self.zone = node.namespace, node.name
+        self.files: list[dict] = []
 
     def on_mount(self) -> None:
         self.load()
@@ -73,14 +74,22 @@ class ZoneView(Vertical):
             (f"{self.namespace} / landing / {self.zone}", "bold"),
             ("\nread by: " + (", ".join(readers) or "no pipeline"), "grey70"),
             (f"\nprocessed files kept {count(settings['processed_max_age_days'], 'day')} ({purge}){schema}"
-             "   e edit · u upload", "grey50")))
+             "\ne edit · E pin the detected dialect · u upload", "grey50")))
+        self.files = files
         table = self.query_one("#zone-files", DataTable)
         table.clear(columns=True)
-        table.add_columns("file", "kind", "size", "modified", "consumed")
+        table.add_columns("file", "kind", "read as", "size", "modified", "consumed")
         for f in files:
             consumed = "" if f["consumed"] is None else ("yes" if f["consumed"] else "not yet")
             kind = f"{f['kind']}, typed" if f.get("typed") else f["kind"]  # runs read its Parquet twin
-            table.add_row(f["path"], kind, f"{f['bytes']:,}", f["modified"], consumed, key=f["path"])
+            read_as = Text(f["problem"], style="red") if f.get("problem") else f.get("dialect") or ""
+            table.add_row(f["path"], kind, read_as, f"{f['bytes']:,}", f["modified"], consumed, key=f["path"])
+
+    def dialect_file(self) -> str | None:
+        """The file whose detected dialect `E` pins: the one under the cursor, else the first that has one."""
+        detected = [f["path"] for f in self.files if f.get("dialect")]
+        selected = self.selected_file()
+        return selected if selected in detected else next(iter(detected), None)
 
     def show_progress(self, name: str, copied: int, total: int) -> None:
         bar = self.query_one("#upload-progress", ProgressBar)

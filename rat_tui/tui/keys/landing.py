@@ -1,11 +1,11 @@
-"""Keys on a landing zone under the cursor: upload files into it, edit its settings."""
+"""Keys on a landing zone under the cursor: upload files into it, edit its settings, pin its dialect."""
 from __future__ import annotations
 
 import shlex
 from functools import partial
 from typing import TYPE_CHECKING
 
-from ..components.modals import AskText, PathSuggester, ZoneSettingsForm
+from ..components.modals import AskText, Confirm, PathSuggester, ZoneSettingsForm
 from ..components.zone_view import ZoneView
 from ..messages import UploadProgress
 from ..outcomes import uploaded
@@ -60,3 +60,34 @@ class LandingKeys:
 
         app.push_screen(ZoneSettingsForm(f"Landing zone {namespace}/{zone}",
                                          app.workbench.zone_settings(namespace, zone)), save)
+
+    def pin_dialect(self) -> None:
+        """Show what the zone panel detected for its file as the rat.yaml lines pinning it, and write them
+        when confirmed: then every file of the zone is read that way instead of being detected."""
+        app = self.app
+        if (selected := app.target_zone("pin_dialect")) is None:
+            return
+        namespace, zone = selected
+        view = app.detail.current(ZoneView)
+        file = view.dialect_file() if view is not None and (view.namespace, view.zone) == selected else None
+        if file is None:
+            app.notify(f"{namespace}/landing/{zone} has no active delimited text file whose dialect was detected.",
+                       severity="warning")
+            return
+
+        def confirm(detected: dict) -> None:
+            lines = "\n".join(f"        {k}: {str(v).lower() if isinstance(v, bool) else repr(v)}"
+                              for k, v in detected["csv"].items())
+            differs = (f"\n\nDetected otherwise, and then read this way: {', '.join(detected['differs'])}"
+                       if detected["differs"] else "")
+            app.push_screen(
+                Confirm(f"Pin the dialect of {file} for {namespace}/landing/{zone}?",
+                        f"Writes into rat.yaml (comments kept):\n  zones:\n    {detected['zone']}:\n      csv:\n"
+                        f"{lines}\nEvery file of the zone is then read this way instead of being detected."
+                        f"{differs}"),
+                lambda ok: ok and app.jobs.run(
+                    "pin dialect", partial(app.workbench.pin_dialect, namespace, zone, file),
+                    f"{namespace}/{zone}: the dialect of {file} is pinned in rat.yaml", reload=True))
+
+        app.jobs.run("pin dialect", partial(app.workbench.detected_dialect, namespace, zone, file), toast=False,
+                     then=confirm)

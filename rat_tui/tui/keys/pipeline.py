@@ -14,19 +14,24 @@ if TYPE_CHECKING:
     from ..app import RatApp
 
 
+# The run keys (keymap ids) and what each asks of the run
+RUN_OPTIONS: dict[str, dict[str, bool]] = {"run": {}, "run_published": {"published": True},
+                                           "run_reload_files": {"reload_files": True}}
+
+
 class PipelineKeys:
     def __init__(self, app: RatApp) -> None:
         self.app = app
 
-    def run(self, published: bool) -> None:
+    def run(self, action_id: str) -> None:
         app = self.app
-        fqn = app.target_pipeline("run_published" if published else "run")
+        fqn = app.target_pipeline(action_id)
         if fqn is None:
             return
         view = app.detail.current(PipelineView)
         if view is not None and view.fqn == fqn:
             view.show_tab("tab-run")
-        app.jobs.run("run", partial(app.workbench.submit, fqn, published=published))
+        app.jobs.run("run", partial(app.workbench.submit, fqn, **RUN_OPTIONS[action_id]))
 
     def cancel(self) -> None:
         app = self.app

@@ -43,6 +43,17 @@ def test_a_full_refresh_table_is_never_emptied_by_an_empty_zone(scratch: Scratch
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"]]
 
 
+def test_nothing_new_in_a_zone_without_samples_succeeds_too(scratch: Scratch):
+    """Files dropped into the folder (not uploaded) leave no _samples/: nothing tells the zone's columns,
+    and nothing needs them, since the run writes nothing."""
+    scratch.landing("drops", "a.csv", "id,v\n1,x\n")
+    fqn = scratch.pipeline("bronze", "bare", ARCHIVING)
+    assert scratch.run(fqn)["status"] == "success"
+    run = scratch.run(fqn)
+    assert run["status"] == "success" and run["note"] == f"nothing new in {scratch.ns}/landing/drops", run["error"]
+    assert scratch.rows(f"SELECT id, v FROM {fqn}") == [[1, "x"]]
+
+
 def test_a_pipeline_that_never_loaded_and_finds_no_files_says_so(scratch: Scratch):
     (scratch.root / "landing" / "drops").mkdir(parents=True)
     fqn = scratch.pipeline("bronze", "never", ARCHIVING)
@@ -111,3 +122,22 @@ def test_a_file_replaced_with_the_same_size_and_time_is_read_anew_not_through_it
     run = scratch.run(fqn)
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, v FROM {fqn}") == [[2, "y"]]
+
+
+def test_upload_after_every_file_was_archived_checks_the_columns_the_last_load_had(scratch: Scratch, tmp_path):
+    scratch.landing("drops", "jan.csv", "id,amount,day\n1,2.5,2024-01-01\n")
+    scratch.landing("drops", "feb.csv", "id,amount,day,extra\n2,3.5,2024-02-01,x\n")
+    fqn = scratch.pipeline("bronze", "sums", ARCHIVING.replace("SELECT *", "SELECT id, amount, day"))
+    (tmp_path / "mar.csv").write_text("id,day\n3,2024-03-01\n")
+    (tmp_path / "apr.csv").write_text("id,day,amount\n4,2024-04-01,1.0\n")
+    status, results = script(scratch.wb, f"run {fqn}\nupload {scratch.ns} drops {tmp_path / 'mar.csv'}\n")
+    run_id = results[0]["run"]["run_id"]
+    assert status == 1 and results[0]["ok"] and not results[1]["ok"]
+    assert results[1]["error"] == (
+        f"mar.csv lacks column(s) the files run {run_id} loaded last from the zone had: amount (it has id, day); "
+        f"set the zone's schema: in rat.yaml to the columns it takes now (zones.{scratch.ns}/drops.schema)")
+    assert not (scratch.root / "landing" / "drops" / "mar.csv").exists()
+    # in another order, with the columns it had: accepted, and the run reads it
+    status, results = script(scratch.wb, f"upload {scratch.ns} drops {tmp_path / 'apr.csv'}\nrun {fqn}\n")
+    assert status == 0, results
+    assert scratch.rows(f"SELECT id, amount FROM {fqn} ORDER BY id") == [[1, 2.5], [2, 3.5], [4, 1.0]]
