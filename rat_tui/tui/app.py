@@ -367,6 +367,12 @@ class RatApp(App):
     def action_preview(self) -> None:
         self.pipeline_keys.preview()
 
+    def action_unit_tests(self) -> None:
+        self.pipeline_keys.unit_tests()
+
+    def action_unit_fixture(self) -> None:
+        self.pipeline_keys.unit_fixture()
+
     def action_publish(self) -> None:
         self.pipeline_keys.publish()
 

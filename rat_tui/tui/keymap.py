@@ -24,7 +24,7 @@ class KeyAction:
     show: bool = True
 
 
-GROUPS = ("Run", "Graph", "Versions", "Tables", "Landing", "Upkeep", "Bucket", "View")
+GROUPS = ("Run", "Tests", "Graph", "Versions", "Tables", "Landing", "Upkeep", "Bucket", "View")
 
 DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
     KeyAction("run", "r", "run", "Run", "Run", "Run the selected pipeline (draft)", "pipeline"),
@@ -35,6 +35,12 @@ DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
               "pipeline", show=False),
     KeyAction("cancel", "c", "cancel", "Cancel run", "Run", "Cancel the selected pipeline's runs", "pipeline"),
     KeyAction("preview", "p", "preview", "Preview", "Run", "Preview the selected pipeline (writes nothing)", "pipeline"),
+    KeyAction("unit_tests", "T", "unit_tests", "Unit tests", "Tests",
+              "Run the selected pipeline's unit tests (tests/unit/*.yaml) and show them in its Tests tab", "pipeline",
+              show=False),
+    KeyAction("unit_fixture", "U", "unit_fixture", "Unit test from preview", "Tests",
+              "Write a unit test from the selected pipeline's preview: its inputs' rows and its output", "pipeline",
+              show=False),
     KeyAction("run_downstream", "greater_than_sign", "run_downstream", "Run with downstream", "Graph",
               "Run the selected pipeline and everything downstream of it (NAME+)", "pipeline", show=False),
     KeyAction("run_upstream", "less_than_sign", "run_upstream", "Run with upstream", "Graph",

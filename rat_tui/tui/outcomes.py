@@ -82,3 +82,20 @@ def ran(title: str, runs: list[dict]) -> str:
     sentence = f"{title}: " + ", ".join(f"{n} {status}" for status, n in states.items()) + "."
     first = next((r for r in runs if r["status"] not in ("success", "skipped")), None)
     return sentence + (f" First problem: {first['pipeline']} {first['status']}: {first['error']}" if first else "")
+
+
+def unit_tested(fqn: str, result: dict) -> str:
+    """All passed (a failure arrives as the command's error sentence instead)."""
+    tests = result["tests"]
+    if not tests:
+        return f"{fqn} has no unit tests (tests/unit/*.yaml in its folder)."
+    return f"{fqn}: {count(len(tests), 'unit test')} passed."
+
+
+def fixture_written(fqn: str, result: dict) -> str:
+    test = result["test"]
+    inputs = join([f"{label} ({count(n, 'row')})" for label, n in result["inputs"].items()]) \
+        if result["inputs"] else "no inputs"
+    outcome = "passes" if test["status"] == "passed" else f"{test['status']}: {test['error']}"
+    return (f"{fqn}: wrote {result['path']} from {inputs} and {count(result['output_rows'], 'output row')}; "
+            f"it {outcome}.")

@@ -20,6 +20,7 @@ from rat_tui.core.commands.workbench import Workbench
 from rat_tui.core.events import PhaseFinished, PhaseProgress, PhaseStarted, RunQueued, RunStarted
 from rat_tui.core.project.model import PipelineRef
 from rat_tui.core.store.state import QualityOutcome
+from rat_tui.core.unittests.execute import UnitResult
 from rat_tui.tui.components import run_view
 from tests.snapshothelpers import PHASES, T0, WRITE_REFUSED, compare, make_app, record_failed_run, record_run, settle
 
@@ -96,6 +97,27 @@ def test_run_view_finished(snap_compare, sample_copy: Path):
         await settle(pilot)
 
     assert compare(snap_compare, app, finished)
+
+
+def test_unit_tests_tab_with_a_failure(snap_compare, sample_copy: Path):
+    """Outcomes as `T` leaves them (fixed times); what T does live is in test_tui_unit_tests.py."""
+    app = make_app(sample_copy)
+    fqn = "ecommerce.silver.clean_orders"
+    app.workbench.unit_last.update({
+        (fqn, "types_and_cleans"): UnitResult(fqn, "types_and_cleans", "passed", ms=412),
+        (fqn, "updates_in_place"): UnitResult(
+            fqn, "updates_in_place", "failed", [{"order_id": 1, "status": "shipped"}],
+            [{"order_id": 1, "status": "paid"}, {"order_id": 2, "status": "placed"}],
+            "ecommerce/pipelines/silver/clean_orders/tests/unit/updates_in_place.yaml: 1 expected row(s) missing, "
+            "2 unexpected row(s)", ms=530)})
+
+    async def tests_tab(pilot) -> None:
+        await select(pilot, "pipeline", fqn)
+        await settle(pilot)
+        await pilot.press("[")  # Source → Tests (the last tab)
+        await settle(pilot)
+
+    assert compare(snap_compare, app, tests_tab)
 
 
 def fixed_mtimes(project: Path) -> None:

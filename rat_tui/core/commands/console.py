@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
+from ..lake.job_cancel import cancel_until_stopped
 from ..lake.metadata import load_table
 from ..lake.session import SessionState
 from ..lake.spark_errors import summarise
@@ -134,15 +135,11 @@ class ConsoleCommands(WorkbenchParts):
         if self.spark.state not in (SessionState.READY, SessionState.BUSY):
             return
 
-        def repeat() -> None:
-            for _ in range(15):
-                with groups.lock:
-                    if group not in groups.running:
-                        return
-                self.spark.session().sparkContext.cancelJobGroup(group)
-                time.sleep(0.2)
+        def stopped() -> bool:
+            with groups.lock:
+                return group not in groups.running
 
-        threading.Thread(target=repeat, name=f"cancel-{group}", daemon=True).start()
+        cancel_until_stopped(self.spark.session, group, stopped, rounds=15)
 
     def profile_column(self, sql: str, index: int, group: str) -> ColumnProfile:
         """Nulls, distinct values, min/max, top values and (numeric) a histogram of one column of

@@ -4,12 +4,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from pathlib import Path
+
 from ..errors import RatError
 from ..project.graph import ProjectGraph
 from ..project.model import PipelineRef
+from ..project.pipeline_source import LoadedPipeline
+from ..run.build import build
+from ..run.context import RunContext
 from ..run.loading import load_checked
 from ..run.selection import Selector
 from ..unittests.execute import UnitResult, run_unit_test
+from ..unittests.fixture import RecordingContext, fixture_text, sample_input
+from ..unittests.scratch import ScratchCatalog
 from ..unittests.spec import UNIT_FOLDER, UnitTest, parse_unit_test
 from .base import WorkbenchParts
 
@@ -19,6 +26,10 @@ PARALLEL_TESTS = 2
 
 class UnitTestCommands(WorkbenchParts):
     graph: Callable[[], ProjectGraph]  # commands/graph.py
+    resolve: Callable[[str], PipelineRef]  # commands/workbench.py
+    preview_context: Callable[..., RunContext]  # commands/workbench.py
+    unit_last: dict[tuple[str, str], UnitResult]  # the last outcome of each test run in this process
+    unit_catalog: ScratchCatalog  # where table_after tests write (removed on close)
 
     def unit_test(self, selector: str | None = None) -> dict:
         """Every unit test of the selection (`NS.LAYER.NAME`, `NAME+`, `+NAME`, `+NAME+`; none: all)."""
@@ -41,7 +52,19 @@ class UnitTestCommands(WorkbenchParts):
         if not jobs:
             return []
         with ThreadPoolExecutor(max_workers=min(PARALLEL_TESTS, len(jobs)), thread_name_prefix="unit-test") as pool:
-            return list(pool.map(lambda job: job(), jobs))
+            results = list(pool.map(lambda job: job(), jobs))
+        self.unit_last.update({(r.pipeline, r.name): r for r in results})
+        return results
+
+    def unit_test_listing(self, ref: PipelineRef) -> list[dict]:
+        """Each test file of the pipeline with its last outcome in this process (status `not run` before)."""
+        listed = []
+        for relpath in self.unit_test_files(ref):
+            name = Path(relpath).stem
+            last = self.unit_last.get((ref.fqn, name))
+            outcome = last.as_dict() if last is not None else UnitResult(ref.fqn, name, "not run").as_dict()
+            listed.append({**outcome, "path": relpath, "ms": last.ms if last is not None else None})
+        return listed
 
     def unit_test_files(self, ref: PipelineRef) -> list[str]:
         folder = self.project.pipeline_dir(ref) / UNIT_FOLDER
@@ -79,4 +102,59 @@ class UnitTestCommands(WorkbenchParts):
 
     def _one_unit_test(self, pipeline, test: UnitTest) -> UnitResult:
         with self.spark.using(isolated=True) as spark:
-            return run_unit_test(spark, self.project, self.storage, pipeline, test)
+            return run_unit_test(spark, self.project, self.storage, self.unit_catalog, pipeline, test)
+
+    def unit_fixture(self, pipeline: str, rows: int | None = None) -> dict:
+        """A unit test written from a preview of the pipeline (unit/fixture.py says which rows it keeps):
+        `tests/unit/preview.yaml`, or `preview_2.yaml`… when that exists (never overwritten)."""
+        ref = self.resolve(pipeline)
+        loaded = load_checked(ref, self.project.read_pipeline_files(ref))
+        limit = rows or self.project.settings.unit_fixture_rows
+        given, this, variables = self._recorded_inputs(ref, loaded, limit)
+        folder = self.project.pipeline_dir(ref) / UNIT_FOLDER
+        draft = parse_unit_test(fixture_text(ref.fqn, given, this, variables, []),
+                                self.project.rel(folder / "preview.yaml"), ref.fqn)
+        # Run with nothing expected: every row the pipeline gives is "unexpected", which is the output.
+        output = self._one_unit_test(loaded, draft)
+        if output.status == "error":
+            raise RatError(f"a unit test from the preview of {ref.fqn} does not run: {output.error}")
+        path = _new_file(folder, "preview", fixture_text(ref.fqn, given, this, variables, output.unexpected))
+        relpath = self.project.rel(path)
+        check = self._one_unit_test(loaded, parse_unit_test(path.read_text(encoding="utf-8"), relpath, ref.fqn))
+        self.unit_last[(ref.fqn, check.name)] = check
+        return {"path": relpath, "name": check.name, "inputs": {label: len(r) for label, r in given.items()},
+                "output_rows": len(output.unexpected), "test": check.as_dict()}
+
+    def _recorded_inputs(self, ref: PipelineRef, loaded: LoadedPipeline, limit: int) -> tuple[dict, list | None, dict]:
+        """(given rows by input, `this` rows when the preview read the table incrementally, vars)."""
+        keys = list(loaded.config.unique_key or [])
+        with self.spark.using(isolated=True) as spark:
+            ctx = self.preview_context(spark, ref, loaded.config, RecordingContext)
+            try:
+                output = build(ctx, loaded)
+                given = {label: sample_input(df, output, keys, limit) for label, df in ctx.recorded.items()}
+                this, variables = None, {}
+                if ctx.is_incremental():
+                    this = sample_input(spark.table(ctx.table.ident), output, keys, limit)
+                    variables["is_incremental"] = True
+                    if loaded.config.watermark_column:
+                        variables["watermark_value"] = ctx.watermark_value()
+                if "run_started_at" in loaded.source:
+                    variables["run_started_at"] = ctx.run_started_at
+            finally:
+                ctx.cleanup()
+        return given, this, variables
+
+
+def _new_file(folder: Path, stem: str, text: str) -> Path:
+    """`stem.yaml`, else `stem_2.yaml`, `stem_3.yaml`…: the first name free, taken atomically."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in range(1, 10_000):
+        path = folder / (f"{stem}.yaml" if n == 1 else f"{stem}_{n}.yaml")
+        try:
+            with path.open("x", encoding="utf-8") as file:
+                file.write(text)
+            return path
+        except FileExistsError:
+            continue
+    raise RatError(f"{folder} holds too many {stem}_N.yaml files")

@@ -28,6 +28,7 @@ from ..run.runner import RunHandle, Runner
 from ..run.selection import Selector
 from ..store.presence import OpenMark
 from ..store.state import StateDB
+from ..unittests.scratch import ScratchCatalog
 from ..values import row_values
 
 if TYPE_CHECKING:
@@ -74,6 +75,8 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self._cleanup_lock = threading.Lock()
         self.watching = Watching(self)  # off until a face turns it on
         self.outside = OutsideChanges(self)  # other processes' runs, state deleted under the app: a face starts it
+        self.unit_last = {}  # (pipeline, test name) -> its last UnitResult in this process
+        self.unit_catalog = ScratchCatalog()
 
     @property
     def remote(self) -> BucketStorage | None:
@@ -84,6 +87,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.outside.stop()
         self.watching.stop()
         self.spark.stop()
+        self.unit_catalog.close()
         self.open_mark.close()
 
     def warm_up(self) -> threading.Thread:
@@ -203,13 +207,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         ref = self.resolve(pipeline)
         loaded = load_checked(ref, self.project.read_pipeline_files(ref))
         with self.spark.using(isolated=True) as spark:
-            self.spark.ensure_catalog(ref.namespace)
-            table = IcebergTable(spark, ref)
-            started = run_timestamp(datetime.now(timezone.utc))
-            ctx = RunContext(
-                spark, self.project, ref, loaded.config, f"preview_{secrets.token_hex(3)}", started, table,
-                table.exists(), self.storage, ensure_catalog=self.spark.ensure_catalog, preview=True,
-            )
+            ctx = self.preview_context(spark, ref, loaded.config)
             try:
                 df = build(ctx, loaded)
                 rows = self._collect(df, limit, loaded.source_relpath)
@@ -221,6 +219,14 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         if note:
             result["note"] = note
         return result
+
+    def preview_context(self, spark, ref: PipelineRef, config, kind: type[RunContext] = RunContext) -> RunContext:
+        """What a run would read, on `spark`, for a build that writes nothing (a preview, a fixture)."""
+        self.spark.ensure_catalog(ref.namespace)
+        table = IcebergTable(spark, ref)
+        return kind(spark, self.project, ref, config, f"preview_{secrets.token_hex(3)}",
+                    run_timestamp(datetime.now(timezone.utc)), table, table.exists(), self.storage,
+                    ensure_catalog=self.spark.ensure_catalog, preview=True)
 
     def query(self, sql: str) -> dict:
         for ns in self.project.scan().namespaces:  # a namespace made since start-up is queryable too

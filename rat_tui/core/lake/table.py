@@ -53,10 +53,14 @@ class IcebergTable:
         return bool(self.spark.catalog.tableExists(self.ident))
 
     def create_empty(self, schema: "StructType", properties: dict[str, str], partition_column: str | None) -> None:
+        self.create_with(self.spark.createDataFrame([], schema), properties, partition_column)
+
+    def create_with(self, rows: "DataFrame", properties: dict[str, str], partition_column: str | None) -> None:
+        """The table made from `rows`: their schema, and their rows as its first snapshot, in one commit."""
         from pyspark.sql import functions as F
 
         self.spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {quote(self.ref.namespace, self.ref.layer)}")
-        writer = self.spark.createDataFrame([], schema).writeTo(self.ident).using("iceberg")
+        writer = rows.writeTo(self.ident).using("iceberg")
         if partition_column:
             writer = writer.partitionedBy(F.col(partition_column))
         for key, value in properties.items():

@@ -24,7 +24,8 @@ _SCHEMA: dict[str, Any] = {
     },
     "catalog": {"type": str, "properties": dict},
     "watch": {"enabled": bool, "debounce_ms": int, "run_on_landing": bool, "cascade": bool},
-    "runs": {"quality_timeout_seconds": (int, float), "serialise_same_pipeline": bool, "unit_tests_before_build": bool},
+    "runs": {"quality_timeout_seconds": (int, float), "serialise_same_pipeline": bool, "unit_tests_before_build": bool,
+             "unit_fixture_rows": int},
     "retention": {
         "snapshot_max_age_days": (int, float),
         "processed_max_age_days": (int, float),
@@ -68,6 +69,7 @@ class Settings:
     quality_timeout_seconds: float = 60.0
     serialise_same_pipeline: bool = True
     unit_tests_before_build: bool = False  # a selection or build runs its pipelines' unit tests first
+    unit_fixture_rows: int = 5  # rows of each input a unit test written from a preview keeps
     snapshot_max_age_days: float = 7
     processed_max_age_days: float = 30
     max_versions: int = 50
@@ -189,6 +191,7 @@ def load_settings(root: Path) -> tuple[Settings, list[Problem]]:
         "quality_timeout_seconds": runs.get("quality_timeout_seconds"),
         "serialise_same_pipeline": runs.get("serialise_same_pipeline"),
         "unit_tests_before_build": runs.get("unit_tests_before_build"),
+        "unit_fixture_rows": runs.get("unit_fixture_rows"),
         "target_file_size_bytes": tables.get("target_file_size_bytes"),
         "per_table": tables.get("per_table"),
         "zones": clean.get("zones"),

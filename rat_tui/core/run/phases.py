@@ -423,12 +423,12 @@ class Execution:
 
     def cleanup(self) -> None:
         """Drop the branch (and a table this run created but did not publish); never raises."""
+        self.spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)  # a cancel's repeats spare it
         if self.ctx is not None:
             self.ctx.cleanup()
         if self.result is not None:
             with contextlib.suppress(Exception):
                 self.result.unpersist()
-        self.spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
         try:
             if self.stage is not None:
                 self.stage.drop()

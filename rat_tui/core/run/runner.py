@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ..errors import RatError, RunCancelled
 from ..events import EventBus, RunFinished, RunQueued, RunStarted
+from ..lake.job_cancel import cancel_until_stopped
 from ..lake.session import SparkManager
 from ..project.model import PipelineRef, Project
 from ..storage import Storage
@@ -77,10 +78,8 @@ class Runner:
             return False
         handle.cancelled.set()
         if self.spark.state.value in ("ready", "busy"):
-            try:
-                self.spark.session().sparkContext.cancelJobGroup(run_id)
-            except Exception:
-                log.exception("cancelling job group %s failed", run_id)
+            # The run clears its job group before cleaning up, so the repeats never cancel the cleanup.
+            cancel_until_stopped(self.spark.session, run_id, handle.done.is_set)
         return True
 
     def queued_and_running(self) -> tuple[int, int]:
@@ -119,23 +118,26 @@ class Runner:
         lock = self._pipeline_locks[handle.ref] if serialise else threading.Lock()
         try:
             with lock, self._across_processes(handle, serialise):
-                if handle.cancelled.is_set():
-                    raise RunCancelled()
-                if join_covering_run(self.state, self.events, record, handle.join_since):
-                    return
-                record.status, record.started_at = "running", time.time()
-                self.state.update_run(record.run_id, status="running", started_at=record.started_at)
-                self.events.publish(RunStarted(record.run_id, record.pipeline, record.version))
-                waiting = time.monotonic()
-                self.spark.session()  # Spark may still be starting: that wait is no phase's
-                record.waited_for_spark_ms = int((time.monotonic() - waiting) * 1000)
-                self.storage.prepare_run(handle.ref)  # e.g. the landing cache matches the bucket
-                with self.spark.using(isolated=True) as spark:  # user code: its own SQL conf, no stop()
-                    Execution(
-                        spark, self.project, record, handle.ref, handle.options, self.state, self.events,
-                        handle.cancelled, self.spark.ensure_catalog, self.storage,
-                    ).run()
-                record.status = "success"
+                try:
+                    if handle.cancelled.is_set():
+                        raise RunCancelled()
+                    if join_covering_run(self.state, self.events, record, handle.join_since):
+                        return
+                    record.status, record.started_at = "running", time.time()
+                    self.state.update_run(record.run_id, status="running", started_at=record.started_at)
+                    self.events.publish(RunStarted(record.run_id, record.pipeline, record.version))
+                    waiting = time.monotonic()
+                    self.spark.session()  # Spark may still be starting: that wait is no phase's
+                    record.waited_for_spark_ms = int((time.monotonic() - waiting) * 1000)
+                    self.storage.prepare_run(handle.ref)  # e.g. the landing cache matches the bucket
+                    with self.spark.using(isolated=True) as spark:  # user code: its own SQL conf, no stop()
+                        Execution(
+                            spark, self.project, record, handle.ref, handle.options, self.state, self.events,
+                            handle.cancelled, self.spark.ensure_catalog, self.storage,
+                        ).run()
+                    record.status = "success"
+                finally:  # stamped before the lock frees: the next run of the pipeline starts after it
+                    record.finished_at = time.time()
         except RunCancelled:
             record.status, record.error = "cancelled", "cancelled by the user"
         except RatError as exc:
@@ -144,7 +146,7 @@ class Runner:
             log.exception("run %s crashed", record.run_id)
             record.status, record.error = "failed", f"internal error ({type(exc).__name__}: {exc}); see .rat/logs/app.log"
         finally:
-            record.finished_at = time.time()
+            record.finished_at = record.finished_at or time.time()
             try:  # whatever happens to the state file, the run ends: its handle, its event
                 self.state.update_run(
                     record.run_id, status=record.status, finished_at=record.finished_at, error=record.error,

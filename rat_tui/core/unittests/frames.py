@@ -86,9 +86,15 @@ def rows_frame(spark: "SparkSession", rows: Rows, with_lines: bool = False) -> "
 
 
 def cast_rows(spark: "SparkSession", test: UnitTest, rows: Rows, schema: "StructType", what: str) -> list[tuple]:
-    """The rows cast to `schema`'s types by Spark's rules (columns by name, missing ones NULL), as
-    values in the schema's order; a column the schema lacks or a value that does not cast is a
-    RatError with its line. One local query: Spark evaluates it on the driver, no job."""
+    """The rows cast to `schema`'s types by Spark's rules, as values in the schema's order."""
+    return cast_frame(spark, test, rows, schema, what)[1]
+
+
+def cast_frame(spark: "SparkSession", test: UnitTest, rows: Rows, schema: "StructType", what: str
+               ) -> tuple["DataFrame", list[tuple]]:
+    """The rows cast to `schema`'s types by Spark's rules (columns by name, missing ones NULL): as a
+    DataFrame of the schema's columns and as values. A column the schema lacks or a value that does
+    not cast is a RatError with its line. One local query: Spark evaluates it on the driver, no job."""
     from pyspark.sql import functions as F
 
     known = {f.name: f.dataType for f in schema.fields}
@@ -97,18 +103,19 @@ def cast_rows(spark: "SparkSession", test: UnitTest, rows: Rows, schema: "Struct
         if column not in known:
             raise test.error(f"{what} has column '{column}', which the pipeline does not produce "
                              f"(columns: {', '.join(known)})", rows.line_of_column(column))
-    casts = [F.expr(f"try_cast({quote(f.name)} AS {f.dataType.simpleString()})") if f.name in given_columns
-             else F.lit(None).cast(f.dataType) for f in schema.fields]
+    casts = [(F.expr(f"try_cast({quote(f.name)} AS {f.dataType.simpleString()})") if f.name in given_columns
+              else F.lit(None).cast(f.dataType)).alias(f.name) for f in schema.fields]
     width, position = len(casts), {name: i for i, name in enumerate(known)}
-    checked = rows_frame(spark, rows, with_lines=True).select(
-        *casts, *(F.col(quote(c)) for c in given_columns), LINE_COLUMN).collect()
+    framed = rows_frame(spark, rows, with_lines=True).select(
+        *casts, *(F.col(quote(c)).alias(f"__given_{i}") for i, c in enumerate(given_columns)), LINE_COLUMN)
+    checked = framed.collect()
     for row in checked:
         for i, column in enumerate(given_columns):
             value = row[width + i]
             if value is not None and row[position[column]] is None:
                 raise test.error(f"{what}: value {json_value(value)!r} of column '{column}' does not "
                                  f"cast to {known[column].simpleString()}", row[LINE_COLUMN])
-    return [tuple(row[:width]) for row in checked]
+    return framed.select(*(F.col(quote(f.name)) for f in schema.fields)), [tuple(row[:width]) for row in checked]
 
 
 def as_dicts(values: list[tuple], names: list[str], columns: list[str]) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""A pipeline: source with highlighting, effective config with its sources, tests, runs, versions, preview.
+"""A pipeline: source with highlighting, effective config with its sources, runs, versions, preview, unit tests.
 
 It loads what it shows in thread workers (its detail, a version's diff against the working copy) and
 fills itself from the messages they post; the app feeds it run events and the preview's result."""
@@ -21,10 +21,12 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from ...core.commands.details import pipeline_detail
 from ...core.commands.version_diff import version_diff
 from ...core.events import Event, RunQueued
+from ..keymap import key_label
 from .loading import app_closing, post_loaded
 from .project_tree import NodeData
 from .result_table import selected_key, show_rows
 from .run_view import LiveRuns, RunState, RunView, run_total
+from .unit_tests_pane import UnitTestsPane
 
 if TYPE_CHECKING:
     from ...core.commands.workbench import Workbench
@@ -36,10 +38,15 @@ class PipelineView(Vertical):
         detail: dict
         runs: list[dict]
         versions: dict
+        unit_tests: list[dict]
 
     @dataclass
     class DiffLoaded(Message, bubble=False):
         diff: str
+
+    @dataclass
+    class UnitTestsLoaded(Message, bubble=False):
+        tests: list[dict]
 
     def __init__(self, workbench: Workbench, node: NodeData, live_runs: LiveRuns) -> None:
         super().__init__(id="pipeline-view")
@@ -55,7 +62,19 @@ class PipelineView(Vertical):
     def load(self) -> None:
         wb, ref = self.workbench, self.node.ref
         post_loaded(self, f"show pipeline {self.node.name}", lambda: self.Loaded(
-            pipeline_detail(wb, ref), wb.runs(ref.fqn, limit=20)["runs"], wb.list_versions(ref.fqn)))
+            pipeline_detail(wb, ref), wb.runs(ref.fqn, limit=20)["runs"], wb.list_versions(ref.fqn),
+            wb.unit_test_listing(ref)))
+
+    @work(thread=True, exclusive=True, group="unit-tests")
+    def load_unit_tests(self) -> None:
+        """The Tests tab again, after its tests ran or one was written."""
+        post_loaded(self, f"list the unit tests of {self.fqn}",
+                    lambda: self.UnitTestsLoaded(self.workbench.unit_test_listing(self.node.ref)))
+
+    @on(UnitTestsLoaded)
+    def _unit_tests_loaded(self, message: UnitTestsLoaded) -> None:
+        if not app_closing(self.app):
+            self.query_one(UnitTestsPane).show(message.tests)
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
@@ -64,6 +83,7 @@ class PipelineView(Vertical):
         self.show_source(message.detail)
         self.show_runs(message.runs)
         self.show_versions(message.versions)
+        self.query_one(UnitTestsPane).show(message.unit_tests)
         state = self.live_runs.shown(self.fqn, message.runs)
         previous = [r for r in message.runs if state is None or r["run_id"] != state.run_id][:10]
         self.query_one(RunView).show(state, [r for r in previous if r["status"] == "success"])
@@ -103,6 +123,8 @@ class PipelineView(Vertical):
             with TabPane("Preview", id="tab-preview"):
                 yield Static(id="preview-note")
                 yield DataTable(id="preview-table")
+            with TabPane("Tests", id="tab-tests"):
+                yield UnitTestsPane()
 
     def show_source(self, detail: dict) -> None:
         config = Table(title="Effective config", title_justify="left", box=None, header_style="bold")
@@ -181,9 +203,12 @@ class PipelineView(Vertical):
         return int(key) if key is not None else None
 
     def show_preview(self, result: dict) -> None:
-        note = self.query_one("#preview-note", Static)
-        note.update(Text(result.get("note", ""), style="yellow"))
-        note.display = "note" in result
+        key = next((key_label(k.key) for k in getattr(self.app, "keymap", []) if k.id == "unit_fixture"), "U")
+        hint = Text(f"{key} writes a unit test from this preview (tests/unit/preview.yaml).", style="grey50")
+        note = Text(result["note"] + "\n", style="yellow") if "note" in result else Text("")
+        shown = self.query_one("#preview-note", Static)
+        shown.update(note + hint)
+        shown.display = True
         show_rows(self.query_one("#preview-table", DataTable), result["columns"], result["rows"])
 
 

@@ -1,4 +1,5 @@
-"""Keys on a pipeline (or its table) under the cursor: run, cancel, preview, publish, roll back code, compact."""
+"""Keys on a pipeline (or its table) under the cursor: run, cancel, preview, unit tests, publish, roll back code,
+compact."""
 from __future__ import annotations
 
 from functools import partial
@@ -6,7 +7,8 @@ from typing import TYPE_CHECKING
 
 from ..components.modals import AskText, Confirm
 from ..components.pipeline_view import PipelineView
-from ..outcomes import count, rows_shown
+from ..components.unit_tests_pane import UnitTestsPane
+from ..outcomes import count, fixture_written, rows_shown, unit_tested
 
 if TYPE_CHECKING:
     from ..app import RatApp
@@ -57,6 +59,39 @@ class PipelineKeys:
         if view is not None:
             view.show_preview(result)
             view.show_tab("tab-preview")
+
+    def unit_tests(self) -> None:
+        """T: the pipeline's unit tests in a worker; the Tests tab shows them running, then their outcome
+        (a failure also toasts its sentence)."""
+        app = self.app
+        fqn = app.target_pipeline("unit_tests")
+        if fqn is None:
+            return
+        view = self._tests_tab(fqn)
+        if view is not None:
+            view.query_one(UnitTestsPane).running()
+        app.jobs.run("unit tests", partial(app.workbench.unit_test, fqn), lambda result: unit_tested(fqn, result),
+                     ended=lambda: self._tests_done(fqn))
+
+    def unit_fixture(self) -> None:
+        """U: a unit test written from the pipeline's preview, then shown (with its outcome) in the Tests tab."""
+        app = self.app
+        fqn = app.target_pipeline("unit_fixture")
+        if fqn is not None:
+            app.jobs.run("unit test from preview", partial(app.workbench.unit_fixture, fqn),
+                         lambda result: fixture_written(fqn, result), ended=lambda: self._tests_done(fqn, True))
+
+    def _tests_tab(self, fqn: str) -> PipelineView | None:
+        view = self.app.detail.current(PipelineView)
+        if view is None or view.fqn != fqn:
+            return None
+        view.show_tab("tab-tests")
+        return view
+
+    def _tests_done(self, fqn: str, show: bool = False) -> None:
+        view = self._tests_tab(fqn) if show else self.app.detail.current(PipelineView)
+        if view is not None and view.fqn == fqn:
+            view.load_unit_tests()
 
     def publish(self) -> None:
         app = self.app

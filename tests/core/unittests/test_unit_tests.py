@@ -7,11 +7,13 @@ import glob
 import shutil
 import tempfile
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from rat_tui.core.errors import RatError
 from rat_tui.core.project.model import PipelineRef
+from rat_tui.core.unittests.scratch import ScratchCatalog
 from rat_tui.core.unittests.spec import parse_unit_test
 
 pytestmark = pytest.mark.spark
@@ -144,7 +146,13 @@ def test_python_pipelines_read_the_given_rows_and_vars(scratch):
      7, "column 'idd', which the pipeline does not produce"),
     ("given:\n  - input: ref('bronze.src')\n    rows: [{id: 1}]\nexpect:\n  output:\n    - {id: 1}\n    - {id: two}\n",
      7, "value 'two' of column 'id' does not cast to bigint"),
-], ids=["yaml", "unknown_ref", "unknown_column", "no_cast"])
+    ("given:\n  - input: ref('bronze.src')\n    rows: [{id: 1}]\nthis:\n  - {id: 1}\n  - {id: x}\n"
+     "expect: {table_after: [{id: 1}]}\n", 6, "this: value 'x' of column 'id' does not cast to bigint"),
+    ("given:\n  - input: ref('bronze.src')\n    rows: [{id: 1}]\nexpect:\n  table_after:\n    - {id: 1, v: 2}\n",
+     6, "expect.table_after has column 'v', which the pipeline does not produce"),
+    ("given:\n  - input: ref('bronze.src')\n    rows: [{id: 1}]\nexpect:\n  output: [{id: 1}]\nvars:\n  today: 1\n",
+     7, "unknown var 'today'"),
+], ids=["yaml", "unknown_ref", "unknown_column", "no_cast", "this_no_cast", "after_unknown_column", "unknown_var"])
 def test_bad_files_give_one_sentence_with_file_and_line(scratch, body, line, words):
     scratch.pipeline("bronze", "src", "-- @merge_strategy: full_refresh\nSELECT 1 AS id\n")
     fqn = scratch.pipeline("silver", "t", "SELECT CAST(id AS BIGINT) AS id FROM {{ ref('bronze.src') }}\n")
@@ -169,7 +177,18 @@ def test_the_projects_lake_is_never_touched(scratch):
     assert results(scratch, fqn)["t"]["status"] == "passed"
     assert not (scratch.root / "warehouse").exists()
     assert scratch.wb.state.runs(fqn, limit=5) == []
-    assert set(glob.glob(f"{tempfile.gettempdir()}/rat-unit-*")) <= before  # the scratch catalog is gone
+    catalog = scratch.wb.unit_catalog.folder()
+    assert list(catalog.iterdir()) == []  # the test's namespace in the scratch catalog is gone
+    # One scratch catalog for the workbench, not one per test; it goes when the workbench closes.
+    assert set(glob.glob(f"{tempfile.gettempdir()}/rat-unit-*")) - before <= {str(catalog)}
+
+
+def test_the_scratch_catalog_goes_with_the_workbench():
+    catalog = ScratchCatalog()
+    folder = catalog.folder()
+    assert folder.is_dir() and folder.parent == Path(tempfile.gettempdir()) and catalog.folder() == folder
+    catalog.close()
+    assert not folder.exists()
 
 
 def test_unit_tests_before_build_stop_a_selection(scratch, monkeypatch):
