@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from rat_tui.core.errors import RatError
 from rat_tui.core.lake.history import runs_on_main
 from rat_tui.core.lake.metadata import load_table
 from rat_tui.core.project.model import PipelineRef
-from tests.lakehelpers import Scratch, merge_batches
+from tests.lakehelpers import MERGE_BATCHES, Scratch, merge_batches
 
 pytestmark = pytest.mark.spark
 
@@ -55,3 +56,19 @@ def test_an_scd2_run_counts_the_rows_it_closed_as_updated(scratch: Scratch):
     # key 2's current row closed (updated), its new version and key 4 added
     assert (last["added_rows"], last["updated_rows"], last["deleted_rows"]) == (2, 1, 0)
     assert last["total_rows"] == count(scratch, fqn) == 5
+
+
+def test_a_run_that_failed_its_gate_has_no_entry_and_is_no_place_to_roll_back_to(scratch: Scratch):
+    fqn, (first,) = merge_batches(scratch, MERGE_BATCHES[:1])
+    scratch.pipeline("silver", "customers", """
+        -- @merge_strategy: incremental
+        -- @unique_key: id
+        SELECT * FROM VALUES (2, 'B'), (4, 'd') AS v(id, name)""", tests={"no_four": "SELECT * FROM {{ this }} WHERE id = 4"})
+    failed = scratch.run(fqn)
+    assert failed["status"] == "failed"
+    assert [e["run_id"] for e in entries(scratch, fqn)] == [None, first]  # the creation, then the run
+    written = [s for s in scratch.wb.snapshots(fqn)["snapshots"] if s["run_id"] == failed["run_id"]]
+    assert written  # its snapshots stay in the metadata until purged, off every branch
+    with pytest.raises(RatError, match=f"inside run {failed['run_id']}, which never reached main: .* roll back to "
+                                       f"{entries(scratch, fqn)[-1]['snapshot_id']} \\(before it\\)"):
+        scratch.wb.rollback_table(fqn, written[-1]["snapshot_id"])
