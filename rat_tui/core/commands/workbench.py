@@ -39,6 +39,7 @@ from .console_export import ExportCommands
 from .files import FileCommands
 from .graph import GraphCommands
 from .landing import LandingCommands
+from .review import ReviewCommands
 from .tables import TableCommands
 from .unit_tests import UnitTestCommands
 from .upkeep import UpkeepCommands
@@ -50,7 +51,7 @@ QUERY_ROW_LIMIT = 1000
 
 
 class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, VersionCommands, BucketCommands,
-                FileCommands, ExportCommands, UnitTestCommands):
+                FileCommands, ExportCommands, UnitTestCommands, ReviewCommands):
     """One open project and the services built on it. Faces call these methods; nothing here renders.
 
     Browsing and running live here; the other groups of commands live in `core/commands/`.
