@@ -96,9 +96,20 @@ def _validate(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> di
 
 
 @command("run", arg("pipeline"), arg("--full-refresh", action="store_true"), arg("--published", action="store_true"),
-         arg("--reload-files", action="store_true"))
+         arg("--reload-files", action="store_true"), arg("--review", action="store_true"))
 def _run(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.run(a.pipeline, full_refresh=a.full_refresh, published=a.published, reload_files=a.reload_files)
+    return ctx.wb.run(a.pipeline, full_refresh=a.full_refresh, published=a.published, reload_files=a.reload_files,
+                      review=a.review)
+
+
+@command("approve", arg("run_id"))
+def _approve(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.approve(a.run_id)
+
+
+@command("reject", arg("run_id"))
+def _reject(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.reject(a.run_id)
 
 
 @command("preview", arg("pipeline"), arg("--limit", type=int, default=20))

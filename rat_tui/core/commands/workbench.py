@@ -153,9 +153,13 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
 
     # -- running --------------------------------------------------------------------
     def submit(self, pipeline: str, full_refresh: bool = False, published: bool = False, trigger: str = "manual",
-               reload_files: bool = False) -> RunHandle:
+               reload_files: bool = False, review: bool = False, review_group: str | None = None,
+               upstream_branches: dict[str, str] | None = None) -> RunHandle:
+        """`upstream_branches`: tables ref() reads from a held run's branch; such a run is held too."""
         ref = self.resolve(pipeline)
-        options, version = RunOptions(full_refresh=full_refresh, reload_files=reload_files), "draft"
+        options = RunOptions(full_refresh=full_refresh, reload_files=reload_files, review=review or bool(upstream_branches),
+                             review_group=review_group, upstream_branches=upstream_branches or {})
+        version = "draft"
         if published:
             self.storage.pull_published()
             pinned = self.versions.current(ref)
@@ -170,17 +174,19 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         """A draft run for a save: a burst of saves, or saves during a run, give one more run, not many."""
         return self.runner.queued_run(ref) or self.submit(ref.fqn, trigger=trigger)
 
-    def run(self, pipeline: str, full_refresh: bool = False, published: bool = False, reload_files: bool = False) -> dict:
+    def run(self, pipeline: str, full_refresh: bool = False, published: bool = False, reload_files: bool = False,
+            review: bool = False) -> dict:
         """One pipeline (result `run`), or a selector `NAME+`, `+NAME`, `+NAME+` (result `runs`).
 
-        `reload_files`: load the landing files its load history says it loaded already (one pipeline only)."""
+        `reload_files`: load the landing files its load history says it loaded already (one pipeline only).
+        `review`: the run stops before main, awaiting `approve` or `reject` (status awaiting_review)."""
         if Selector.parse(pipeline).is_graph:
             if reload_files:
                 raise RatError("--reload-files reloads the files of one pipeline; name one, not a selector")
-            return self.run_selection(pipeline, full_refresh, published)
-        record = self.submit(pipeline, full_refresh, published, reload_files=reload_files).wait()
+            return self.run_selection(pipeline, full_refresh, published, review=review)
+        record = self.submit(pipeline, full_refresh, published, reload_files=reload_files, review=review).wait()
         result = {"run": record.as_dict()}
-        if record.status != "success":
+        if record.status not in ("success", "awaiting_review"):
             raise RatError.with_result(f"run {record.run_id} of {record.pipeline} {record.status}: {record.error}", result)
         return result
 

@@ -111,11 +111,12 @@ class Runner:
                 record.waited_for_spark_ms = int((time.monotonic() - waiting) * 1000)
                 self.storage.prepare_run(handle.ref)  # e.g. the landing cache matches the bucket
                 with self.spark.using(isolated=True) as spark:  # user code: its own SQL conf, no stop()
-                    Execution(
+                    execution = Execution(
                         spark, self.project, record, handle.ref, handle.options, self.state, self.events,
                         handle.cancelled, self.spark.ensure_catalog, self.storage,
-                    ).run()
-                record.status = "success"
+                    )
+                    execution.run()
+                record.status = "awaiting_review" if execution.held else "success"
         except RunCancelled:
             record.status, record.error = "cancelled", "cancelled by the user"
         except RatError as exc:
