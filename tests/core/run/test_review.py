@@ -92,3 +92,49 @@ def test_a_bad_gate_is_a_validation_problem(scratch: Scratch):
     scratch.pipeline("silver", "bad", "-- @max_changed_fraction: lots\nSELECT 1 AS id")
     with pytest.raises(RatError, match="max_changed_fraction must be a number optionally followed by warn or error"):
         scratch.wb.validate(f"{scratch.ns}.silver.bad")
+
+
+def test_purge_keeps_a_pending_review_until_review_max_age_hours(scratch: Scratch):
+    import time
+
+    fqn = keyed(scratch, "(1, 'a')")
+    scratch.run(fqn)
+    keyed(scratch, "(1, 'b')")
+    held = scratch.wb.run(fqn, review=True)["run"]
+    branch = f"run_{held['run_id']}"
+    kept = scratch.wb.purge(dry_run=True, namespace=scratch.ns)["items"]["orphan_branches"]
+    assert kept == []
+    later = time.time() + (scratch.wb.project.settings.review_max_age_hours + 1) * 3600
+    scratch.wb.purge(now=later, namespace=scratch.ns)
+    assert branch not in scratch.refs(fqn)
+    expired = scratch.wb.state.get_run(held["run_id"])
+    assert expired.status == "rejected" and "retention.review_max_age_hours" in expired.error
+
+
+def test_a_selection_review_reads_branches_and_publishes_all_in_order_or_nothing(scratch: Scratch):
+    up = keyed(scratch, "(1, 'a')", name="up")
+    down = scratch.pipeline("gold", "down", "SELECT id, upper(name) AS name FROM {{ ref('silver.up') }}")
+    scratch.wb.run(f"{up}+")
+    keyed(scratch, "(1, 'a'), (2, 'b')", name="up")
+    runs = scratch.wb.run(f"{up}+", review=True)["runs"]
+    assert [(r["pipeline"], r["status"]) for r in runs] == [(up, "awaiting_review"), (down, "awaiting_review")]
+    held_up, held_down = runs
+    # the later pipeline read its upstream's branch, not main
+    assert held_down["inputs"] == {up: scratch.refs(up)[f"run_{held_up['run_id']}"]}
+    assert held_down["diff"]["added"] == 1 and held_down["diff"]["sample"][0]["new"] == {"id": 2, "name": "B"}
+    assert scratch.rows(f"SELECT count(*) FROM {down}") == [[1]]
+    approved = scratch.wb.approve(held_down["run_id"])
+    assert [(r["pipeline"], r["status"]) for r in approved["runs"]] == [(up, "success"), (down, "success")]
+    assert scratch.rows(f"SELECT * FROM {down} ORDER BY id") == [[1, "A"], [2, "B"]]
+    # all or nothing: main of the upstream moves meanwhile, so neither is published; reject drops both
+    keyed(scratch, "(1, 'a'), (2, 'b'), (3, 'c')", name="up")
+    held_up, held_down = scratch.wb.run(f"{up}+", review=True)["runs"]
+    keyed(scratch, "(9, 'z')", name="up")
+    scratch.run(up)
+    main_down = scratch.refs(down)["main"]
+    with pytest.raises(RatError, match=f"main of {up} moved since the run was held for review"):
+        scratch.wb.approve(held_up["run_id"])
+    assert scratch.refs(down)["main"] == main_down
+    rejected = scratch.wb.reject(held_up["run_id"])["runs"]
+    assert [r["status"] for r in rejected] == ["rejected", "rejected"]
+    assert list(scratch.refs(up)) == ["main"] and list(scratch.refs(down)) == ["main"]
