@@ -41,6 +41,7 @@ from .keymap import DEFAULT_KEYMAP, bindings, key_label, resolve_keymap
 from .keys.graph import GraphKeys, ran_message
 from .keys.landing import LandingKeys
 from .keys.pipeline import PipelineKeys
+from .keys.review import ReviewKeys
 from .keys.tables import TableKeys
 from .keys.upkeep import UpkeepKeys
 from .keys.view import ViewKeys
@@ -79,7 +80,7 @@ class RatApp(App):
         self.spark_heap_frozen = False
         self.jobs = Jobs(self)
         self.background = Background(self)
-        self.pipeline_keys, self.table_keys = PipelineKeys(self), TableKeys(self)
+        self.pipeline_keys, self.table_keys, self.review_keys = PipelineKeys(self), TableKeys(self), ReviewKeys(self)
         self.landing_keys, self.upkeep_keys, self.graph_keys = LandingKeys(self), UpkeepKeys(self), GraphKeys(self)
         self.view_keys = ViewKeys(self)
 
@@ -266,7 +267,7 @@ class RatApp(App):
         self.query_one(LogPanel).log_event(event)
         if isinstance(event, RunFinished):
             self.live_runs.finished(event.run_id)  # from now on the stored record (with samples) is the truth
-            severity = {"success": "information", "cancelled": "warning"}.get(event.status, "error")
+            severity = {"success": "information", "cancelled": "warning", "awaiting_review": "warning"}.get(event.status, "error")
             if self.selection is None or not self.selection.owns(event.run_id):  # a selection says it once, at its end
                 self.notify(event.error or f"{count(event.rows_written, 'row')} written",
                             title=f"{event.pipeline}: {event.status}", severity=severity, timeout=6)
@@ -407,7 +408,10 @@ class RatApp(App):
         self.upkeep_keys.doctor()
 
     def action_purge(self) -> None:
-        self.upkeep_keys.purge()
+        self.review_keys.reject() or self.upkeep_keys.purge()
+
+    def action_review(self, what: str) -> None:
+        getattr(self.review_keys, what)()
 
     def action_pull(self) -> None:
         self.upkeep_keys.pull()

@@ -18,7 +18,8 @@ from ...core.project.names import LAYERS
 from ...core.text import count
 
 STATUS_MARK = {"success": ("●", "green"), "failed": ("●", "red"), "cancelled": ("●", "yellow"),
-               "skipped": ("●", "grey50"), "running": ("◐", "cyan"), "queued": ("○", "cyan"), None: ("○", "grey50")}
+               "skipped": ("●", "grey50"), "running": ("◐", "cyan"), "queued": ("○", "cyan"), None: ("○", "grey50"),
+               "awaiting_review": ("◆", "magenta"), "rejected": ("●", "grey50")}
 
 
 # A newer version of the pipeline's files is in the bucket (g pulls it).

@@ -20,6 +20,7 @@ from ...core.events import (
     RunStarted,
 )
 from ...core.run.phases import PHASES
+from .diff_view import diff_view
 
 QUALITY_STYLE = {"passed": "green", "warned": "yellow", "failed": "red", "error": "red"}
 
@@ -44,6 +45,7 @@ class RunState:
     error: str | None = None
     phases: dict[str, PhaseState] = field(default_factory=lambda: {p: PhaseState() for p in PHASES})
     quality: list[dict] = field(default_factory=list)
+    diff: dict | None = None  # the run's diff against main (review mode, diff gates)
 
     @classmethod
     def from_record(cls, record: dict) -> "RunState":
@@ -55,6 +57,7 @@ class RunState:
             last = list(record["phases"])[-1]
             state.phases[last].status, state.phases[last].message = "failed", record["error"] or ""
         state.quality = record["quality"]
+        state.diff = record.get("diff")
         return state
 
     def apply(self, event: Event) -> None:
@@ -151,17 +154,22 @@ class RunView(Static):
         if self.state is None:
             self.update(Text("No run yet. Press r to run this pipeline.", style="grey50"))
             return
-        self.update(Group(self._header(), self._phases(), self._quality(), self._chart()))
+        parts = [self._header(), self._phases(), self._quality(), self._chart()]
+        if self.state.diff:
+            parts.insert(3, diff_view(self.state.diff))
+        self.update(Group(*parts))
 
     def _header(self) -> Text:
         s = self.state
         assert s is not None
-        style = {"success": "green", "failed": "red", "cancelled": "yellow"}.get(s.status, "cyan")
+        style = {"success": "green", "failed": "red", "cancelled": "yellow", "awaiting_review": "magenta"}.get(s.status, "cyan")
         text = Text.assemble(("Run ", "bold"), (s.run_id, "bold"), f"  {s.pipeline}  ", (s.status.upper(), f"bold {style}"))
         if s.started:
             text.append(f"  total {run_total(s.started, s.finished or time.time())}", style="grey50")
         if s.error:
             text.append(f"\n{s.error}", style="red")
+        if s.status == "awaiting_review":
+            text.append("\nAwaiting review: a approves (publishes to main), x rejects (drops the branch).", style="magenta")
         return text
 
     def _phases(self) -> Table:
