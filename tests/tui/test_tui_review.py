@@ -50,4 +50,5 @@ async def test_approve_on_a_pipeline_with_nothing_to_review_says_so(scratch: Scr
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", fqn)
         await pilot.press("a")
-        await until(pilot, lambda: f"No run of {fqn} is awaiting review." in screen(app), 20, "the notice")
+        await until(pilot, lambda: f"No run of {fqn} is awaiting review." in [str(n.message) for n in app._notifications],
+                    20, "the notice")
