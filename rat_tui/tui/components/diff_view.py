@@ -35,11 +35,12 @@ def _cell(old: dict | None, new: dict | None, column: str) -> Text:
 
 def diff_view(diff: dict) -> Group:
     parts: list = [diff_summary(diff)]
-    if diff.get("columns"):
+    changed_columns = {name: rows for name, rows in (diff.get("columns") or {}).items() if rows}
+    if changed_columns:
         columns = Table(box=None, header_style="bold")
         columns.add_column("column")
         columns.add_column("rows changed", justify="right")
-        for name, rows in sorted(diff["columns"].items(), key=lambda item: -item[1]):
+        for name, rows in sorted(changed_columns.items(), key=lambda item: -item[1]):
             columns.add_row(name, f"{rows:,}")
         parts.append(columns)
     sample = diff.get("sample") or []
