@@ -251,8 +251,8 @@ class StateDB:
         return {row["run_id"] for row in rows if (pipeline is None or row["pipeline"] == pipeline)
                 and _process_alive(row["host"], row["pid"])}
 
-    def unsettled_run_ids(self, pipeline: str) -> set[str]:
-        """Runs whose schema change must stay on the table: live ones, and those awaiting review."""
+    def unsettled_run_ids(self, pipeline: str | None = None) -> set[str]:
+        """Runs whose branch and schema change must stay on the table: live ones, and those awaiting review."""
         return self.live_run_ids(pipeline) | {run.run_id for run in self.held_runs(pipeline)}
 
     def held_runs(self, pipeline: str | None = None) -> list[RunRecord]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from rat_tui.core.errors import RatError
-from tests.lakehelpers import Scratch
+from tests.lakehelpers import Scratch, findings
 
 pytestmark = pytest.mark.spark
 
@@ -29,8 +29,9 @@ def test_a_reviewed_run_waits_on_its_branch_with_its_diff_then_approve_publishes
     assert scratch.refs(fqn) == {"main": first["snapshot_id"], f"run_{held['run_id']}": scratch.refs(fqn)[f"run_{held['run_id']}"]}
     assert scratch.rows(f"SELECT * FROM {fqn} ORDER BY id") == [[1, "a"], [2, "b"]]  # main untouched
     assert [r["run_id"] for r in scratch.wb.pending_reviews()["runs"]] == [held["run_id"]]
-    scratch.wb.cleanup_leftovers()  # recovery leaves a pending review alone
+    scratch.wb.cleanup_leftovers()  # recovery leaves a pending review alone, and doctor sees nothing wrong
     assert f"run_{held['run_id']}" in scratch.refs(fqn)
+    assert [f for f in findings(scratch) if f["kind"] == "leftover_branch"] == []
     approved = scratch.wb.approve(held["run_id"])["run"]
     assert approved["status"] == "success" and approved["snapshot_id"] == scratch.refs(fqn)["main"]
     assert list(scratch.refs(fqn)) == ["main"]
