@@ -16,15 +16,17 @@ class PipelineKeys:
     def __init__(self, app: RatApp) -> None:
         self.app = app
 
-    def run(self, published: bool) -> None:
+    def run(self, published: bool, review: bool = False) -> None:
+        """`review`: the run stops before main with its diff, awaiting approve or reject."""
         app = self.app
-        fqn = app.target_pipeline("run_published" if published else "run")
+        fqn = app.target_pipeline("run_review" if review else "run_published" if published else "run")
         if fqn is None:
             return
         view = app.detail.current(PipelineView)
         if view is not None and view.fqn == fqn:
             view.show_tab("tab-run")
-        app.jobs.run("run", partial(app.workbench.submit, fqn, published=published))
+        app.jobs.run("run for review" if review else "run",
+                     partial(app.workbench.submit, fqn, published=published, review=review))
 
     def cancel(self) -> None:
         app = self.app

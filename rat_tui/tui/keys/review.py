@@ -5,7 +5,6 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from ..components.modals import Confirm
-from ..components.pipeline_view import PipelineView
 from ..components.project_tree import ProjectTree
 
 if TYPE_CHECKING:
@@ -17,14 +16,7 @@ class ReviewKeys:
         self.app = app
 
     def run(self) -> None:
-        app = self.app
-        fqn = app.target_pipeline("run_review")
-        if fqn is None:
-            return
-        view = app.detail.current(PipelineView)
-        if view is not None and view.fqn == fqn:
-            view.show_tab("tab-run")
-        app.jobs.run("run for review", partial(app.workbench.submit, fqn, review=True))
+        self.app.pipeline_keys.run(published=False, review=True)
 
     def _held(self, fqn: str) -> str | None:
         held = self.app.workbench.state.held_runs(fqn)
