@@ -62,6 +62,28 @@ class Scratch:
         return (self.root / "warehouse" / layer / name / "metadata").is_dir()
 
 
+MERGE_BATCHES = [
+    "(1, 'a'), (2, 'b'), (3, 'c')",
+    "(2, 'B'), (4, 'd')",  # key 2 updated, key 4 new
+    "(3, 'C'), (5, 'e'), (6, 'f')",  # key 3 updated, keys 5 and 6 new
+]
+
+
+def merge_batches(scratch: Scratch, batches: list[str] = MERGE_BATCHES) -> tuple[str, list[str]]:
+    """An incremental pipeline (key `id`) run once per batch of VALUES: (its name, the run ids). Each
+    merge after the first leaves two snapshots on main, the delete of the batch's keys and the append."""
+    run_ids = []
+    for batch in batches:
+        fqn = scratch.pipeline("silver", "customers", f"""
+            -- @merge_strategy: incremental
+            -- @unique_key: id
+            SELECT * FROM VALUES {batch} AS v(id, name)""")
+        run = scratch.run(fqn)
+        assert run["status"] == "success", run["error"]
+        run_ids.append(run["run_id"])
+    return fqn, run_ids
+
+
 def copy_sample_namespace(scratch: Scratch) -> None:
     """The sample's ecommerce pipelines and landing files, inside the scratch namespace."""
     import shutil

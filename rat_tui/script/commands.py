@@ -138,9 +138,9 @@ def _tables(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict
     return ctx.wb.tables()
 
 
-@command("snapshots", arg("pipeline"))
+@command("snapshots", arg("pipeline"), arg("--all", action="store_true"))
 def _snapshots(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.snapshots(a.pipeline)
+    return ctx.wb.snapshots(a.pipeline) if a.all else ctx.wb.history(a.pipeline)
 
 
 @command("runs", arg("pipeline", nargs="?"), arg("--limit", type=int, default=20))
@@ -186,9 +186,10 @@ def _rollback(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> di
     return ctx.wb.rollback(a.pipeline, a.version, a.restore)
 
 
-@command("rollback-table", arg("pipeline"), arg("snapshot_id", type=int), arg("--rebuild", action="store_true"))
+@command("rollback-table", arg("pipeline"), arg("snapshot_id", type=int), arg("--rebuild", action="store_true"),
+         arg("--raw", action="store_true"))
 def _rollback_table(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.rollback_table(a.pipeline, a.snapshot_id, a.rebuild)
+    return ctx.wb.rollback_table(a.pipeline, a.snapshot_id, a.rebuild, raw=a.raw)
 
 
 @command("table-preview", arg("pipeline"), arg("--snapshot", type=int), arg("--limit", type=int, default=20))
@@ -196,8 +197,15 @@ def _table_preview(ctx: ScriptContext, a: argparse.Namespace, body: str | None) 
     return ctx.wb.table_preview(a.pipeline, a.snapshot, a.limit)
 
 
-@command("diff", arg("pipeline"), arg("old", type=int), arg("new", type=int), arg("--limit", type=int, default=20))
+@command("diff", arg("pipeline"), arg("old", type=int, nargs="?"), arg("new", type=int, nargs="?"), arg("--run"),
+         arg("--limit", type=int, default=20))
 def _diff(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    if a.run is not None:
+        if a.old is not None:
+            raise ArgumentError("diff takes either two snapshot ids or --run RUN_ID, not both")
+        return ctx.wb.diff_run(a.pipeline, a.run, a.limit)
+    if a.new is None:
+        raise ArgumentError("diff needs two snapshot ids (diff NS.LAYER.NAME OLD NEW) or --run RUN_ID")
     return ctx.wb.diff_snapshots(a.pipeline, a.old, a.new, a.limit)
 
 

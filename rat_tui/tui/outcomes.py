@@ -42,8 +42,9 @@ def doctor(findings: list[dict]) -> str:
     return f"Doctor: {count(len(findings), 'finding', 'findings')}; first: {findings[0]['kind']} {findings[0]['object']}."
 
 
-def diffed(fqn: str, diff: dict, old: int, new: int) -> str:
-    return f"{fqn}: snapshot {old} → {new}: +{count(diff['added'], 'row')}, -{count(diff['removed'], 'row')}."
+def diffed(fqn: str, diff: dict, what: str, old: int | None, new: int) -> str:
+    return (f"{fqn}: {what}, snapshot {old or '(none)'} → {new}: "
+            f"+{count(diff['added'], 'row')}, -{count(diff['removed'], 'row')}.")
 
 
 def rows_shown(what: str, result: dict) -> str:

@@ -120,11 +120,19 @@ def test_zone_view_with_a_file_preview(snap_compare, sample_copy: Path):
 
 TABLE = PipelineRef("ecommerce", "bronze", "raw_orders")
 SNAPSHOTS = {"snapshots": [
-    {"snapshot_id": 1111111111111111111, "parent_id": None, "committed_at": "2024-06-01T09:00:00+00:00",
-     "operation": "append", "added_rows": 0, "total_rows": 0, "is_current": False, "run_id": None},
-    {"snapshot_id": 2222222222222576867, "parent_id": 1111111111111111111, "committed_at": "2024-06-01T09:00:02+00:00",
-     "operation": "append", "added_rows": 300, "total_rows": 300, "is_current": True, "run_id": "9a8b7c6d"}],
-    "refs": {"main": 2222222222222576867}}
+    {"kind": "create", "snapshot_id": 1111111111111111111, "base_snapshot_id": None,
+     "snapshot_ids": [1111111111111111111], "committed_at": "2024-06-01T09:00:00+00:00", "operation": "append", "run_id": None,
+     "strategy": None, "added_rows": 0, "updated_rows": 0, "deleted_rows": 0, "total_rows": 0, "on_main": True,
+     "is_current": False},
+    {"kind": "run", "snapshot_id": 2222222222222576867, "base_snapshot_id": 1111111111111111111,
+     "snapshot_ids": [2222222222222576867], "committed_at": "2024-06-01T09:00:02+00:00", "operation": "append", "run_id": "9a8b7c6d",
+     "strategy": "incremental", "added_rows": 300, "updated_rows": 0, "deleted_rows": 0, "total_rows": 300,
+     "on_main": True, "is_current": False},
+    {"kind": "run", "snapshot_id": 3333333333333333333, "base_snapshot_id": 2222222222222576867,
+     "snapshot_ids": [3333333333333333000, 3333333333333333333], "committed_at": "2024-06-02T09:00:02+00:00",
+     "operation": "append", "run_id": "5e4f3a2b", "strategy": "incremental", "added_rows": 4, "updated_rows": 2, "deleted_rows": 0,
+     "total_rows": 304, "on_main": True, "is_current": True}],
+    "refs": {"main": 3333333333333333333}}
 PREVIEW = {"snapshot_id": 2222222222222576867, "columns": ["order_id", "customer_id", "amount", "status"],
            "rows": [[1, 17, "35.50", "shipped"], [2, 4, "12.00", "new"], [3, 17, "99.90", "returned"]]}
 
@@ -136,11 +144,11 @@ def fixed_table(wb: Workbench, monkeypatch: pytest.MonkeyPatch) -> None:
     def with_table() -> dict:
         found = overview()
         ns = next(n for n in found["namespaces"] if n["name"] == "ecommerce")
-        ns["tables"] = [{"ref": TABLE, "snapshot_id": 2222222222222576867}]
+        ns["tables"] = [{"ref": TABLE, "snapshot_id": 3333333333333333333}]
         return found
 
     monkeypatch.setattr(wb, "overview", with_table)
-    monkeypatch.setattr(wb, "snapshots", lambda fqn: SNAPSHOTS)
+    monkeypatch.setattr(wb, "history", lambda fqn: SNAPSHOTS)
     monkeypatch.setattr(wb, "table_schema", lambda fqn: "order_id bigint, customer_id bigint, amount decimal(10,2), "
                                                         "status string")
     monkeypatch.setattr(wb, "table_preview", lambda fqn, snapshot_id=None, limit=20: {**PREVIEW, "snapshot_id": snapshot_id})

@@ -54,12 +54,13 @@ async def test_two_reloads_of_a_table_at_once_leave_one_table_view(sample_copy):
     from rat_tui.tui.components.table_view import TableView
 
     app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
-    snaps = {"snapshots": [{"snapshot_id": 7, "parent_id": None, "committed_at": "2026-11-22T20:55:15+00:00",
-                            "operation": "append", "added_rows": 1, "total_rows": 1, "is_current": True,
-                            "run_id": "r1", "schema_changes": [], "inputs": {}}], "refs": {"main": 7}}
+    snaps = {"snapshots": [{"kind": "run", "snapshot_id": 7, "base_snapshot_id": None, "snapshot_ids": [7],
+                            "committed_at": "2026-11-22T20:55:15+00:00", "run_id": "r1", "strategy": "full_refresh",
+                            "added_rows": 1, "updated_rows": 0, "deleted_rows": 0, "total_rows": 1, "on_main": True,
+                            "is_current": True, "inputs": {}}], "refs": {"main": 7}}
     async with app.run_test(size=SIZE) as pilot:
         node = NodeData("table", "ecommerce", "clean_orders", PipelineRef("ecommerce", "silver", "clean_orders"))
-        app.workbench.snapshots = lambda fqn: snaps  # the panel loads them itself
+        app.workbench.history = lambda fqn: snaps  # the panel loads them itself
         app.workbench.table_schema = lambda fqn: "id int"
         app.selected = node
         await asyncio.gather(app.show_detail(node), app.show_detail(node))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..errors import RatError
+from ..lake.history import boundary_refusal, history
 from ..lake.metadata import load_table, schema_diff, snapshots, table_stats
 from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable
@@ -33,10 +34,10 @@ class TableCommands(WorkbenchParts):
         return {"tables": rows}
 
     def snapshots(self, pipeline: str) -> dict:
-        ref = PipelineRef.parse(pipeline)
-        table = load_table(self.project.table_dir(ref), ref.fqn)
+        """Every raw Iceberg snapshot of the table, those inside a run included (`snapshots --all`)."""
+        ref, table = self._table(pipeline)
         found, refs = snapshots(table)
-        runs = {r.run_id: r for r in self.state.runs(ref.fqn, limit=10_000)}
+        runs = self._runs_of(ref)
         by_snapshot = {r.snapshot_id: r.run_id for r in runs.values() if r.snapshot_id}
         listed = []
         for snap in found:
@@ -44,6 +45,18 @@ class TableCommands(WorkbenchParts):
             inputs = runs[run_id].inputs if run_id in runs else {}
             listed.append({**snap.as_dict(), "run_id": run_id, "inputs": inputs})  # provenance: what it was built from
         return {"snapshots": listed, "refs": refs}
+
+    def history(self, pipeline: str) -> dict:
+        """The table's history as readers saw it (lake.history): one entry per run that reached main,
+        per compaction, per rollback, and the creation; oldest first."""
+        ref, table = self._table(pipeline)
+        runs = self._runs_of(ref)
+        listed = [{**entry.as_dict(), "inputs": runs[entry.run_id].inputs if entry.run_id in runs else {}}
+                  for entry in history(table)]
+        return {"snapshots": listed, "refs": {name: r.snapshot_id for name, r in table.metadata.refs.items()}}
+
+    def _runs_of(self, ref: PipelineRef) -> dict:
+        return {r.run_id: r for r in self.state.runs(ref.fqn, limit=10_000)}
 
     def _table(self, pipeline: str):
         ref = PipelineRef.parse(pipeline)
@@ -53,12 +66,16 @@ class TableCommands(WorkbenchParts):
         ref, table = self._table(pipeline)
         return ", ".join(f"{f.name} {f.field_type}" for f in table.schema().fields)
 
-    def rollback_table(self, pipeline: str, snapshot_id: int, rebuild: bool = False) -> dict:
-        """Point main at any snapshot still in history (so a rollback can be undone). `rebuild`: then
+    def rollback_table(self, pipeline: str, snapshot_id: int, rebuild: bool = False, raw: bool = False) -> dict:
+        """Point main at a state it had (a run's base or head, a compaction; so a rollback can be undone).
+        A snapshot inside a run, which no reader ever saw, is refused unless `raw`. `rebuild`: then
         rebuild the downstream tables built from the data this removed (as the TUI offers to)."""
         ref, table = self._table(pipeline)
         if table.metadata.snapshot_by_id(snapshot_id) is None:
             raise RatError(f"table {ref.fqn} has no snapshot {snapshot_id} (see `snapshots {ref.fqn}`)")
+        refusal = None if raw else boundary_refusal(table, ref.fqn, snapshot_id)
+        if refusal is not None:
+            raise RatError(refusal)
         self.set_main(ref, snapshot_id)
         result = {"snapshot_id": snapshot_id, "stale_downstream": self.stale_downstream(ref, snapshot_id)}
         if not rebuild:
@@ -88,22 +105,26 @@ class TableCommands(WorkbenchParts):
         rows = [[json_value(v) for v in record.values()] for record in arrow.to_pylist()]
         return {"snapshot_id": snapshot.snapshot_id, "columns": arrow.column_names, "rows": rows}
 
-    def diff_snapshots(self, pipeline: str, old: int, new: int, limit: int = 20) -> dict:
-        """Rows added and removed between two snapshots, and schema changes."""
+    def diff_snapshots(self, pipeline: str, old: int | None, new: int, limit: int = 20) -> dict:
+        """Rows added and removed between two snapshots, and schema changes. `old` None: before the
+        table existed (every row of `new` is added)."""
         ref, table = self._table(pipeline)
         meta = table.metadata
         snaps = {}
-        for snapshot_id in (old, new):
+        for snapshot_id in (old, new) if old is not None else (new,):
             snaps[snapshot_id] = meta.snapshot_by_id(snapshot_id)
             if snaps[snapshot_id] is None:
                 raise RatError(f"table {ref.fqn} has no snapshot {snapshot_id}")
-        changes = schema_diff(meta, snaps[old].schema_id, snaps[new].schema_id)
-        before = {f.name for f in meta.schema_by_id(snaps[old].schema_id).fields}
+        old_schema = snaps[old].schema_id if old is not None else snaps[new].schema_id
+        changes = schema_diff(meta, old_schema, snaps[new].schema_id)
+        before = {f.name for f in meta.schema_by_id(old_schema).fields}
         common = ", ".join(f"`{f.name}`" for f in meta.schema_by_id(snaps[new].schema_id).fields if f.name in before)
         with self.spark.using() as spark:
             self.spark.ensure_catalog(ref.namespace)
             ident = IcebergTable(spark, ref).ident
-            side = {sid: f"SELECT {common} FROM {ident} VERSION AS OF {sid}" for sid in (old, new)}
+            side = {sid: f"SELECT {common} FROM {ident} VERSION AS OF {sid}" for sid in snaps}
+            if old is None:
+                side[None] = f"{side[new]} WHERE false"
             added = spark.sql(f"{side[new]} EXCEPT ALL {side[old]}")
             removed = spark.sql(f"{side[old]} EXCEPT ALL {side[new]}")
             result = {
@@ -113,6 +134,15 @@ class TableCommands(WorkbenchParts):
                 "removed_rows": [row_values(r) for r in removed.limit(limit).collect()],
             }
         return {**result, "schema_changes": changes}
+
+    def diff_run(self, pipeline: str, run_id: str, limit: int = 20) -> dict:
+        """A whole run: main before it (its base) against main after it (its head)."""
+        ref, table = self._table(pipeline)
+        entry = next((e for e in history(table) if e.kind == "run" and e.run_id == run_id), None)
+        if entry is None:
+            raise RatError(f"run {run_id} never reached main of {ref.fqn} (see `snapshots {ref.fqn}`)")
+        diff = self.diff_snapshots(pipeline, entry.base_snapshot_id, entry.snapshot_id, limit)
+        return {"run_id": run_id, "base_snapshot_id": entry.base_snapshot_id, "snapshot_id": entry.snapshot_id, **diff}
 
     def compact(self, pipeline: str) -> dict:
         """Rewrite small data files into target-sized ones, as a snapshot of its own."""

@@ -77,7 +77,7 @@ def snapshots(table: "StaticTable") -> tuple[list[SnapshotInfo], dict[str, int]]
             committed_at=datetime.fromtimestamp(snap.timestamp_ms / 1000, timezone.utc).isoformat(),
             operation=summary.operation.value if summary is not None else "",
             added_rows=int(extra.get("added-records", 0)),
-            total_rows=int(extra.get("total-records", 0)),
+            total_rows=reader_rows(table, snap.snapshot_id),
             is_current=snap.snapshot_id == current,
             run_id=extra.get(RUN_ID_PROPERTY),
             schema_changes=schema_changes(meta, parent.schema_id if parent else None, snap.schema_id),
@@ -114,16 +114,32 @@ def table_stats(table: "StaticTable") -> dict:
     extra = snap.summary.additional_properties if snap is not None and snap.summary is not None else {}
     files = int(extra.get("total-data-files", 0))
     size = int(extra.get("total-files-size", 0))
-    rows = int(extra.get("total-records", 0))
-    if int(extra.get("total-position-deletes", 0)) or int(extra.get("total-equality-deletes", 0)):
-        # Merge-on-read: total-records still counts deleted rows; count what a reader sees.
-        rows = live_rows(table, snap.snapshot_id)
+    rows = reader_rows(table, snap.snapshot_id) if snap is not None else 0
     return {
         "snapshot_id": snap.snapshot_id if snap else None,
         "rows": rows,
         "data_files": files,
         "avg_file_bytes": size // files if files else 0,
     }
+
+
+_counted: dict[tuple[str, int], int] = {}
+
+
+def reader_rows(table: "StaticTable", snapshot_id: int) -> int:
+    """Rows a reader of the snapshot sees (count(*)). Merge-on-read: the summary's total-records still
+    counts deleted rows, so they are counted (live_rows), once per process: a snapshot never changes,
+    and the table view lists every run's after each run."""
+    snap = table.metadata.snapshot_by_id(snapshot_id)
+    extra = snap.summary.additional_properties if snap is not None and snap.summary is not None else {}
+    if not int(extra.get("total-position-deletes", 0)) and not int(extra.get("total-equality-deletes", 0)):
+        return int(extra.get("total-records", 0))
+    key = (table.metadata.location, snapshot_id)
+    if key not in _counted:
+        if len(_counted) > 4096:
+            _counted.clear()
+        _counted[key] = live_rows(table, snapshot_id)
+    return _counted[key]
 
 
 def live_rows(table: "StaticTable", snapshot_id: int) -> int:

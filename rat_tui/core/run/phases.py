@@ -51,6 +51,7 @@ from .strategies import (
     WRITERS,
     WriteJob,
     partition_by,
+    run_strategy,
     table_properties,
     table_schema,
     writes_once,
@@ -264,7 +265,7 @@ class Execution:
                 empty = False
         target = self.target
         job = WriteJob(target, self.branch, self.result, config, self.record.run_id, self.ctx.run_started_at,
-                       self.result_rows, target_empty=empty)
+                       self.result_rows, target_empty=empty, full_refresh=self.options.full_refresh)
         # A branch made from main starts where the run began; an overwrite above or a stage moved it.
         moved = self.stage is not None or (empty and self.table_existed)
         before = target.head(self.branch) if moved else self.base_snapshot
@@ -386,7 +387,8 @@ class Execution:
         config = self.pipeline.config
         try:
             replace_from_stage(self.spark, self.table, self.stage, self.branch, self.record.run_id,
-                               self.properties(config), partition_by(config))
+                               run_strategy(config, self.options.full_refresh), self.properties(config),
+                               partition_by(config))
         except Exception as exc:
             if is_cancellation(exc):
                 raise

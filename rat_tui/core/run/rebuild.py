@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..lake.history import STRATEGY_PROPERTY
 from ..lake.metadata import RUN_ID_PROPERTY
 from ..lake.table import IcebergTable
 from ..project.model import PipelineRef, Project
@@ -52,12 +53,14 @@ def create_stage(spark: "SparkSession", ref: PipelineRef, run_id: str, branch: s
 
 
 def replace_from_stage(spark: "SparkSession", table: IcebergTable, stage: IcebergTable, branch: str, run_id: str,
-                       properties: dict[str, str], partition_column: str | None) -> None:
-    """Main becomes the staged rows, with their schema and properties, in one commit that carries the run id."""
+                       strategy: str, properties: dict[str, str], partition_column: str | None) -> None:
+    """Main becomes the staged rows, with their schema and properties, in one commit that carries the
+    run id and strategy."""
     from pyspark.sql import functions as F
 
     writer = spark.table(stage.branch_ident(branch)).writeTo(table.ident).using("iceberg")
-    writer = writer.option(f"snapshot-property.{RUN_ID_PROPERTY}", run_id)
+    writer = writer.option(f"snapshot-property.{RUN_ID_PROPERTY}", run_id).option(
+        f"snapshot-property.{STRATEGY_PROPERTY}", strategy)
     if partition_column:
         writer = writer.partitionedBy(F.col(partition_column))
     for key, value in properties.items():

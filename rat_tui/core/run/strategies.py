@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import RatError
+from ..lake.history import STRATEGY_PROPERTY
 from ..lake.metadata import RUN_ID_PROPERTY
 from ..lake.table import IcebergTable, quote, sql_string
 from ..project.pipeline_config import MergeStrategy, PipelineConfig
@@ -32,6 +33,11 @@ WRITTEN_ONCE = (MergeStrategy.FULL_REFRESH, MergeStrategy.APPEND_ONLY)
 KEYED_FIRST_LOAD = (MergeStrategy.INCREMENTAL, MergeStrategy.DELETE_INSERT)
 
 
+def run_strategy(config: PipelineConfig, full_refresh: bool) -> str:
+    """What a run did to the table: its pipeline's strategy, or a full refresh when asked for one."""
+    return MergeStrategy.FULL_REFRESH.value if full_refresh else config.merge_strategy.value
+
+
 def writes_once(config: PipelineConfig, target_empty: bool) -> bool:
     """Whether the query runs only inside the write: neither materialised nor counted before it."""
     return config.merge_strategy in WRITTEN_ONCE or (target_empty and config.merge_strategy in KEYED_FIRST_LOAD)
@@ -47,6 +53,7 @@ class WriteJob:
     run_started_at: str
     rows_in_result: int | None  # None when not counted (writes_once)
     target_empty: bool = False  # a first load (or a full refresh): nothing to merge with
+    full_refresh: bool = False  # a --full-refresh run of a pipeline of any strategy
     views: list[str] = field(default_factory=list)  # temp views made for the merge; dropped after the run
 
     @property
@@ -58,9 +65,15 @@ class WriteJob:
         """The result as the pipeline produced it."""
         return self.new.drop(ORDER_COLUMN)
 
+    @property
+    def strategy(self) -> str:
+        return run_strategy(self.config, self.full_refresh)
+
     def writer(self, df: "DataFrame"):  # -> DataFrameWriterV2
-        """A writer onto the branch that records the run id in the snapshot summary."""
-        return df.writeTo(self.target).option(f"snapshot-property.{RUN_ID_PROPERTY}", self.run_id)
+        """A writer onto the branch that records the run id and strategy in the snapshot summary
+        (the table's history groups snapshots by run and counts updates by them: lake.history)."""
+        return (df.writeTo(self.target).option(f"snapshot-property.{RUN_ID_PROPERTY}", self.run_id)
+                .option(f"snapshot-property.{STRATEGY_PROPERTY}", self.strategy))
 
     def view(self, df: "DataFrame", role: str) -> str:
         name = f"rat_{role}_{self.run_id}"

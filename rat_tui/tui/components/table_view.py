@@ -1,7 +1,10 @@
-"""An Iceberg table: schema, snapshots, preview at the selected snapshot, diff with the previous one.
+"""An Iceberg table: schema, its history by run (core.lake.history), preview at the selected entry, and
+the diff of a whole run (`d`: main before it against main after it).
 
-It loads its snapshots, the preview at the highlighted snapshot and a diff (`d`) in thread workers and
-fills itself from their messages."""
+One row per run that reached main, per compaction, per rollback, and one for the creation: the raw
+snapshots inside a run (a merge's delete before its append) were never main, so they are neither
+shown nor offered to `t`. It loads the history, the preview at the highlighted entry and a diff in
+thread workers and fills itself from their messages; once loaded, the cursor sits on main."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,6 +29,11 @@ if TYPE_CHECKING:
     from ...core.commands.workbench import Workbench
 
 
+def what_it_was(entry: dict) -> str:
+    """A run's strategy (older runs did not record it), else the entry's kind: compaction, rollback, …"""
+    return (entry["strategy"] or "run") if entry["kind"] == "run" else entry["kind"]
+
+
 class TableView(Vertical):
     @dataclass
     class Loaded(Message, bubble=False):
@@ -39,15 +47,14 @@ class TableView(Vertical):
     @dataclass
     class DiffLoaded(Message, bubble=False):
         diff: dict
-        old: int
-        new: int
+        title: str
 
     def __init__(self, workbench: Workbench, node: NodeData) -> None:
         super().__init__(id="table-view")
         assert node.ref is not None
         self.workbench, self.node = workbench, node
         self.fqn = node.ref.fqn
-        self.snapshot_ids: list[int] = []
+        self.entries: list[dict] = []  # the history, oldest first; a row's key is its index here
 
     def on_mount(self) -> None:
         self.load()
@@ -55,7 +62,7 @@ class TableView(Vertical):
     @work(thread=True, exclusive=True, group="detail")
     def load(self) -> None:
         wb = self.workbench
-        post_loaded(self, f"show table {self.node.name}", lambda: self.Loaded(wb.snapshots(self.fqn),
+        post_loaded(self, f"show table {self.node.name}", lambda: self.Loaded(wb.history(self.fqn),
                                                                                wb.table_schema(self.fqn)))
 
     @on(Loaded)
@@ -73,27 +80,34 @@ class TableView(Vertical):
         self.query_one("#table-title", Static).update(Text.assemble((self.fqn, "bold"), ("  " + schema, "grey70")))
         table = self.query_one("#snapshots-table", DataTable)
         table.clear(columns=True)
-        table.add_columns("", "snapshot", "committed (UTC)", "operation", "added", "total", "run")
-        self.snapshot_ids = []
-        for snap in reversed(data["snapshots"]):
-            self.snapshot_ids.append(snap["snapshot_id"])
-            table.add_row("▶" if snap["is_current"] else "", str(snap["snapshot_id"]), snap["committed_at"][:19],
-                          snap["operation"], f"{snap['added_rows']:,}", f"{snap['total_rows']:,}", snap["run_id"] or "",
-                          key=str(snap["snapshot_id"]))
+        table.add_columns("", "run", "committed (UTC)", "what", "added", "updated", "deleted", "rows", "snapshot")
+        self.entries = data["snapshots"]
+        current = 0
+        for row, index in enumerate(reversed(range(len(self.entries)))):
+            entry = self.entries[index]
+            current = row if entry["is_current"] else current
+            style = "" if entry["on_main"] else "grey50"  # rolled back past: still there to roll forward to
+            cells = ["▶" if entry["is_current"] else "", entry["run_id"] or "", entry["committed_at"][:19],
+                     what_it_was(entry),
+                     f"{entry['added_rows']:,}", f"{entry['updated_rows']:,}", f"{entry['deleted_rows']:,}",
+                     f"{entry['total_rows']:,}", str(entry["snapshot_id"])]
+            table.add_row(*(Text(cell, style=style) for cell in cells), key=str(index))
+        if self.entries:
+            table.move_cursor(row=current)  # the preview shows main, also after a rollback
+
+    def selected_entry(self) -> dict | None:
+        key = selected_key(self.query_one("#snapshots-table", DataTable))
+        return self.entries[int(key)] if key is not None else None
 
     def selected_snapshot(self) -> int | None:
-        key = selected_key(self.query_one("#snapshots-table", DataTable))
-        return int(key) if key is not None else None
-
-    def previous_of(self, snapshot_id: int) -> int | None:
-        ordered = list(reversed(self.snapshot_ids))
-        index = ordered.index(snapshot_id)
-        return ordered[index - 1] if index > 0 else None
+        """The selected entry's head: main after it."""
+        entry = self.selected_entry()
+        return entry["snapshot_id"] if entry is not None else None
 
     @on(DataTable.RowHighlighted, "#snapshots-table")
     def _snapshot_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key.value:
-            self.load_preview(int(event.row_key.value))
+        if event.row_key.value is not None:
+            self.load_preview(self.entries[int(event.row_key.value)]["snapshot_id"])
 
     @work(thread=True, group="actions")
     def load_preview(self, snapshot_id: int) -> None:
@@ -114,22 +128,24 @@ class TableView(Vertical):
         show_rows(self.query_one("#snapshot-preview", DataTable), result["columns"], result["rows"])
 
     @work(thread=True, group="actions")
-    def diff(self, old: int, new: int) -> None:
-        """`d`: the selected snapshot against the one before it."""
+    def diff(self, entry: dict) -> None:
+        """`d`: main before the entry (its base) against main after it (its head)."""
+        old, new = entry["base_snapshot_id"], entry["snapshot_id"]
+        what = f"run {entry['run_id']}" if entry["kind"] == "run" else entry["kind"]  # run abc123 / compaction
         try:
             diff = self.workbench.diff_snapshots(self.fqn, old, new)
         except Exception as exc:
             self.post_message(ActionFailed("diff", failure_sentence("diff", exc)))
             return
-        self.post_message(self.DiffLoaded(diff, old, new))
-        self.post_message(ActionDone("diff", diffed(self.fqn, diff, old, new), toast=False))
+        self.post_message(self.DiffLoaded(diff, f"{what} ({old or 'no table'} → {new})"))
+        self.post_message(ActionDone("diff", diffed(self.fqn, diff, what, old, new), toast=False))
 
     @on(DiffLoaded)
     def _diff_loaded(self, message: DiffLoaded) -> None:
         if app_closing(self.app):
             return
-        diff, old, new = message.diff, message.old, message.new
-        lines = [f"Diff {old} → {new}: +{count(diff['added'], 'row')}, -{count(diff['removed'], 'row')}"]
+        diff = message.diff
+        lines = [f"Diff of {message.title}: +{count(diff['added'], 'row')}, -{count(diff['removed'], 'row')}"]
         for change in diff["schema_changes"]:
             lines.append(f"  column {change['column']}: {change['change']} {change.get('type', '')}{change.get('to', '')}")
         lines += [f"  + {row}" for row in diff["added_rows"][:5]] + [f"  - {row}" for row in diff["removed_rows"][:5]]

@@ -1,5 +1,5 @@
-"""Keys on a table under the cursor: roll back to the selected snapshot (then offer to rebuild what it
-left stale), diff a snapshot with the one before it."""
+"""Keys on a table under the cursor: roll back to the selected history entry (a state main had: a run's
+end, a compaction; then offer to rebuild what it left stale), diff a whole run (main before → after)."""
 from __future__ import annotations
 
 from functools import partial
@@ -26,25 +26,25 @@ class TableKeys:
     def rollback(self) -> None:
         app = self.app
         view = self._view("rollback_table")
-        snapshot = view.selected_snapshot() if view is not None else None
-        if view is None or snapshot is None:
+        entry = view.selected_entry() if view is not None else None
+        if view is None or entry is None:
             return
-        fqn = view.fqn
+        fqn, snapshot = view.fqn, entry["snapshot_id"]
+        after = f" (main after run {entry['run_id']})" if entry["kind"] == "run" else ""
         app.push_screen(
-            Confirm(f"Point main of {fqn} at snapshot {snapshot}?",
-                    "Later snapshots stay in history until purged, so this can be undone."),
+            Confirm(f"Point main of {fqn} at snapshot {snapshot}{after}?",
+                    "Later runs stay in history until purged, so this can be undone."),
             lambda ok: ok and app.jobs.run("rollback table", partial(app.workbench.rollback_table, fqn, snapshot),
                                            f"{fqn}: main is now snapshot {snapshot}.", reload=True,
                                            then=lambda result: app.graph_keys.offer_rebuild(result["stale_downstream"])))
 
     def diff(self) -> None:
         view = self._view("diff")
-        if view is None:
+        entry = view.selected_entry() if view is not None else None
+        if view is None or entry is None:
             return
-        snapshot = view.selected_snapshot()
-        previous = view.previous_of(snapshot) if snapshot is not None else None
-        if previous is None:
-            self.app.notify("d diffs a snapshot with the one before it; this snapshot is the first.",
+        if entry["kind"] == "create":
+            self.app.notify("d diffs a run with main before it; this entry is the table's creation (no rows).",
                             severity="warning")
             return
-        view.diff(previous, snapshot)
+        view.diff(entry)
