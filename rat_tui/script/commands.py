@@ -198,15 +198,17 @@ def _table_preview(ctx: ScriptContext, a: argparse.Namespace, body: str | None) 
 
 
 @command("diff", arg("pipeline"), arg("old", type=int, nargs="?"), arg("new", type=int, nargs="?"), arg("--run"),
-         arg("--limit", type=int, default=20))
+         arg("--limit", type=int, default=20), arg("--key"))
 def _diff(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    # --key a,b matches rows by those columns; --key '' by every column; without it, the table's unique key
+    key = None if a.key is None else [k.strip() for k in a.key.split(",") if k.strip()]
     if a.run is not None:
         if a.old is not None:
             raise ArgumentError("diff takes either two snapshot ids or --run RUN_ID, not both")
-        return ctx.wb.diff_run(a.pipeline, a.run, a.limit)
+        return ctx.wb.diff_run(a.pipeline, a.run, a.limit, key)
     if a.new is None:
         raise ArgumentError("diff needs two snapshot ids (diff NS.LAYER.NAME OLD NEW) or --run RUN_ID")
-    return ctx.wb.diff_snapshots(a.pipeline, a.old, a.new, a.limit)
+    return ctx.wb.diff_snapshots(a.pipeline, a.old, a.new, a.limit, key)
 
 
 @command("purge", arg("--dry-run", action="store_true"), arg("--namespace"))

@@ -44,7 +44,7 @@ def doctor(findings: list[dict]) -> str:
 
 def diffed(fqn: str, diff: dict, what: str, old: int | None, new: int) -> str:
     return (f"{fqn}: {what}, snapshot {old or '(none)'} → {new}: "
-            f"+{count(diff['added'], 'row')}, -{count(diff['removed'], 'row')}.")
+            f"+{count(diff['added'], 'row')}, -{count(diff['removed'], 'row')}, ~{count(diff['changed'], 'row')} changed.")
 
 
 def rows_shown(what: str, result: dict) -> str:

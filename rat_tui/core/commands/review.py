@@ -1,7 +1,7 @@
 """Review before merge: a key-aware diff of a table, and approving or rejecting runs that await review."""
 from __future__ import annotations
 
-from ..lake.diff import table_diff
+from ..lake.diff import SAMPLE_ROWS, table_diff
 from ..lake.table import IcebergTable
 from ..project.model import PipelineRef
 from ..run import review
@@ -11,7 +11,8 @@ from .base import WorkbenchParts
 
 
 class ReviewCommands(WorkbenchParts):
-    def key_diff(self, pipeline: str, old: int | None, new: int, key: list[str] | None = None) -> dict:
+    def key_diff(self, pipeline: str, old: int | None, new: int, key: list[str] | None = None,
+                 sample_rows: int = SAMPLE_ROWS) -> dict:
         """What changed from snapshot `old` to `new`, matched by `key` (default: the table's unique key;
         none: by every column)."""
         ref = PipelineRef.parse(pipeline)
@@ -21,7 +22,7 @@ class ReviewCommands(WorkbenchParts):
             if key is None:
                 stored = table.schema_and_property(UNIQUE_KEY_PROPERTY)[2]
                 key = [k for k in (stored or "").split(",") if k]
-            return table_diff(table, old, new, key).as_dict()
+            return table_diff(table, old, new, key, sample_rows).as_dict()
 
     def pending_reviews(self) -> dict:
         return {"runs": [run.as_dict() for run in self.state.held_runs()]}
