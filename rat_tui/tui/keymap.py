@@ -33,6 +33,9 @@ DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
     KeyAction("run_review", "v", "review('run')", "Run for review", "Run",
               "Run the selected pipeline in review mode: it stops before main, showing its diff", "pipeline",
               show=False),
+    KeyAction("review_downstream", "V", "review('downstream')", "Review with downstream", "Graph",
+              "Run the selected pipeline and its downstream for review (NAME+): each on its branch, "
+              "later ones reading their upstream's", "pipeline", show=False),
     KeyAction("approve", "a", "review('approve')", "Approve", "Run",
               "Approve the selected pipeline's run awaiting review: publish it to main", "pipeline", show=False),
     KeyAction("preview", "p", "preview", "Preview", "Run", "Preview the selected pipeline (writes nothing)", "pipeline"),

@@ -58,5 +58,5 @@ def ran(title: str, runs: list[dict]) -> str:
     for run in runs:
         states[run["status"]] = states.get(run["status"], 0) + 1
     sentence = f"{title}: " + ", ".join(f"{n} {status}" for status, n in states.items()) + "."
-    first = next((r for r in runs if r["status"] not in ("success", "skipped")), None)
+    first = next((r for r in runs if r["status"] not in ("success", "awaiting_review", "skipped")), None)
     return sentence + (f" First problem: {first['pipeline']} {first['status']}: {first['error']}" if first else "")

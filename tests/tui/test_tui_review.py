@@ -52,3 +52,22 @@ async def test_approve_on_a_pipeline_with_nothing_to_review_says_so(scratch: Scr
         await pilot.press("a")
         await until(pilot, lambda: f"No run of {fqn} is awaiting review." in [str(n.message) for n in app._notifications],
                     20, "the notice")
+
+
+async def test_v_with_shift_reviews_a_selection_and_a_approves_it_all(scratch: Scratch):
+    up = scratch.pipeline("silver", "up", KEYED.format(rows="(1, 'a')"))
+    down = scratch.pipeline("gold", "down", "SELECT id, upper(name) AS name FROM {{ ref('silver.up') }}")
+    scratch.wb.run(f"{up}+")
+    scratch.pipeline("silver", "up", KEYED.format(rows="(1, 'a'), (2, 'b')"))
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", up)
+        await pilot.press("V")
+        await until(pilot, lambda: len(scratch.wb.state.held_runs()) >= 2
+                    and {r.pipeline for r in scratch.wb.state.held_runs()} >= {up, down}, 180, "both runs held")
+        assert scratch.rows(f"SELECT count(*) FROM {down}") == [[1]]
+        await select(pilot, "pipeline", down)
+        await pilot.press("a")
+        await until(pilot, lambda: not scratch.wb.state.held_runs(down), 60, "the approve")
+    assert scratch.rows(f"SELECT * FROM {down} ORDER BY id") == [[1, "A"], [2, "B"]]
+    assert scratch.rows(f"SELECT count(*) FROM {up}") == [[2]]

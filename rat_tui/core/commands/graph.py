@@ -54,14 +54,14 @@ class GraphCommands(WorkbenchParts):
         names = [n for n in graph.pipelines() if not namespaces or graph.nodes[n].namespace in namespaces]
         return self._run_names(graph, graph.order(names), full_refresh, False)
 
-    def run_pipelines(self, names: list[str], full_refresh: bool = False) -> dict:
+    def run_pipelines(self, names: list[str], full_refresh: bool = False, review: bool = False) -> dict:
         """Exactly these pipelines, in dependency order, with the skip rule of a selection: the stale
         tables after a rollback (not the rolled-back table), or what is downstream of a saved pipeline."""
         graph = self.graph()
         unknown = sorted(n for n in names if n not in graph.nodes or graph.nodes[n].kind != "pipeline")
         if unknown:
             raise RatError(f"no pipeline {', '.join(unknown)} in this project")
-        return self._run_names(graph, graph.order(names), full_refresh, False)
+        return self._run_names(graph, graph.order(names), full_refresh, False, review=review)
 
     def _run_names(self, graph: ProjectGraph, names: list[str], full_refresh: bool, published: bool,
                    submit: Callable[[str], RunHandle] | None = None, review: bool = False) -> dict:

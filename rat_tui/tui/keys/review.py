@@ -18,6 +18,9 @@ class ReviewKeys:
     def run(self) -> None:
         self.app.pipeline_keys.run(published=False, review=True)
 
+    def downstream(self) -> None:
+        self.app.graph_keys.run_selector("review_downstream", "{}+", review=True)
+
     def _held(self, fqn: str) -> str | None:
         held = self.app.workbench.state.held_runs(fqn)
         return held[-1].run_id if held else None
