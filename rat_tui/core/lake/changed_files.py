@@ -93,7 +93,9 @@ def changed_sides(spark: "SparkSession", table, ident: str, old_id: int, new_id:
         gone = read([old[path].task for path in removed])
         new_deletes = sorted({d for path in shared_changed for d in new[path].deletes - old[path].deletes})
         if new_deletes:
-            positions = spark.read.parquet(*new_deletes).selectExpr("file_path AS _file", "pos AS _pos")
+            # The schema given, so Spark reads no footers to infer it (a job of its own).
+            positions = spark.read.schema("file_path STRING, pos BIGINT").parquet(*new_deletes).selectExpr(
+                "file_path AS _file", "pos AS _pos")
             deleted = read([old[path].task for path in shared_changed]).join(positions.hint("broadcast"),
                                                                                 ["_file", "_pos"], "left_semi")
             gone = gone.unionByName(deleted.select(*columns, "_file", "_pos"))
