@@ -99,11 +99,25 @@ async def capture(project: Path) -> None:
         save(app, "failed_quality_gate")
         quietly(app, (quality / "no_returns.sql").unlink)
 
+        await pilot.press("r")  # a clean run, then a reviewed one that changes statuses
+        await until(pilot, lambda: not wb.runner.active and run_state(app).status == "success", 120, "the run")
+        source = project / "ecommerce" / "pipelines" / "silver" / "clean_orders" / "pipeline.sql"
+        original = source.read_text()
+        quietly(app, lambda: source.write_text(original.replace("LOWER(TRIM(status))", "UPPER(TRIM(status))")))
+        await pilot.press("v")
+        await until(pilot, lambda: "Diff against main" in screen(app), 120, "the run awaiting review")
+        await pilot.pause(0.3)
+        save(app, "review")
+        await pilot.press("x")
+        await until(pilot, lambda: "Reject run" in screen(app), 20, "the reject question")
+        await pilot.press("y")
+        await until(pilot, lambda: not wb.state.held_runs(), 60, "the reject")
+        quietly(app, lambda: source.write_text(original))
+
         for message in ("first cut", "amounts as decimals"):
             await pilot.press("P", *message, "enter")
             await until(pilot, lambda m=message: any(v["message"] == m for v in wb.list_versions(
                 "ecommerce.silver.clean_orders")["versions"]), 20, "publish")
-        source = project / "ecommerce" / "pipelines" / "silver" / "clean_orders" / "pipeline.sql"
         quietly(app, lambda: source.write_text(source.read_text().replace("ORDER BY updated_at",
                                                                           "ORDER BY updated_at, order_id")))
         await pilot.press("f5")

@@ -96,9 +96,20 @@ def _validate(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> di
 
 
 @command("run", arg("pipeline"), arg("--full-refresh", action="store_true"), arg("--published", action="store_true"),
-         arg("--reload-files", action="store_true"))
+         arg("--reload-files", action="store_true"), arg("--review", action="store_true"))
 def _run(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.run(a.pipeline, full_refresh=a.full_refresh, published=a.published, reload_files=a.reload_files)
+    return ctx.wb.run(a.pipeline, full_refresh=a.full_refresh, published=a.published, reload_files=a.reload_files,
+                      review=a.review)
+
+
+@command("approve", arg("run_id"))
+def _approve(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.approve(a.run_id)
+
+
+@command("reject", arg("run_id"))
+def _reject(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.reject(a.run_id)
 
 
 @command("preview", arg("pipeline"), arg("--limit", type=int, default=20))
@@ -187,15 +198,17 @@ def _table_preview(ctx: ScriptContext, a: argparse.Namespace, body: str | None) 
 
 
 @command("diff", arg("pipeline"), arg("old", type=int, nargs="?"), arg("new", type=int, nargs="?"), arg("--run"),
-         arg("--limit", type=int, default=20))
+         arg("--limit", type=int, default=20), arg("--key"))
 def _diff(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    # --key a,b matches rows by those columns; --key '' by every column; without it, the table's unique key
+    key = None if a.key is None else [k.strip() for k in a.key.split(",") if k.strip()]
     if a.run is not None:
         if a.old is not None:
             raise ArgumentError("diff takes either two snapshot ids or --run RUN_ID, not both")
-        return ctx.wb.diff_run(a.pipeline, a.run, a.limit)
+        return ctx.wb.diff_run(a.pipeline, a.run, a.limit, key)
     if a.new is None:
         raise ArgumentError("diff needs two snapshot ids (diff NS.LAYER.NAME OLD NEW) or --run RUN_ID")
-    return ctx.wb.diff_snapshots(a.pipeline, a.old, a.new, a.limit)
+    return ctx.wb.diff_snapshots(a.pipeline, a.old, a.new, a.limit, key)
 
 
 @command("purge", arg("--dry-run", action="store_true"), arg("--namespace"))

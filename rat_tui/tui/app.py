@@ -40,6 +40,7 @@ from .keymap import DEFAULT_KEYMAP, bindings, key_label, label_of, resolve_keyma
 from .keys.graph import GraphKeys, ran_message
 from .keys.landing import LandingKeys
 from .keys.pipeline import PipelineKeys
+from .keys.review import ReviewKeys
 from .keys.tables import TableKeys
 from .keys.upkeep import UpkeepKeys
 from .keys.view import ViewKeys
@@ -79,7 +80,7 @@ class RatApp(App):
         self.spark_heap_frozen = False
         self.jobs = Jobs(self)
         self.background = Background(self)
-        self.pipeline_keys, self.table_keys = PipelineKeys(self), TableKeys(self)
+        self.pipeline_keys, self.table_keys, self.review_keys = PipelineKeys(self), TableKeys(self), ReviewKeys(self)
         self.landing_keys, self.upkeep_keys, self.graph_keys = LandingKeys(self), UpkeepKeys(self), GraphKeys(self)
         self.view_keys = ViewKeys(self)
 
@@ -419,7 +420,10 @@ class RatApp(App):
         self.upkeep_keys.doctor()
 
     def action_purge(self) -> None:
-        self.upkeep_keys.purge()
+        self.review_keys.reject() or self.upkeep_keys.purge()
+
+    def action_review(self, what: str) -> None:
+        getattr(self.review_keys, what)()
 
     def action_pull(self) -> None:
         self.upkeep_keys.pull()

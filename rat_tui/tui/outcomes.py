@@ -30,7 +30,7 @@ def toast(sentence: str, where: str) -> str:
 
 def run_outcome(event: RunFinished, log_key: str) -> tuple[str, str]:
     """A finished run's toast and its severity: its error, else its note (nothing new), else the rows it wrote."""
-    severity = {"success": "information", "cancelled": "warning"}.get(event.status, "error")
+    severity = {"success": "information", "cancelled": "warning", "awaiting_review": "warning"}.get(event.status, "error")
     if event.error:
         return toast(event.error, f"the Run tab and the log ({log_key})"), severity
     return event.note or f"{count(event.rows_written, 'row')} written", severity
@@ -66,7 +66,7 @@ def doctor(findings: list[dict]) -> str:
 
 def diffed(fqn: str, diff: dict, what: str, old: int | None, new: int) -> str:
     return (f"{fqn}: {what}, snapshot {old or '(none)'} → {new}: "
-            f"+{count(diff['added'], 'row')}, -{count(diff['removed'], 'row')}.")
+            f"+{count(diff['added'], 'row')}, -{count(diff['removed'], 'row')}, ~{count(diff['changed'], 'row')} changed.")
 
 
 def rows_shown(what: str, result: dict) -> str:
@@ -80,7 +80,7 @@ def ran(title: str, runs: list[dict]) -> str:
     for run in runs:
         states[run["status"]] = states.get(run["status"], 0) + 1
     sentence = f"{title}: " + ", ".join(f"{n} {status}" for status, n in states.items()) + "."
-    first = next((r for r in runs if r["status"] not in ("success", "skipped")), None)
+    first = next((r for r in runs if r["status"] not in ("success", "awaiting_review", "skipped")), None)
     return sentence + (f" First problem: {first['pipeline']} {first['status']}: {first['error']}" if first else "")
 
 

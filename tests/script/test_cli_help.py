@@ -17,6 +17,6 @@ def test_help_lists_every_script_command():
                            check=True).stdout
     listed = shown.split("script commands", 1)[1].splitlines()[1:]
     assert sorted(line.split()[0] for line in listed if line.strip()) == sorted(COMMANDS)
-    for expected in ("  run [--full-refresh] [--published] [--reload-files] pipeline", "  query SQL…", "  export path SQL…",
+    for expected in ("  run [--full-refresh] [--published] [--reload-files] [--review] pipeline", "  query SQL…", "  export path SQL…",
                      "  write path <<EOF … EOF", "  sample [--limit LIMIT] namespace zone [file]"):
         assert expected in listed

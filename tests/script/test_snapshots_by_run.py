@@ -39,10 +39,16 @@ def test_snapshots_give_one_entry_per_run_and_diff_a_whole_run(scratch: Scratch)
     assert raw_ids == [sid for e in entries for sid in e["snapshot_ids"]]
     assert len(runs[1]["snapshot_ids"]) == 2  # the merge's delete, then its append
 
-    # the whole run: key 2's old row out, its new row and key 4 in (the append alone showed +2, -0)
+    # the whole run, by the table's key: key 2 changed, key 4 added (the append alone showed +2, -0)
     assert (diff["base_snapshot_id"], diff["snapshot_id"]) == (runs[0]["snapshot_id"], runs[1]["snapshot_id"])
-    assert (diff["added"], diff["removed"]) == (2, 1)
-    assert sorted(diff["added_rows"]) == [[2, "B"], [4, "d"]] and diff["removed_rows"] == [[2, "b"]]
+    assert (diff["key"], diff["added"], diff["removed"], diff["changed"]) == (["id"], 1, 0, 1)
+    assert diff["added_rows"] == [[4, "d"]] and diff["removed_rows"] == []
+    assert [(s["old"], s["new"]) for s in diff["sample"] if s["change"] == "changed"] == [
+        ({"id": 2, "name": "b"}, {"id": 2, "name": "B"})]
+    # --key '' matches whole rows: the changed row is one removed and one added
+    whole = ok(scratch, f"diff {fqn} --run {run_ids[1]} --key ''\n")[0]
+    assert (whole["key"], whole["added"], whole["removed"], whole["changed"]) == ([], 2, 1, 0)
+    assert sorted(whole["added_rows"]) == [[2, "B"], [4, "d"]] and whole["removed_rows"] == [[2, "b"]]
 
 
 def test_rollback_refuses_a_state_inside_a_run_and_lists_the_rollback(scratch: Scratch):

@@ -40,7 +40,9 @@ async def test_table_view_lists_runs_diffs_one_and_previews_main_after_a_rollbac
         await until(pilot, lambda: view(app).selected_snapshot() == heads[run_ids[1]], 10, "the cursor")
         await pilot.press("d")
         await until(pilot, lambda: f"Diff of run {run_ids[1]}" in screen(app), 60, "the run's diff")
-        assert "+2 rows, -1 row" in screen(app)  # the whole run, not the append alone (+2, -0)
+        # the whole run by the table's key (not the append alone, +2, -0): key 4 added, key 2 changed
+        assert "by id: +1 row, -0 rows, ~1 row changed" in screen(app)
+        assert "~ [2, 'b'] → [2, 'B']" in screen(app)
         await pilot.press("t")
         await until(pilot, lambda: "Yes (y)" in screen(app), 10, "the confirmation")
         await pilot.press("y")

@@ -45,3 +45,4 @@ class WorkbenchParts:
     stale_downstream: Callable[[PipelineRef, int], list[str]]  # commands/graph.py
     rebuild_stale: Callable[[list[str]], dict]  # commands/graph.py
     set_main: Callable[[PipelineRef, int], None]  # commands/tables.py
+    key_diff: Callable[..., dict]  # commands/review.py

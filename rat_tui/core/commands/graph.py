@@ -2,6 +2,7 @@
 which downstream tables a table rollback leaves stale, and their rebuild."""
 from __future__ import annotations
 
+import secrets
 import threading
 from collections.abc import Callable
 
@@ -37,9 +38,11 @@ class GraphCommands(WorkbenchParts):
             at[name] = (runs[0].finished_at or runs[0].started_at or runs[0].queued_at) if runs else None
         return graph.as_dict(only, last, at)
 
-    def run_selection(self, selector: str, full_refresh: bool = False, published: bool = False) -> dict:
+    def run_selection(self, selector: str, full_refresh: bool = False, published: bool = False,
+                      review: bool = False) -> dict:
+        """`review`: every run stops before main, each on its branch, later ones reading their upstream's."""
         graph = self.graph()
-        return self._run_names(graph, Selector.parse(selector).select(graph), full_refresh, published)
+        return self._run_names(graph, Selector.parse(selector).select(graph), full_refresh, published, review=review)
 
     def build(self, namespaces: list[str] | None = None, full_refresh: bool = False) -> dict:
         """Every pipeline (of those namespaces) in dependency order."""
@@ -51,21 +54,23 @@ class GraphCommands(WorkbenchParts):
         names = [n for n in graph.pipelines() if not namespaces or graph.nodes[n].namespace in namespaces]
         return self._run_names(graph, graph.order(names), full_refresh, False)
 
-    def run_pipelines(self, names: list[str], full_refresh: bool = False) -> dict:
+    def run_pipelines(self, names: list[str], full_refresh: bool = False, review: bool = False) -> dict:
         """Exactly these pipelines, in dependency order, with the skip rule of a selection: the stale
         tables after a rollback (not the rolled-back table), or what is downstream of a saved pipeline."""
         graph = self.graph()
         unknown = sorted(n for n in names if n not in graph.nodes or graph.nodes[n].kind != "pipeline")
         if unknown:
             raise RatError(f"no pipeline {', '.join(unknown)} in this project")
-        return self._run_names(graph, graph.order(names), full_refresh, False)
+        return self._run_names(graph, graph.order(names), full_refresh, False, review=review)
 
     def _run_names(self, graph: ProjectGraph, names: list[str], full_refresh: bool, published: bool,
-                   submit: Callable[[str], RunHandle] | None = None) -> dict:
+                   submit: Callable[[str], RunHandle] | None = None, review: bool = False) -> dict:
         if self.project.settings.unit_tests_before_build:  # raises, with the tests, when one did not pass
             self.unit_test_pipelines([PipelineRef.parse(name) for name in names])
-        submit = submit or (lambda name: self.submit(name, full_refresh=full_refresh, published=published,
-                                                     trigger="selection"))
+        group = f"sel_{secrets.token_hex(4)}"  # the held runs of this selection are approved or rejected together
+        submit = submit or (lambda name: self.submit(
+            name, full_refresh=full_refresh, published=published, trigger="selection", review=review,
+            review_group=group, upstream_branches=selection.held_upstream(name)))
         selection = SelectionRun(graph, names, submit, self.state, self.events, cancel_run=self.runner.cancel)
         with self._selections_lock:
             self.selections.append(selection)
@@ -75,7 +80,7 @@ class GraphCommands(WorkbenchParts):
             with self._selections_lock:
                 self.selections.remove(selection)
         result = {"runs": [r.as_dict() for r in records]}
-        failed = [r for r in records if r.status != "success"]
+        failed = [r for r in records if r.status not in ("success", "awaiting_review")]
         if failed:
             first = failed[0]
             raise RatError.with_result(f"{len(failed)} of {len(records)} run(s) did not succeed; first: "

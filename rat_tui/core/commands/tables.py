@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from ..errors import RatError
 from ..lake.history import boundary_refusal, history
-from ..lake.metadata import load_table, schema_diff, snapshots, table_stats
+from ..lake.metadata import load_table, snapshots, table_stats
 from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable
 from ..project.model import PipelineRef
 from ..project.settings import target_file_size
-from ..values import json_value, row_values
+from ..values import json_value
 from .base import WorkbenchParts
 
 
@@ -105,43 +105,23 @@ class TableCommands(WorkbenchParts):
         rows = [[json_value(v) for v in record.values()] for record in arrow.to_pylist()]
         return {"snapshot_id": snapshot.snapshot_id, "columns": arrow.column_names, "rows": rows}
 
-    def diff_snapshots(self, pipeline: str, old: int | None, new: int, limit: int = 20) -> dict:
-        """Rows added and removed between two snapshots, and schema changes. `old` None: before the
-        table existed (every row of `new` is added)."""
-        ref, table = self._table(pipeline)
-        meta = table.metadata
-        snaps = {}
-        for snapshot_id in (old, new) if old is not None else (new,):
-            snaps[snapshot_id] = meta.snapshot_by_id(snapshot_id)
-            if snaps[snapshot_id] is None:
-                raise RatError(f"table {ref.fqn} has no snapshot {snapshot_id}")
-        old_schema = snaps[old].schema_id if old is not None else snaps[new].schema_id
-        changes = schema_diff(meta, old_schema, snaps[new].schema_id)
-        before = {f.name for f in meta.schema_by_id(old_schema).fields}
-        common = ", ".join(f"`{f.name}`" for f in meta.schema_by_id(snaps[new].schema_id).fields if f.name in before)
-        with self.spark.using() as spark:
-            self.spark.ensure_catalog(ref.namespace)
-            ident = IcebergTable(spark, ref).ident
-            side = {sid: f"SELECT {common} FROM {ident} VERSION AS OF {sid}" for sid in snaps}
-            if old is None:
-                side[None] = f"{side[new]} WHERE false"
-            added = spark.sql(f"{side[new]} EXCEPT ALL {side[old]}")
-            removed = spark.sql(f"{side[old]} EXCEPT ALL {side[new]}")
-            result = {
-                "columns": added.columns,
-                "added": added.count(), "removed": removed.count(),
-                "added_rows": [row_values(r) for r in added.limit(limit).collect()],
-                "removed_rows": [row_values(r) for r in removed.limit(limit).collect()],
-            }
-        return {**result, "schema_changes": changes}
+    def diff_snapshots(self, pipeline: str, old: int | None, new: int, limit: int = 20,
+                       key: list[str] | None = None) -> dict:
+        """What changed from snapshot `old` to `new`, by key (review.py's key_diff): `key` None is the
+        table's unique key, [] every column. `old` None: before the table existed (every row is added).
+        `added_rows` / `removed_rows` list the sample's whole rows added and removed."""
+        diff = self.key_diff(pipeline, old, new, key, sample_rows=limit)
+        rows = {change: [list((s["new"] if change == "added" else s["old"]).values())
+                         for s in diff["sample"] if s["change"] == change] for change in ("added", "removed")}
+        return {**diff, "added_rows": rows["added"], "removed_rows": rows["removed"]}
 
-    def diff_run(self, pipeline: str, run_id: str, limit: int = 20) -> dict:
+    def diff_run(self, pipeline: str, run_id: str, limit: int = 20, key: list[str] | None = None) -> dict:
         """A whole run: main before it (its base) against main after it (its head)."""
         ref, table = self._table(pipeline)
         entry = next((e for e in history(table) if e.kind == "run" and e.run_id == run_id), None)
         if entry is None:
             raise RatError(f"run {run_id} never reached main of {ref.fqn} (see `snapshots {ref.fqn}`)")
-        diff = self.diff_snapshots(pipeline, entry.base_snapshot_id, entry.snapshot_id, limit)
+        diff = self.diff_snapshots(pipeline, entry.base_snapshot_id, entry.snapshot_id, limit, key)
         return {"run_id": run_id, "base_snapshot_id": entry.base_snapshot_id, "snapshot_id": entry.snapshot_id, **diff}
 
     def compact(self, pipeline: str) -> dict:

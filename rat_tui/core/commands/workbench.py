@@ -41,6 +41,7 @@ from .files import FileCommands
 from .graph import GraphCommands
 from .landing import LandingCommands
 from .outside import OutsideChanges
+from .review import ReviewCommands
 from .tables import TableCommands
 from .unit_tests import UnitTestCommands
 from .upkeep import UpkeepCommands
@@ -52,7 +53,7 @@ QUERY_ROW_LIMIT = 1000
 
 
 class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, VersionCommands, BucketCommands,
-                FileCommands, ExportCommands, UnitTestCommands):
+                FileCommands, ExportCommands, UnitTestCommands, ReviewCommands):
     """One open project and the services built on it. Faces call these methods; nothing here renders.
 
     Browsing and running live here; the other groups of commands live in `core/commands/`.
@@ -159,9 +160,13 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
 
     # -- running --------------------------------------------------------------------
     def submit(self, pipeline: str, full_refresh: bool = False, published: bool = False, trigger: str = "manual",
-               reload_files: bool = False, join_since: float | None = None) -> RunHandle:
+               reload_files: bool = False, join_since: float | None = None, review: bool = False,
+               review_group: str | None = None, upstream_branches: dict[str, str] | None = None) -> RunHandle:
+        """`upstream_branches`: tables ref() reads from a held run's branch; such a run is held too."""
         ref = self.resolve(pipeline)
-        options, version = RunOptions(full_refresh=full_refresh, reload_files=reload_files), "draft"
+        options = RunOptions(full_refresh=full_refresh, reload_files=reload_files, review=review or bool(upstream_branches),
+                             review_group=review_group, upstream_branches=upstream_branches or {})
+        version = "draft"
         if published:
             self.storage.pull_published()
             pinned = self.versions.current(ref)
@@ -182,17 +187,19 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
             queued.join_since = max(queued.join_since, changed_at)
         return queued
 
-    def run(self, pipeline: str, full_refresh: bool = False, published: bool = False, reload_files: bool = False) -> dict:
+    def run(self, pipeline: str, full_refresh: bool = False, published: bool = False, reload_files: bool = False,
+            review: bool = False) -> dict:
         """One pipeline (result `run`), or a selector `NAME+`, `+NAME`, `+NAME+` (result `runs`).
 
-        `reload_files`: load the landing files its load history says it loaded already (one pipeline only)."""
+        `reload_files`: load the landing files its load history says it loaded already (one pipeline only).
+        `review`: the run stops before main, awaiting `approve` or `reject` (status awaiting_review)."""
         if Selector.parse(pipeline).is_graph:
             if reload_files:
                 raise RatError("--reload-files reloads the files of one pipeline; name one, not a selector")
-            return self.run_selection(pipeline, full_refresh, published)
-        record = self.submit(pipeline, full_refresh, published, reload_files=reload_files).wait()
+            return self.run_selection(pipeline, full_refresh, published, review=review)
+        record = self.submit(pipeline, full_refresh, published, reload_files=reload_files, review=review).wait()
         result = {"run": record.as_dict()}
-        if record.status != "success":
+        if record.status not in ("success", "awaiting_review"):
             raise RatError.with_result(f"run {record.run_id} of {record.pipeline} {record.status}: {record.error}", result)
         return result
 

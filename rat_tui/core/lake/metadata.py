@@ -90,7 +90,11 @@ def schema_diff(meta, old_id: int | None, new_id: int | None) -> list[dict]:
     if old_id is None or new_id is None or old_id == new_id:
         return []
     schemas = {s.schema_id: {f.name: str(f.field_type) for f in s.fields} for s in meta.schemas}
-    old, new = schemas.get(old_id, {}), schemas.get(new_id, {})
+    return column_changes(schemas.get(old_id, {}), schemas.get(new_id, {}))
+
+
+def column_changes(old: dict[str, str], new: dict[str, str]) -> list[dict]:
+    """Columns added, dropped or retyped between two {name: type} schemas."""
     changes = [{"column": c, "change": "added", "type": t} for c, t in new.items() if c not in old]
     changes += [{"column": c, "change": "dropped", "type": t} for c, t in old.items() if c not in new]
     changes += [{"column": c, "change": "type", "from": old[c], "to": t}

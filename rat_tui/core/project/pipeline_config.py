@@ -9,6 +9,7 @@ import yaml
 
 from ..errors import Problem
 from .annotations import Annotation
+from .gates import GATE_KEYS, DiffGate, parse_gate
 
 
 class MergeStrategy(str, Enum):
@@ -33,8 +34,11 @@ DEFAULTS: dict[str, Any] = {
     "scd_valid_to": "valid_to",
     "scd_close_missing": False,
     "materialized": "table",
+    "review": False,
+    "max_removed_rows": None,
+    "max_changed_fraction": None,
 }
-_BOOLEAN_KEYS = ("archive_landing_zones", "scd_close_missing")
+_BOOLEAN_KEYS = ("archive_landing_zones", "scd_close_missing", "review")
 KNOWN_KEYS = tuple(DEFAULTS)
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
@@ -53,8 +57,15 @@ class PipelineConfig:
     # scd2: a key absent from the batch is a hard delete; its current row is closed
     scd_close_missing: bool = False
     materialized: str = "table"
+    review: bool = False  # the run stops before main, its branch kept, until approved or rejected
+    # Diff gates (diff_gates.py): "N" or "N warn" rows removed; "5%" or "5% warn" of main's rows changed or removed
+    max_removed_rows: str | None = None
+    max_changed_fraction: str | None = None
     # key -> "annotation" | "config.yaml" | "default": where each effective value came from
     sources: dict[str, str] = field(default_factory=dict, compare=False)
+
+    def diff_gates(self) -> list[DiffGate]:
+        return [parse_gate(key, getattr(self, key)) for key in GATE_KEYS if getattr(self, key) is not None]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -104,6 +115,12 @@ def _coerce(key: str, raw: _RawValue) -> tuple[Any, str | None]:
         if text not in ("table", "view"):
             return None, f"materialized must be table or view, not '{value}'"
         return text, None
+    if key in GATE_KEYS:
+        try:
+            parse_gate(key, value)
+        except ValueError as exc:
+            return None, str(exc)
+        return str(value).strip(), None
     if value is None:
         return None, f"{key} has no value"
     if isinstance(value, (dict, list)):

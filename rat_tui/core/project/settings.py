@@ -33,6 +33,7 @@ _SCHEMA: dict[str, Any] = {
         "file_version_max_age_days": (int, float),
         "stuck_run_timeout_minutes": (int, float),
         "orphan_file_min_age_hours": (int, float),
+        "review_max_age_hours": (int, float),
     },
     "tables": {"target_file_size_bytes": int, "per_table": dict},
     "zones": dict,
@@ -76,6 +77,7 @@ class Settings:
     file_version_max_age_days: float = 7
     stuck_run_timeout_minutes: float = 30
     orphan_file_min_age_hours: float = 24
+    review_max_age_hours: float = 168  # a run awaiting review keeps its branch this long (purge)
     target_file_size_bytes: int = 128 * 1024 * 1024
     per_table: dict[str, dict] = field(default_factory=dict)
     zones: dict[str, dict] = field(default_factory=dict)

@@ -50,6 +50,7 @@ class RunContext:
     reload_files: bool = False  # read files the load history says were loaded already
     preview: bool = False
     inputs: dict[str, int | None] = field(default_factory=dict)  # tables read: fqn -> main's snapshot then
+    upstream_branches: dict[str, str] = field(default_factory=dict)  # fqn -> a held upstream run's branch, read instead of main
     _views: list[str] = field(default_factory=list)
     _watermark: tuple[bool, str | None] | None = None
     _has_rows: bool | None = None
@@ -103,19 +104,24 @@ class RunContext:
         self.ensure_catalog(target.namespace)
         if not IcebergTable(self.spark, target).exists():
             raise RatError(f"ref('{name}'): table {target.fqn} does not exist yet; run {target.fqn} first")
-        self.inputs[target.fqn] = self._main_snapshot(target)
+        self.inputs[target.fqn] = self._read_snapshot(target)
         return target
 
-    def _main_snapshot(self, target: PipelineRef) -> int | None:
+    def _read_snapshot(self, target: PipelineRef) -> int | None:
         """The snapshot of `target` this run reads (provenance), from its metadata file: no JVM round trip."""
         try:
-            return load_table(self.project.table_dir(target), target.fqn).metadata.current_snapshot_id
+            meta = load_table(self.project.table_dir(target), target.fqn).metadata
         except RatError:
             return None
+        branch = self.upstream_branches.get(target.fqn)
+        return meta.current_snapshot_id if branch is None else meta.refs[branch].snapshot_id
 
     def ref_ident(self, name: str) -> str:
+        """The table ref() names; in a reviewed selection, its run's branch awaiting review."""
         target = self.resolve_ref(name)
-        return quote(target.namespace, target.layer, target.name)
+        branch = self.upstream_branches.get(target.fqn)
+        table = IcebergTable(self.spark, target)
+        return table.ident if branch is None else table.branch_ident(branch)
 
     def landing_df(self, zone: str) -> "DataFrame":
         return self._read_landing(zone)[0]

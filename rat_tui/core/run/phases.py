@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -28,20 +28,21 @@ from ..events import (
     PhaseStarted,
     QualityResultEvent,
 )
-from ..lake.schema_change import pending_changes, record_key
+from ..lake.schema_change import pending_changes
 from ..lake.spark_errors import is_cancellation, summarise
 from ..lake.table import IcebergTable, run_branch
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_source import LoadedPipeline
 from ..project.settings import target_file_size
-from ..store.state import RunRecord, StateDB
+from ..store.state import QualityOutcome, RunRecord, StateDB
 from .build import build
 from ..landing.load_history import LoadHistory
 from .context import RunContext, run_timestamp
-from . import landing_steps
+from . import diff_gates, landing_steps
 from .explain import unique_key_changed, why_no_rows
 from .loading import load_checked
 from .progress import watch_tasks
+from .publish import check_main_unchanged, fast_forward
 from .quality import run_quality_test
 from .rebuild import create_stage, replace_from_stage
 from .schema_evolution import apply_plan, fill_missing, plan_schema, settle_schema_changes
@@ -65,7 +66,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PHASES = ("branch_creation", "config_loading", "build_result", "iceberg_write", "quality_tests", "branch_resolution")
-MERGE_ATTEMPTS = 3
 
 
 @dataclass
@@ -73,6 +73,9 @@ class RunOptions:
     full_refresh: bool = False
     files: dict[str, bytes] | None = None  # pinned content for `run --published`; None = working folder
     reload_files: bool = False  # load files the load history says this pipeline loaded already
+    review: bool = False  # stop before main with the branch kept (also `@review: true`); see diff_gates.hold
+    review_group: str | None = None  # the selection a reviewed run belongs to (approved or rejected together)
+    upstream_branches: dict[str, str] = field(default_factory=dict)  # fqn -> branch its ref() reads instead of main
 
 
 class _WriteFailed(Exception):
@@ -117,6 +120,8 @@ class Execution:
         self.schema_notes: list[str] = []
         self.pipeline: LoadedPipeline | None = None
         self.nothing_new: str | None = None  # "nothing new in …": the run writes nothing, main stays
+        self.review = options.review  # or the pipeline's `review` setting, once loaded
+        self.held = False  # stopped before main, awaiting review: cleanup keeps the branch
 
     # -- plumbing -----------------------------------------------------------------
     def log(self, message: str, level: str = "info") -> None:
@@ -168,11 +173,12 @@ class Execution:
                 self.base_snapshot = self.table.head("main", loaded) if loaded is not None else None
             with self.phase("config_loading"):
                 self.pipeline = self.load()
+                self.review |= self.pipeline.config.review
                 history = LoadHistory(self.state) if self.pipeline.config.archive_landing_zones else None
                 self.ctx = RunContext(
                     self.spark, self.project, self.ref, self.pipeline.config, self.record.run_id, run_started_at,
                     self.table, self.table_existed, self.storage, self.options.full_refresh, self.log, self.ensure_catalog,
-                    history, self.options.reload_files,
+                    history, self.options.reload_files, upstream_branches=self.options.upstream_branches,
                 )
             with self.phase("build_result") as info:
                 landing_steps.build_result(self, info)
@@ -196,6 +202,8 @@ class Execution:
                 try:
                     if self.nothing_new is not None:
                         self.record_published(self.base_snapshot)
+                    elif self.review:
+                        diff_gates.hold(self)
                     else:
                         self.replace_main() if self.stage is not None else self.merge()
                 except BaseException:
@@ -346,52 +354,30 @@ class Execution:
             outcome = run_quality_test(self.ctx, test, self.target.branch_ident(self.branch), timeout, self.record.run_id)
             if self.cancelled.is_set():
                 raise RunCancelled()
-            self.record.quality.append(outcome)
-            self.state.save_quality(self.record.run_id, outcome)
-            self.events.publish(QualityResultEvent(
-                self.record.run_id, outcome.name, outcome.severity, outcome.status, outcome.violations, outcome.ms))
+            self.record_quality(outcome)
             if outcome.status == "failed":
                 blocking.append(f"quality test {test.name} failed with {outcome.violations} violating row(s)")
             elif outcome.status == "error":
                 blocking.append(f"quality test {test.name} could not run: {outcome.error}")
             elif outcome.status == "warned":
                 self.log(f"quality test {test.name} warned: {outcome.violations} row(s)", "warn")
+        diff = diff_gates.run_diff(self)
+        if diff is not None:
+            blocking += diff_gates.check_gates(self, diff)
         return "; ".join(blocking) or None
 
-    def merge(self) -> None:
-        """Fast-forward main to the branch, only if main is still where the run began.
+    def record_quality(self, outcome: QualityOutcome) -> None:
+        self.record.quality.append(outcome)
+        self.state.save_quality(self.record.run_id, outcome)
+        self.events.publish(QualityResultEvent(
+            self.record.run_id, outcome.name, outcome.severity, outcome.status, outcome.violations, outcome.ms))
 
-        A fast-forward alone would also succeed after main was rolled back to an ancestor,
-        silently bringing the rolled-back rows back; and it would be pointless to retry
-        after another run published. Other failures (a commit race) are retried.
-        """
-        for attempt in range(1, MERGE_ATTEMPTS + 1):
-            self.check_cancel()
-            self.check_main_unchanged()
-            try:
-                published = self.table.fast_forward(self.branch, remove_property=record_key(self.record.run_id))
-                testpoints.reached("after:fast_forward")
-                break
-            except Exception as exc:
-                message, _ = summarise(exc)
-                if attempt == MERGE_ATTEMPTS:
-                    raise RatError(
-                        f"could not move main of {self.ref.fqn} to the run's branch after {MERGE_ATTEMPTS} attempts: {message}"
-                    ) from None
-                self.log(f"fast-forward attempt {attempt} failed ({message}); retrying", "warn")
-                time.sleep(0.2 * 2 ** attempt)
-        self.record_published(published)
+    def merge(self) -> None:
+        self.record_published(fast_forward(self.table, self.branch, self.record.run_id, self.base_snapshot,
+                                           self.schema_id, self.log, self.check_cancel))
 
     def check_main_unchanged(self) -> None:
-        main, schema_id = self.table.main_and_schema()
-        if main != self.base_snapshot:
-            raise RatError(
-                f"main of {self.ref.fqn} moved while this run was running (snapshot {self.base_snapshot} → "
-                f"{main}: another run published, or the table was rolled back); nothing was published, "
-                "run it again to build on the current main")
-        if self.schema_id is not None and schema_id != self.schema_id:
-            raise RatError(f"the schema of {self.ref.fqn} changed while this run was running (another run's change "
-                           "was put back, or a client altered it); nothing was published, run it again")
+        check_main_unchanged(self.table, self.base_snapshot, self.schema_id)
 
     def replace_main(self) -> None:
         """A rebuild's one commit: main becomes the staged table (schema, properties and rows)."""
@@ -418,17 +404,20 @@ class Execution:
         """Put back schema changes of this pipeline's runs that ended unpublished (this run's own too, at its
         end: state.db says 'running' until the runner records how it went); what waits is looked at again then."""
         self.schema_changes_pending = True
-        for line in settle_schema_changes(self.table, self.state.live_run_ids(self.ref.fqn) - {self.record.run_id}):
+        for line in settle_schema_changes(self.table, self.state.unsettled_run_ids(self.ref.fqn) - {self.record.run_id}):
             self.log(line, "warn")
 
     def cleanup(self) -> None:
-        """Drop the branch (and a table this run created but did not publish); never raises."""
+        """Drop the branch (and a table this run created but did not publish) unless the run awaits
+        review; never raises."""
         self.spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)  # a cancel's repeats spare it
         if self.ctx is not None:
             self.ctx.cleanup()
         if self.result is not None:
             with contextlib.suppress(Exception):
                 self.result.unpersist()
+        if self.held:
+            return
         try:
             if self.stage is not None:
                 self.stage.drop()

@@ -86,7 +86,7 @@ def drop_leftovers(state: StateDB, project: Project, spark, ensure_catalog) -> l
                     if run.branch:
                         table.drop_branch(run.branch)
                         done.append(f"dropped branch {run.branch} of {ref.fqn}")
-                    done += settle_schema_changes(table, state.live_run_ids(ref.fqn))
+                    done += settle_schema_changes(table, state.unsettled_run_ids(ref.fqn))
             state.update_run(run.run_id, branch=None, created_table=False)
         except Exception:
             log.exception("could not clean up after run %s", run.run_id)

@@ -131,11 +131,12 @@ class Runner:
                     record.waited_for_spark_ms = int((time.monotonic() - waiting) * 1000)
                     self.storage.prepare_run(handle.ref)  # e.g. the landing cache matches the bucket
                     with self.spark.using(isolated=True) as spark:  # user code: its own SQL conf, no stop()
-                        Execution(
+                        execution = Execution(
                             spark, self.project, record, handle.ref, handle.options, self.state, self.events,
                             handle.cancelled, self.spark.ensure_catalog, self.storage,
-                        ).run()
-                    record.status = "success"
+                        )
+                        execution.run()
+                    record.status = "awaiting_review" if execution.held else "success"
                 finally:  # stamped before the lock frees: the next run of the pipeline starts after it
                     record.finished_at = time.time()
         except RunCancelled:

@@ -15,11 +15,14 @@ from ..errors import RatError
 from ..events import EventBus, RunFinished, RunQueued
 from ..project.graph import ProjectGraph
 from ..store.state import RunRecord, StateDB
+from ..lake.table import run_branch
 from .runner import RunHandle, new_run_id
 
 # How many pipelines of a selection run at once: bench/build_graph.py on 2 cores, 20 tiny pipelines,
 # 3 at a time 6.1 s, 2 at a time 6.8 s, 1 at a time 10.8 s.
 MAX_PARALLEL = 3
+# A run held for review counts as done: what runs after it reads its branch (and is held with it).
+DONE = ("success", "awaiting_review")
 
 
 @dataclass(frozen=True)
@@ -98,14 +101,19 @@ class SelectionRun:
         return self.graph.upstream.get(name, set()) & set(self.names)
 
     def _ready(self, name: str) -> bool:
-        return all(self.records.get(up) is not None and self.records[up].status == "success" for up in self._inside(name))
+        return all(self.records.get(up) is not None and self.records[up].status in DONE for up in self._inside(name))
 
     def _blocker(self, name: str) -> str | None:
         for up in sorted(self._inside(name)):
             record = self.records.get(up)
-            if record is not None and record.status != "success":
+            if record is not None and record.status not in DONE:
                 return up
         return None
+
+    def held_upstream(self, name: str) -> dict[str, str]:
+        """The branches of this pipeline's upstream runs (in the selection) that await review."""
+        return {up: run_branch(self.records[up].run_id) for up in self._inside(name)
+                if up in self.records and self.records[up].status == "awaiting_review"}
 
     def _start(self, name: str) -> None:
         try:

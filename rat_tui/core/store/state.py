@@ -20,7 +20,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,
     pipeline TEXT NOT NULL,
-    status TEXT NOT NULL,            -- queued | running | success | failed | cancelled
+    status TEXT NOT NULL,            -- queued | running | awaiting_review | success | failed | cancelled | rejected | skipped
     version TEXT NOT NULL DEFAULT 'draft',
     trigger TEXT NOT NULL DEFAULT 'manual',
     queued_at REAL NOT NULL,
@@ -38,7 +38,8 @@ CREATE TABLE IF NOT EXISTS runs (
     archived_files TEXT NOT NULL DEFAULT '[]',
     files_read TEXT NOT NULL DEFAULT '[]',  -- [{path, size, mtime}] of the landing files the run read
     inputs TEXT NOT NULL DEFAULT '{}',      -- {ns.layer.name: snapshot id} of the tables the run read
-    landing TEXT NOT NULL DEFAULT '{}'      -- {note, skipped, rejected_rows, landing_notes}: what its zones held
+    landing TEXT NOT NULL DEFAULT '{}',     -- {note, skipped, rejected_rows, landing_notes}: what its zones held
+    review TEXT NOT NULL DEFAULT '{}'       -- {diff, base_snapshot, schema_id, group}: a held run's diff and what approve checks
 );
 CREATE INDEX IF NOT EXISTS runs_by_pipeline ON runs (pipeline, queued_at);
 CREATE TABLE IF NOT EXISTS quality_results (
@@ -96,6 +97,7 @@ class RunRecord:
     quality: list[QualityOutcome] = field(default_factory=list)
     inputs: dict[str, int | None] = field(default_factory=dict)  # tables read: ns.layer.name -> snapshot id
     landing: dict[str, Any] = field(default_factory=dict)  # note ("nothing new in …"), skipped, rejected_rows, …
+    review: dict[str, Any] = field(default_factory=dict)  # diff (review or diff gates), base_snapshot, schema_id, group
 
     @property
     def outcome(self) -> str:
@@ -110,6 +112,7 @@ class RunRecord:
             "phase_rows": self.phase_rows,
             "quality": [q.as_dict() for q in self.quality], "snapshot_id": self.snapshot_id, "error": self.error,
             "inputs": self.inputs, **self.landing,
+            **({"diff": self.review["diff"]} if "diff" in self.review else {}),
         }
 
 
@@ -178,6 +181,8 @@ class StateDB:
             conn.execute("ALTER TABLE runs ADD COLUMN inputs TEXT NOT NULL DEFAULT '{}'")
         if "landing" not in columns:  # ... and before what a run's zones held was
             conn.execute("ALTER TABLE runs ADD COLUMN landing TEXT NOT NULL DEFAULT '{}'")
+        if "review" not in columns:  # ... and before runs could wait for review
+            conn.execute("ALTER TABLE runs ADD COLUMN review TEXT NOT NULL DEFAULT '{}'")
         if "phase_rows" not in columns:  # ... and before each phase's rows were: the write's were rows_written
             with self._tx() as db:
                 db.execute("ALTER TABLE runs ADD COLUMN phase_rows TEXT NOT NULL DEFAULT '{}'")
@@ -268,7 +273,7 @@ class StateDB:
             )
 
     def update_run(self, run_id: str, **fields: Any) -> None:
-        for key in ("phases", "phase_rows", "inputs", "landing"):
+        for key in ("phases", "phase_rows", "inputs", "landing", "review"):
             if key in fields:
                 fields[key] = json.dumps(fields[key])
         if "created_table" in fields:
@@ -298,7 +303,7 @@ class StateDB:
             phase_rows=json.loads(row["phase_rows"]),
             snapshot_id=row["snapshot_id"], error=row["error"], branch=row["branch"],
             created_table=bool(row["created_table"]), host=row["host"], pid=row["pid"], quality=quality,
-            inputs=json.loads(row["inputs"]), landing=json.loads(row["landing"]),
+            inputs=json.loads(row["inputs"]), landing=json.loads(row["landing"]), review=json.loads(row["review"]),
         )
 
     def get_run(self, run_id: str) -> RunRecord | None:
@@ -324,6 +329,15 @@ class StateDB:
         rows = self.query("SELECT run_id, pipeline, host, pid FROM runs WHERE status IN ('queued', 'running')")
         return {row["run_id"] for row in rows if (pipeline is None or row["pipeline"] == pipeline)
                 and _process_alive(row["host"], row["pid"])}
+
+    def unsettled_run_ids(self, pipeline: str | None = None) -> set[str]:
+        """Runs whose branch and schema change must stay on the table: live ones, and those awaiting review."""
+        return self.live_run_ids(pipeline) | {run.run_id for run in self.held_runs(pipeline)}
+
+    def held_runs(self, pipeline: str | None = None) -> list[RunRecord]:
+        """Runs awaiting review (their branch is kept until approved, rejected or purged)."""
+        rows = self.query("SELECT * FROM runs WHERE status = 'awaiting_review' ORDER BY queued_at")
+        return [self._record(row) for row in rows if pipeline is None or row["pipeline"] == pipeline]
 
     def stuck_runs(self, timeout_minutes: float, now: float) -> list[sqlite3.Row]:
         """Runs recorded as running for longer than `timeout_minutes` whose process is gone

@@ -90,7 +90,7 @@ class Doctor:
         findings: list[Finding] = []
         pipelines = set(self.project.scan().pipelines())
         tables = self.tables
-        live = self.state.live_run_ids()
+        live = self.state.unsettled_run_ids()  # a run awaiting review keeps its branch
         for ref in tables:
             if ref not in pipelines:
                 findings.append(Finding("table_without_pipeline", ref.fqn, "no pipeline produces this table "

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..lake.metadata import load_table
-from ..lake.table import IcebergTable, leftover_run_branches
+from ..lake.table import IcebergTable, leftover_run_branches, run_branch
 from ..project.model import LandingZone, PipelineRef, Project, in_namespace
 from ..project.settings import zone_settings
 from ..storage import Storage
@@ -93,7 +93,10 @@ class Reaper:
         published_snapshots = {
             row["snapshot_id"] for row in self.state.query(
                 "SELECT snapshot_id FROM runs WHERE version != 'draft' AND snapshot_id IS NOT NULL")}
-        live = self.state.live_run_ids()
+        # A run awaiting review keeps its branch until retention.review_max_age_hours have passed.
+        review_cutoff = now - self.project.settings.review_max_age_hours * 3600
+        live = self.state.live_run_ids() | {run.run_id for run in self.state.held_runs()
+                                            if (run.finished_at or run.queued_at) >= review_cutoff}
         for ref in self.tables:
             meta = load_table(self.project.table_dir(ref), ref.fqn).metadata
             kept = {r.snapshot_id for r in meta.refs.values()} | published_snapshots
@@ -154,10 +157,14 @@ class Reaper:
             ref = PipelineRef.parse(fqn)
             ensure_catalog(ref.namespace)
             IcebergTable(spark, ref).expire_snapshots(ids)
+        held = {run_branch(run.run_id): run.run_id for run in self.state.held_runs()}
         for item in plan.orphan_branches:
             ref = PipelineRef.parse(item["table"])
             ensure_catalog(ref.namespace)
             IcebergTable(spark, ref).drop_branch(item["branch"])
+            if item["branch"] in held:  # its review waited past retention.review_max_age_hours
+                self.state.update_run(held[item["branch"]], status="rejected", branch=None,
+                                      error="not reviewed within retention.review_max_age_hours; purge dropped its branch")
 
     def _remove_empty_processed_dirs(self) -> None:
         for zone in self.project.scan().zones():

@@ -27,8 +27,9 @@ EDITOR_KEYS = ("Ctrl+F find, F3 find next, Ctrl+G go to line, Ctrl+_ comment, Ct
 LEGEND = [
     (("○", "grey50"), "never run (cyan: queued)"),
     (("◐", "cyan"), "running"),
-    (("●", "green"), "last run succeeded (red: failed, yellow: cancelled, grey: skipped)"),
+    (("●", "green"), "last run succeeded (red: failed, yellow: cancelled, grey: skipped or rejected)"),
     (("◌", "green"), "last run succeeded with nothing new in its landing zones: it wrote nothing"),
+    (("◆", "magenta"), "a run awaits review: a approves it, x rejects it (its diff is in the Run tab)"),
     (("*", "yellow"), "the working copy differs from the published version"),
     (("⇣", "cyan"), "a newer version is in the bucket (g pulls it); ⇣! it was also edited here"),
     (("@123456", "grey50"), "after a table: the last 6 digits of its current snapshot (empty: no snapshot)"),

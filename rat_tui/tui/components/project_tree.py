@@ -19,7 +19,8 @@ from ...core.text import count
 
 STATUS_MARK = {"success": ("●", "green"), "failed": ("●", "red"), "cancelled": ("●", "yellow"),
                "skipped": ("●", "grey50"), "running": ("◐", "cyan"), "queued": ("○", "cyan"), None: ("○", "grey50"),
-               "nothing_new": ("◌", "green")}  # a success whose zones held nothing new: it wrote nothing
+               "nothing_new": ("◌", "green"),  # a success whose zones held nothing new: it wrote nothing
+               "awaiting_review": ("◆", "magenta"), "rejected": ("●", "grey50")}
 
 
 # A newer version of the pipeline's files is in the bucket (g pulls it).

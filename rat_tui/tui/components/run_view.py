@@ -20,6 +20,7 @@ from ...core.events import (
     RunStarted,
 )
 from ...core.run.phases import PHASES
+from .diff_view import diff_view
 
 QUALITY_STYLE = {"passed": "green", "warned": "yellow", "failed": "red", "error": "red"}
 
@@ -45,6 +46,7 @@ class RunState:
     note: str | None = None  # "nothing new in …": it succeeded and wrote nothing
     phases: dict[str, PhaseState] = field(default_factory=lambda: {p: PhaseState() for p in PHASES})
     quality: list[dict] = field(default_factory=list)
+    diff: dict | None = None  # the run's diff against main (review mode, diff gates)
 
     @classmethod
     def from_record(cls, record: dict) -> "RunState":
@@ -56,6 +58,7 @@ class RunState:
             last = list(record["phases"])[-1]
             state.phases[last].status, state.phases[last].message = "failed", record["error"] or ""
         state.quality = record["quality"]
+        state.diff = record.get("diff")
         return state
 
     def apply(self, event: Event) -> None:
@@ -152,12 +155,15 @@ class RunView(Static):
         if self.state is None:
             self.update(Text("No run yet. Press r to run this pipeline.", style="grey50"))
             return
-        self.update(Group(self._header(), self._phases(), self._quality(), self._chart()))
+        parts = [self._header(), self._phases(), self._quality(), self._chart()]
+        if self.state.diff:
+            parts.insert(3, diff_view(self.state.diff))
+        self.update(Group(*parts))
 
     def _header(self) -> Text:
         s = self.state
         assert s is not None
-        style = {"success": "green", "failed": "red", "cancelled": "yellow"}.get(s.status, "cyan")
+        style = {"success": "green", "failed": "red", "cancelled": "yellow", "awaiting_review": "magenta"}.get(s.status, "cyan")
         text = Text.assemble(("Run ", "bold"), (s.run_id, "bold"), f"  {s.pipeline}  ", (s.status.upper(), f"bold {style}"))
         if s.started:
             text.append(f"  total {run_total(s.started, s.finished or time.time())}", style="grey50")
@@ -165,6 +171,8 @@ class RunView(Static):
             text.append(f"\n{s.error}", style="red")
         if s.note:
             text.append(f"\n◌ {s.note}: nothing was written; the table and main are as they were", style="green")
+        if s.status == "awaiting_review":
+            text.append("\nAwaiting review: a approves (publishes to main), x rejects (drops the branch).", style="magenta")
         return text
 
     def _phases(self) -> Table:

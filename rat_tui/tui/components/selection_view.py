@@ -16,8 +16,8 @@ from ...core.events import Event, PhaseStarted, RunFinished, RunQueued, RunStart
 from ...core.text import count
 from .project_tree import STATUS_MARK, NodeData
 
-FINAL = ("success", "failed", "skipped", "cancelled")
-STATE_STYLE = {"success": "green", "failed": "red", "cancelled": "yellow", "skipped": "grey50"}
+FINAL = ("success", "awaiting_review", "failed", "skipped", "cancelled")
+STATE_STYLE = {"success": "green", "awaiting_review": "magenta", "failed": "red", "cancelled": "yellow", "skipped": "grey50"}
 
 
 @dataclass
@@ -72,7 +72,7 @@ class SelectionProgress:
         return all(row.state in FINAL for row in self.rows.values())
 
     def counts(self) -> str:
-        order = ("success", "failed", "skipped", "cancelled", "running", "queued")
+        order = ("success", "awaiting_review", "failed", "skipped", "cancelled", "running", "queued")
         found = {state: sum(r.state == state for r in self.rows.values()) for state in order}
         return ", ".join(f"{n} {state}" for state, n in found.items() if n)
 

@@ -145,8 +145,12 @@ class TableView(Vertical):
         if app_closing(self.app):
             return
         diff = message.diff
-        lines = [f"Diff of {message.title}: +{count(diff['added'], 'row')}, -{count(diff['removed'], 'row')}"]
+        by = ", ".join(diff["key"]) or "every column"
+        lines = [f"Diff of {message.title} by {by}: +{count(diff['added'], 'row')}, -{count(diff['removed'], 'row')}, "
+                 f"~{count(diff['changed'], 'row')} changed"]
         for change in diff["schema_changes"]:
             lines.append(f"  column {change['column']}: {change['change']} {change.get('type', '')}{change.get('to', '')}")
+        lines += [f"  ~ {list(s['old'].values())} → {list(s['new'].values())}"
+                  for s in diff["sample"] if s["change"] == "changed"][:5]
         lines += [f"  + {row}" for row in diff["added_rows"][:5]] + [f"  - {row}" for row in diff["removed_rows"][:5]]
         self.query_one("#table-detail", Static).update(Text("\n".join(lines)))

@@ -27,22 +27,23 @@ class GraphKeys:
     def __init__(self, app: RatApp) -> None:
         self.app = app
 
-    def run_selector(self, action_id: str, pattern: str, full_refresh: bool = False) -> None:
+    def run_selector(self, action_id: str, pattern: str, full_refresh: bool = False, review: bool = False) -> None:
+        """`review`: every run of the selection stops on its branch, later ones reading their upstream's."""
         fqn = self.app.target_pipeline(action_id)
         if fqn is not None:
             selector = pattern.format(fqn)
-            title = f"{selector} (full refresh)" if full_refresh else selector
-            self.run_graph(title, Selector.parse(selector).select, full_refresh)
+            title = f"{selector} (full refresh)" if full_refresh else f"{selector} (for review)" if review else selector
+            self.run_graph(title, Selector.parse(selector).select, full_refresh, review=review)
 
     def build(self) -> None:
         self.run_graph("build of every namespace", lambda graph: graph.order(graph.pipelines()), False)
 
-    def run_graph(self, title: str, plan: Plan, full_refresh: bool, rebuild: bool = False) -> None:
-        self.app.run_worker(partial(self._run_plan, title, plan, full_refresh, self.app.selected, rebuild),
+    def run_graph(self, title: str, plan: Plan, full_refresh: bool, rebuild: bool = False, review: bool = False) -> None:
+        self.app.run_worker(partial(self._run_plan, title, plan, full_refresh, self.app.selected, rebuild, review),
                             thread=True, group="selection")
 
     def _run_plan(self, title: str, plan: Plan, full_refresh: bool, opened_on: NodeData | None,
-                  rebuild: bool = False) -> None:
+                  rebuild: bool = False, review: bool = False) -> None:
         """In a worker thread: work out the pipelines, show them (all queued), run them, say how it went."""
         app, wb = self.app, self.app.workbench
         try:
@@ -50,7 +51,7 @@ class GraphKeys:
             if not names:
                 return
             app.call_from_thread(app.show_selection, title, names, opened_on)
-            result = wb.rebuild_stale(names) if rebuild else wb.run_pipelines(names, full_refresh)
+            result = wb.rebuild_stale(names) if rebuild else wb.run_pipelines(names, full_refresh, review=review)
         except RatError as exc:
             if not exc.result.get("runs"):
                 app.post_message(ActionFailed(f"run {title}", exc.sentence()))

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 # The run keys (keymap ids) and what each asks of the run
 RUN_OPTIONS: dict[str, dict[str, bool]] = {"run": {}, "run_published": {"published": True},
-                                           "run_reload_files": {"reload_files": True}}
+                                           "run_reload_files": {"reload_files": True},
+                                           "run_review": {"review": True}}  # stops before main, awaiting a or x
 
 
 class PipelineKeys:
@@ -31,7 +32,8 @@ class PipelineKeys:
         view = app.detail.current(PipelineView)
         if view is not None and view.fqn == fqn:
             view.show_tab("tab-run")
-        app.jobs.run("run", partial(app.workbench.submit, fqn, **RUN_OPTIONS[action_id]))
+        app.jobs.run("run for review" if action_id == "run_review" else "run",
+                     partial(app.workbench.submit, fqn, **RUN_OPTIONS[action_id]))
 
     def cancel(self) -> None:
         app = self.app

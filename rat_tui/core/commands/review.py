@@ -1,0 +1,55 @@
+"""Review before merge: a key-aware diff of a table, and approving or rejecting runs that await review."""
+from __future__ import annotations
+
+from ..lake.diff import SAMPLE_ROWS, table_diff
+from ..lake.table import IcebergTable
+from ..project.model import PipelineRef
+from ..run import review
+from ..run.publish import check_main_unchanged
+from ..run.strategies import UNIQUE_KEY_PROPERTY
+from .base import WorkbenchParts
+
+
+class ReviewCommands(WorkbenchParts):
+    def key_diff(self, pipeline: str, old: int | None, new: int, key: list[str] | None = None,
+                 sample_rows: int = SAMPLE_ROWS) -> dict:
+        """What changed from snapshot `old` to `new`, matched by `key` (default: the table's unique key;
+        none: by every column)."""
+        ref = PipelineRef.parse(pipeline)
+        with self.spark.using() as spark:
+            self.spark.ensure_catalog(ref.namespace)
+            table = IcebergTable(spark, ref)
+            if key is None:
+                stored = table.schema_and_property(UNIQUE_KEY_PROPERTY)[2]
+                key = [k for k in (stored or "").split(",") if k]
+            return table_diff(table, old, new, key, sample_rows).as_dict()
+
+    def pending_reviews(self) -> dict:
+        return {"runs": [run.as_dict() for run in self.state.held_runs()]}
+
+    def approve(self, run_id: str) -> dict:
+        """Publish the held run (with the runs of its selection, in dependency order): all, or none when
+        main of any of their tables moved since."""
+        group = review.review_group(self.state, run_id)
+        with self.spark.using() as spark:
+            for record in group:
+                ref = PipelineRef.parse(record.pipeline)
+                self.spark.ensure_catalog(ref.namespace)
+                check_main_unchanged(IcebergTable(spark, ref), record.review.get("base_snapshot"),
+                                     record.review.get("schema_id"), since=review.SINCE)
+            done = [review.approve(spark, self.state, self.events, record, self.spark.ensure_catalog)
+                    for record in group]
+        return self._reviewed(run_id, done)
+
+    def reject(self, run_id: str) -> dict:
+        """Drop the held run's branch (and those of its selection); main stays as it is."""
+        group = review.review_group(self.state, run_id)
+        with self.spark.using() as spark:
+            done = [review.reject(spark, self.project, self.state, self.events, record, self.spark.ensure_catalog,
+                                  self.storage.landing_archive) for record in reversed(group)]
+        return self._reviewed(run_id, list(reversed(done)))
+
+    @staticmethod
+    def _reviewed(run_id: str, done: list) -> dict:
+        result = {"run": next(r for r in done if r.run_id == run_id).as_dict()}
+        return {**result, "runs": [r.as_dict() for r in done]} if len(done) > 1 else result

@@ -1,0 +1,58 @@
+"""A run's diff against main, as the run view shows it: the summary, rows changed per column, and
+changed rows side by side (a changed value as `old → new`)."""
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from ...core.text import count
+
+CHANGE_STYLE = {"changed": "yellow", "removed": "red", "added": "green"}
+
+
+def diff_summary(diff: dict) -> Text:
+    key = ", ".join(diff.get("key") or []) or "every column (no unique key)"
+    text = Text.assemble(("Diff against main", "bold"), f"  by {key}:  ",
+                         (f"+{diff['added']:,} added", "green"), "  ", (f"−{diff['removed']:,} removed", "red"), "  ",
+                         (f"~{diff['changed']:,} changed", "yellow"))
+    text.append(f"  (read {diff.get('read', 'whole table')})", style="grey50")
+    for change in diff.get("schema_changes", []):
+        what = {"added": "added column {column} {type}", "dropped": "dropped column {column}",
+                "type": "column {column} {from} → {to}"}[change["change"]].format(**change)
+        text.append(f"\nschema: {what}", style="magenta")
+    return text
+
+
+def _cell(old: dict | None, new: dict | None, column: str) -> Text:
+    if old is None or new is None:
+        side = new if old is None else old
+        return Text(str((side or {}).get(column)), style="green" if old is None else "red")
+    if old.get(column) == new.get(column):
+        return Text(str(new.get(column)), style="grey70")
+    return Text.assemble((str(old.get(column)), "red"), " → ", (str(new.get(column)), "green"))
+
+
+def diff_view(diff: dict) -> Group:
+    parts: list = [diff_summary(diff)]
+    changed_columns = {name: rows for name, rows in (diff.get("columns") or {}).items() if rows}
+    if changed_columns:
+        columns = Table(box=None, header_style="bold")
+        columns.add_column("column")
+        columns.add_column("rows changed", justify="right")
+        for name, rows in sorted(changed_columns.items(), key=lambda item: -item[1]):
+            columns.add_row(name, f"{rows:,}")
+        parts.append(columns)
+    sample = diff.get("sample") or []
+    if sample:
+        names = list((sample[0]["new"] or sample[0]["old"]).keys())
+        rows = Table(title=f"Changed rows ({count(len(sample), 'row')} shown, old → new)", title_justify="left",
+                     box=None, header_style="bold")
+        rows.add_column("")
+        for name in names:
+            rows.add_column(name)
+        for row in sample:
+            rows.add_row(Text(row["change"], style=CHANGE_STYLE.get(row["change"], "")),
+                         *[_cell(row["old"], row["new"], name) for name in names])
+        parts.append(rows)
+    return Group(*parts)

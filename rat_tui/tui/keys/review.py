@@ -1,0 +1,54 @@
+"""Review keys on a pipeline: run it in review mode, approve or reject the run awaiting review."""
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from ..components.modals import Confirm
+from ..components.project_tree import ProjectTree
+
+if TYPE_CHECKING:
+    from ..app import RatApp
+
+
+class ReviewKeys:
+    def __init__(self, app: RatApp) -> None:
+        self.app = app
+
+    def run(self) -> None:
+        self.app.pipeline_keys.run("run_review")
+
+    def downstream(self) -> None:
+        self.app.graph_keys.run_selector("review_downstream", "{}+", review=True)
+
+    def _held(self, fqn: str) -> str | None:
+        held = self.app.workbench.state.held_runs(fqn)
+        return held[-1].run_id if held else None
+
+    def approve(self) -> None:
+        app = self.app
+        fqn = app.target_pipeline("approve")
+        if fqn is None:
+            return
+        run_id = self._held(fqn)
+        if run_id is None:
+            app.notify(f"No run of {fqn} is awaiting review.", severity="warning")
+            return
+        app.jobs.run("approve", partial(app.workbench.approve, run_id),
+                     lambda result: f"{fqn}: run {run_id} approved; main is now snapshot {result['run']['snapshot_id']}.",
+                     reload=True)
+
+    def reject(self) -> bool:
+        """Reject the held run of the pipeline under the cursor (after a yes); False when there is none,
+        so the key does what it does elsewhere (purge)."""
+        app = self.app
+        data = app.query_one(ProjectTree).cursor_data
+        fqn = data.ref.fqn if data is not None and data.kind == "pipeline" and data.ref is not None else None
+        run_id = self._held(fqn) if fqn else None
+        if run_id is None:
+            return False
+        app.push_screen(
+            Confirm(f"Reject run {run_id} of {fqn}?", "Drops its branch; main stays as it is."),
+            lambda ok: ok and app.jobs.run("reject", partial(app.workbench.reject, run_id),
+                                           f"{fqn}: run {run_id} rejected; main is untouched.", reload=True))
+        return True

@@ -1,0 +1,73 @@
+"""Review mode in the real app: v runs for review, the run view shows the diff, a approves, x rejects."""
+from __future__ import annotations
+
+import pytest
+
+from devkit.pilot import screen, select, until
+from rat_tui.tui.app import RatApp
+from tests.lakehelpers import Scratch
+
+pytestmark = pytest.mark.spark
+SIZE = (140, 45)
+KEYED = """-- @merge_strategy: incremental
+-- @unique_key: id
+SELECT * FROM VALUES {rows} AS v(id, name)"""
+
+
+async def test_review_a_run_in_the_tui_then_approve_it_and_reject_the_next(scratch: Scratch):
+    fqn = scratch.pipeline("silver", "people", KEYED.format(rows="(1, 'a'), (2, 'b')"))
+    scratch.run(fqn)
+    scratch.pipeline("silver", "people", KEYED.format(rows="(2, 'B'), (3, 'c')"))
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline source")
+        await pilot.press("v")
+        await until(pilot, lambda: "AWAITING_REVIEW" in screen(app) and "Diff against main" in screen(app), 120,
+                    "the run awaiting review with its diff")
+        text = screen(app)
+        assert "+1 added" in text and "−0 removed" in text and "~1 changed" in text
+        assert "b → B" in text and "rows changed" in text
+        assert "◆ people" in text  # the tree marks the pipeline
+        assert scratch.rows(f"SELECT * FROM {fqn} ORDER BY id") == [[1, "a"], [2, "b"]]
+        await pilot.press("a")
+        await until(pilot, lambda: scratch.wb.state.runs(fqn, limit=1)[0].status == "success", 60, "the approve")
+        assert scratch.rows(f"SELECT * FROM {fqn} ORDER BY id") == [[1, "a"], [2, "B"], [3, "c"]]
+        scratch.pipeline("silver", "people", KEYED.format(rows="(1, 'gone')"))
+        await pilot.press("v")
+        await until(pilot, lambda: scratch.wb.state.held_runs(fqn), 120, "the second run awaiting review")
+        await pilot.press("x")
+        await until(pilot, lambda: "Reject run" in screen(app), 20, "the reject question")
+        await pilot.press("y")
+        await until(pilot, lambda: scratch.wb.state.runs(fqn, limit=1)[0].status == "rejected", 60, "the reject")
+    assert scratch.rows(f"SELECT * FROM {fqn} ORDER BY id") == [[1, "a"], [2, "B"], [3, "c"]]
+    assert list(scratch.refs(fqn)) == ["main"]
+
+
+async def test_approve_on_a_pipeline_with_nothing_to_review_says_so(scratch: Scratch):
+    fqn = scratch.pipeline("silver", "calm", "SELECT 1 AS id")
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await pilot.press("a")
+        await until(pilot, lambda: f"No run of {fqn} is awaiting review." in [str(n.message) for n in app._notifications],
+                    20, "the notice")
+
+
+async def test_v_with_shift_reviews_a_selection_and_a_approves_it_all(scratch: Scratch):
+    up = scratch.pipeline("silver", "up", KEYED.format(rows="(1, 'a')"))
+    down = scratch.pipeline("gold", "down", "SELECT id, upper(name) AS name FROM {{ ref('silver.up') }}")
+    scratch.wb.run(f"{up}+")
+    scratch.pipeline("silver", "up", KEYED.format(rows="(1, 'a'), (2, 'b')"))
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", up)
+        await pilot.press("V")
+        await until(pilot, lambda: len(scratch.wb.state.held_runs()) >= 2
+                    and {r.pipeline for r in scratch.wb.state.held_runs()} >= {up, down}, 180, "both runs held")
+        assert scratch.rows(f"SELECT count(*) FROM {down}") == [[1]]
+        await select(pilot, "pipeline", down)
+        await pilot.press("a")
+        await until(pilot, lambda: not scratch.wb.state.held_runs(down), 60, "the approve")
+    assert scratch.rows(f"SELECT * FROM {down} ORDER BY id") == [[1, "A"], [2, "B"]]
+    assert scratch.rows(f"SELECT count(*) FROM {up}") == [[2]]
