@@ -75,9 +75,10 @@ def drop_leftovers(state: StateDB, project: Project, spark, ensure_catalog) -> l
             ensure_catalog(ref.namespace)
             table = IcebergTable(spark, ref)
             if table.exists():
-                # a table the dead run made, unless another run published on it since or is writing into
-                # it now (it waited for the dead run's pipeline lock, then found the table): then later
-                if run.created_table and table.head("main") is None:
+                # a table the dead run made, unless another run published on it since (main's head then
+                # carries that run's id; the create's own snapshot carries none) or is writing into it now
+                # (it waited for the dead run's pipeline lock, then found the table): then later
+                if run.created_table and table.head_summary("main")[2] is None:
                     if state.live_run_ids(ref.fqn):
                         continue
                     table.drop()
