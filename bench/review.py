@@ -35,6 +35,7 @@ def main() -> None:
         write_pipeline(root, "bronze", "events", "-- @merge_strategy: append_only\n"
                        + BATCH.format(rows=args.rows, delta_rows=delta_rows))
         wb.run(bronze)
+        wb.warm_up().join()  # as the app does once the session is ready (diff included)
         held = wb.run(silver, review=True)["run"]
         record = wb.state.get_run(held["run_id"])
         base, head = record.review["base_snapshot"], wb.snapshots(silver)["refs"][record.review["branch"]]

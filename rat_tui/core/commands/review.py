@@ -16,7 +16,7 @@ class ReviewCommands(WorkbenchParts):
         """What changed from snapshot `old` to `new`, matched by `key` (default: the table's unique key;
         none: by every column)."""
         ref = PipelineRef.parse(pipeline)
-        with self.spark.using() as spark:
+        with self.spark.using(isolated=True) as spark:  # table_diff sets its shuffle size on it
             self.spark.ensure_catalog(ref.namespace)
             table = IcebergTable(spark, ref)
             if key is None:

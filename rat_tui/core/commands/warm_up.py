@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..lake.diff import table_diff
 from ..lake.session import SparkManager, catalog_conf
 from ..lake.table import IcebergTable, quote, run_branch
 from ..landing.zone_read import ZoneReader
@@ -74,7 +75,7 @@ def warm_up(spark: SparkManager) -> bool:
 
 def _steps(spark: "SparkSession", folder: Path) -> Iterator[Callable[[], object]]:
     """What a run does, in its order: read a landing CSV (schema inferred) and check its keys, create
-    the table, write on a run branch, MERGE, quality queries, fast-forward main, drop the branch;
+    the table, write on a run branch, MERGE, its diff, quality queries, fast-forward main, drop the branch;
     then what the console does (rows to Arrow)."""
     from pyspark.sql import functions as F
 
@@ -97,8 +98,12 @@ def _steps(spark: "SparkSession", folder: Path) -> Iterator[Callable[[], object]
     yield lambda: table.create_branch(branch, table.head("main"))
     yield lambda: frame.orderBy("updated_at").writeTo(target).overwrite(F.lit(True))
     yield lambda: frame.createOrReplaceTempView("rat_warm_up_source")
+    before: list[int] = []
+    yield lambda: before.append(table.head(branch))
     yield lambda: spark.sql(f"MERGE INTO {target} t USING rat_warm_up_source s ON t.id = s.id "
                             "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+    # A reviewed or gated run's diff of its branch against main (changed files, delete files).
+    yield lambda: table_diff(table, before[0], table.head(branch), ["id"])
     # Quality tests: a filter, and a GROUP BY ... HAVING (a shuffle).
     yield lambda: spark.sql(f"SELECT * FROM {target} WHERE id IS NULL").count()
     yield lambda: spark.sql(f"SELECT id, count(*) FROM {target} GROUP BY id HAVING count(*) > 1").count()

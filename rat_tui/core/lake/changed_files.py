@@ -75,7 +75,7 @@ def changed_sides(spark: "SparkSession", table, ident: str, old_id: int, new_id:
     manager = spark.sparkContext._jvm.org.apache.iceberg.spark.ScanTaskSetManager.get()
     staged: list[str] = []
 
-    def read(tasks: list) -> "DataFrame":
+    def read(tasks: list, *extra: str) -> "DataFrame":
         from pyspark.sql import functions as F
 
         if not tasks:
@@ -87,7 +87,7 @@ def changed_sides(spark: "SparkSession", table, ident: str, old_id: int, new_id:
         manager.stageTasks(table, set_id, listed)
         staged.append(set_id)
         return spark.read.format("iceberg").option("scan-task-set-id", set_id).load(ident).select(
-            *columns, "_file", "_pos")
+            *columns, "_file", "_pos", *extra)
 
     try:
         gone = read([old[path].task for path in removed])
@@ -96,8 +96,11 @@ def changed_sides(spark: "SparkSession", table, ident: str, old_id: int, new_id:
             # The schema given, so Spark reads no footers to infer it (a job of its own).
             positions = spark.read.schema("file_path STRING, pos BIGINT").parquet(*new_deletes).selectExpr(
                 "file_path AS _file", "pos AS _pos")
-            deleted = read([old[path].task for path in shared_changed]).join(positions.hint("broadcast"),
-                                                                                ["_file", "_pos"], "left_semi")
+            # Read with the newer side's deletes, Iceberg marks deleted rows (`_deleted`) from its
+            # position bitmaps; matching just those against the new delete files is a small join,
+            # where matching every row of the shared files by (_file, _pos) hashed each path string.
+            deleted = read([new[path].task for path in shared_changed], "_deleted").where("_deleted").join(
+                positions.hint("broadcast"), ["_file", "_pos"], "left_semi")
             gone = gone.unionByName(deleted.select(*columns, "_file", "_pos"))
         arrived = read([new[path].task for path in added])
         yield ChangedSides(gone.select(*columns), arrived.select(*columns),
