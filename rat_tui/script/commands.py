@@ -122,6 +122,11 @@ def _test(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     return ctx.wb.unit_test(a.selector)
 
 
+@command("test-fixture", arg("pipeline"), arg("--rows", type=int, default=None))
+def _test_fixture(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.unit_fixture(a.pipeline, a.rows)
+
+
 @command("query", free_text=FreeText("sql", "SQL", "query SELECT 1"))
 def _query(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     return ctx.wb.query(a.sql)
