@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from .dialect import Dialect, sample_text
 from .identity import FileIdentity
+from .reader import list_locally
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -83,4 +84,5 @@ def spread(files: list[Path], most: int) -> list[Path]:
 
 def full_csv_schema(spark: "SparkSession", uris: list[str], dialect: Dialect) -> "StructType":
     """Spark's inference over every byte of the files: what a read without a sample would give."""
+    list_locally(spark, uris)
     return spark.read.options(**_reader_options(dialect)).csv(uris).schema

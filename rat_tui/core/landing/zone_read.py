@@ -110,6 +110,7 @@ class ZoneReader:
             list_locally(self.spark, folders)
             return reader.schema(group.twins[0].schema()).parquet(*folders)
         uris = [self.uri_of(f) for f in group.files]
+        list_locally(self.spark, uris)
         if group.fmt == "json":
             return reader.options(mode="FAILFAST", multiLine=group.json_array).json(uris)
         if group.fmt == "parquet":
