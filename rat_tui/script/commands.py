@@ -278,6 +278,12 @@ def _zone_settings(ctx: ScriptContext, a: argparse.Namespace, body: str | None) 
     return {"settings": ctx.wb.set_zone_settings(a.namespace, a.zone, **changes)}
 
 
+@command("pin-dialect", arg("namespace"), arg("zone"), arg("file", nargs="?"))
+def _pin_dialect(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    """The TUI's `E`: FILE's detected dialect (else the zone's first detected one) becomes the zone's `csv:`."""
+    return ctx.wb.pin_dialect(a.namespace, a.zone, a.file)
+
+
 @command("remote-status")
 def _remote_status(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     return ctx.wb.remote_status()

@@ -9,6 +9,7 @@ from ruamel.yaml import YAML
 
 from devkit.pilot import screen, select, until
 from rat_tui.tui.app import RatApp
+from rat_tui.tui.components.lineage_view import LineageView
 from rat_tui.tui.components.pipeline_view import PipelineView
 from rat_tui.tui.components.project_tree import ProjectTree
 from rat_tui.tui.components.run_view import RunView
@@ -94,6 +95,22 @@ async def test_a_run_that_found_nothing_new_is_marked_in_the_tree_and_the_run_vi
         app.query_one(PipelineView).show_tab("tab-run")
         await until(pilot, lambda: f"◌ {note}: nothing was written" in screen(app), 20, "the stored run's line")
     assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2]]
+
+
+async def test_the_lineage_panel_marks_a_run_that_found_nothing_new_when_it_draws(scratch: Scratch):
+    """The panel draws from the workbench's lineage (on opening, and again after every run): the stored
+    run's nothing-new state must be there, not only in the run event."""
+    fqn = archiving(scratch, "lin")
+    assert scratch.run(fqn)["status"] == "success"
+    assert scratch.run(fqn)["note"] == f"nothing new in {scratch.ns}/landing/lin"
+    app = RatApp(scratch.wb, watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await pilot.press("L")
+        await until(pilot, lambda: app.detail.current(LineageView) is not None
+                    and app.detail.current(LineageView).node_named(fqn) is not None, 20, "the lineage panel")
+        assert str(app.detail.current(LineageView).node_named(fqn).label).startswith("◌ ")
+        assert f"│ ◌ {fqn}  " in screen(app)
 
 
 async def test_the_palette_runs_a_pipeline_reloading_a_file_it_loaded_before(scratch: Scratch):

@@ -34,7 +34,7 @@ class GraphCommands(WorkbenchParts):
         last, at = {}, {}
         for name in graph.pipelines():
             runs = self.state.runs(name, limit=1)
-            last[name] = runs[0].status if runs else None
+            last[name] = runs[0].outcome if runs else None  # `nothing_new` as the tree shows it
             at[name] = (runs[0].finished_at or runs[0].started_at or runs[0].queued_at) if runs else None
         return graph.as_dict(only, last, at)
 

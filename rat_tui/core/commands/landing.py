@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import RatError
+from ..errors import RatError, did_you_mean
 from ..landing.dialect import detect
 from ..landing.preview import read_head
 from ..landing.load_history import LoadHistory
@@ -19,9 +19,7 @@ from .base import WorkbenchParts
 class LandingCommands(WorkbenchParts):
     def sample(self, namespace: str, zone: str, file: str | None = None, limit: int = 20) -> dict:
         """First rows of a landing file with DuckDB (no JVM); without FILE, the zone's first sample."""
-        base = self.project.zone_dir(namespace, zone)
-        if not base.is_dir():
-            raise RatError(f"landing zone {namespace}/landing/{zone} does not exist")
+        base = self.existing_zone(namespace, zone)
         if file is None:
             candidates = sorted((base / "_samples").glob("*")) or active_landing_files(base)
             candidates = [c for c in candidates if landing_format(c) is not None]
@@ -43,20 +41,28 @@ class LandingCommands(WorkbenchParts):
         problem = zone_settings_problem(values)
         if problem:
             raise RatError(problem)
-        if not self.project.zone_dir(namespace, zone).is_dir():
-            raise RatError(f"landing zone {namespace}/landing/{zone} does not exist")
+        self.existing_zone(namespace, zone)
         set_values(self.project.root / "rat.yaml", ["zones", f"{namespace}/{zone}"], values)
         self.project.reload_settings()
         return self.zone_settings(namespace, zone)
 
-    def detected_dialect(self, namespace: str, zone: str, file: str) -> dict:
-        """What pinning FILE's dialect writes under the zone's `csv:` in rat.yaml (`csv`), and the zone's
-        other active text files that are detected otherwise (`differs`): pinned, they read FILE's way."""
+    def existing_zone(self, namespace: str, zone: str) -> Path:
         base = self.project.zone_dir(namespace, zone)
+        if not base.is_dir():
+            known = sorted(p.name for p in base.parent.glob("*") if p.is_dir()) if base.parent.is_dir() else []
+            raise RatError(f"landing zone {namespace}/landing/{zone} does not exist{did_you_mean(zone, known)}")
+        return base
+
+    def detected_dialect(self, namespace: str, zone: str, file: str | None = None) -> dict:
+        """What pinning FILE's dialect writes under the zone's `csv:` in rat.yaml (`csv`), and the zone's
+        other active text files that are detected otherwise (`differs`): pinned, they read FILE's way.
+        Without FILE, the zone's first active text file whose dialect is detected (the one the zone panel offers)."""
+        base = self.existing_zone(namespace, zone)
+        settings = read_settings(self.project.settings, namespace, zone)
+        file = file if file is not None else self._first_detected(base, settings, f"{namespace}/landing/{zone}")
         path = (base / file).resolve()
         if base.resolve() not in path.parents or not path.is_file() or landing_format(path) != "csv":
             raise RatError(f"no delimited text file {file} in landing zone {namespace}/landing/{zone}")
-        settings = read_settings(self.project.settings, namespace, zone)
         pinned = detect(path, settings).pinned()
         differs = []
         for other in active_landing_files(base):
@@ -68,13 +74,24 @@ class LandingCommands(WorkbenchParts):
                     differs.append(other.relative_to(base).as_posix())
         return {"zone": settings.label, "file": file, "csv": pinned, "differs": differs}
 
-    def pin_dialect(self, namespace: str, zone: str, file: str) -> dict:
+    @staticmethod
+    def _first_detected(base: Path, settings: ZoneReadSettings, where: str) -> str:
+        for path in active_landing_files(base):
+            if landing_format(path) == "csv":
+                try:
+                    detect(path, settings)
+                except RatError:
+                    continue
+                return path.relative_to(base).as_posix()
+        raise RatError(f"{where} has no active delimited text file whose dialect was detected")
+
+    def pin_dialect(self, namespace: str, zone: str, file: str | None = None) -> dict:
         """Write the dialect detected for FILE into the zone's `csv:` settings in rat.yaml (comments kept):
         from then on every file of the zone is read that way instead of being detected."""
         detected = self.detected_dialect(namespace, zone, file)
         set_values(self.project.root / "rat.yaml", ["zones", detected["zone"], "csv"], detected["csv"])
         self.project.reload_settings()
-        return detected
+        return {**detected, "written": "rat.yaml"}
 
     def create_zone(self, namespace: str, zone: str) -> dict:
         return {"zone": self.project.rel(create_zone(self.project, namespace, zone))}

@@ -30,6 +30,7 @@ from ..project.model import PipelineRef, Project, active_landing_files
 from ..project.watch import Change, PipelineChanged, ProjectWatcher, ZoneChanged
 from ..run.runner import RunHandle, Runner
 from ..store.state import StateDB
+from ..text import one_line
 from .details import zone_readers
 from .failures import failure_sentence
 
@@ -252,7 +253,7 @@ class Watching:
         try:
             refresh_samples(zone_dir, active_landing_files(zone_dir))
         except Exception as exc:  # a half-written or unreadable file: the upload check reports it
-            self._failed(f"sample of {where}", str(exc).splitlines()[0])
+            self._failed(f"sample of {where}", one_line(str(exc)))
         self.notices.publish(ZoneUpdated(change.namespace, change.zone))
         auto_run = change.active and wb.project.settings.watch_run_on_landing and active_landing_files(zone_dir)
         readers = zone_readers(wb, change.namespace, change.zone) if auto_run else []

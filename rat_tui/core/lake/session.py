@@ -18,6 +18,7 @@ from ..events import EventBus, SessionStateChanged
 from ..project.model import Project
 from .java import find_java_home, iceberg_jar
 from .run_session import RunSession
+from .spark_errors import summarise
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -330,7 +331,7 @@ class SparkManager:
             self._set_state(SessionState.FAILED, exc.sentence())
         except Exception as exc:
             log.exception("Spark session failed to start")
-            self._set_state(SessionState.FAILED, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}; see .rat/logs/spark.log")
+            self._set_state(SessionState.FAILED, f"{type(exc).__name__}: {summarise(exc)[0]}; see .rat/logs/spark.log")
         finally:
             self._ready.set()
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+from ..text import joined_lines
+
 _CLASS_PREFIX = re.compile(r"^(?:[\w.$]+(?:Exception|Error):\s*)+")
 _ERROR_CLASS = re.compile(r"^\[([A-Z_.]+)\]\s*")
 _LINE = re.compile(r"\(?line (\d+),? pos \d+\)?;?")
@@ -80,19 +82,5 @@ def message_line(lines: list[str]) -> str:
             if ln.startswith(_TRACE) or message[-1].endswith(";"):  # Spark's plan follows a ';'
                 break
             message.append(ln)
-    return _joined(message)
+    return joined_lines(message)
 
-
-def _joined(lines: list[str]) -> str:
-    """Lines as one: a schema block `table {` … `}` as `table {a, b}`, `* problem` bullets as `a; b`."""
-    out: list[str] = []
-    for ln in lines:
-        if out and out[-1].endswith("{"):
-            out[-1] += ln if ln == "}" else f" {ln}"
-        elif out and "{" in out[-1] and not out[-1].endswith("}"):
-            out[-1] += f" {ln}" if ln == "}" else f", {ln}"
-        elif ln.startswith("* ") and out and out[-1].startswith("* "):
-            out[-1] += f"; {ln[2:]}"
-        else:
-            out.append(ln)
-    return " ".join(ln.removeprefix("* ") for ln in out)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import RatError
+from ..text import one_line
 from .identity import FileIdentity
 from .zone_settings import ZoneReadSettings
 
@@ -247,7 +248,8 @@ def _sniff(path: Path, text: str, settings: ZoneReadSettings, strict: bool) -> d
     except duckdb.Error as exc:
         if strict:
             return _sniff(path, text, settings, strict=False)
-        raise RatError(f"cannot detect how {path.name} is written ({str(exc).splitlines()[0]}); set the zone's "
+        why = one_line(str(exc).replace(temp, path.name))  # DuckDB names the sample's temporary copy
+        raise RatError(f"cannot detect how {path.name} is written ({why}); set the zone's "
                        f"csv settings in rat.yaml (zones: {{{settings.label}: {{csv: {{delimiter: ..., header: ...}}}}}})"
                        ) from None
     finally:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..errors import RatError
 from ..project.model import landing_format
+from ..text import one_line
 from ..values import json_value
 from .dialect import detect, sample_text
 from .zone_settings import ZoneReadSettings
@@ -37,7 +38,8 @@ def read_head(path: Path, limit: int, settings: ZoneReadSettings | None = None) 
             columns = [d[0] for d in relation.description]
             rows = [[json_value(v) for v in row] for row in relation.fetchall()]
     except duckdb.Error as exc:
-        raise RatError(f"cannot read {path.name}: {str(exc).splitlines()[0]}") from None
+        message = str(exc).replace(temp, path.name) if temp else str(exc)  # DuckDB names the sample's copy
+        raise RatError(f"cannot read {path.name}: {one_line(message)}") from None
     finally:
         if temp is not None:
             os.unlink(temp)

@@ -13,6 +13,7 @@ from ..errors import RatError
 from ..project.model import Project, landing_format
 from ..project.names import name_problem
 from ..project.paths import inside
+from ..text import one_line
 from .archive import kept_copy_folder
 from .checks import file_problem
 from .dialect import Dialect, detect
@@ -83,7 +84,7 @@ def check_file(path: Path, expected: Expected | None = None, settings: ZoneReadS
         try:
             columns = pq.ParquetFile(path).schema_arrow.names
         except Exception as exc:
-            raise RatError(f"{path.name} is not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+            raise RatError(f"{path.name} is not a readable Parquet file ({one_line(str(exc))})") from None
     elif fmt == "csv":
         _check_encoding(path, settings.encoding, settings.label)
         columns = list(detect(path, settings).names)  # the run's dialect, and its refusals
@@ -126,7 +127,7 @@ def write_sample(zone_dir: Path, file: Path, settings: ZoneReadSettings | None =
                 con.execute(f"COPY (SELECT * FROM {reader} LIMIT {SAMPLE_ROWS}) TO {_literal(str(temp))} {options}")
         except duckdb.Error as exc:
             temp.unlink(missing_ok=True)
-            raise RatError(f"cannot sample {file.name}: {str(exc).splitlines()[0]}") from None
+            raise RatError(f"cannot sample {file.name}: {one_line(str(exc))}") from None
     os.replace(temp, target)
     record_sample(zone_dir, target, file)
     return target

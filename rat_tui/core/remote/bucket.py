@@ -20,6 +20,7 @@ from botocore.config import Config
 
 from ..errors import RatError
 from ..fileio import file_sha256
+from ..text import one_line
 from .config import S3Config
 
 log = logging.getLogger(__name__)
@@ -124,7 +125,7 @@ class Bucket:
             except botocore.exceptions.EndpointConnectionError:
                 reason = "the endpoint cannot be reached"
             except _CONNECTION_ERRORS as exc:
-                reason = str(exc).splitlines()[0]
+                reason = one_line(str(exc))
             pause = random.uniform(0, min(_BACKOFF_CAP, _BACKOFF_BASE * 2 ** attempt))
             if self.clock() + pause > deadline:
                 raise RatError(f"{self.where} did not complete {what} after {attempt} attempt(s) over "
