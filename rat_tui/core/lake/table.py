@@ -115,23 +115,15 @@ class IcebergTable:
     def schema_and_property(self, key: str) -> tuple["StructType", int, str | None]:
         """main's schema as Spark sees it, its id, and one table property, from one load of the table
         (`spark.table().schema` and `SHOW TBLPROPERTIES` were two Spark analyses: 90 ms a run)."""
-        table = self._iceberg()
-        return self._spark_schema(table), table.schema().schemaId(), table.properties().get(key)
-
-    def column_names(self) -> list[str]:
-        """The table's columns in its own order, from one load (writes go to branches, which
-        take the table's schema)."""
-        return self._spark_schema(self._iceberg()).fieldNames()
-
-    def _spark_schema(self, table) -> "StructType":
-        """An Iceberg table's current schema as Spark sees it, in one JVM call."""
         import json
 
         from pyspark.sql.types import StructType
 
+        table = self._iceberg()
         jvm = self.spark.sparkContext._jvm
         spark_schema = jvm.org.apache.iceberg.spark.SparkSchemaUtil.convert(table.schema())
-        return StructType.fromJson(json.loads(spark_schema.json()))
+        return (StructType.fromJson(json.loads(spark_schema.json())), table.schema().schemaId(),
+                table.properties().get(key))
 
     def main_and_schema(self) -> tuple[int | None, int]:
         """main's snapshot and the current schema id, from one load."""

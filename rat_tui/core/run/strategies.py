@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..errors import RatError
@@ -72,25 +71,9 @@ class WriteJob:
 
     def writer(self, df: "DataFrame"):  # -> DataFrameWriterV2
         """A writer onto the branch that records the run id and strategy in the snapshot summary
-        (the table's history groups snapshots by run and counts updates by them: lake.history).
-        The rows go in the table's column order: see in_table_order."""
-        return (self.in_table_order(df).writeTo(self.target)
-                .option(f"snapshot-property.{RUN_ID_PROPERTY}", self.run_id)
+        (the table's history groups snapshots by run and counts updates by them: lake.history)."""
+        return (df.writeTo(self.target).option(f"snapshot-property.{RUN_ID_PROPERTY}", self.run_id)
                 .option(f"snapshot-property.{STRATEGY_PROPERTY}", self.strategy))
-
-    @cached_property
-    def table_columns(self) -> list[str]:
-        return self.table.column_names()  # one load per job: the schema does not change while it writes
-
-    def in_table_order(self, df: "DataFrame") -> "DataFrame":
-        """`df`'s columns in the table's order, so each value lands in the column of its name. Tables
-        that accept any schema (append_only, full_refresh, snapshot: for mergeSchema) take columns by
-        position, and Iceberg refuses a reordered SELECT ("code is out of order, before id"). Columns
-        the table lacks keep their place after the table's (the schema plan added them already)."""
-        known = set(self.table_columns)
-        present = set(df.columns)
-        ordered = [c for c in self.table_columns if c in present] + [c for c in df.columns if c not in known]
-        return df if ordered == df.columns else df.select(*(quote(c) for c in ordered))
 
     def view(self, df: "DataFrame", role: str) -> str:
         name = f"rat_{role}_{self.run_id}"

@@ -34,7 +34,7 @@ def test_a_spark_refusal_keeps_the_rules_after_its_first_line(scratch: Scratch):
 
 
 def test_an_iceberg_schema_refusal_keeps_its_schemas_and_problems(scratch: Scratch):
-    """Runs write in the table's column order (strategies.WriteJob.writer), so a write straight to the
+    """Runs write in the table's column order (schema_evolution.align), so a write straight to the
     table in another order provokes Iceberg's refusal: a sentence over a dozen lines (the table's
     schema, the written schema, the problems)."""
     fqn = scratch.pipeline("silver", "reordered", APPEND + "SELECT 1 AS id, 'a' AS code")
