@@ -39,15 +39,19 @@ def record_run(wb: Workbench, run_id: str, fqn: str, started: float, phases: dic
         wb.state.save_quality(run_id, outcome)
 
 
-# Iceberg's refusal of an append whose columns come in another order, as the run reports it
-WRITE_REFUSED = ("ecommerce/pipelines/silver/clean_orders/pipeline.sql: query failed: Cannot write incompatible dataset "
-                 "to table with schema: table { 1: order_id: optional long, 2: amount: optional decimal(10,2) } "
-                 "Provided schema: table { 2: amount: required decimal(10,2), 1: order_id: required long } Problems: "
-                 "amount is out of order, before order_id")
+# Spark's refusal of a date spine stepped by 1 instead of INTERVAL 1 DAY, as the run reports it: its
+# rules come on the lines after its first, and all of them must show
+QUERY_REFUSED = ("ecommerce/pipelines/silver/clean_orders/pipeline.sql:13: SQL error: Cannot resolve \"sequence(DATE "
+                 "'2024-01-01', DATE '2024-01-31', 1)\" due to data type mismatch: `sequence` uses the wrong parameter "
+                 "type. The parameter type must conform to: 1. The start and stop expressions must resolve to the same "
+                 "type. 2. If start and stop expressions resolve to the (\"TIMESTAMP\" or \"TIMESTAMP_NTZ\" or \"DATE\") "
+                 "type, then the step expression must resolve to the (\"INTERVAL\" or \"INTERVAL YEAR TO MONTH\" or "
+                 "\"INTERVAL DAY TO SECOND\") type. 3. Otherwise, if start and stop expressions resolve to the "
+                 "\"INTEGRAL\" type, then the step expression must resolve to the same type")
 
 
 def record_failed_run(wb: Workbench, run_id: str, fqn: str, started: float, error: str) -> None:
     wb.state.insert_run(RunRecord(run_id, fqn, "queued", queued_at=started))
-    wb.state.update_run(run_id, status="failed", started_at=started, finished_at=started + 1.5,
-                        phases={"branch_creation": 40, "config_loading": 1, "build_result": 300, "iceberg_write": 900},
+    wb.state.update_run(run_id, status="failed", started_at=started, finished_at=started + 0.4,
+                        phases={"branch_creation": 40, "config_loading": 1, "build_result": 300},
                         phase_rows={}, rows_written=0, error=error)

@@ -22,7 +22,7 @@ from rat_tui.core.project.model import PipelineRef
 from rat_tui.core.store.state import QualityOutcome
 from rat_tui.core.unittests.execute import UnitResult
 from rat_tui.tui.components import run_view
-from tests.snapshothelpers import PHASES, T0, WRITE_REFUSED, compare, make_app, record_failed_run, record_run, settle
+from tests.snapshothelpers import PHASES, QUERY_REFUSED, T0, compare, make_app, record_failed_run, record_run, settle
 
 RAW_ORDERS = "ecommerce.bronze.raw_orders"
 
@@ -238,13 +238,13 @@ def test_runs_tab_with_start_times_and_a_whole_error(snap_compare, sample_copy: 
     app = make_app(sample_copy)
     fqn = "ecommerce.silver.clean_orders"
     record_run(app.workbench, "0f1e2d3c", fqn, T0, PHASES, 300)
-    record_failed_run(app.workbench, "9a8b7c6d", fqn, T0 + 3605, WRITE_REFUSED)
+    record_failed_run(app.workbench, "9a8b7c6d", fqn, T0 + 3605, QUERY_REFUSED)
 
     async def runs(pilot) -> None:
         await select(pilot, "pipeline", fqn)
         await settle(pilot)
         await pilot.press("]", "]")  # Source → Run → Runs
-        await until(pilot, lambda: "out of order" in pilot.app.screen_text(), 20, "the error under the table")
+        await until(pilot, lambda: "INTEGRAL" in pilot.app.screen_text(), 20, "the error under the table")
         await settle(pilot)
 
     assert compare(snap_compare, app, runs)
@@ -265,7 +265,7 @@ def test_zone_settings_refused_keeps_the_dialog(snap_compare, sample_copy: Path)
 def test_run_view_failed_with_a_whole_error(snap_compare, sample_copy: Path):
     app = make_app(sample_copy)
     fqn = "ecommerce.silver.clean_orders"
-    record_failed_run(app.workbench, "9a8b7c6d", fqn, T0, WRITE_REFUSED)
+    record_failed_run(app.workbench, "9a8b7c6d", fqn, T0, QUERY_REFUSED)
 
     async def failed(pilot) -> None:
         await select(pilot, "pipeline", fqn)

@@ -9,10 +9,10 @@ from rat_tui.core.commands.workbench import Workbench
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.help_screen import HelpScreen
 from rat_tui.tui.components.modals import ZoneSettingsForm
-from tests.snapshothelpers import PHASES, T0, WRITE_REFUSED, record_failed_run, record_run
+from tests.snapshothelpers import PHASES, QUERY_REFUSED, T0, record_failed_run, record_run
 
 FQN = "ecommerce.silver.clean_orders"
-LONG_ERROR = WRITE_REFUSED
+LONG_ERROR = QUERY_REFUSED
 
 
 async def test_the_runs_tab_shows_when_each_run_started_and_a_failed_runs_whole_error(sample_copy: Path):
@@ -28,7 +28,7 @@ async def test_the_runs_tab_shows_when_each_run_started_and_a_failed_runs_whole_
         assert "2024-06-01 00:00:00" in text and "2024-06-01 01:00:05" in text
         error = app.query_one("#run-error")
         assert holds_whole(widget_text(error), LONG_ERROR)  # the newest run is highlighted first
-        assert "before order_id" in screen(app)
+        assert "INTEGRAL" in screen(app)  # the end of it, in view
         app.query_one("#runs-table").focus()
         await pilot.press("down")  # the older, successful run: no error under the table
         await until(pilot, lambda: not error.display, 5, "the error to go")
@@ -44,7 +44,7 @@ async def test_the_run_tab_shows_a_failed_runs_whole_error(sample_copy: Path):
         await until(pilot, lambda: "FAILED" in screen(app), 10, "the Run tab")
         shown = widget_text(app.query_one("#run-view"))
         assert holds_whole(shown, LONG_ERROR)
-        phase_row = shown[shown.index("iceberg_write"):]
+        phase_row = shown[shown.index("build_result"):]
         assert holds_whole(phase_row, LONG_ERROR)  # the failed phase's note too, wrapped under it
 
 

@@ -45,7 +45,7 @@ from .progress import watch_tasks
 from .publish import check_main_unchanged, fast_forward
 from .quality import run_quality_test
 from .rebuild import create_stage, replace_from_stage
-from .schema_evolution import apply_plan, fill_missing, plan_schema, settle_schema_changes
+from .schema_evolution import align, apply_plan, plan_schema, settle_schema_changes
 from .strategies import (
     UNIQUE_KEY_PROPERTY,
     WRITERS,
@@ -338,7 +338,7 @@ class Execution:
             self.state.update_run(self.record.run_id, branch=self.branch)  # first: recovery visits runs with a branch
             self.schema_changes_pending |= bool(plan.added or plan.widened)
             self.schema_id = apply_plan(self.table, plan, self.schema_id, self.record.run_id)
-        self.result = fill_missing(self.result, plan)
+        self.result = align(self.result, plan)
         for note in plan.notes():
             self.log(f"schema: {note}", "warn" if "no longer produced" in note else "info")
         self.schema_notes = plan.notes()

@@ -4,6 +4,7 @@ Added columns are added (old rows read NULL); safe widenings (int → bigint, fl
 double, decimal precision up) are applied; a column the result no longer has is kept and
 written as NULL, with a warning; anything else fails the run, naming the column and both
 types, unless the run is a full refresh, which rebuilds the table beside main (run/rebuild.py).
+Columns match by name: the result is written in the table's column order, whatever its SELECT's.
 Iceberg's schema is the table's, not the branch's: an additive change is recorded with the run's id
 and put back when the run does not publish (lake/schema_change.py, settle_schema_changes).
 """
@@ -22,7 +23,7 @@ from ..lake.schema_change import (
     put_back,
     refs_using,
 )
-from ..lake.table import IcebergTable
+from ..lake.table import IcebergTable, quote
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -35,6 +36,7 @@ class SchemaPlan:
     widened: list[tuple[str, "DataType", "DataType"]] = field(default_factory=list)
     missing: list[tuple[str, "DataType"]] = field(default_factory=list)  # in the table, not in the result
     incompatible: list[tuple[str, "DataType", "DataType"]] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)  # the table's once the plan is applied: added ones go last
 
     def notes(self) -> list[str]:
         notes = [f"added column {c} {t.simpleString()}" for c, t in self.added]
@@ -73,6 +75,7 @@ def plan_schema(table: "StructType", result: "StructType") -> SchemaPlan:
             (plan.widened if is_widening(old, f.dataType) else plan.incompatible).append((f.name, old, f.dataType))
     wanted = {f.name for f in result.fields}
     plan.missing = [(name, kind) for name, kind in have.items() if name not in wanted]
+    plan.columns = [*have, *(name for name, _ in plan.added)]  # Iceberg adds a top-level column last
     return plan
 
 
@@ -138,9 +141,19 @@ def settle_schema_changes(table: IcebergTable, live_runs: set[str]) -> list[str]
     return done
 
 
-def fill_missing(result: "DataFrame", plan: SchemaPlan) -> "DataFrame":
+def align(result: "DataFrame", plan: SchemaPlan) -> "DataFrame":
+    """The result as the table holds it: a column it no longer produces filled with NULL, and its
+    columns in the table's order (the runner's own, such as ORDER_COLUMN, after them).
+
+    Writes to tables that accept any schema (append_only, full_refresh, snapshot: for mergeSchema)
+    match columns by position, and Iceberg refuses a SELECT that lists them in another order ("code
+    is out of order, before id"); matched by name here, each value lands in its own column.
+    """
     from pyspark.sql import functions as F
 
     for name, kind in plan.missing:
         result = result.withColumn(name, F.lit(None).cast(kind))
-    return result
+    present = set(result.columns)
+    known = set(plan.columns)
+    ordered = [c for c in plan.columns if c in present] + [c for c in result.columns if c not in known]
+    return result if ordered == result.columns else result.select(*(quote(c) for c in ordered))

@@ -87,3 +87,16 @@ def test_snapshots_show_schema_changes(scratch: Scratch):
     snaps = scratch.wb.snapshots(fqn)["snapshots"]
     assert snaps[-1]["schema_changes"] == ["added column extra int"]
     assert snaps[1]["schema_changes"] == []
+
+
+@pytest.mark.parametrize("header", ["", "-- @merge_strategy: append_only\n", INCREMENTAL], ids=["refresh", "append", "merge"])
+def test_a_reordered_select_that_adds_and_drops_columns_writes_each_value_in_its_own_column(scratch: Scratch,
+                                                                                           header: str):
+    fqn = scratch.pipeline("silver", "r", header + "SELECT 1 AS id, 'a' AS gone, 'first' AS name")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.pipeline("silver", "r", header + "SELECT 'new' AS extra, 'second' AS name, 2 AS id")
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert list(columns(scratch, fqn)) == ["id", "gone", "name", "extra"]  # the added column goes last
+    rows = scratch.rows(f"SELECT * FROM {fqn} ORDER BY id")
+    assert rows == ([[1, "a", "first", None]] if header else []) + [[2, None, "second", "new"]]

@@ -150,3 +150,24 @@ def test_full_refresh_flag_rebuilds_an_incremental_table(scratch: Scratch):
     fqn = scratch.pipeline("silver", "t", header + "\n" + values([(3, "c")], "id, v"))
     assert scratch.run(fqn, full_refresh=True)["status"] == "success"
     assert table(scratch, "id") == [[3, "c"]]
+
+
+@pytest.mark.parametrize("header, full_refresh, kept", [
+    ("", False, False),
+    ("-- @merge_strategy: append_only", False, True),
+    ("-- @merge_strategy: incremental\n-- @unique_key: id", False, True),
+    ("-- @merge_strategy: incremental\n-- @unique_key: id", True, False),
+    ("-- @merge_strategy: delete_insert\n-- @unique_key: id", False, True),
+    ("-- @merge_strategy: scd2\n-- @unique_key: id", False, True),
+    ("-- @merge_strategy: snapshot\n-- @partition_column: code", False, True),
+], ids=["full_refresh", "append_only", "incremental", "incremental-full-refresh", "delete_insert", "scd2", "snapshot"])
+def test_a_reordered_select_writes_each_value_in_its_own_column(scratch: Scratch, header: str, full_refresh: bool,
+                                                                kept: bool):
+    """Columns match the table's by name, not by position: a SELECT edited to list them in another
+    order still succeeds, and the table keeps its own order."""
+    step(scratch, header, [(1, "a", "first")], "id, code, name")
+    fqn = scratch.pipeline("silver", "t", header + "\n" + values([("b", 2, "second")], "code, id, name"))
+    run = scratch.run(fqn, full_refresh=full_refresh)
+    assert run["status"] == "success", run["error"]
+    assert table(scratch, "id", "id, code, name") == [[1, "a", "first"], [2, "b", "second"]][0 if kept else 1:]
+    assert scratch.rows(f"SELECT * FROM {fqn} WHERE id = 2")[0][:3] == [2, "b", "second"]
