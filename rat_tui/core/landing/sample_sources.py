@@ -13,12 +13,18 @@ SOURCES = ".sample_sources.json"
 _LOCK = threading.Lock()  # an upload and a zone refresh may write samples at once
 
 
-def record_sample(zone_dir: Path, sample: Path, source: Path) -> None:
-    relative = source.relative_to(zone_dir).as_posix()
+def record_samples(zone_dir: Path, written: list[tuple[Path, Path]]) -> None:
+    """Record each (sample, source file) pair with one read and at most one write of the index: an
+    upload of 2,000 files rewrote it 2,000 times, each time whole (seconds of JSON)."""
     with _LOCK:
         made = _read(zone_dir)
-        if made.get(sample.name) != relative:
-            made[sample.name] = relative
+        changed = False
+        for sample, source in written:
+            relative = source.relative_to(zone_dir).as_posix()
+            if made.get(sample.name) != relative:
+                made[sample.name] = relative
+                changed = True
+        if changed:
             _write(zone_dir, made)
 
 

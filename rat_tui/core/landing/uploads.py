@@ -17,7 +17,7 @@ from ..text import one_line
 from .archive import kept_copy_folder
 from .checks import file_problem
 from .dialect import Dialect, detect
-from .sample_sources import record_sample, remove_orphan_samples
+from .sample_sources import record_samples, remove_orphan_samples
 from .zone_settings import ZoneReadSettings
 
 SAMPLE_ROWS = 1000
@@ -107,7 +107,19 @@ def sample_path(zone_dir: Path, file: Path) -> Path:
     return zone_dir / "_samples" / f"{stem}_sample{plain.suffix.lower()}"
 
 
-def write_sample(zone_dir: Path, file: Path, settings: ZoneReadSettings | None = None) -> Path:
+def write_samples(zone_dir: Path, files: list[Path], settings: ZoneReadSettings | None = None) -> list[Path]:
+    """Each file's sample (see _write_sample), recorded as written from it (those written before a
+    failure too, so a later delete of their file still removes them)."""
+    written: list[tuple[Path, Path]] = []
+    try:
+        for file in files:
+            written.append((_write_sample(zone_dir, file, settings), file))
+    finally:
+        record_samples(zone_dir, written)
+    return [sample for sample, _ in written]
+
+
+def _write_sample(zone_dir: Path, file: Path, settings: ZoneReadSettings | None) -> Path:
     """The first SAMPLE_ROWS rows in the same format, written atomically into `_samples/` (delimited
     text as UTF-8 in its own dialect, so a sample reads as its file does)."""
     import duckdb
@@ -129,7 +141,6 @@ def write_sample(zone_dir: Path, file: Path, settings: ZoneReadSettings | None =
             temp.unlink(missing_ok=True)
             raise RatError(f"cannot sample {file.name}: {one_line(str(exc))}") from None
     os.replace(temp, target)
-    record_sample(zone_dir, target, file)
     return target
 
 
@@ -154,12 +165,9 @@ def _literal(text: str) -> str:
 def refresh_samples(zone_dir: Path, active: list[Path], settings: ZoneReadSettings | None = None) -> list[Path]:
     """Write samples that are missing or older than their source file; the samples of deleted files go."""
     remove_orphan_samples(zone_dir)
-    written = []
-    for file in active:
-        sample = sample_path(zone_dir, file)
-        if not sample.exists() or sample.stat().st_mtime < file.stat().st_mtime:
-            written.append(write_sample(zone_dir, file, settings))
-    return written
+    stale = [file for file in active
+             if not (sample := sample_path(zone_dir, file)).exists() or sample.stat().st_mtime < file.stat().st_mtime]
+    return write_samples(zone_dir, stale, settings)
 
 
 def upload(zone_dir: Path, sources: list[Path], as_name: str | None = None, replace: bool = False,
@@ -184,8 +192,8 @@ def upload(zone_dir: Path, sources: list[Path], as_name: str | None = None, repl
     for source, target in plan:
         target.parent.mkdir(parents=True, exist_ok=True)  # `--as sub/name.csv`
         _copy(source, target, replace, progress)
-        write_sample(zone_dir, target, settings)
         done.append({"name": target.name, "bytes": target.stat().st_size})
+    write_samples(zone_dir, [target for _, target in plan], settings)
     return done
 
 
