@@ -242,7 +242,8 @@ def make_twins(spark: "SparkSession", zone_dir: Path, files: list[Path], uri_of:
         for file in small:
             not_typed.append({"file": file.relative_to(zone_dir).as_posix(),
                               "reason": f"one of {len(small)} small files, which runs read as CSV as fast as Parquet"})
-        files = [f for f in files if f not in set(small)]
+        skipped = set(small)
+        files = [f for f in files if f not in skipped]
     for file in files:
         try:
             dialect = detect(file, settings)
@@ -250,10 +251,10 @@ def make_twins(spark: "SparkSession", zone_dir: Path, files: list[Path], uri_of:
             refuse(file, exc)
             continue
         groups.setdefault(dialect.read_key(), (dialect, []))[1].append(file)
-    typed = []
+    typed: set[Path] = set()
     for dialect, members in groups.values():
         try:
-            typed += [t.source for t in make_group_twins(spark, zone_dir, members, dialect, settings, uri_of)]
+            typed.update(t.source for t in make_group_twins(spark, zone_dir, members, dialect, settings, uri_of))
         except (RatError, FileNotFoundError) as exc:
             for file in members:
                 refuse(file, exc)
