@@ -330,7 +330,8 @@ class Execution:
         """
         assert self.result is not None
         schema, self.schema_id, unique_key = self.table.schema_and_property(UNIQUE_KEY_PROPERTY)
-        plan = plan_schema(schema, table_schema(self.result.schema, config))
+        case_sensitive = self.spark.conf.get("spark.sql.caseSensitive", "false").lower() == "true"
+        plan = plan_schema(schema, table_schema(self.result.schema, config), case_sensitive)
         full_refresh = self.options.full_refresh
         rebuild = (unique_key_changed(self.ref.fqn, unique_key, config, full_refresh, self.pipeline.source_relpath)
                    or (full_refresh and bool(plan.incompatible)))

@@ -4,7 +4,11 @@ Added columns are added (old rows read NULL); safe widenings (int → bigint, fl
 double, decimal precision up) are applied; a column the result no longer has is kept and
 written as NULL, with a warning; anything else fails the run, naming the column and both
 types, unless the run is a full refresh, which rebuilds the table beside main (run/rebuild.py).
-Columns match by name: the result is written in the table's column order, whatever its SELECT's.
+A narrower type whose values fit the table's (int into bigint, float into double, a decimal of
+the same scale and less precision) is no change: the values are cast to the table's type.
+Columns match by name, case-insensitively as Spark does (unless spark.sql.caseSensitive is set):
+a result's `ID` is the table's `id`, and keeps the table's name. The result is written in the
+table's column order, whatever its SELECT's.
 Iceberg's schema is the table's, not the branch's: an additive change is recorded with the run's id
 and put back when the run does not publish (lake/schema_change.py, settle_schema_changes).
 """
@@ -37,44 +41,64 @@ class SchemaPlan:
     missing: list[tuple[str, "DataType"]] = field(default_factory=list)  # in the table, not in the result
     incompatible: list[tuple[str, "DataType", "DataType"]] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)  # the table's once the plan is applied: added ones go last
+    renamed: list[tuple[str, str]] = field(default_factory=list)  # (the result's name, the table's): only case differs
+    narrower: list[tuple[str, "DataType"]] = field(default_factory=list)  # (column, the table's type): values fit it
 
     def notes(self) -> list[str]:
-        notes = [f"added column {c} {t.simpleString()}" for c, t in self.added]
+        notes = [f"column {c} is written to {t} (the names differ only in case)" for c, t in self.renamed]
+        notes += [f"added column {c} {t.simpleString()}" for c, t in self.added]
         notes += [f"widened column {c} {a.simpleString()} → {b.simpleString()}" for c, a, b in self.widened]
         notes += [f"column {c} is no longer produced; kept and filled with NULL" for c, _ in self.missing]
         notes += [f"rebuilt column {c} {a.simpleString()} → {b.simpleString()}" for c, a, b in self.incompatible]
         return notes
 
 
-def is_widening(old: "DataType", new: "DataType") -> bool:
-    from pyspark.sql.types import (
-        DecimalType,
-        DoubleType,
-        FloatType,
-        IntegerType,
-        LongType,
-    )
+INTEGRAL_RANK = {"tinyint": 0, "smallint": 1, "int": 2, "bigint": 3}
 
-    if isinstance(old, IntegerType) and isinstance(new, LongType):
+
+def fits(narrow: "DataType", wide: "DataType") -> bool:
+    """Every value of `narrow` is a value of `wide`, unchanged: the table may widen a column from
+    one to the other (Iceberg's promotions; it has no tinyint or smallint), and a result of the
+    narrower type is written into the wider column. Not date → timestamp: the instant a date
+    becomes depends on the session's time zone, and Iceberg does not promote it."""
+    from pyspark.sql.types import DecimalType, DoubleType, FloatType
+
+    narrow_rank, wide_rank = INTEGRAL_RANK.get(narrow.simpleString()), INTEGRAL_RANK.get(wide.simpleString())
+    if narrow_rank is not None and wide_rank is not None:
+        return narrow_rank <= wide_rank
+    if isinstance(narrow, FloatType) and isinstance(wide, (FloatType, DoubleType)):
         return True
-    if isinstance(old, FloatType) and isinstance(new, DoubleType):
-        return True
-    if isinstance(old, DecimalType) and isinstance(new, DecimalType):
-        return new.scale == old.scale and new.precision > old.precision
+    if isinstance(narrow, DecimalType) and isinstance(wide, DecimalType):
+        return narrow.scale == wide.scale and narrow.precision <= wide.precision
     return False
 
 
-def plan_schema(table: "StructType", result: "StructType") -> SchemaPlan:
+def plan_schema(table: "StructType", result: "StructType", case_sensitive: bool = False) -> SchemaPlan:
+    """What writing `result` into a table of schema `table` changes. `case_sensitive`: the session's
+    spark.sql.caseSensitive; when false (Spark's default) names differing only in case are one column."""
     plan = SchemaPlan()
     have = {f.name: f.dataType for f in table.fields}
+    key = (lambda name: name) if case_sensitive else str.lower
+    by_key = {key(name): name for name in have}
+    matched = set()
     for f in result.fields:
-        old = have.get(f.name)
-        if old is None:
+        name = by_key.get(key(f.name))
+        if name is None:
             plan.added.append((f.name, f.dataType))
-        elif old.simpleString() != f.dataType.simpleString():  # ignores nested nullability
-            (plan.widened if is_widening(old, f.dataType) else plan.incompatible).append((f.name, old, f.dataType))
-    wanted = {f.name for f in result.fields}
-    plan.missing = [(name, kind) for name, kind in have.items() if name not in wanted]
+            continue
+        matched.add(name)
+        if name != f.name:
+            plan.renamed.append((f.name, name))
+        old = have[name]
+        if old.simpleString() == f.dataType.simpleString():  # ignores nested nullability
+            continue
+        if fits(old, f.dataType):
+            plan.widened.append((name, old, f.dataType))
+        elif fits(f.dataType, old):
+            plan.narrower.append((name, old))
+        else:
+            plan.incompatible.append((name, old, f.dataType))
+    plan.missing = [(name, kind) for name, kind in have.items() if name not in matched]
     plan.columns = [*have, *(name for name, _ in plan.added)]  # Iceberg adds a top-level column last
     return plan
 
@@ -142,18 +166,25 @@ def settle_schema_changes(table: IcebergTable, live_runs: set[str]) -> list[str]
 
 
 def align(result: "DataFrame", plan: SchemaPlan) -> "DataFrame":
-    """The result as the table holds it: a column it no longer produces filled with NULL, and its
-    columns in the table's order (the runner's own, such as ORDER_COLUMN, after them).
+    """The result as the table holds it: each column under the table's name and of its type, a column
+    it no longer produces filled with NULL, and its columns in the table's order (the runner's own,
+    such as ORDER_COLUMN, after them).
 
     Writes to tables that accept any schema (append_only, full_refresh, snapshot: for mergeSchema)
     match columns by position, and Iceberg refuses a SELECT that lists them in another order ("code
-    is out of order, before id"); matched by name here, each value lands in its own column.
+    is out of order, before id"); matched by name here, each value lands in its own column. Merges
+    match by name, exactly: an `ID` left as it is would not be the key `id`.
     """
     from pyspark.sql import functions as F
 
+    renamed = dict(plan.renamed)
+    columns = {renamed.get(c, c): F.col(quote(c)) for c in result.columns}
+    for name, kind in plan.narrower:
+        columns[name] = columns[name].cast(kind)
     for name, kind in plan.missing:
-        result = result.withColumn(name, F.lit(None).cast(kind))
-    present = set(result.columns)
+        columns[name] = F.lit(None).cast(kind)
     known = set(plan.columns)
-    ordered = [c for c in plan.columns if c in present] + [c for c in result.columns if c not in known]
-    return result if ordered == result.columns else result.select(*(quote(c) for c in ordered))
+    ordered = [c for c in plan.columns if c in columns] + [c for c in columns if c not in known]
+    if ordered == result.columns and not plan.narrower:
+        return result
+    return result.select(*(columns[c].alias(c) for c in ordered))

@@ -100,3 +100,65 @@ def test_a_reordered_select_that_adds_and_drops_columns_writes_each_value_in_its
     assert list(columns(scratch, fqn)) == ["id", "gone", "name", "extra"]  # the added column goes last
     rows = scratch.rows(f"SELECT * FROM {fqn} ORDER BY id")
     assert rows == ([[1, "a", "first", None]] if header else []) + [[2, None, "second", "new"]]
+
+
+STRATEGIES = {"refresh": "", "append": "-- @merge_strategy: append_only\n", "merge": INCREMENTAL,
+              "delete_insert": "-- @merge_strategy: delete_insert\n-- @unique_key: id\n",
+              "scd2": "-- @merge_strategy: scd2\n-- @unique_key: id\n"}
+VALIDITY = {"valid_from": "timestamp", "valid_to": "timestamp"}
+
+
+def write_message(scratch: Scratch, run: dict) -> str:
+    return next(e for e in scratch.wb.run_log.read(run["run_id"])
+                if e["event"] == "PhaseFinished" and e["phase"] == "iceberg_write")["message"]
+
+
+@pytest.mark.parametrize("kind", list(STRATEGIES))
+def test_a_column_renamed_only_in_case_is_the_same_column(scratch: Scratch, kind: str):
+    """Spark matches names case-insensitively (spark.sql.caseSensitive=false): `ID` is `id`. It once
+    failed: an added `ID` beside `id` broke the write, and merges read `id` as NULL."""
+    header = STRATEGIES[kind]
+    fqn = scratch.pipeline("silver", "c", header + "SELECT 1 AS id, 'a' AS name")
+    scratch.run(fqn)
+    scratch.pipeline("silver", "c", header + "SELECT 2 AS ID, 'b' AS name")
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert columns(scratch, fqn) == {"id": "int", "name": "string", **(VALIDITY if kind == "scd2" else {})}
+    expected = [[2, "b"]] if kind == "refresh" else [[1, "a"], [2, "b"]]
+    assert scratch.rows(f"SELECT id, name FROM {fqn} ORDER BY id") == expected
+    assert "column ID is written to id (the names differ only in case)" in write_message(scratch, run)
+
+
+@pytest.mark.parametrize("kind", list(STRATEGIES))
+def test_a_narrower_type_is_written_into_the_wider_column(scratch: Scratch, kind: str):
+    """int into bigint, float into double, a decimal into a wider one of the same scale, smallint
+    into int: the values fit, so the table's types stay and nothing is noted. They once failed the run."""
+    header = STRATEGIES[kind]
+    fqn = scratch.pipeline("silver", "n", header + "SELECT CAST(1 AS BIGINT) AS id, CAST(1.5 AS DOUBLE) AS f, "
+                           "CAST(1 AS DECIMAL(10,2)) AS d, 1 AS s")
+    scratch.run(fqn)
+    before = columns(scratch, fqn)
+    scratch.pipeline("silver", "n", header + "SELECT CAST(2 AS INT) AS id, CAST(2.5 AS FLOAT) AS f, "
+                     "CAST(2.25 AS DECIMAL(5,2)) AS d, CAST(2 AS SMALLINT) AS s")
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert columns(scratch, fqn) == before
+    assert {k: before[k] for k in ("id", "f", "d", "s")} == {"id": "bigint", "f": "double", "d": "decimal(10,2)", "s": "int"}
+    expected = [[2, 2.5, "2.25", 2]] if kind == "refresh" else [[1, 1.5, "1.00", 1], [2, 2.5, "2.25", 2]]
+    assert scratch.rows(f"SELECT id, f, d, s FROM {fqn} ORDER BY id") == expected
+    assert "schema:" not in write_message(scratch, run)
+
+
+def test_a_case_sensitive_session_keeps_names_differing_in_case_apart(scratch: Scratch):
+    """A user who sets spark.sql.caseSensitive gets what Spark then does: `ID` is another column."""
+    body = ("# @merge_strategy: append_only\ndef run(spark, ctx):\n    spark.conf.set('spark.sql.caseSensitive', 'true')\n"
+            "    return spark.sql(\"SELECT {} AS {}, 'a' AS name\")\n")
+    fqn = scratch.pipeline("silver", "cs", body.format(1, "id"), filename="pipeline.py")
+    scratch.run(fqn)
+    scratch.pipeline("silver", "cs", body.format(2, "ID"), filename="pipeline.py")
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert list(columns(scratch, fqn)) == ["id", "name", "ID"]
+    # `SELECT *` only: a case-insensitive session (the query's) finds `id` ambiguous in this table
+    assert sorted(scratch.rows(f"SELECT * FROM {fqn}"), key=str) == [[1, "a", None], [None, "a", 2]]
+    assert "added column ID int" in write_message(scratch, run)
