@@ -162,3 +162,16 @@ def test_a_case_sensitive_session_keeps_names_differing_in_case_apart(scratch: S
     # `SELECT *` only: a case-insensitive session (the query's) finds `id` ambiguous in this table
     assert sorted(scratch.rows(f"SELECT * FROM {fqn}"), key=str) == [[1, "a", None], [None, "a", 2]]
     assert "added column ID int" in write_message(scratch, run)
+
+
+def test_a_csv_whose_header_changes_case_and_whose_sample_infers_a_narrower_type_loads(scratch: Scratch):
+    """The landing file of the next day says `ID` and its `n` fits an int: the same columns still."""
+    scratch.landing("z", "a.csv", "id,n\n1,9999999999\n")
+    fqn = scratch.pipeline("bronze", "z", "-- @merge_strategy: append_only\nSELECT * FROM {{ landing_zone('z') }}")
+    scratch.run(fqn)
+    (scratch.root / "landing" / "z" / "a.csv").unlink(missing_ok=True)  # archived or not, read once
+    scratch.landing("z", "b.csv", "ID,n\n2,5\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert columns(scratch, fqn) == {"id": "int", "n": "bigint", "_source_file": "string"}
+    assert scratch.rows(f"SELECT id, n FROM {fqn} ORDER BY id") == [[1, 9999999999], [2, 5]]
