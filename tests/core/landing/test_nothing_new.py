@@ -167,3 +167,18 @@ def test_a_file_whose_load_was_rolled_back_loads_again_when_it_is_sent_again(scr
     assert skipped["status"] == "success" and skipped["rows_written"] == 0
     assert skipped["skipped"][0].startswith("skipped feb.csv: loaded by run")
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"]]
+
+
+def test_the_same_content_under_two_names_in_one_batch_loads_once_as_in_two_runs(scratch: Scratch):
+    """A copy under another name sent after the file's run is skipped; sent with it, it was loaded too
+    (twice the rows): the table depended on when the copy arrived."""
+    zone = scratch.root / "landing" / "drops"
+    scratch.landing("drops", "orders.csv", "id,v\n1,x\n2,y\n")
+    scratch.landing("drops", "orders (1).csv", "id,v\n1,x\n2,y\n")  # what a browser names a second download
+    fqn = scratch.pipeline("bronze", "orders", ARCHIVING)
+    run = scratch.run(fqn)
+    assert run["status"] == "success" and run["rows_written"] == 2, run
+    assert run["skipped"] == [f"skipped orders.csv: same content as {scratch.ns}/landing/drops/orders (1).csv, "
+                              "loaded by this run"]
+    assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"]]
+    assert sorted(p.name for p in (zone / "_processed" / run["run_id"]).iterdir()) == ["orders (1).csv", "orders.csv"]
