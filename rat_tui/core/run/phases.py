@@ -337,7 +337,8 @@ class Execution:
         if not rebuild:
             self.state.update_run(self.record.run_id, branch=self.branch)  # first: recovery visits runs with a branch
             self.schema_changes_pending |= bool(plan.added or plan.widened)
-            self.schema_id = apply_plan(self.table, plan, self.schema_id, self.record.run_id)
+            self.schema_id = apply_plan(self.table, plan, self.schema_id, self.record.run_id,
+                                        lambda *change: landing_steps.type_change_remedy(self, *change))
         self.result = align(self.result, plan)
         for note in plan.notes():
             self.log(f"schema: {note}", "warn" if "no longer produced" in note else "info")

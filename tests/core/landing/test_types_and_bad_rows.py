@@ -77,3 +77,26 @@ def test_a_malformed_csv_fails_with_its_cause_file_and_line(scratch: Scratch):
     assert run["status"] == "failed"
     assert "region.csv line 4 is not a well-formed record of 2 column(s) ('3,c,extra')" in run["error"]
     assert "bad_rows: quarantine" in run["error"] and len(run["error"].splitlines()) == 1
+
+
+def test_a_type_change_in_an_archiving_pipeline_advises_pinning_not_a_full_refresh_that_drops_earlier_loads(
+        scratch: Scratch):
+    """Codes A7 loaded, then a file of 007 and 010 (sampled as int). The run failed, advising
+    `--full-refresh`: which, on a pipeline that archives its zone, rebuilt the table from that one file
+    (A7 gone, 007 read as 7), and said success. The advice is now the zone's schema: setting, which loads
+    the codes as they are written."""
+    archiving = "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\n" + SQL.format("codes")
+    fqn = scratch.pipeline("bronze", "codes", archiving)
+    scratch.landing("codes", "jan.csv", "code,v\nA7,x\n")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.landing("codes", "feb.csv", "code,v\n007,y\n010,z\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert run["error"].endswith(
+        f"column code changes type from string to int, which is not a safe widening; this run's files "
+        f"(feb.csv) read it as int: pin the table's type in rat.yaml (zones: {{{scratch.ns}/codes: {{schema: "
+        f"{{code: string}}}}}}) and run again. A --full-refresh would rebuild {fqn} from the files in the zone "
+        "alone, without those loaded before (in _processed/)"), run["error"]
+    scratch.wb.set_zone_settings(scratch.ns, "codes", schema={"code": "string"})
+    assert scratch.run(fqn)["status"] == "success"
+    assert scratch.rows(f"SELECT code, v FROM {fqn} ORDER BY v") == [["A7", "x"], ["007", "y"], ["010", "z"]]
