@@ -332,8 +332,10 @@ class Execution:
         schema, self.schema_id, unique_key = self.table.schema_and_property(UNIQUE_KEY_PROPERTY)
         plan = plan_schema(schema, table_schema(self.result.schema, config))
         full_refresh = self.options.full_refresh
+        # a table no reader sees a row of loses nothing by a rebuild: the types of a first load of files
+        # without data rows (every column a string) do not stand in the way of the first real file
         rebuild = (unique_key_changed(self.ref.fqn, unique_key, config, full_refresh, self.pipeline.source_relpath)
-                   or (full_refresh and bool(plan.incompatible)))
+                   or (bool(plan.incompatible) and (full_refresh or self.table.holds_no_rows())))
         if not rebuild:
             self.state.update_run(self.record.run_id, branch=self.branch)  # first: recovery visits runs with a branch
             self.schema_changes_pending |= bool(plan.added or plan.widened)

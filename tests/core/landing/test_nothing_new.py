@@ -182,3 +182,16 @@ def test_the_same_content_under_two_names_in_one_batch_loads_once_as_in_two_runs
                               "loaded by this run"]
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"]]
     assert sorted(p.name for p in (zone / "_processed" / run["run_id"]).iterdir()) == ["orders (1).csv", "orders.csv"]
+
+
+def test_a_header_only_first_file_does_not_fix_the_table_s_types(scratch: Scratch):
+    """The day's first export often has no rows yet: `id,v` and nothing else. Its load created the table
+    with every column a string (nothing to infer from), and the first real file failed 'column id
+    changes type from string to int'. A table no reader sees a row of is rebuilt with the new types."""
+    fqn = scratch.pipeline("bronze", "daily", ARCHIVING)
+    scratch.landing("drops", "monday.csv", "id,v\n")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.landing("drops", "tuesday.csv", "id,v\n1,x\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.wb.query(f"SELECT typeof(id), v FROM {fqn}")["rows"] == [["int", "x"]]
