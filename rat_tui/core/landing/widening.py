@@ -146,5 +146,23 @@ def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | No
                             f"column(s) ({raw!r}); fix the file, or set bad_rows: quarantine in the zone settings "
                             "to set such rows aside")
     if raw is not None:
-        return f"a record of landing zone {label} is malformed ({raw!r})"
+        return _late_multiline(groups, label, raw) or f"a record of landing zone {label} is malformed ({raw!r})"
+    return None
+
+
+def _late_multiline(groups: list[FileGroup], label: str, raw: str) -> str | None:
+    """When Spark read line by line a file whose quoted values span lines past the part detection reads
+    (dialect.SAMPLE_BYTES), its malformed record is a value's last line, which no whole record equals:
+    find that line and say the setting that reads such files."""
+    for group in groups:
+        dialect = group.dialect
+        if group.fmt != "csv" or dialect is None or dialect.multiline or not dialect.quote or dialect.quote not in raw:
+            continue
+        for path in group.files:
+            for number, text in enumerate(text_lines(path, dialect.encoding), 1):
+                if text.rstrip("\r\n") == raw and text.count(dialect.quote) % 2:
+                    zone = label.replace("/landing/", "/", 1)
+                    return (f"{path.name} line {number:,} ({raw!r}) ends a quoted value begun on an earlier line: "
+                            "quoted values span lines past the part of the file read to detect it; set multiline: true "
+                            f"in the zone's csv settings (zones: {{{zone}: {{csv: {{multiline: true}}}}}})")
     return None

@@ -79,6 +79,26 @@ def test_a_malformed_csv_fails_with_its_cause_file_and_line(scratch: Scratch):
     assert "bad_rows: quarantine" in run["error"] and len(run["error"].splitlines()) == 1
 
 
+def test_a_quoted_value_spanning_lines_past_the_detected_part_names_file_line_and_the_multiline_setting(
+        scratch: Scratch):
+    """Whether quoted values span lines is read from a file's first 256 KB. One that does further on was
+    read line by line and failed: "a record of landing zone … is malformed ('line\"')", no file, no line,
+    no way out."""
+    rows = "".join(f"{i},note {i}\n" for i in range(30_000))  # about 400 KB
+    scratch.landing("late", "a.csv", "id,note\n" + rows + '99999,"multi\nline"\n100000,last\n')
+    fqn = scratch.pipeline("bronze", "late", SQL.format("late"))
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert run["error"].endswith(
+        "a.csv line 30,003 ('line\"') ends a quoted value begun on an earlier line: quoted values span "
+        "lines past the part of the file read to detect it; set multiline: true in the zone's csv settings "
+        f"(zones: {{{scratch.ns}/late: {{csv: {{multiline: true}}}}}})"), run["error"]
+    scratch.wb.set_zone_settings(scratch.ns, "late", csv={"multiline": True})
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT note FROM {fqn} WHERE id = 99999") == [["multi\nline"]]
+
+
 def test_a_type_change_in_an_archiving_pipeline_advises_pinning_not_a_full_refresh_that_drops_earlier_loads(
         scratch: Scratch):
     """Codes A7 loaded, then a file of 007 and 010 (sampled as int). The run failed, advising
