@@ -137,7 +137,8 @@ class ZoneReader:
         if group.fmt == "json":
             return reader.options(mode="FAILFAST", multiLine=group.json_array).json(uris)
         if group.fmt == "parquet":
-            return reader.parquet(*uris)
+            # by default Spark takes one file's schema for all: a column only a later file has was dropped
+            return reader.option("mergeSchema", "true").parquet(*uris)
         if group.schema is None:
             group.schema = self.pinned(named(sampled_csv_schema(self.spark, group.files, group.dialect), group.dialect))
         if self.settings.quarantine:

@@ -132,6 +132,22 @@ def test_a_json_array_reads_as_rows(scratch: Scratch):
     assert scratch.rows(f"SELECT id, name FROM {run['fqn']} ORDER BY id") == [[1, "x"], [2, "y"], [3, "z"]]
 
 
+def test_parquet_files_with_different_columns_keep_every_column(scratch: Scratch):
+    """Spark reads a set of Parquet files with one file's schema: the column only the second file had was
+    dropped, and the run said success."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    zone = scratch.root / "landing" / "pq"
+    zone.mkdir(parents=True)
+    pq.write_table(pa.table({"id": [1, 2], "v": ["a", "b"]}), zone / "2024_01.parquet")
+    pq.write_table(pa.table({"id": [3], "v": ["c"], "extra": ["X"]}), zone / "2024_02.parquet")
+    run = _load(scratch, "pq")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, v, extra FROM {run['fqn']} ORDER BY id") == [
+        [1, "a", None], [2, "b", None], [3, "c", "X"]]
+
+
 def test_upload_checks_with_the_zone_s_encoding_and_the_run_reads_with_it(scratch: Scratch, tmp_path):
     source = tmp_path / "west.csv"
     source.write_bytes("id;name\n1;Zoë\n2;Müller\n".encode("cp1252"))
