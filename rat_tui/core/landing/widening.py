@@ -11,6 +11,7 @@ sentence with its cause and, when it can be found, the file and line.
 from __future__ import annotations
 
 import csv
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -133,6 +134,8 @@ def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | No
     cause = root_cause(exc)
     if not cause:
         return None
+    if "Malformed records" in f"{exc} {cause}" and (bad := _bad_json_line(groups)):
+        return bad
     raw = cause.split("Malformed CSV record:", 1)[1].strip() if "Malformed CSV record:" in cause else None
     for group in groups:
         if group.fmt != "csv" or group.dialect is None:
@@ -147,6 +150,25 @@ def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | No
                             "to set such rows aside")
     if raw is not None:
         return _late_multiline(groups, label, raw) or f"a record of landing zone {label} is malformed ({raw!r})"
+    return None
+
+
+def _bad_json_line(groups: list[FileGroup]) -> str | None:
+    """The first line of the zone's JSON Lines files that is not one JSON object, as a sentence."""
+    for group in groups:
+        if group.fmt != "json" or group.json_array:
+            continue
+        for path in group.files:
+            for number, text in enumerate(text_lines(path, "utf-8"), 1):
+                if not text.strip():
+                    continue  # Spark skips blank lines
+                try:
+                    value = json.loads(text)
+                except ValueError as exc:
+                    why = str(exc).split(":")[0].lower()
+                    return f"{path.name} line {number:,} is not one JSON object ({why}: {text.strip()[:80]!r}); fix the file"
+                if not isinstance(value, dict):
+                    return f"{path.name} line {number:,} is not one JSON object ({text.strip()[:80]!r}); fix the file"
     return None
 
 

@@ -99,6 +99,18 @@ def test_a_quoted_value_spanning_lines_past_the_detected_part_names_file_line_an
     assert scratch.rows(f"SELECT note FROM {fqn} WHERE id = 99999") == [["multi\nline"]]
 
 
+def test_a_malformed_json_lines_file_fails_naming_file_and_line(scratch: Scratch):
+    """Spark's sentence named neither: "cannot read landing zone …: Malformed records are detected in schema
+    inference. Parse Mode: FAILFAST: Unexpected character ('}' (code 125)) …"."""
+    scratch.landing("js", "events.json", '{"id": 1}\n\n{"id": 2,}\n{"id": 3}\n')
+    fqn = scratch.pipeline("bronze", "js", SQL.format("js"))
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert run["error"].endswith(
+        f"cannot read landing zone {scratch.ns}/landing/js: events.json line 3 is not one JSON object "
+        "(expecting property name enclosed in double quotes: '{\"id\": 2,}'); fix the file"), run["error"]
+
+
 def test_a_type_change_in_an_archiving_pipeline_advises_pinning_not_a_full_refresh_that_drops_earlier_loads(
         scratch: Scratch):
     """Codes A7 loaded, then a file of 007 and 010 (sampled as int). The run failed, advising
