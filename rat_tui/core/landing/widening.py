@@ -166,7 +166,8 @@ def _bad_json_line(groups: list[FileGroup]) -> str | None:
                     value = json.loads(text)
                 except ValueError as exc:
                     why = str(exc).split(":")[0].lower()
-                    return f"{path.name} line {number:,} is not one JSON object ({why}: {text.strip()[:80]!r}); fix the file"
+                    shown = text.strip()[:80]
+                    return f"{path.name} line {number:,} is not one JSON object ({why}: {shown!r}); fix the file"
                 if not isinstance(value, dict):
                     return f"{path.name} line {number:,} is not one JSON object ({text.strip()[:80]!r}); fix the file"
     return None

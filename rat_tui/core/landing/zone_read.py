@@ -68,8 +68,8 @@ def _refuse_swapped_day_month(groups: list[FileGroup], settings: ZoneReadSetting
                 raise RatError(
                     f"the files of zone {settings.label} write dates in two orders: {other.names()} as "
                     f"{swapped}, {group.names()} as {pattern} (a file whose days are all 12 or less reads either "
-                    f"way); set the zone's {key} in rat.yaml (zones: {{{settings.label}: {{csv: {{{key}: '{swapped}'}}}}}}, "
-                    f"or '{pattern}')")
+                    f"way); set the zone's {key} in rat.yaml "
+                    f"(zones: {{{settings.label}: {{csv: {{{key}: '{swapped}'}}}}}}, or '{pattern}')")
             seen.setdefault((key, pattern), group)
 
 

@@ -220,7 +220,8 @@ def test_files_of_one_zone_whose_dates_were_detected_in_opposite_orders_are_refu
 
 @pytest.mark.xfail(strict=True, reason="issue 26 follow-up: the day/month order is detected per file and per "
                    "process; a later run (after a restart) reads a file whose days are all 12 or less day-first, "
-                   "whatever the order the zone's earlier loads had. The zone should remember it, as it does its columns")
+                   "whatever the order the zone's earlier loads had. The zone should remember it, as it does "
+                   "its columns")
 def test_a_later_file_of_a_zone_reads_its_dates_in_the_order_the_zone_s_earlier_loads_had(scratch: Scratch):
     from rat_tui.core.landing import dialect
 
