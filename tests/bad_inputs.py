@@ -112,6 +112,8 @@ BAD_LANDING_FILES: list[tuple[str, str, bytes, str]] = [
      "is neither JSON Lines nor a JSON array (line 1 is not one JSON object); write one object per line, "
      "or one array of objects"),
     ("empty-csv", "empty.csv", b"", "is empty (0 bytes)"),
+    # an export with neither header nor rows: read, it made a table of no column but _source_file
+    ("blank-lines-csv", "blank.csv", b"\xef\xbb\xbf\r\n\r\n \n", "holds only blank lines (no header, no rows)"),
 ]
 # Names the OS allows that runs must read as they are (spaces, accents, %, Hadoop glob characters).
 ODD_LANDING_NAMES = ["my file.csv", "café #2.csv", "a%20b.csv", "a[1].csv", "q?.csv", "{x}.csv", "star*.csv",

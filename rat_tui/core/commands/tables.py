@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..errors import RatError
+from ..landing.load_history import LoadHistory
 from ..lake.history import boundary_refusal, history
 from ..lake.metadata import load_table, snapshots, table_stats
 from ..lake.spark_errors import summarise
@@ -94,6 +95,10 @@ class TableCommands(WorkbenchParts):
         with self.spark.using() as spark:
             self.spark.ensure_catalog(ref.namespace)
             IcebergTable(spark, ref).set_current(snapshot_id)
+        # a file whose load main no longer holds is new to the table again (load_history.py)
+        runs = {e.run_id: e.on_main for e in history(load_table(self.project.table_dir(ref), ref.fqn))
+                if e.kind == "run" and e.run_id}
+        LoadHistory(self.state).rolled_back(ref.fqn, runs)
 
     def table_preview(self, pipeline: str, snapshot_id: int | None = None, limit: int = 20) -> dict:
         """First rows at a snapshot, with that snapshot's schema; PyIceberg, no JVM."""

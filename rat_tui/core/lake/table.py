@@ -112,6 +112,13 @@ class IcebergTable:
         summary = snapshot.summary()
         return head, int(summary.get("added-records") or 0), summary.get(RUN_ID_PROPERTY)
 
+    def holds_no_rows(self, branch: str = "main") -> bool:
+        """Whether a reader of the branch sees no row (its head's summary: no data is read)."""
+        table = self._iceberg()
+        head = self.head(branch, table)
+        snapshot = None if head is None else table.snapshot(head)
+        return snapshot is None or int(snapshot.summary().get("total-records") or 0) == 0
+
     def schema_and_property(self, key: str) -> tuple["StructType", int, str | None]:
         """main's schema as Spark sees it, its id, and one table property, from one load of the table
         (`spark.table().schema` and `SHOW TBLPROPERTIES` were two Spark analyses: 90 ms a run)."""

@@ -29,6 +29,8 @@ def file_problem(path: Path) -> str | None:
             head = fh.read(4)
     except OSError:
         return None  # a vanished or unreadable file is reported by whoever reads it next
+    if fmt == "csv" and _only_blank_lines(path):
+        return "holds only blank lines (no header, no rows)"
     if fmt != "parquet" and head == PARQUET_MAGIC:
         return f"is a Parquet file with a {path.suffix} extension; rename it to .parquet"
     if fmt == "parquet" and head != PARQUET_MAGIC:
@@ -49,6 +51,15 @@ def file_problem(path: Path) -> str | None:
             return ("is neither JSON Lines nor a JSON array (line 1 is not one JSON object); write one object "
                     "per line, or one array of objects")
     return None
+
+
+def _only_blank_lines(path: Path) -> bool:
+    """Whether delimited text holds nothing but line ends and spaces (a BOM too): read up to 4 KB."""
+    try:
+        data = open_text_bytes(path, 4096)
+    except RatError:
+        return False  # a broken gzip stream: its reader says so
+    return len(data) < 4096 and not data.removeprefix(b"\xef\xbb\xbf").strip()
 
 
 def is_json_array(path: Path) -> bool:

@@ -15,6 +15,7 @@ import io
 import os
 import tempfile
 import threading
+import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -127,7 +128,7 @@ def open_text_bytes(path: Path, limit: int) -> bytes:
     try:
         with opener(path, "rb") as fh:
             return fh.read(limit)
-    except (OSError, EOFError) as exc:  # a truncated or corrupt gzip stream
+    except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt gzip stream
         raise RatError(f"{path.name} cannot be read: {exc}") from None
 
 

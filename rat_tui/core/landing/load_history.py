@@ -3,7 +3,9 @@
 A pipeline that archives its zones records a content hash of every file its run read. A load
 counts only once its run succeeded: the history is joined with the run's status, so a run
 that failed, was cancelled or crashed before reaching main (recovery marks it failed) never
-kept anything from being loaded again. Hashes are xxHash3 (several GB/s) and cached by the
+kept anything from being loaded again. Nor does a run a rollback of its table went past (its rows
+are no longer on main): rollbacks record which runs they undid, and rolling forward counts them again.
+Hashes are xxHash3 (several GB/s) and cached by the
 file's identity (identity.py), so a file is hashed once however often runs look at it.
 """
 from __future__ import annotations
@@ -31,6 +33,11 @@ CREATE TABLE IF NOT EXISTS landing_columns (
     columns TEXT NOT NULL,            -- JSON list: the columns every file the run loaded from it had
     loaded_at REAL NOT NULL,
     PRIMARY KEY (folder, run_id)
+);
+CREATE TABLE IF NOT EXISTS landing_runs_rolled_back (
+    pipeline TEXT NOT NULL,
+    run_id TEXT NOT NULL,             -- a run main was rolled back past: its loads do not count
+    PRIMARY KEY (pipeline, run_id)
 );
 CREATE TABLE IF NOT EXISTS landing_file_hashes (
     path TEXT PRIMARY KEY,
@@ -96,6 +103,7 @@ class LoadHistory:
             rows = self.state.query(
                 "SELECT l.content_hash, l.run_id, l.loaded_at, l.file FROM landing_loads l JOIN runs r "
                 "ON r.run_id = l.run_id WHERE r.status = 'success' AND l.pipeline = ? AND substr(l.file, 1, length(?)) = ? "
+                "AND l.run_id NOT IN (SELECT run_id FROM landing_runs_rolled_back WHERE pipeline = l.pipeline) "
                 "AND l.content_hash IN (" + ", ".join("?" * len(batch)) + ") ORDER BY l.loaded_at",
                 (pipeline, folder, folder, *batch))
             found.update({row["content_hash"]: EarlierLoad(row["run_id"], row["loaded_at"], row["file"]) for row in rows})
@@ -111,6 +119,15 @@ class LoadHistory:
                            [(pipeline, digest, file, run_id, now) for file, digest in loaded])
             db.executemany("INSERT OR REPLACE INTO landing_columns VALUES (?, ?, ?, ?)",
                            [(folder, run_id, json.dumps(names), now) for folder, names in (columns or {}).items()])
+
+    def rolled_back(self, pipeline: str, on_main: dict[str, bool]) -> None:
+        """After main of the pipeline's table moved: `on_main` says, for each run in the table's history,
+        whether its rows are on main. A run whose snapshots expired is not in it and keeps its mark."""
+        with self.state.transaction() as db:
+            db.executemany("INSERT OR IGNORE INTO landing_runs_rolled_back VALUES (?, ?)",
+                           [(pipeline, run_id) for run_id, there in on_main.items() if not there])
+            db.executemany("DELETE FROM landing_runs_rolled_back WHERE pipeline = ? AND run_id = ?",
+                           [(pipeline, run_id) for run_id, there in on_main.items() if there])
 
     def last_columns(self, folder: str) -> tuple[list[str], str] | None:
         """The columns of the files a successful run loaded last from the zone at `folder`, and that run's

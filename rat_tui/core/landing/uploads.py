@@ -4,6 +4,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import os
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +53,7 @@ def _check_encoding(path: Path, encoding: str, label: str) -> None:
     offset = 0
     opener = gzip.open if path.name.lower().endswith(".gz") else open
     with opener(path, "rb") as fh:
-        while chunk := fh.read(CHUNK):
+        while chunk := _read_chunk(fh, path):
             try:
                 decoder.decode(chunk)
             except UnicodeDecodeError as exc:
@@ -62,6 +63,13 @@ def _check_encoding(path: Path, encoding: str, label: str) -> None:
                                "{encoding: cp1252}}}})") from None
             offset += len(chunk)
     decoder.decode(b"", final=True)
+
+
+def _read_chunk(fh, path: Path) -> bytes:
+    try:
+        return fh.read(CHUNK)
+    except (OSError, EOFError, zlib.error) as exc:  # a gzip stream cut short or corrupt, in the sentence a run gives
+        raise RatError(f"{path.name} cannot be read: {exc}") from None
 
 
 def check_file(path: Path, expected: Expected | None = None, settings: ZoneReadSettings | None = None) -> str:

@@ -11,6 +11,7 @@ sentence with its cause and, when it can be found, the file and line.
 from __future__ import annotations
 
 import csv
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -133,6 +134,8 @@ def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | No
     cause = root_cause(exc)
     if not cause:
         return None
+    if "Malformed records" in f"{exc} {cause}" and (bad := _bad_json_line(groups)):
+        return bad
     raw = cause.split("Malformed CSV record:", 1)[1].strip() if "Malformed CSV record:" in cause else None
     for group in groups:
         if group.fmt != "csv" or group.dialect is None:
@@ -146,5 +149,43 @@ def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | No
                             f"column(s) ({raw!r}); fix the file, or set bad_rows: quarantine in the zone settings "
                             "to set such rows aside")
     if raw is not None:
-        return f"a record of landing zone {label} is malformed ({raw!r})"
+        return _late_multiline(groups, label, raw) or f"a record of landing zone {label} is malformed ({raw!r})"
+    return None
+
+
+def _bad_json_line(groups: list[FileGroup]) -> str | None:
+    """The first line of the zone's JSON Lines files that is not one JSON object, as a sentence."""
+    for group in groups:
+        if group.fmt != "json" or group.json_array:
+            continue
+        for path in group.files:
+            for number, text in enumerate(text_lines(path, "utf-8"), 1):
+                if not text.strip():
+                    continue  # Spark skips blank lines
+                try:
+                    value = json.loads(text)
+                except ValueError as exc:
+                    why = str(exc).split(":")[0].lower()
+                    shown = text.strip()[:80]
+                    return f"{path.name} line {number:,} is not one JSON object ({why}: {shown!r}); fix the file"
+                if not isinstance(value, dict):
+                    return f"{path.name} line {number:,} is not one JSON object ({text.strip()[:80]!r}); fix the file"
+    return None
+
+
+def _late_multiline(groups: list[FileGroup], label: str, raw: str) -> str | None:
+    """When Spark read line by line a file whose quoted values span lines past the part detection reads
+    (dialect.SAMPLE_BYTES), its malformed record is a value's last line, which no whole record equals:
+    find that line and say the setting that reads such files."""
+    for group in groups:
+        dialect = group.dialect
+        if group.fmt != "csv" or dialect is None or dialect.multiline or not dialect.quote or dialect.quote not in raw:
+            continue
+        for path in group.files:
+            for number, text in enumerate(text_lines(path, dialect.encoding), 1):
+                if text.rstrip("\r\n") == raw and text.count(dialect.quote) % 2:
+                    zone = label.replace("/landing/", "/", 1)
+                    return (f"{path.name} line {number:,} ({raw!r}) ends a quoted value begun on an earlier line: "
+                            "quoted values span lines past the part of the file read to detect it; set multiline: true "
+                            f"in the zone's csv settings (zones: {{{zone}: {{csv: {{multiline: true}}}}}})")
     return None

@@ -47,7 +47,30 @@ def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings) -> list
             groups.setdefault(("json", array), FileGroup("json", [], json_array=array)).files.append(file)
         else:
             groups.setdefault((fmt,), FileGroup(fmt, [])).files.append(file)
+    if fmt == "csv":
+        _refuse_swapped_day_month(list(groups.values()), settings)
     return list(groups.values())
+
+
+def _refuse_swapped_day_month(groups: list[FileGroup], settings: ZoneReadSettings) -> None:
+    """Files of one zone whose dates were detected in opposite orders (dd/MM beside MM/dd): each file is
+    sniffed alone, and a file whose days are all 12 or less is taken day-first, so a US export's
+    02/01/2024 became 2 January beside another file's 12/25/2024. One clear refusal, not a swap."""
+    seen: dict[tuple[str, str], FileGroup] = {}
+    for group in groups:
+        for key in ("date_format", "timestamp_format"):
+            pattern = getattr(group.dialect, key)
+            if not pattern:
+                continue
+            swapped = pattern.translate(str.maketrans("dM", "Md"))
+            other = seen.get((key, swapped))
+            if other is not None and swapped != pattern:
+                raise RatError(
+                    f"the files of zone {settings.label} write dates in two orders: {other.names()} as "
+                    f"{swapped}, {group.names()} as {pattern} (a file whose days are all 12 or less reads either "
+                    f"way); set the zone's {key} in rat.yaml "
+                    f"(zones: {{{settings.label}: {{csv: {{{key}: '{swapped}'}}}}}}, or '{pattern}')")
+            seen.setdefault((key, pattern), group)
 
 
 @dataclass
@@ -114,7 +137,8 @@ class ZoneReader:
         if group.fmt == "json":
             return reader.options(mode="FAILFAST", multiLine=group.json_array).json(uris)
         if group.fmt == "parquet":
-            return reader.parquet(*uris)
+            # by default Spark takes one file's schema for all: a column only a later file has was dropped
+            return reader.option("mergeSchema", "true").parquet(*uris)
         if group.schema is None:
             group.schema = self.pinned(named(sampled_csv_schema(self.spark, group.files, group.dialect), group.dialect))
         if self.settings.quarantine:

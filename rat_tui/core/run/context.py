@@ -135,7 +135,8 @@ class RunContext:
         except FileNotFoundError as exc:  # vanished since the zone was listed (or a link to nowhere)
             raise RatError(f"cannot read landing zone {label}: Path does not exist: {exc.filename}") from None
         except Exception as exc:  # a file that vanished or cannot be parsed while Spark lists it
-            raise RatError(f"cannot read landing zone {label}: {summarise(exc)[0]}") from None
+            why = self.landing.explain(exc) or summarise(exc)[0]  # the file and line, where they can be found
+            raise RatError(f"cannot read landing zone {label}: {why}") from None
 
     def landing_view(self, zone: str) -> str:
         """A temp view over the zone's active files, plus `_source_file` for per-row lineage.

@@ -38,10 +38,13 @@ class NothingNew(RatError):
 @dataclass
 class Skipped:
     path: Path
-    earlier: EarlierLoad
+    earlier: EarlierLoad | None = None  # the load of its content by an earlier run
+    same_as: str | None = None  # else: the file of this run with the same content, loaded instead
 
     def sentence(self) -> str:
-        return self.earlier.sentence(self.path.name)
+        if self.earlier is not None:
+            return self.earlier.sentence(self.path.name)
+        return f"skipped {self.path.name}: same content as {self.same_as}, loaded by this run"
 
 
 @dataclass
@@ -124,16 +127,16 @@ class LandingInput:
             return files
         folder = self.project.rel(self.project.zone_dir(self.namespace, zone)) + "/"
         earlier = self.history.earlier_loads(self.pipeline, list(dict.fromkeys(self.hashes[f] for f in files)), folder)
-        fresh = []
+        fresh: dict[str, Path] = {}  # by content: a copy under another name in the same batch loads once too
         for file in files:
-            before = earlier.get(self.hashes[file])
-            if before is None:
-                fresh.append(file)
+            digest = self.hashes[file]
+            if digest not in earlier and digest not in fresh:
+                fresh[digest] = file
                 continue
-            skipped = Skipped(file, before)
+            skipped = Skipped(file, earlier.get(digest), None if digest in earlier else self.project.rel(fresh[digest]))
             self.skipped.setdefault(zone, []).append(skipped)
             log(skipped.sentence(), "info")
-        return fresh
+        return list(fresh.values())
 
     def widen(self, exc: BaseException) -> list[str]:
         """After a failed read: notes on the columns widened by a full pass ([] if none would widen)."""

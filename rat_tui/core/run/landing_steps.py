@@ -99,6 +99,21 @@ def landing_result(ex: Execution) -> dict:
     return {k: v for k, v in found.items() if v}
 
 
+def type_change_remedy(ex: Execution, column: str, old: str, new: str) -> str | None:
+    """The way out of a column's type change for a pipeline that archives its zones (None: another
+    pipeline's). Not the usual full refresh: it rebuilds the table from the zone's unarchived files
+    alone, so the earlier loads would go (and a run says success); the zone's `schema:` pins the type."""
+    assert ex.pipeline is not None
+    if not ex.pipeline.config.archive_landing_zones or not ex.files_read:
+        return None
+    namespace, zone = next(iter(ex.files_read))
+    names = [f.path.name for files in ex.files_read.values() for f in files]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return (f"this run's files ({shown}) read it as {new}: pin the table's type in rat.yaml (zones: "
+            f"{{{namespace}/{zone}: {{schema: {{{column}: {old}}}}}}}) and run again. A --full-refresh would rebuild "
+            f"{ex.ref.fqn} from the files in the zone alone, without those loaded before (in _processed/)")
+
+
 def archive(ex: Execution) -> None:
     """Move the zone files this run read (and only those) into `_processed/<run_id>/`, with the files it
     skipped as loaded before; the loads go into the load history (they count once the run succeeds)."""

@@ -333,12 +333,15 @@ class Execution:
         case_sensitive = self.spark.conf.get("spark.sql.caseSensitive", "false").lower() == "true"
         plan = plan_schema(schema, table_schema(self.result.schema, config), case_sensitive)
         full_refresh = self.options.full_refresh
+        # a table no reader sees a row of loses nothing by a rebuild: the types of a first load of files
+        # without data rows (every column a string) do not stand in the way of the first real file
         rebuild = (unique_key_changed(self.ref.fqn, unique_key, config, full_refresh, self.pipeline.source_relpath)
-                   or (full_refresh and bool(plan.incompatible)))
+                   or (bool(plan.incompatible) and (full_refresh or self.table.holds_no_rows())))
         if not rebuild:
             self.state.update_run(self.record.run_id, branch=self.branch)  # first: recovery visits runs with a branch
             self.schema_changes_pending |= bool(plan.added or plan.widened)
-            self.schema_id = apply_plan(self.table, plan, self.schema_id, self.record.run_id)
+            self.schema_id = apply_plan(self.table, plan, self.schema_id, self.record.run_id,
+                                        lambda *change: landing_steps.type_change_remedy(self, *change))
         self.result = align(self.result, plan)
         for note in plan.notes():
             self.log(f"schema: {note}", "warn" if "no longer produced" in note else "info")

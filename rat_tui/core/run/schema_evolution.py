@@ -14,6 +14,7 @@ and put back when the run does not publish (lake/schema_change.py, settle_schema
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -103,19 +104,22 @@ def plan_schema(table: "StructType", result: "StructType", case_sensitive: bool 
     return plan
 
 
-def apply_plan(table: IcebergTable, plan: SchemaPlan, schema_id: int, run_id: str) -> int:
+def apply_plan(table: IcebergTable, plan: SchemaPlan, schema_id: int, run_id: str,
+               remedy: Callable[[str, str, str], str | None] | None = None) -> int:
     """Change the table's schema (a metadata commit; the data on main stays as it is); returns the
     schema id the run writes with.
 
     Only additive changes: a type change needs a full refresh, which rebuilds beside main (run/rebuild.py).
     The change is recorded on the table with the run's id, so it can be put back if the run does not
-    publish (settle_schema_changes), even after a crash.
+    publish (settle_schema_changes), even after a crash. `remedy(column, old, new)`: the way out of a
+    type change when the run knows a better one than a full refresh (landing_steps.type_change_remedy).
     """
     if plan.incompatible:
         name, old, new = plan.incompatible[0]
-        raise RatError(
-            f"column {name} changes type from {old.simpleString()} to {new.simpleString()}, which is not a safe "
-            f"widening; fix the query, or run {table.ref.fqn} with --full-refresh to rebuild the table")
+        way_out = (remedy and remedy(name, old.simpleString(), new.simpleString())) or (
+            f"fix the query, or run {table.ref.fqn} with --full-refresh to rebuild the table")
+        raise RatError(f"column {name} changes type from {old.simpleString()} to {new.simpleString()}, which is "
+                       f"not a safe widening; {way_out}")
     if not plan.added and not plan.widened:
         return schema_id
     return commit_change(table.spark, table.loaded(), run_id, plan.added,

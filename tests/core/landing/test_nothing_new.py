@@ -141,3 +141,57 @@ def test_upload_after_every_file_was_archived_checks_the_columns_the_last_load_h
     status, results = script(scratch.wb, f"upload {scratch.ns} drops {tmp_path / 'apr.csv'}\nrun {fqn}\n")
     assert status == 0, results
     assert scratch.rows(f"SELECT id, amount FROM {fqn} ORDER BY id") == [[1, 2.5], [2, 3.5], [4, 1.0]]
+
+
+def test_a_file_whose_load_was_rolled_back_loads_again_when_it_is_sent_again(scratch: Scratch):
+    """A rollback past the run that loaded a file takes its rows out of main: the file sent again is new
+    to the table, not a file to skip (which left a success and a table without its rows). Rolled
+    forward again, that run's loads count again."""
+    zone = scratch.root / "landing" / "drops"
+    scratch.landing("drops", "jan.csv", "id,v\n1,x\n")
+    fqn = scratch.pipeline("bronze", "orders", ARCHIVING)
+    first = scratch.run(fqn)
+    scratch.landing("drops", "feb.csv", "id,v\n2,y\n")
+    second = scratch.run(fqn)
+    assert second["status"] == "success" and second["rows_written"] == 1
+    scratch.wb.rollback_table(fqn, first["snapshot_id"])
+    assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
+    shutil.copy2(zone / "_processed" / second["run_id"] / "feb.csv", zone / "feb.csv")  # sent again
+    again = scratch.run(fqn)
+    assert again["status"] == "success" and again["rows_written"] == 1 and "skipped" not in again, again
+    assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"]]
+    # back to the state after the second run (its rows are on main again): its loads count again
+    scratch.wb.rollback_table(fqn, second["snapshot_id"])
+    shutil.copy2(zone / "_processed" / second["run_id"] / "feb.csv", zone / "feb.csv")
+    skipped = scratch.run(fqn)
+    assert skipped["status"] == "success" and skipped["rows_written"] == 0
+    assert skipped["skipped"][0].startswith("skipped feb.csv: loaded by run")
+    assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"]]
+
+
+def test_the_same_content_under_two_names_in_one_batch_loads_once_as_in_two_runs(scratch: Scratch):
+    """A copy under another name sent after the file's run is skipped; sent with it, it was loaded too
+    (twice the rows): the table depended on when the copy arrived."""
+    zone = scratch.root / "landing" / "drops"
+    scratch.landing("drops", "orders.csv", "id,v\n1,x\n2,y\n")
+    scratch.landing("drops", "orders (1).csv", "id,v\n1,x\n2,y\n")  # what a browser names a second download
+    fqn = scratch.pipeline("bronze", "orders", ARCHIVING)
+    run = scratch.run(fqn)
+    assert run["status"] == "success" and run["rows_written"] == 2, run
+    assert run["skipped"] == [f"skipped orders.csv: same content as {scratch.ns}/landing/drops/orders (1).csv, "
+                              "loaded by this run"]
+    assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"]]
+    assert sorted(p.name for p in (zone / "_processed" / run["run_id"]).iterdir()) == ["orders (1).csv", "orders.csv"]
+
+
+def test_a_header_only_first_file_does_not_fix_the_table_s_types(scratch: Scratch):
+    """The day's first export often has no rows yet: `id,v` and nothing else. Its load created the table
+    with every column a string (nothing to infer from), and the first real file failed 'column id
+    changes type from string to int'. A table no reader sees a row of is rebuilt with the new types."""
+    fqn = scratch.pipeline("bronze", "daily", ARCHIVING)
+    scratch.landing("drops", "monday.csv", "id,v\n")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.landing("drops", "tuesday.csv", "id,v\n1,x\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.wb.query(f"SELECT typeof(id), v FROM {fqn}")["rows"] == [["int", "x"]]

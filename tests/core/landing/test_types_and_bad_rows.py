@@ -77,3 +77,58 @@ def test_a_malformed_csv_fails_with_its_cause_file_and_line(scratch: Scratch):
     assert run["status"] == "failed"
     assert "region.csv line 4 is not a well-formed record of 2 column(s) ('3,c,extra')" in run["error"]
     assert "bad_rows: quarantine" in run["error"] and len(run["error"].splitlines()) == 1
+
+
+def test_a_quoted_value_spanning_lines_past_the_detected_part_names_file_line_and_the_multiline_setting(
+        scratch: Scratch):
+    """Whether quoted values span lines is read from a file's first 256 KB. One that does further on was
+    read line by line and failed: "a record of landing zone … is malformed ('line\"')", no file, no line,
+    no way out."""
+    rows = "".join(f"{i},note {i}\n" for i in range(30_000))  # about 400 KB
+    scratch.landing("late", "a.csv", "id,note\n" + rows + '99999,"multi\nline"\n100000,last\n')
+    fqn = scratch.pipeline("bronze", "late", SQL.format("late"))
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert run["error"].endswith(
+        "a.csv line 30,003 ('line\"') ends a quoted value begun on an earlier line: quoted values span "
+        "lines past the part of the file read to detect it; set multiline: true in the zone's csv settings "
+        f"(zones: {{{scratch.ns}/late: {{csv: {{multiline: true}}}}}})"), run["error"]
+    scratch.wb.set_zone_settings(scratch.ns, "late", csv={"multiline": True})
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT note FROM {fqn} WHERE id = 99999") == [["multi\nline"]]
+
+
+def test_a_malformed_json_lines_file_fails_naming_file_and_line(scratch: Scratch):
+    """Spark's sentence named neither: "cannot read landing zone …: Malformed records are detected in schema
+    inference. Parse Mode: FAILFAST: Unexpected character ('}' (code 125)) …"."""
+    scratch.landing("js", "events.json", '{"id": 1}\n\n{"id": 2,}\n{"id": 3}\n')
+    fqn = scratch.pipeline("bronze", "js", SQL.format("js"))
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert run["error"].endswith(
+        f"cannot read landing zone {scratch.ns}/landing/js: events.json line 3 is not one JSON object "
+        "(expecting property name enclosed in double quotes: '{\"id\": 2,}'); fix the file"), run["error"]
+
+
+def test_a_type_change_in_an_archiving_pipeline_advises_pinning_not_a_full_refresh_that_drops_earlier_loads(
+        scratch: Scratch):
+    """Codes A7 loaded, then a file of 007 and 010 (sampled as int). The run failed, advising
+    `--full-refresh`: which, on a pipeline that archives its zone, rebuilt the table from that one file
+    (A7 gone, 007 read as 7), and said success. The advice is now the zone's schema: setting, which loads
+    the codes as they are written."""
+    archiving = "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\n" + SQL.format("codes")
+    fqn = scratch.pipeline("bronze", "codes", archiving)
+    scratch.landing("codes", "jan.csv", "code,v\nA7,x\n")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.landing("codes", "feb.csv", "code,v\n007,y\n010,z\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert run["error"].endswith(
+        f"column code changes type from string to int, which is not a safe widening; this run's files "
+        f"(feb.csv) read it as int: pin the table's type in rat.yaml (zones: {{{scratch.ns}/codes: {{schema: "
+        f"{{code: string}}}}}}) and run again. A --full-refresh would rebuild {fqn} from the files in the zone "
+        "alone, without those loaded before (in _processed/)"), run["error"]
+    scratch.wb.set_zone_settings(scratch.ns, "codes", schema={"code": "string"})
+    assert scratch.run(fqn)["status"] == "success"
+    assert scratch.rows(f"SELECT code, v FROM {fqn} ORDER BY v") == [["A7", "x"], ["007", "y"], ["010", "z"]]

@@ -1,6 +1,7 @@
 """Uploading into landing zones: checks, atomic copies, samples, replacement, zone panel."""
 from __future__ import annotations
 
+import gzip
 import os
 import signal
 import subprocess
@@ -48,10 +49,21 @@ def test_upload_csv_parquet_json_writes_samples_that_sample_reads(sample_copy: P
     assert "uploads" in results[4]["namespaces"][1]["zones"]
 
 
+def _corrupt(data: bytes) -> bytes:
+    """Bytes flipped inside the deflate stream, as a bad disk or transfer leaves them."""
+    return data[:200] + bytes(b ^ 0xFF for b in data[200:260]) + data[260:]
+
+
 @pytest.mark.parametrize("name, content, message", [
     ("broken.parquet", b"PAR1 this is not parquet", "broken.parquet is not a readable Parquet file"),
     ("latin1.csv", "id,name\n1,caf\xe9\n".encode("latin-1"), "latin1.csv is not UTF-8 text"),
     ("notes.md", b"hello", "notes.md has an unsupported extension"),  # .txt is delimited text since issue 26
+    # a download cut short: the check read it whole and met the end of the stream (was an internal error)
+    pytest.param("cut.csv.gz", gzip.compress("".join(f"{i},row {i}\n" for i in range(5000)).encode())[:2000],
+                 "cut.csv.gz cannot be read: Compressed file ended before the end-of-stream marker was reached",
+                 id="cut-gzip"),
+    pytest.param("bent.csv.gz", _corrupt(gzip.compress("".join(f"{i},row {i}\n" for i in range(5000)).encode())),
+                 "bent.csv.gz cannot be read: Error -3 while decompressing data", id="corrupt-gzip"),
 ])
 def test_bad_files_are_rejected_with_their_name_and_nothing_is_copied(sample_copy: Path, tmp_path: Path,
                                                                      name: str, content: bytes, message: str):
