@@ -9,6 +9,7 @@ only for the files that need it. What the zone pins in rat.yaml (zone_settings.p
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import io
@@ -17,6 +18,7 @@ import tempfile
 import threading
 import zlib
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -122,14 +124,20 @@ def spark_pattern(strftime: str | None) -> str | None:
     return "".join(out)
 
 
+@contextlib.contextmanager
+def unreadable_as_sentence(path: Path) -> Iterator[None]:
+    """A file that cannot be read (a gzip stream cut short or corrupt, a vanished file) as one sentence."""
+    try:
+        yield
+    except (OSError, EOFError, zlib.error) as exc:
+        raise RatError(f"{path.name} cannot be read: {exc}") from None
+
+
 def open_text_bytes(path: Path, limit: int) -> bytes:
     """The file's first `limit` bytes, decompressed when gzip."""
     opener = gzip.open if path.name.lower().endswith(".gz") else open
-    try:
-        with opener(path, "rb") as fh:
-            return fh.read(limit)
-    except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt gzip stream
-        raise RatError(f"{path.name} cannot be read: {exc}") from None
+    with unreadable_as_sentence(path), opener(path, "rb") as fh:
+        return fh.read(limit)
 
 
 def text_lines(path: Path, encoding: str):

@@ -4,7 +4,6 @@ from __future__ import annotations
 import codecs
 import gzip
 import os
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +16,7 @@ from ..project.paths import inside
 from ..text import one_line
 from .archive import kept_copy_folder
 from .checks import file_problem
-from .dialect import Dialect, detect
+from .dialect import Dialect, detect, unreadable_as_sentence
 from .sample_sources import record_samples, remove_orphan_samples
 from .zone_settings import ZoneReadSettings
 
@@ -52,8 +51,8 @@ def _check_encoding(path: Path, encoding: str, label: str) -> None:
     decoder = codecs.getincrementaldecoder(encoding)()
     offset = 0
     opener = gzip.open if path.name.lower().endswith(".gz") else open
-    with opener(path, "rb") as fh:
-        while chunk := _read_chunk(fh, path):
+    with unreadable_as_sentence(path), opener(path, "rb") as fh:
+        while chunk := fh.read(CHUNK):
             try:
                 decoder.decode(chunk)
             except UnicodeDecodeError as exc:
@@ -63,13 +62,6 @@ def _check_encoding(path: Path, encoding: str, label: str) -> None:
                                "{encoding: cp1252}}}})") from None
             offset += len(chunk)
     decoder.decode(b"", final=True)
-
-
-def _read_chunk(fh, path: Path) -> bytes:
-    try:
-        return fh.read(CHUNK)
-    except (OSError, EOFError, zlib.error) as exc:  # a gzip stream cut short or corrupt, in the sentence a run gives
-        raise RatError(f"{path.name} cannot be read: {exc}") from None
 
 
 def check_file(path: Path, expected: Expected | None = None, settings: ZoneReadSettings | None = None) -> str:
