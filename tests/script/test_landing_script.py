@@ -45,11 +45,9 @@ def test_pin_dialect_writes_the_detected_dialect_and_the_next_run_reads_by_it(sc
 
 def test_pin_dialect_of_an_unknown_zone_is_one_sentence(scratch: Scratch):
     scratch.landing("orders", "a.csv", "id\n1\n")
-    before = (scratch.wb.project.root / "rat.yaml").read_text() \
-        if (scratch.wb.project.root / "rat.yaml").exists() else None
+    rat_yaml = scratch.wb.project.root / "rat.yaml"
+    before = rat_yaml.read_text() if rat_yaml.exists() else None
     status, results = script(scratch.wb, f"pin-dialect {scratch.ns} ordres\n")
     assert status == 1 and results[0]["ok"] is False
     assert results[0]["error"] == f"landing zone {scratch.ns}/landing/ordres does not exist; did you mean `orders`?"
-    after = (scratch.wb.project.root / "rat.yaml").read_text() \
-        if (scratch.wb.project.root / "rat.yaml").exists() else None
-    assert after == before
+    assert (rat_yaml.read_text() if rat_yaml.exists() else None) == before
