@@ -64,7 +64,7 @@ async def test_a_failed_run_is_whole_in_the_run_tab_runs_tab_log_and_runs_jsonl(
 async def test_the_build_view_shows_a_long_landing_error_whole(scratch: Scratch):
     scratch.landing("arrivals_from_the_partner_portal", "deliveries_of_the_first_week_of_march.csv",
                     "id,name\n1,a\n2\n3,c,extra\n")
-    fqn = scratch.pipeline("bronze", "deliveries", "SELECT * FROM {{ landing_zone('arrivals_from_the_partner_portal') }}")
+    fqn = scratch.pipeline("bronze", "deliveries_from_the_partner", "SELECT * FROM {{ landing_zone('arrivals_from_the_partner_portal') }}")
     app = RatApp(scratch.wb, watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", fqn)

@@ -98,13 +98,21 @@ class SelectionView(Static):
             mark, colour = STATUS_MARK.get(row.state, STATUS_MARK[None])
             state = f"running · {row.phase}" if row.state == "running" and row.phase else row.state
             table.add_row(Text(mark, style=colour), row.name, Text(state, style=STATE_STYLE.get(row.state, "cyan")),
-                          self._detail(row))
-        self.update(Group(head, Text(""), table))
+                          self._timing(row))
+        self.update(Group(head, Text(""), table, *self._errors()))
 
     @staticmethod
-    def _detail(row: Row) -> Text:
+    def _timing(row: Row) -> Text:
         if row.state == "success" and row.started and row.finished:
             return Text(f"{row.finished - row.started:.1f} s · {count(row.rows or 0, 'row')}", style="grey70")
-        if row.error:
-            return Text(row.error, style="red" if row.state == "failed" else "grey50")
         return Text("")
+
+    def _errors(self) -> list[Text]:
+        """Each failed or skipped pipeline's sentence under the table, at the view's full width: in a
+        table column beside a long pipeline name it would fold into a strip a few characters wide."""
+        shown: list[Text] = []
+        for row in self.progress.rows.values():
+            if row.error:
+                shown += [Text(""), Text.assemble((f"{row.name} {row.state}: ", "bold"),
+                                                  (row.error, "red" if row.state == "failed" else "grey50"))]
+        return shown
