@@ -17,6 +17,7 @@ from ..errors import RatError
 from ..events import EventBus, SessionStateChanged
 from ..project.model import Project
 from .java import find_java_home, iceberg_jar
+from .jvm_exit import LaunchedJvm
 from .run_session import RunSession
 from .spark_errors import summarise
 
@@ -115,6 +116,7 @@ class SparkManager:
         self.state = SessionState.STOPPED
         self.reason = ""
         self._spark: SparkSession | None = None
+        self._jvm: LaunchedJvm | None = None
         self._lock = threading.Lock()
         self._ready = threading.Event()
         self._starter: threading.Thread | None = None
@@ -159,7 +161,11 @@ class SparkManager:
             self._starter.start()
 
     def session(self, timeout: float | None = None) -> "SparkSession":
-        """The ready session, starting it if needed; raises RatError when it failed to start."""
+        """The ready session, starting it if needed (again, when its JVM died since); raises RatError when
+        it failed to start."""
+        jvm = self._jvm
+        if jvm is not None and jvm.exit_code() is not None:
+            self._forget(jvm)
         if self._spark is None:
             if self.state in (SessionState.STOPPED, SessionState.FAILED):
                 self.start_background()
@@ -180,7 +186,7 @@ class SparkManager:
         that cannot change a session (the console's read-only statements), where a new session
         per statement cost a fresh catalog and its settings each time.
         """
-        spark = self.session()
+        spark, jvm = self.session(), self._jvm
         with self._lock:
             self._active += 1
             if self._active == 1:
@@ -192,6 +198,12 @@ class SparkManager:
         child = self._kept_session(spark, keep) if keep else self._run_session(spark) if isolated else None
         try:
             yield child or spark
+        except Exception as exc:
+            # Once the JVM is gone every call fails with "Connection refused": say what happened to it
+            if jvm is not None and jvm.exit_code() is not None:
+                self._forget(jvm)
+                raise RatError(jvm.sentence(self.project.settings.spark_driver_memory)) from exc
+            raise
         finally:
             if child is not None and not keep:
                 with self._conf_lock:
@@ -318,7 +330,11 @@ class SparkManager:
             logs = self.project.state_dir / "logs"
             logs.mkdir(parents=True, exist_ok=True)
             conf = self._conf(logs)
-            spark = _launch(conf, logs / "spark.log")
+            spark_log = logs / "spark.log"
+            log_since = spark_log.stat().st_size if spark_log.exists() else 0
+            spark = _launch(conf, spark_log)
+            process = getattr(spark.sparkContext._gateway, "proc", None)
+            self._jvm = LaunchedJvm(process, spark_log, log_since) if process is not None else None
             check_s3_jars(spark, conf)
             spark.sparkContext.setLogLevel(self.project.settings.spark_log_level.upper())
             self._catalogs = {k.split(".")[3] for k in conf if k.count(".") == 3 and k.startswith("spark.sql.catalog.")}
@@ -343,13 +359,43 @@ class SparkManager:
                 spark.stop()
             except Exception:
                 log.exception("stopping Spark failed")
+        self._drop_sessions()
+        self._set_state(SessionState.STOPPED)
+
+    def _forget(self, jvm: LaunchedJvm) -> None:
+        """Drop a session whose JVM died, so the next `session()` launches a new JVM: PySpark would
+        otherwise hand out the dead one's gateway again."""
+        from pyspark import SparkContext
+        from pyspark.sql import SparkSession
+
+        with self._lock:
+            if self._jvm is not jvm:  # another thread forgot it already
+                return
+            self._jvm, self._spark = None, None
+        log.error("Spark's JVM exited with code %s", jvm.exit_code())
+        context = SparkContext._active_spark_context
+        server = getattr(context, "_accumulatorServer", None)
+        if server is not None:
+            server.shutdown()
+        with SparkContext._lock:
+            gateway = SparkContext._gateway
+            SparkContext._active_spark_context = SparkContext._gateway = SparkContext._jvm = None
+        SparkSession._instantiatedSession = SparkSession._activeSession = None
+        if gateway is not None:
+            try:
+                gateway.shutdown()
+            except Exception:  # its sockets lead nowhere now
+                log.debug("closing the dead JVM's gateway", exc_info=True)
+        self._drop_sessions()
+        self._set_state(SessionState.STOPPED, jvm.sentence(self.project.settings.spark_driver_memory))
+
+    def _drop_sessions(self) -> None:
         self._catalogs.clear()
         with self._conf_lock:
             self._children = [c for c in self._children if c not in self._kept.values()]
             self._kept.clear()
         self._starter = None
         self._ready.clear()
-        self._set_state(SessionState.STOPPED)
 
 
 def _launch(conf: dict[str, str], log_path: Path) -> "SparkSession":

@@ -1,0 +1,66 @@
+"""Why Spark's JVM is gone, in one sentence: a pipeline that collects too much kills the driver (in local
+mode the executors share its heap), and every later call then fails with a bare "Connection refused"."""
+from __future__ import annotations
+
+import os
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+from subprocess import Popen
+
+_LOG_TAIL_BYTES = 256 * 1024
+_OUT_OF_MEMORY = "java.lang.OutOfMemoryError"
+
+
+@dataclass(frozen=True)
+class LaunchedJvm:
+    """The JVM this process started (None of it when Spark runs elsewhere: nothing to watch here)."""
+    process: Popen
+    spark_log: Path
+    log_since: int
+
+    def exit_code(self) -> int | None:
+        return self.process.poll()
+
+    def sentence(self, driver_memory: str | None) -> str:
+        return exit_sentence(self.process.returncode, self.spark_log, self.log_since, driver_memory)
+
+
+def exit_sentence(returncode: int, spark_log: Path, since: int, driver_memory: str | None) -> str:
+    """What happened to the JVM, what to change, and that the next command starts a new one. `since` is
+    where the log ended when this JVM started: an earlier JVM's death is no cause of this one's."""
+    memory = f"spark.driver_memory in rat.yaml (now {driver_memory})" if driver_memory else \
+        "spark.driver_memory in rat.yaml (unset: Spark's default of 1g)"
+    oom = _out_of_memory_line(spark_log, since)
+    if oom is not None:
+        cause = f"it ran out of memory ({oom}); read less into one task or the driver, or raise {memory}"
+    elif returncode == -signal.SIGKILL:  # what the kernel's out-of-memory killer sends, and `kill -9`
+        cause = f"it was killed (SIGKILL), by the system when memory ran out or by hand; if memory ran out, raise {memory}"
+    elif returncode < 0:
+        cause = f"it was stopped by {_signal_name(-returncode)}"
+    else:
+        cause = f"it exited with code {returncode}"
+    return (f"Spark stopped during this work: {cause}; it starts again for the next command "
+            f"(details in .rat/logs/{spark_log.name})")
+
+
+def _out_of_memory_line(spark_log: Path, since: int) -> str | None:
+    """The last OutOfMemoryError the log's tail names (`Java heap space`, `GC overhead limit exceeded`)."""
+    try:
+        with spark_log.open("rb") as log:
+            log.seek(max(log.seek(0, os.SEEK_END) - _LOG_TAIL_BYTES, since))
+            tail = log.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    found = [line.strip() for line in tail.splitlines() if _OUT_OF_MEMORY in line]
+    if not found:
+        return None
+    last = found[-1]
+    return last[last.index(_OUT_OF_MEMORY):].removeprefix("java.lang.")
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

@@ -1,0 +1,44 @@
+"""When Spark's JVM dies under a pipeline (out of memory, or killed), the run says why in one sentence and
+the next command of the same process gets a new JVM, instead of "Connection refused" for ever after."""
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import pytest
+
+from rat_tui.core.lake.jvm_exit import exit_sentence
+from tests.helpers import run_script
+
+# Collects ~10 GB of strings into one row: more than any heap the test gives the driver
+GREEDY = "SELECT size(l) AS n FROM (SELECT collect_list(repeat('x', 100000)) AS l FROM range(100000))"
+
+
+@pytest.mark.spark
+def test_a_run_that_exhausts_the_driver_says_so_and_the_next_commands_get_a_new_spark(tmp_path: Path):
+    (tmp_path / "rat.yaml").write_text("spark:\n  master: local[1]\n  driver_memory: 512m\n")
+    for name, sql in (("greedy", GREEDY), ("small", "SELECT 1 AS id")):
+        folder = tmp_path / "demo" / "pipelines" / "bronze" / name
+        folder.mkdir(parents=True)
+        (folder / "pipeline.sql").write_text(sql + "\n")
+    status, lines, _ = run_script(tmp_path, "run demo.bronze.greedy\nrun demo.bronze.small\n"
+                                            "query SELECT id FROM demo.bronze.small\ndoctor\n", "--keep-going")
+    assert status == 1
+    greedy, small, query, doctor = lines
+    error = greedy["run"]["error"]
+    assert error.startswith("Spark stopped during this work: it ran out of memory (OutOfMemoryError: Java heap space)")
+    assert "spark.driver_memory in rat.yaml (now 512m)" in error and "it starts again for the next command" in error
+    assert small["run"]["status"] == "success", small
+    assert query["rows"] == [[1]]
+    assert doctor["findings"] == []  # the dead run's branch and state were cleaned like any crashed run's
+
+
+def test_a_killed_jvm_names_the_signal_and_an_earlier_jvm_s_memory_error_is_no_cause(tmp_path: Path):
+    log = tmp_path / "spark.log"
+    log.write_text("26/11/26 07:30:50 ERROR Executor: java.lang.OutOfMemoryError: Java heap space\n")
+    since = log.stat().st_size
+    killed = exit_sentence(-signal.SIGKILL, log, since, None)
+    assert killed.startswith("Spark stopped during this work: it was killed (SIGKILL)")
+    assert "spark.driver_memory in rat.yaml (unset: Spark's default of 1g)" in killed and "memory (" not in killed
+    assert "it exited with code 3" in exit_sentence(3, log, since, "2g")
+    assert "OutOfMemoryError: Java heap space" in exit_sentence(52, log, 0, "2g")  # this JVM's own log lines
