@@ -8,6 +8,7 @@ from collections.abc import Callable
 from ..errors import RatError
 from ..project.pipeline_config import PipelineConfig
 from .context import RunContext
+from .names import name_key
 
 
 def watermark_note(ctx: RunContext) -> str | None:
@@ -27,11 +28,14 @@ def why_no_rows(ctx: RunContext, rows_written: int, log: Callable[[str, str], No
     return [note] if note else []
 
 
-def unique_key_changed(fqn: str, stored: str | None, config: PipelineConfig, full_refresh: bool, relpath: str) -> bool:
+def unique_key_changed(fqn: str, stored: str | None, config: PipelineConfig, full_refresh: bool, relpath: str,
+                       sensitive: bool) -> bool:
     """Whether a full refresh changes the table's unique key, `stored` (the table's
-    UNIQUE_KEY_PROPERTY); any other run with a new key fails."""
+    UNIQUE_KEY_PROPERTY); any other run with a new key fails. Names compare as Spark resolves them
+    (`sensitive`: spark.sql.caseSensitive): `ID` for `id` is the same key, so no change."""
     wanted = ",".join(config.unique_key)
-    if stored is None or stored == wanted:
+    key = name_key(sensitive)
+    if stored is None or key(stored) == key(wanted):
         return False
     if not full_refresh:
         raise RatError(

@@ -41,6 +41,7 @@ from .context import RunContext, run_timestamp
 from . import diff_gates, landing_steps
 from .explain import unique_key_changed, why_no_rows
 from .loading import load_checked
+from .names import case_sensitive
 from .progress import watch_tasks
 from .publish import check_main_unchanged, fast_forward
 from .quality import run_quality_test
@@ -330,12 +331,12 @@ class Execution:
         """
         assert self.result is not None
         schema, self.schema_id, unique_key = self.table.schema_and_property(UNIQUE_KEY_PROPERTY)
-        case_sensitive = self.spark.conf.get("spark.sql.caseSensitive", "false").lower() == "true"
-        plan = plan_schema(schema, table_schema(self.result.schema, config), case_sensitive)
+        sensitive = case_sensitive(self.spark)
+        plan = plan_schema(schema, table_schema(self.result.schema, config), sensitive)
         full_refresh = self.options.full_refresh
         # a table no reader sees a row of loses nothing by a rebuild: the types of a first load of files
         # without data rows (every column a string) do not stand in the way of the first real file
-        rebuild = (unique_key_changed(self.ref.fqn, unique_key, config, full_refresh, self.pipeline.source_relpath)
+        rebuild = (unique_key_changed(self.ref.fqn, unique_key, config, full_refresh, self.pipeline.source_relpath, sensitive)
                    or (bool(plan.incompatible) and (full_refresh or self.table.holds_no_rows())))
         if not rebuild:
             self.state.update_run(self.record.run_id, branch=self.branch)  # first: recovery visits runs with a branch

@@ -29,6 +29,7 @@ from ..lake.schema_change import (
     refs_using,
 )
 from ..lake.table import IcebergTable, quote
+from .names import name_key
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -79,7 +80,7 @@ def plan_schema(table: "StructType", result: "StructType", case_sensitive: bool 
     spark.sql.caseSensitive; when false (Spark's default) names differing only in case are one column."""
     plan = SchemaPlan()
     have = {f.name: f.dataType for f in table.fields}
-    key = (lambda name: name) if case_sensitive else str.lower
+    key = name_key(case_sensitive)
     by_key = {key(name): name for name in have}
     matched = set()
     for f in result.fields:

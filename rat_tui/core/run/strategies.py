@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..errors import RatError
@@ -14,6 +15,7 @@ from ..lake.history import STRATEGY_PROPERTY
 from ..lake.metadata import RUN_ID_PROPERTY
 from ..lake.table import IcebergTable, quote, sql_string
 from ..project.pipeline_config import MergeStrategy, PipelineConfig
+from .names import case_sensitive, name_key
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -65,6 +67,11 @@ class WriteJob:
         """The result as the pipeline produced it."""
         return self.new.drop(ORDER_COLUMN)
 
+    @cached_property
+    def keys(self) -> tuple[str, ...]:
+        """The unique key as the result spells its columns (check_present)."""
+        return check_present(self, self.config.unique_key, "unique_key")
+
     @property
     def strategy(self) -> str:
         return run_strategy(self.config, self.full_refresh)
@@ -95,11 +102,17 @@ def result_columns(job: WriteJob) -> list[str]:
     return [c for c in job.new.columns if c != ORDER_COLUMN]
 
 
-def check_present(job: WriteJob, columns: tuple[str, ...], role: str) -> None:
+def check_present(job: WriteJob, columns: tuple[str, ...], role: str) -> tuple[str, ...]:
+    """`columns` as the result spells them: Spark resolves names ignoring case unless the session sets
+    spark.sql.caseSensitive, so `@unique_key: ID` is the result's `id` (and the table's: the result
+    carries the table's names by now). A RatError names a column the result lacks."""
     present = result_columns(job)
+    key = name_key(case_sensitive(job.table.spark))
+    spelled = {key(name): name for name in present}
     for column in columns:
-        if column not in present:
+        if key(column) not in spelled:
             raise RatError(f"{role} column '{column}' is not in the pipeline's result (columns: {', '.join(present)})")
+    return tuple(spelled[key(column)] for column in columns)
 
 
 def any_null(columns: tuple[str, ...]):  # -> Column
@@ -116,12 +129,13 @@ def null_key_error(nulls: int, columns: tuple[str, ...], role: str) -> RatError:
     return RatError(f"{nulls} row(s) of the result have NULL in the {role} column(s) {', '.join(columns)}")
 
 
-def check_columns(job: WriteJob, columns: tuple[str, ...], role: str) -> None:
-    """Each key column exists in the result and holds no NULL."""
-    check_present(job, columns, role)
+def check_columns(job: WriteJob, columns: tuple[str, ...], role: str) -> tuple[str, ...]:
+    """Each key column exists in the result and holds no NULL; returns them as the result spells them."""
+    columns = check_present(job, columns, role)
     nulls = job.new.filter(any_null(columns)).count()
     if nulls:
         raise null_key_error(nulls, columns, role)
+    return columns
 
 
 def last_row_per_key(job: WriteJob) -> tuple["DataFrame", bool]:
@@ -131,8 +145,7 @@ def last_row_per_key(job: WriteJob) -> tuple["DataFrame", bool]:
     duplicate keys is returned as it is: no window, no second materialisation."""
     from pyspark.sql import functions as F
 
-    keys = job.config.unique_key
-    check_present(job, keys, "unique_key")
+    keys = job.keys
     nulls, distinct = job.new.select(F.count_if(any_null(keys)), F.count_distinct(*keys)).first()
     if nulls:
         raise null_key_error(nulls, keys, "unique_key")
@@ -183,7 +196,7 @@ def _delete_keys(job: WriteJob, rows: "DataFrame") -> None:
     With only a matched clause Spark plans an inner join, so the batch's keys can be
     broadcast and the table is scanned once, never shuffled: the cost follows the batch.
     """
-    keys = job.config.unique_key
+    keys = job.keys
     doomed = job.view(small_side(job, rows.select(*keys).distinct()), "doomed")
     job.sql(f"MERGE INTO {job.target} t USING {doomed} s ON {_key_match('t', 's', keys)} WHEN MATCHED THEN DELETE")
 
@@ -199,8 +212,7 @@ def first_load(job: WriteJob, last_row_wins: bool) -> None:
     from pyspark.sql import functions as F
     from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType
 
-    keys = job.config.unique_key
-    check_present(job, keys, "unique_key")
+    keys = job.keys
     job.writer(job.rows).append()
     written = job.table.spark.table(job.target).select(*keys)
     integral = len(keys) == 1 and isinstance(written.schema[0].dataType, (IntegerType, LongType, ShortType, ByteType))
@@ -278,14 +290,14 @@ def delete_insert(job: WriteJob) -> None:
     if job.target_empty:
         first_load(job, last_row_wins=False)
         return
-    check_columns(job, job.config.unique_key, "unique_key")
+    check_columns(job, job.keys, "unique_key")
     _delete_keys(job, job.rows)
     job.writer(job.rows).append()
 
 
 def scd2(job: WriteJob) -> None:
     """Close the current row of a key whose tracked values changed and open a new one; in one MERGE."""
-    keys = job.config.unique_key
+    keys = job.keys
     latest = last_row_per_key(job)[0]
     valid_from, valid_to = job.config.scd_valid_from, job.config.scd_valid_to
     columns = [c for c in result_columns(job) if c not in (valid_from, valid_to)]
@@ -321,8 +333,7 @@ def snapshot(job: WriteJob) -> None:
     """Replace every partition value present in the result; other values stay (one atomic overwrite)."""
     from pyspark.sql import functions as F
 
-    column = job.config.partition_column or ""
-    check_columns(job, (column,), "partition_column")
+    column, = check_columns(job, (job.config.partition_column or "",), "partition_column")
     values = [row[0] for row in job.rows.select(column).distinct().collect()]
     job.writer(job.rows).overwrite(F.col(column).isin(values))
 

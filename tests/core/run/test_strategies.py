@@ -171,3 +171,22 @@ def test_a_reordered_select_writes_each_value_in_its_own_column(scratch: Scratch
     assert run["status"] == "success", run["error"]
     assert table(scratch, "id", "id, code, name") == [[1, "a", "first"], [2, "b", "second"]][0 if kept else 1:]
     assert scratch.rows(f"SELECT * FROM {fqn} WHERE id = 2")[0][:3] == [2, "b", "second"]
+
+
+@pytest.mark.parametrize("strategy", ["incremental", "delete_insert"])
+def test_a_unique_key_changed_only_in_case_is_the_same_key(scratch: Scratch, strategy: str):
+    """Spark resolves column names case-insensitively (spark.sql.caseSensitive false): `@unique_key: ID`
+    names the column id, so a key changed only in case is no change of key: the next run merges by it,
+    with neither a demand for a full refresh nor a duplicate row."""
+    step(scratch, f"-- @merge_strategy: {strategy}\n-- @unique_key: id", [(1, "a"), (2, "b")], "id, v")
+    step(scratch, f"-- @merge_strategy: {strategy}\n-- @unique_key: ID", [(2, "B"), (3, "c")], "id, v")
+    assert table(scratch, "id, v") == [[1, "a"], [2, "B"], [3, "c"]]
+    fqn = scratch.pipeline("silver", "t", f"-- @merge_strategy: {strategy}\n-- @unique_key: ID\n" + values([(4, "d")], "id, v"))
+    run = scratch.run(fqn, full_refresh=True)
+    assert run["status"] == "success", run["error"]
+    assert table(scratch, "id, v") == [[4, "d"]]
+
+
+def test_a_first_load_keyed_in_another_case_keeps_the_last_row_per_key(scratch: Scratch):
+    step(scratch, "-- @merge_strategy: incremental\n-- @unique_key: ID", [(1, "a"), (2, "b"), (1, "c")], "id, v")
+    assert table(scratch, "id, v") == [[1, "c"], [2, "b"]]
