@@ -51,3 +51,19 @@ def test_pin_dialect_of_an_unknown_zone_is_one_sentence(scratch: Scratch):
     assert status == 1 and results[0]["ok"] is False
     assert results[0]["error"] == f"landing zone {scratch.ns}/landing/ordres does not exist; did you mean `orders`?"
     assert (rat_yaml.read_text() if rat_yaml.exists() else None) == before
+
+
+def test_a_full_refresh_that_would_lose_archived_files_is_refused_in_one_sentence(scratch: Scratch):
+    fqn = scratch.pipeline("bronze", "feed", "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\n"
+                           "SELECT id FROM {{ landing_zone('feed') }}")
+    scratch.landing("feed", "a.csv", "id\n1\n2\n")
+    status, results = script(scratch.wb, f"run {fqn}\n")
+    scratch.landing("feed", "b.csv", "id\n3\n")
+    status, results = script(scratch.wb, f"run {fqn}\nrun {fqn} --full-refresh\n")
+    assert status == 1 and results[0]["ok"] is True and results[1]["ok"] is False, results
+    zone = f"{scratch.ns}/landing/feed"
+    assert results[1]["error"].endswith(
+        f": a full refresh of {fqn} rebuilds it from the files in {zone} only, and would lose the rows of "
+        f"2 archived file(s) it loaded before; move them from {zone}/_processed/ back into the zone and run the "
+        "full refresh again, which reads every file in the zone"), results[1]
+    assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2], [3]]

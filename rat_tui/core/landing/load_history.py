@@ -100,14 +100,22 @@ class LoadHistory:
         found: dict[str, EarlierLoad] = {}
         for start in range(0, len(hashes), 500):  # SQLite's limit on parameters
             batch = hashes[start:start + 500]
-            rows = self.state.query(
-                "SELECT l.content_hash, l.run_id, l.loaded_at, l.file FROM landing_loads l JOIN runs r "
-                "ON r.run_id = l.run_id WHERE r.status = 'success' AND l.pipeline = ? AND substr(l.file, 1, length(?)) = ? "
-                "AND l.run_id NOT IN (SELECT run_id FROM landing_runs_rolled_back WHERE pipeline = l.pipeline) "
-                "AND l.content_hash IN (" + ", ".join("?" * len(batch)) + ") ORDER BY l.loaded_at",
-                (pipeline, folder, folder, *batch))
-            found.update({row["content_hash"]: EarlierLoad(row["run_id"], row["loaded_at"], row["file"]) for row in rows})
+            found.update(self._loads(pipeline, folder, "AND l.content_hash IN (" + ", ".join("?" * len(batch)) + ")",
+                                     batch))
         return found
+
+    def loaded(self, pipeline: str, folder: str) -> dict[str, EarlierLoad]:
+        """Every content the pipeline loaded from `folder` in a successful run main was not rolled back past:
+        what its table holds rows of."""
+        return self._loads(pipeline, folder)
+
+    def _loads(self, pipeline: str, folder: str, where: str = "", args: list[str] | None = None) -> dict[str, EarlierLoad]:
+        rows = self.state.query(
+            "SELECT l.content_hash, l.run_id, l.loaded_at, l.file FROM landing_loads l JOIN runs r "
+            "ON r.run_id = l.run_id WHERE r.status = 'success' AND l.pipeline = ? AND substr(l.file, 1, length(?)) = ? "
+            "AND l.run_id NOT IN (SELECT run_id FROM landing_runs_rolled_back WHERE pipeline = l.pipeline) "
+            f"{where} ORDER BY l.loaded_at", (pipeline, folder, folder, *(args or [])))
+        return {row["content_hash"]: EarlierLoad(row["run_id"], row["loaded_at"], row["file"]) for row in rows}
 
     def record(self, pipeline: str, run_id: str, loaded: list[tuple[str, str]],
                columns: dict[str, list[str]] | None = None) -> None:

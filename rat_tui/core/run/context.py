@@ -58,7 +58,8 @@ class RunContext:
 
     def __post_init__(self) -> None:
         self.landing = LandingInput(self.spark, self.project, self.ref.namespace, self.storage, self.ref.fqn,
-                                    self.run_id, self.table_exists, self.history, self.reload_files, self.preview)
+                                    self.run_id, self.table_exists, self.history, self.reload_files, self.preview,
+                                    rebuild=self.full_refresh and self.config.merge_strategy != MergeStrategy.FULL_REFRESH)
 
     @property
     def files_read(self) -> dict[tuple[str, str], list[FileRead]]:

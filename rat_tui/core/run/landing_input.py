@@ -2,8 +2,9 @@
 
 A pipeline that archives its zones loads a file's content once: a file whose content it
 loaded in an earlier successful run is skipped (`skipped a.csv: loaded by run 1a2b3c on …`)
-and archived again, unless the run was asked to `--reload-files`. A zone with nothing to
-read is not a failure once the pipeline has a table: the zone reads as empty (with the
+and archived again, unless the run was asked to `--reload-files`. A `--full-refresh` reads every file in
+the zone, and is refused while the table holds rows of files archived out of it (they would be lost).
+A zone with nothing to read is not a failure once the pipeline has a table: the zone reads as empty (with the
 columns of its `_samples/`), and a run whose zones all had nothing new writes nothing
 (phases.py). A preview of such a zone reads its `_samples/` and says so.
 """
@@ -59,6 +60,7 @@ class LandingInput:
     history: LoadHistory | None = None  # set for pipelines that archive their zones
     reload_files: bool = False
     preview: bool = False
+    rebuild: bool = False  # a --full-refresh run of a pipeline whose table keeps rows across runs
     readers: dict[str, ZoneReader] = field(default_factory=dict)
     files_read: dict[tuple[str, str], list[FileRead]] = field(default_factory=dict)
     hashes: dict[Path, str] = field(default_factory=dict)
@@ -119,13 +121,16 @@ class LandingInput:
 
     def _new_files(self, zone: str, files: list[Path], log) -> list[Path]:
         """The files to read: for a pipeline with a load history, those whose content it has not loaded."""
-        if self.history is None or not files:
+        if self.history is None:
             return files
         for file in files:
             self.hashes[file] = self.history.content_hash(file)
-        if self.reload_files:
-            return files
         folder = self.project.rel(self.project.zone_dir(self.namespace, zone)) + "/"
+        if self.rebuild and self.table_exists and not self.preview:
+            self._check_nothing_archived_is_lost(zone, folder, {self.hashes[f] for f in files})
+            return files  # the table is rebuilt from the zone: every file in it, loaded before or not
+        if self.reload_files or not files:
+            return files
         earlier = self.history.earlier_loads(self.pipeline, list(dict.fromkeys(self.hashes[f] for f in files)), folder)
         fresh: dict[str, Path] = {}  # by content: a copy under another name in the same batch loads once too
         for file in files:
@@ -137,6 +142,19 @@ class LandingInput:
             self.skipped.setdefault(zone, []).append(skipped)
             log(skipped.sentence(), "info")
         return list(fresh.values())
+
+    def _check_nothing_archived_is_lost(self, zone: str, folder: str, present: set[str]) -> None:
+        """A full refresh reads only what is in the zone: refused, before anything is written, while the table
+        holds rows of files archived out of it. Not read from `_processed/`: archives purged by age are gone,
+        an archived file lost its typed twin (archive.py), and the user can move the files back."""
+        assert self.history is not None
+        lost = self.history.loaded(self.pipeline, folder).keys() - present
+        if lost:
+            label = self.label(zone)
+            raise RatError(f"a full refresh of {self.pipeline} rebuilds it from the files in {label} only, and would "
+                           f"lose the rows of {len(lost)} archived file(s) it loaded before; move them from "
+                           f"{label}/_processed/ back into the zone and run the full refresh again, which reads "
+                           "every file in the zone")
 
     def widen(self, exc: BaseException) -> list[str]:
         """After a failed read: notes on the columns widened by a full pass ([] if none would widen)."""

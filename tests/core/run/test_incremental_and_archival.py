@@ -77,3 +77,46 @@ def test_a_failed_run_archives_nothing(scratch: Scratch):
     assert run["status"] == "failed"
     assert (scratch.root / "landing" / "drops" / "a.csv").exists()
     assert not (scratch.root / "landing" / "drops" / "_processed").exists()
+
+
+ARCHIVING = "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\nSELECT id, v FROM {{ landing_zone('z') }}"
+
+
+def _two_archived_loads(scratch: Scratch) -> tuple[str, str]:
+    """A zone whose two files were loaded by two runs, each archived: (the pipeline, the first run's id)."""
+    fqn = scratch.pipeline("bronze", "p", ARCHIVING)
+    scratch.landing("z", "a.csv", "id,v\n1,a\n2,b\n")
+    first = scratch.run(fqn)
+    scratch.landing("z", "b.csv", "id,v\n3,c\n")
+    second = scratch.run(fqn)
+    assert first["status"] == second["status"] == "success", (first["error"], second["error"])
+    return fqn, first["run_id"]
+
+
+def test_a_full_refresh_that_would_lose_the_rows_of_archived_files_is_refused_and_writes_nothing(scratch: Scratch):
+    """A full refresh rebuilds from the files in the zone; the rows of archived files would be lost
+    while the run said success. Refused before any write, saying the way out."""
+    fqn, _ = _two_archived_loads(scratch)
+    snapshot = scratch.refs(fqn)["main"]
+    new = scratch.landing("z", "c.csv", "id,v\n4,d\n")  # what the table was rebuilt from: 1, 2 and 3 were lost
+    run = scratch.run(fqn, full_refresh=True)
+    assert run["status"] == "failed"
+    assert run["error"].endswith(
+        f": a full refresh of {fqn} rebuilds it from the files in {scratch.ns}/landing/z only, and would lose the "
+        f"rows of 2 archived file(s) it loaded before; move them from {scratch.ns}/landing/z/_processed/ back "
+        "into the zone and run the full refresh again, which reads every file in the zone")
+    assert scratch.refs(fqn) == {"main": snapshot}
+    assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "a"], [2, "b"], [3, "c"]]
+    assert new.exists()  # not archived: the run loaded nothing
+
+
+def test_a_full_refresh_reads_every_file_in_the_zone_when_the_archived_ones_are_back(scratch: Scratch):
+    fqn, _ = _two_archived_loads(scratch)
+    zone = scratch.root / "landing" / "z"
+    for archived in (zone / "_processed").rglob("*.csv"):
+        archived.rename(zone / archived.name)
+    scratch.landing("z", "c.csv", "id,v\n4,d\n")
+    run = scratch.run(fqn, full_refresh=True)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "a"], [2, "b"], [3, "c"], [4, "d"]]
+    assert sorted(p.name for p in zone.glob("*.csv")) == []  # archived again, by this run
