@@ -12,6 +12,7 @@ from ..errors import RatError
 from ..lake.diff import TableDiff, table_diff
 from ..project.pipeline_config import MergeStrategy
 from ..store.state import QualityOutcome
+from .names import case_sensitive, spelled
 
 # Each function takes the run (phases.Execution, which imports this module: hence Any).
 Execution = Any
@@ -36,7 +37,8 @@ def run_diff(ex: Execution) -> TableDiff | None:
         ex.log("diff gates are not checked on a rebuild (the unique key or a column's type changed)", "warn")
         return None
     head = ex.table.head(ex.branch)
-    diff = table_diff(ex.table, ex.base_snapshot, head, diff_key(config))
+    key = spelled(diff_key(config), ex.table.schema().fieldNames(), case_sensitive(ex.spark))  # `ID` is column id
+    diff = table_diff(ex.table, ex.base_snapshot, head, key)
     ex.record.review = {**ex.record.review, "diff": diff.as_dict()}
     ex.state.update_run(ex.record.run_id, review=ex.record.review)
     ex.log(f"diff against main: {diff.added} added, {diff.removed} removed, {diff.changed} changed "

@@ -19,3 +19,10 @@ def case_sensitive(spark: "SparkSession") -> bool:
 def name_key(sensitive: bool) -> Callable[[str], str]:
     """What two names must share to be one column."""
     return (lambda name: name) if sensitive else str.lower
+
+
+def spelled(wanted: tuple[str, ...] | list[str], present: list[str], sensitive: bool) -> list[str]:
+    """Each of `wanted` as `present` spells it (`ID` → `id`); one `present` lacks stays as written."""
+    key = name_key(sensitive)
+    by_key = {key(name): name for name in present}
+    return [by_key.get(key(name), name) for name in wanted]

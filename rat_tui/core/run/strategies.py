@@ -15,7 +15,7 @@ from ..lake.history import STRATEGY_PROPERTY
 from ..lake.metadata import RUN_ID_PROPERTY
 from ..lake.table import IcebergTable, quote, sql_string
 from ..project.pipeline_config import MergeStrategy, PipelineConfig
-from .names import case_sensitive, name_key
+from .names import case_sensitive, spelled
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -107,12 +107,11 @@ def check_present(job: WriteJob, columns: tuple[str, ...], role: str) -> tuple[s
     spark.sql.caseSensitive, so `@unique_key: ID` is the result's `id` (and the table's: the result
     carries the table's names by now). A RatError names a column the result lacks."""
     present = result_columns(job)
-    key = name_key(case_sensitive(job.table.spark))
-    spelled = {key(name): name for name in present}
-    for column in columns:
-        if key(column) not in spelled:
+    found = spelled(columns, present, case_sensitive(job.table.spark))
+    for column, name in zip(columns, found):
+        if name not in present:
             raise RatError(f"{role} column '{column}' is not in the pipeline's result (columns: {', '.join(present)})")
-    return tuple(spelled[key(column)] for column in columns)
+    return tuple(found)
 
 
 def any_null(columns: tuple[str, ...]):  # -> Column

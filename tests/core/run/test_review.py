@@ -89,6 +89,17 @@ def test_a_run_that_would_delete_half_the_table_stops_at_its_gate(scratch: Scrat
     assert [(q["name"], q["status"], q["violations"]) for q in warned["quality"]] == [("max_changed_fraction", "warned", 50)]
 
 
+def test_a_reviewed_run_keyed_in_another_case_diffs_by_that_key(scratch: Scratch):
+    """`@unique_key: ID` is the column id (Spark resolves names ignoring case): the diff matches rows by it."""
+    fqn = keyed(scratch, "(1, 'a'), (2, 'b')")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.pipeline("silver", "people", KEYED.replace("@unique_key: id", "@unique_key: ID").format(
+        rows="(2, 'B'), (3, 'c')", extra=""))
+    held = scratch.wb.run(fqn, review=True)["run"]
+    assert held["status"] == "awaiting_review", held["error"]
+    assert (held["diff"]["key"], held["diff"]["added"], held["diff"]["changed"]) == (["id"], 1, 1)
+
+
 def test_a_bad_gate_is_a_validation_problem(scratch: Scratch):
     scratch.pipeline("silver", "bad", "-- @max_changed_fraction: lots\nSELECT 1 AS id")
     with pytest.raises(RatError, match="max_changed_fraction must be a number optionally followed by warn or error"):
