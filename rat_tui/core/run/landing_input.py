@@ -126,12 +126,14 @@ class LandingInput:
         for file in files:
             self.hashes[file] = self.history.content_hash(file)
         folder = self.project.rel(self.project.zone_dir(self.namespace, zone)) + "/"
+        earlier: dict[str, EarlierLoad] = {}  # a rebuild reads every content in the zone, loaded before or not
         if self.rebuild and self.table_exists and not self.preview:
             self._check_nothing_archived_is_lost(zone, folder, {self.hashes[f] for f in files})
-            return files  # the table is rebuilt from the zone: every file in it, loaded before or not
-        if self.reload_files or not files:
+        elif self.reload_files or not files:
             return files
-        earlier = self.history.earlier_loads(self.pipeline, list(dict.fromkeys(self.hashes[f] for f in files)), folder)
+        else:
+            earlier = self.history.earlier_loads(self.pipeline, list(dict.fromkeys(self.hashes[f] for f in files)),
+                                                 folder)
         fresh: dict[str, Path] = {}  # by content: a copy under another name in the same batch loads once too
         for file in files:
             digest = self.hashes[file]
