@@ -22,7 +22,7 @@ def name_key(sensitive: bool) -> Callable[[str], str]:
 
 
 def spelled(wanted: tuple[str, ...] | list[str], present: list[str], sensitive: bool) -> list[str]:
-    """Each of `wanted` as `present` spells it (`ID` → `id`); one `present` lacks stays as written."""
+    """Each of `wanted` as `present` spells it (`ID` → `id`); a name `present` lacks stays as written."""
     key = name_key(sensitive)
     by_key = {key(name): name for name in present}
     return [by_key.get(key(name), name) for name in wanted]

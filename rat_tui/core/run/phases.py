@@ -336,7 +336,8 @@ class Execution:
         full_refresh = self.options.full_refresh
         # a table no reader sees a row of loses nothing by a rebuild: the types of a first load of files
         # without data rows (every column a string) do not stand in the way of the first real file
-        rebuild = (unique_key_changed(self.ref.fqn, unique_key, config, full_refresh, self.pipeline.source_relpath, sensitive)
+        rebuild = (unique_key_changed(self.ref.fqn, unique_key, config, full_refresh, self.pipeline.source_relpath,
+                                      sensitive)
                    or (bool(plan.incompatible) and (full_refresh or self.table.holds_no_rows())))
         if not rebuild:
             self.state.update_run(self.record.run_id, branch=self.branch)  # first: recovery visits runs with a branch

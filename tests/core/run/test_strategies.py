@@ -181,7 +181,8 @@ def test_a_unique_key_changed_only_in_case_is_the_same_key(scratch: Scratch, str
     step(scratch, f"-- @merge_strategy: {strategy}\n-- @unique_key: id", [(1, "a"), (2, "b")], "id, v")
     step(scratch, f"-- @merge_strategy: {strategy}\n-- @unique_key: ID", [(2, "B"), (3, "c")], "id, v")
     assert table(scratch, "id, v") == [[1, "a"], [2, "B"], [3, "c"]]
-    fqn = scratch.pipeline("silver", "t", f"-- @merge_strategy: {strategy}\n-- @unique_key: ID\n" + values([(4, "d")], "id, v"))
+    fqn = scratch.pipeline("silver", "t", f"-- @merge_strategy: {strategy}\n-- @unique_key: ID\n"
+                           + values([(4, "d")], "id, v"))
     run = scratch.run(fqn, full_refresh=True)
     assert run["status"] == "success", run["error"]
     assert table(scratch, "id, v") == [[4, "d"]]
