@@ -110,8 +110,8 @@ def type_change_remedy(ex: Execution, column: str, old: str, new: str) -> str | 
     names = [f.path.name for files in ex.files_read.values() for f in files]
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     return (f"this run's files ({shown}) read it as {new}: pin the table's type in rat.yaml (zones: "
-            f"{{{namespace}/{zone}: {{schema: {{{column}: {old}}}}}}}) and run again. A --full-refresh would rebuild "
-            f"{ex.ref.fqn} from the files in the zone alone, without those loaded before (in _processed/)")
+            f"{{{namespace}/{zone}: {{schema: {{{column}: {old}}}}}}}) and run again. A --full-refresh reads "
+            f"only the files in the zone: move those loaded before back from _processed/ first, or it is refused")
 
 
 def archive(ex: Execution) -> None:

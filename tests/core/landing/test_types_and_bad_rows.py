@@ -127,8 +127,8 @@ def test_a_type_change_in_an_archiving_pipeline_advises_pinning_not_a_full_refre
     assert run["error"].endswith(
         f"column code changes type from string to int, which is not a safe widening; this run's files "
         f"(feb.csv) read it as int: pin the table's type in rat.yaml (zones: {{{scratch.ns}/codes: {{schema: "
-        f"{{code: string}}}}}}) and run again. A --full-refresh would rebuild {fqn} from the files in the zone "
-        "alone, without those loaded before (in _processed/)"), run["error"]
+        f"{{code: string}}}}}}) and run again. A --full-refresh reads only the files in the zone: move those "
+        "loaded before back from _processed/ first, or it is refused"), run["error"]
     scratch.wb.set_zone_settings(scratch.ns, "codes", schema={"code": "string"})
     assert scratch.run(fqn)["status"] == "success"
     assert scratch.rows(f"SELECT code, v FROM {fqn} ORDER BY v") == [["A7", "x"], ["007", "y"], ["010", "z"]]
