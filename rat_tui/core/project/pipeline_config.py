@@ -64,6 +64,13 @@ class PipelineConfig:
     # key -> "annotation" | "config.yaml" | "default": where each effective value came from
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
+    @property
+    def loads_files_once(self) -> bool:
+        """Whether the load history keeps a landing file's content from being loaded twice: a pipeline that
+        archives its zones, and an append_only one, whose table would otherwise get every file in the zone
+        again on each run (a second build with nothing new doubled the table)."""
+        return self.archive_landing_zones or self.merge_strategy == MergeStrategy.APPEND_ONLY
+
     def diff_gates(self) -> list[DiffGate]:
         return [parse_gate(key, getattr(self, key)) for key in GATE_KEYS if getattr(self, key) is not None]
 

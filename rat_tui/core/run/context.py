@@ -46,7 +46,7 @@ class RunContext:
     full_refresh: bool = False
     log: Callable[..., None] = lambda message, level="info": None
     ensure_catalog: Callable[[str], None] = lambda namespace: None
-    history: LoadHistory | None = None  # the pipeline's load history (pipelines that archive their zones)
+    history: LoadHistory | None = None  # the pipeline's load history (config.loads_files_once)
     reload_files: bool = False  # read files the load history says were loaded already
     preview: bool = False
     inputs: dict[str, int | None] = field(default_factory=dict)  # tables read: fqn -> main's snapshot then
@@ -59,7 +59,7 @@ class RunContext:
     def __post_init__(self) -> None:
         self.landing = LandingInput(self.spark, self.project, self.ref.namespace, self.storage, self.ref.fqn,
                                     self.run_id, self.table_exists, self.history, self.reload_files, self.preview,
-                                    rebuild=self.full_refresh and self.config.merge_strategy != MergeStrategy.FULL_REFRESH)
+                                    archives=self.config.archive_landing_zones, rebuild=self.full_refresh and self.config.merge_strategy != MergeStrategy.FULL_REFRESH)
 
     @property
     def files_read(self) -> dict[tuple[str, str], list[FileRead]]:

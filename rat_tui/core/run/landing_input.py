@@ -1,9 +1,11 @@
 """What a run reads of its landing zones: new files only (the load history), and "nothing new" as a state.
 
-A pipeline that archives its zones loads a file's content once: a file whose content it
-loaded in an earlier successful run is skipped (`skipped a.csv: loaded by run 1a2b3c on …`)
-and archived again, unless the run was asked to `--reload-files`. A `--full-refresh` reads every file in
-the zone, and is refused while the table holds rows of files archived out of it (they would be lost).
+A pipeline that archives its zones, or appends (append_only), loads a file's content once: a file whose
+content it loaded in an earlier successful run is skipped (`skipped a.csv: loaded by run 1a2b3c on …`)
+and archived again, unless the run was asked to `--reload-files`. A zone that is not archived keeps its
+files, so an append_only pipeline's run says how many it did not read again, in one sentence. A
+`--full-refresh` reads every file in the zone, and one of an archiving pipeline is refused while the table
+holds rows of files archived out of it (they would be lost).
 A zone with nothing to read is not a failure once the pipeline has a table: the zone reads as empty (with the
 columns of its `_samples/`), and a run whose zones all had nothing new writes nothing
 (phases.py). A preview of such a zone reads its `_samples/` and says so.
@@ -57,9 +59,10 @@ class LandingInput:
     pipeline: str
     run_id: str
     table_exists: bool
-    history: LoadHistory | None = None  # set for pipelines that archive their zones
+    history: LoadHistory | None = None  # set for pipelines that load a file's content once
     reload_files: bool = False
     preview: bool = False
+    archives: bool = False  # the pipeline moves the files it read to _processed/
     rebuild: bool = False  # a --full-refresh run of a pipeline whose table keeps rows across runs
     readers: dict[str, ZoneReader] = field(default_factory=dict)
     files_read: dict[tuple[str, str], list[FileRead]] = field(default_factory=dict)
@@ -126,14 +129,14 @@ class LandingInput:
         for file in files:
             self.hashes[file] = self.history.content_hash(file)
         folder = self.project.rel(self.project.zone_dir(self.namespace, zone)) + "/"
-        earlier: dict[str, EarlierLoad] = {}  # a rebuild reads every content in the zone, loaded before or not
-        if self.rebuild and self.table_exists and not self.preview:
+        rebuilding = self.rebuild and self.table_exists and not self.preview
+        if rebuilding and self.archives:
             self._check_nothing_archived_is_lost(zone, folder, {self.hashes[f] for f in files})
-        elif self.reload_files or not files:
+        if self.reload_files or not files:
             return files
-        else:
-            earlier = self.history.earlier_loads(self.pipeline, list(dict.fromkeys(self.hashes[f] for f in files)),
-                                                 folder)
+        # A rebuild reads every content in the zone, loaded before or not; and no table, no rows of earlier loads
+        earlier = {} if rebuilding or not self.table_exists else self.history.earlier_loads(
+            self.pipeline, list(dict.fromkeys(self.hashes[f] for f in files)), folder)
         fresh: dict[str, Path] = {}  # by content: a copy under another name in the same batch loads once too
         for file in files:
             digest = self.hashes[file]
@@ -142,8 +145,16 @@ class LandingInput:
                 continue
             skipped = Skipped(file, earlier.get(digest), None if digest in earlier else self.project.rel(fresh[digest]))
             self.skipped.setdefault(zone, []).append(skipped)
-            log(skipped.sentence(), "info")
+            if self.archives or skipped.earlier is None:
+                log(skipped.sentence(), "info")
+        if not self.archives and earlier and zone in self.skipped:
+            log(self._kept_files_sentence(zone), "info")
         return list(fresh.values())
+
+    def _kept_files_sentence(self, zone: str) -> str:
+        """A zone that is not archived keeps every file it was sent: one sentence for those loaded before."""
+        loaded = sum(s.earlier is not None for s in self.skipped[zone])
+        return f"not read again: {loaded} file(s) of {self.label(zone)} loaded by earlier runs"
 
     def _check_nothing_archived_is_lost(self, zone: str, folder: str, present: set[str]) -> None:
         """A full refresh reads only what is in the zone: refused, before anything is written, while the table
@@ -197,7 +208,12 @@ class LandingInput:
                 for namespace, zone in files_read if zone in self.readers and self.readers[zone].columns}
 
     def skipped_sentences(self) -> list[str]:
-        return [s.sentence() for skipped in self.skipped.values() for s in skipped]
+        sentences = []
+        for zone, skipped in self.skipped.items():
+            sentences += [s.sentence() for s in skipped if self.archives or s.earlier is None]
+            if not self.archives and any(s.earlier is not None for s in skipped):
+                sentences.append(self._kept_files_sentence(zone))
+        return sentences
 
 
 def _twins_of(zone_dir: Path):

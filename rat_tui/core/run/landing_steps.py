@@ -114,15 +114,21 @@ def type_change_remedy(ex: Execution, column: str, old: str, new: str) -> str | 
             f"only the files in the zone: move those loaded before back from _processed/ first, or it is refused")
 
 
-def archive(ex: Execution) -> None:
-    """Move the zone files this run read (and only those) into `_processed/<run_id>/`, with the files it
-    skipped as loaded before; the loads go into the load history (they count once the run succeeds)."""
+def record_loads(ex: Execution) -> None:
+    """The files this run read go into the pipeline's load history, if it keeps one; they count once the
+    run succeeds."""
     assert ex.ctx is not None
-    skipped = {(ex.ctx.ref.namespace, zone): [FileRead.of(s.path) for s in files if s.path.exists()]
-               for zone, files in ex.ctx.landing.skipped.items()}
     if ex.ctx.landing.history is not None:
         ex.ctx.landing.history.record(ex.ref.fqn, ex.record.run_id, ex.ctx.landing.loaded(ex.files_read),
                                       ex.ctx.landing.columns_loaded(ex.files_read))
+
+
+def archive(ex: Execution) -> None:
+    """Move the zone files this run read (and only those) into `_processed/<run_id>/`, with the files it
+    skipped as loaded before."""
+    assert ex.ctx is not None
+    skipped = {(ex.ctx.ref.namespace, zone): [FileRead.of(s.path) for s in files if s.path.exists()]
+               for zone, files in ex.ctx.landing.skipped.items()}
     archived = []
     for key in dict.fromkeys([*ex.files_read, *skipped]):
         namespace, zone = key

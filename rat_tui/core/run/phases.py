@@ -175,7 +175,7 @@ class Execution:
             with self.phase("config_loading"):
                 self.pipeline = self.load()
                 self.review |= self.pipeline.config.review
-                history = LoadHistory(self.state) if self.pipeline.config.archive_landing_zones else None
+                history = LoadHistory(self.state) if self.pipeline.config.loads_files_once else None
                 self.ctx = RunContext(
                     self.spark, self.project, self.ref, self.pipeline.config, self.record.run_id, run_started_at,
                     self.table, self.table_existed, self.storage, self.options.full_refresh, self.log, self.ensure_catalog,
@@ -198,6 +198,7 @@ class Execution:
             with self.phase("branch_resolution"):
                 # Archive before merging: a crash in between is undone at the next start
                 # (files put back, main untouched), so no batch is ever read twice or lost.
+                landing_steps.record_loads(self)
                 if self.pipeline.config.archive_landing_zones:
                     landing_steps.archive(self)
                 try:

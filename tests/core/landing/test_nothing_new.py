@@ -195,3 +195,42 @@ def test_a_header_only_first_file_does_not_fix_the_table_s_types(scratch: Scratc
     run = scratch.run(fqn)
     assert run["status"] == "success", run["error"]
     assert scratch.wb.query(f"SELECT typeof(id), v FROM {fqn}")["rows"] == [["int", "x"]]
+
+
+APPENDING = "-- @merge_strategy: append_only\nSELECT * FROM {{ landing_zone('drops') }}"
+
+
+def test_an_append_only_pipeline_whose_zone_keeps_its_files_appends_each_file_once(scratch: Scratch):
+    """Without archiving the zone keeps every file: a second run appended them all again, and said success
+    (the sample's raw_events doubled on every build)."""
+    scratch.landing("drops", "jan.csv", "id,v\n1,x\n2,y\n")
+    fqn = scratch.pipeline("bronze", "events", APPENDING)
+    first = scratch.run(fqn)
+    assert first["status"] == "success" and first["rows_written"] == 2
+    again = scratch.run(fqn)
+    assert again["status"] == "success" and again["rows_written"] == 0, again
+    assert again["note"] == f"nothing new in {scratch.ns}/landing/drops"
+    assert again["skipped"] == [f"not read again: 1 file(s) of {scratch.ns}/landing/drops loaded by earlier runs"]
+    scratch.landing("drops", "feb.csv", "id,v\n3,z\n")
+    scratch.landing("drops", "jan (1).csv", "id,v\n1,x\n2,y\n")  # jan sent twice, under another name
+    third = scratch.run(fqn)
+    assert third["status"] == "success" and third["rows_written"] == 1, third
+    assert third["skipped"] == [f"not read again: 2 file(s) of {scratch.ns}/landing/drops loaded by earlier runs"]
+    assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"], [3, "z"]]
+    assert sorted(p.name for p in (scratch.root / "landing" / "drops").iterdir() if p.is_file()) == [
+        "feb.csv", "jan (1).csv", "jan.csv"]  # nothing archived
+    refreshed = scratch.run(fqn, full_refresh=True)  # every file in the zone, each content once
+    assert refreshed["status"] == "success", refreshed["error"]
+    assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"], [3, "z"]]
+
+
+def test_an_append_only_run_rolled_back_reads_its_files_again(scratch: Scratch):
+    scratch.landing("drops", "jan.csv", "id,v\n1,x\n")
+    fqn = scratch.pipeline("bronze", "events", APPENDING)
+    first = scratch.run(fqn)
+    scratch.landing("drops", "feb.csv", "id,v\n2,y\n")
+    assert scratch.run(fqn)["rows_written"] == 1
+    scratch.wb.rollback_table(fqn, first["snapshot_id"])
+    again = scratch.run(fqn)
+    assert again["status"] == "success" and again["rows_written"] == 1, again
+    assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"]]
