@@ -100,3 +100,17 @@ def test_a_semicolon_file_whose_text_holds_commas_reads_as_its_columns(scratch: 
     assert run["status"] == "success", run["error"]
     assert _columns(scratch, run["fqn"]) == ["id", "desc"]
     assert scratch.rows(f"SELECT id, desc FROM {run['fqn']}") == [[1, "a, b, c"]]
+
+
+def test_a_file_with_the_header_of_one_whose_last_column_was_empty_keeps_its_own_values_there(tmp_path):
+    """Files that start with the same header are sniffed once; the unnamed last column is each file's own."""
+    from rat_tui.core.landing.dialect import detect
+    from rat_tui.core.landing.zone_settings import ZoneReadSettings
+
+    empty, filled = tmp_path / "a.csv", tmp_path / "b.csv"
+    empty.write_text("id;name;\n1;a;\n")
+    filled.write_text("id;name;\n2;b;x\n")
+    assert (detect(empty, ZoneReadSettings()).names, detect(empty, ZoneReadSettings()).unnamed_last) == (
+        ("id", "name"), True)
+    assert (detect(filled, ZoneReadSettings()).names, detect(filled, ZoneReadSettings()).unnamed_last) == (
+        ("id", "name", "_c2"), False)
