@@ -60,11 +60,20 @@ class Dialect:
     date_format: str | None = None  # Spark's pattern letters
     timestamp_format: str | None = None
     names: tuple[str, ...] = ()  # the header's names, or those a header-less file gets
+    # Every line ends with the delimiter (`id;name;`): the header's last cell and the sample's last values
+    # are empty, and that column is not one of the file's (reader.csv_frame drops it, refusing a value in it)
+    unnamed_last: bool = False
 
     def spark_options(self) -> dict[str, str]:
+        # Spaces outside quotes around a delimiter are always trimmed, header and values: they are how a file
+        # was laid out (`1 , a`), not data (a value whose spaces matter is quoted, and quoted spaces are
+        # kept). Kept, they named columns `id ` and typed `1 ` DOUBLE (Java's number parsing trims, Spark's
+        # integer check does not). Always, not only for files whose sample looks padded: a zone's files
+        # must read alike, and padding past the sample would go unseen.
         options = {"sep": self.delimiter, "quote": self.quote, "escape": self.escape,
                    "header": str(self.header).lower(), "multiLine": str(self.multiline).lower(),
-                   "encoding": java_charset(self.encoding)}
+                   "encoding": java_charset(self.encoding), "ignoreLeadingWhiteSpace": "true",
+                   "ignoreTrailingWhiteSpace": "true"}
         for key, value in (("nullValue", self.null_value), ("dateFormat", self.date_format),
                            ("timestampFormat", self.timestamp_format)):
             if value is not None:
@@ -73,7 +82,7 @@ class Dialect:
 
     def read_key(self) -> tuple:
         """Files with equal keys are read by one Spark reader (same options, same header)."""
-        return (tuple(sorted(self.spark_options().items())), self.names)
+        return (tuple(sorted(self.spark_options().items())), self.names, self.unnamed_last)
 
     def pinned(self) -> dict:
         """This dialect as the zone's `csv:` settings in rat.yaml (zone_settings.py's keys), for pinning.
@@ -199,12 +208,19 @@ def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
         alike = _by_header.get(header_key)
     if alike is not None:
         multiline = pinned.multiline if pinned.multiline is not None else _spans_lines(text, alike)
+        if alike.unnamed_last and not _last_column_empty(text, alike, len(alike.names) + 1):
+            alike = replace(alike, names=(*alike.names, f"_c{len(alike.names)}"), unnamed_last=False)
         return replace(alike, multiline=multiline)
     dialect, first = _sniffed_dialect(path, text, settings, strict=True)
     if len(first) == 1 and any(c in first[0] for c in (",", *_SUSPECT_SEPARATORS)):
         # DuckDB's strict sniffer gives up on a file quoted two ways (`""` and `\"`) and answers with
         # one column; the lenient one finds the separator
         dialect, first = _sniffed_dialect(path, text, settings, strict=False)
+    if len(first) == 1 and not pinned.delimiter and (suspects := [c for c in _SUSPECT_SEPARATORS if c in first[0]]):
+        # DuckDB weighs the rows: a `;` file whose text holds commas (`1;a, b, c`) sniffed as comma-separated,
+        # its header one column. The separator the header holds reads it as columns, or it is refused below.
+        retry = replace(settings, csv=replace(pinned, delimiter=suspects[0]))
+        dialect, first = _sniffed_dialect(path, text, retry, strict=True)
     if len(first) == 1 and (suspects := [c for c in _SUSPECT_SEPARATORS if c in first[0]]):
         shown = "tab" if suspects[0] == "\t" else f"'{suspects[0]}'"
         setting = "'\\t'" if suspects[0] == "\t" else f"'{suspects[0]}'"
@@ -213,6 +229,8 @@ def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
             f"delimiter in rat.yaml (zones: {{{settings.label}: {{csv: {{delimiter: {setting}}}}}}})")
     multiline = pinned.multiline if pinned.multiline is not None else _spans_lines(text, dialect)
     dialect = replace(dialect, multiline=multiline, names=_names(path, first, dialect, settings))
+    if dialect.header and len(first) > 1 and _last_column_empty(text, dialect, len(first)):
+        dialect = replace(dialect, names=dialect.names[:-1], unnamed_last=True)
     if dialect.header:
         _remember(_by_header, header_key, dialect)
     return dialect
@@ -310,10 +328,19 @@ def _spans_lines(text: str, dialect: Dialect) -> bool:
         return True
 
 
+def _last_column_empty(text: str, dialect: Dialect, width: int) -> bool:
+    """Whether the header's last cell (of `width`) and every later record's value there are empty in the
+    sample."""
+    try:
+        return all(len(record) < width or not record[width - 1].strip() for record in _reader(text, dialect))
+    except csv.Error:
+        return False
+
+
 def _names(path: Path, first: list[str], dialect: Dialect, settings: ZoneReadSettings) -> tuple[str, ...]:
     if dialect.header:
-        # Spark names an empty header cell `_c<i>`
-        return tuple(name if name.strip() else f"_c{i}" for i, name in enumerate(first))
+        # Spark names an empty header cell `_c<i>`, and trims the others (spark_options)
+        return tuple(name.strip() or f"_c{i}" for i, name in enumerate(first))
     if settings.columns is None:
         return tuple(f"_c{i}" for i in range(len(first)))
     if len(settings.columns) != len(first):

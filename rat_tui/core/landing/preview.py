@@ -37,6 +37,8 @@ def read_head(path: Path, limit: int, settings: ZoneReadSettings | None = None) 
             relation = con.execute(f"SELECT * FROM {reader} LIMIT {int(limit)}", params)
             columns = [d[0] for d in relation.description]
             rows = [[json_value(v) for v in row] for row in relation.fetchall()]
+        if fmt == "csv" and dialect.unnamed_last:  # the column a delimiter ending every line adds is none
+            columns, rows = columns[:len(dialect.names)], [row[:len(dialect.names)] for row in rows]
     except duckdb.Error as exc:
         message = str(exc).replace(temp, path.name) if temp else str(exc)  # DuckDB names the sample's copy
         raise RatError(f"cannot read {path.name}: {one_line(message)}") from None

@@ -10,6 +10,9 @@ from ..errors import RatError
 from .dialect import Dialect
 from .zone_settings import ZoneReadSettings
 
+# What a value in the column of a delimiter ending every line fails the read with (widening.explain)
+UNNAMED_VALUE = "rat: a value in the unnamed last column of "
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
@@ -37,7 +40,22 @@ def csv_frame(spark: "SparkSession", uris: list[str], dialect: Dialect, schema: 
     """Text files read with their dialect and a known schema (FAILFAST: a value that does not fit is an
     error, never a silent NULL)."""
     list_locally(spark, uris)
-    return spark.read.options(**dialect.spark_options(), mode=mode, **options).schema(schema).csv(uris)
+    df = spark.read.options(**dialect.spark_options(), mode=mode, **options).schema(schema).csv(uris)
+    return _without_unnamed_last(df, dialect, schema)
+
+
+def _without_unnamed_last(df: "DataFrame", dialect: Dialect, schema: "StructType") -> "DataFrame":
+    """The file's rows without the column a delimiter ending every line adds (`id;name;`), which detection
+    found empty in the sample; a value in it past the sample fails the read (a row dropped silently, or a
+    column of one value, would not be the file's table): widening.explain names its file and line."""
+    from pyspark.sql import functions as F
+
+    if not dialect.unnamed_last or len(schema.fields) <= len(dialect.names):
+        return df
+    name = schema.fields[len(dialect.names)].name
+    value = F.col(f"`{name}`")
+    return df.where(value.isNull() | F.raise_error(F.concat(F.lit(UNNAMED_VALUE), F.input_file_name()))
+                    .isNull()).drop(name)
 
 
 def list_locally(spark: "SparkSession", uris: list[str]) -> None:

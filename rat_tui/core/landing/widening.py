@@ -20,7 +20,7 @@ from ..errors import RatError
 from ..lake.spark_errors import root_cause
 from .dialect import Dialect, text_lines
 from .schema import full_csv_schema
-from .reader import FileGroup, csv_frame, named, pin_types
+from .reader import UNNAMED_VALUE, FileGroup, csv_frame, named, pin_types
 from .zone_settings import ZoneReadSettings
 
 if TYPE_CHECKING:
@@ -125,7 +125,9 @@ def line_of(path: Path, dialect: Dialect | None, schema: "StructType", column: s
     found = records(path, dialect)
     if dialect.header:
         next(found, None)
-    return next((line for line, record in found if len(record) > index and record[index] == value), None)
+    # Spark trims the spaces around a value (dialect.spark_options)
+    return next((line for line, record in found if len(record) > index and record[index].strip() == value.strip()),
+                None)
 
 
 def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | None:
@@ -136,6 +138,8 @@ def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | No
         return None
     if "Malformed records" in f"{exc} {cause}" and (bad := _bad_json_line(groups)):
         return bad
+    if UNNAMED_VALUE in cause:
+        return _unnamed_value(groups, cause)
     raw = cause.split("Malformed CSV record:", 1)[1].strip() if "Malformed CSV record:" in cause else None
     for group in groups:
         if group.fmt != "csv" or group.dialect is None:
@@ -151,6 +155,23 @@ def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | No
     if raw is not None:
         return _late_multiline(groups, label, raw) or f"a record of landing zone {label} is malformed ({raw!r})"
     return None
+
+
+def _unnamed_value(groups: list[FileGroup], cause: str) -> str | None:
+    """The first value in the column a delimiter ending every line adds (reader.csv_frame), as a sentence."""
+    from urllib.parse import unquote
+
+    name = unquote(cause.split(UNNAMED_VALUE, 1)[1].strip().rsplit("/", 1)[-1])
+    for group in groups:
+        dialect = group.dialect
+        for path in (f for f in group.files if f.name == name and dialect is not None and dialect.unnamed_last):
+            width = len(dialect.names)
+            for line, record in records(path, dialect):
+                if len(record) > width and record[width].strip():
+                    return (f"{path.name} line {line:,} has a value ({record[width].strip()!r}) in the last column, "
+                            "which the header leaves unnamed and the file's first lines leave empty; name the "
+                            "column in the header, or fix the line")
+    return f"{name} has a value in the last column, which the header leaves unnamed and the file's first lines leave empty"
 
 
 def _bad_json_line(groups: list[FileGroup]) -> str | None:

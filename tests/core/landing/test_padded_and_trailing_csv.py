@@ -1,0 +1,116 @@
+"""CSV shapes partners send that loaded wrong with a green run: fields padded around the delimiter, a
+delimiter ending every line, and a `;` file whose text holds commas. Each test asserts the table's
+columns and rows after the run, or the cause in the refusal."""
+from __future__ import annotations
+
+import pytest
+
+from tests.lakehelpers import Scratch
+
+pytestmark = pytest.mark.spark
+
+SQL = "SELECT * FROM {{{{ landing_zone('{}') }}}}"
+ARCHIVING = "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\n" + SQL
+
+
+def _load(scratch: Scratch, zone: str, name: str = "p") -> dict:
+    fqn = scratch.pipeline("bronze", name, SQL.format(zone))
+    run = scratch.run(fqn)
+    run["fqn"] = fqn
+    return run
+
+
+def _columns(scratch: Scratch, fqn: str) -> list[str]:
+    return [c for c in scratch.wb.query(f"SELECT * FROM {fqn} LIMIT 0")["columns"] if c != "_source_file"]
+
+
+@pytest.mark.parametrize("name, content", [
+    ("a.csv", 'id , name , note\n1 , a , "  q "\n2 , b ,x\n'),
+    ("a.tsv", 'id \t name \t note\n1 \t a \t "  q "\n2 \t b \tx\n'),
+])
+def test_padded_fields_load_trimmed_with_their_types_and_quoted_spaces_kept(scratch: Scratch, name: str,
+                                                                           content: str):
+    """Columns `id ` and ` name`, id DOUBLE (Java's number parsing trims, the integer check does not),
+    names ` a`: and the run said success."""
+    scratch.landing("pad", name, content)
+    run = _load(scratch, "pad")
+    assert run["status"] == "success", run["error"]
+    assert _columns(scratch, run["fqn"]) == ["id", "name", "note"]
+    assert scratch.rows(f"SELECT typeof(id), id, name, note FROM {run['fqn']} ORDER BY id") == [
+        ["int", 1, "a", "  q "], ["int", 2, "b", "x"]]
+
+
+def test_a_padded_upload_is_typed_alike_and_a_later_unpadded_file_lands_in_the_same_columns(scratch: Scratch,
+                                                                                           tmp_path):
+    padded = tmp_path / "jan.csv"
+    padded.write_text("id , name\n1 , a\n2 , b\n")
+    assert scratch.wb.upload(scratch.ns, "mem", [str(padded)])["typed"] == ["jan.csv"]
+    fqn = scratch.pipeline("bronze", "p", ARCHIVING.format("mem"))
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    plain = tmp_path / "feb.csv"
+    plain.write_text("id,name\n3,c\n")
+    scratch.wb.upload(scratch.ns, "mem", [str(plain)])  # checked against the columns the zone loaded
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert _columns(scratch, fqn) == ["id", "name"]
+    assert scratch.rows(f"SELECT typeof(id), id, name, _source_file FROM {fqn} ORDER BY id") == [
+        ["int", 1, "a", "jan.csv"], ["int", 2, "b", "jan.csv"], ["int", 3, "c", "feb.csv"]]
+
+
+@pytest.mark.parametrize("upload", [False, True])
+def test_a_delimiter_ending_every_line_adds_no_column(scratch: Scratch, tmp_path, upload: bool):
+    """An extra column `_c2` full of NULLs, and the run said success."""
+    content = "id;name;\n1;a;\n2;b;\n"
+    if upload:
+        source = tmp_path / "a.csv"
+        source.write_text(content)
+        assert scratch.wb.upload(scratch.ns, "trail", [str(source)])["typed"] == ["a.csv"]
+        sample = scratch.wb.sample(scratch.ns, "trail")
+        assert (sample["columns"], sample["rows"]) == (["id", "name"], [[1, "a"], [2, "b"]])
+    else:
+        scratch.landing("trail", "a.csv", content)
+    run = _load(scratch, "trail")
+    assert run["status"] == "success", run["error"]
+    assert _columns(scratch, run["fqn"]) == ["id", "name"]
+    assert scratch.rows(f"SELECT id, name FROM {run['fqn']} ORDER BY id") == [[1, "a"], [2, "b"]]
+
+
+def test_an_unnamed_last_column_with_a_value_in_the_first_lines_stays_a_column(scratch: Scratch):
+    scratch.landing("kept", "a.csv", "id;name;\n1;a;\n2;b;x\n")
+    run = _load(scratch, "kept")
+    assert run["status"] == "success", run["error"]
+    assert _columns(scratch, run["fqn"]) == ["id", "name", "_c2"]
+    assert scratch.rows(f"SELECT id, name, _c2 FROM {run['fqn']} ORDER BY id") == [[1, "a", None], [2, "b", "x"]]
+
+
+def test_a_value_past_the_first_lines_in_the_unnamed_last_column_is_refused_naming_file_and_line(scratch: Scratch):
+    lines = 30_000  # past the part of the file detection reads (256 KB)
+    scratch.landing("late", "a.csv", "id;name;\n" + "".join(f"{i};n{i};\n" for i in range(lines)) + f"{lines};n;z\n")
+    run = _load(scratch, "late")
+    assert run["status"] == "failed"
+    assert (f"a.csv line {lines + 2:,} has a value ('z') in the last column, which the header leaves unnamed and "
+            "the file's first lines leave empty") in run["error"], run["error"]
+    assert not scratch.table_exists("bronze", "p")
+
+
+def test_a_semicolon_file_whose_text_holds_commas_reads_as_its_columns(scratch: Scratch):
+    scratch.landing("commas", "a.csv", "id;desc\n1;a, b, c\n")
+    run = _load(scratch, "commas")
+    assert run["status"] == "success", run["error"]
+    assert _columns(scratch, run["fqn"]) == ["id", "desc"]
+    assert scratch.rows(f"SELECT id, desc FROM {run['fqn']}") == [[1, "a, b, c"]]
+
+
+def test_a_file_with_the_header_of_one_whose_last_column_was_empty_keeps_its_own_values_there(tmp_path):
+    """Files that start with the same header are sniffed once; the unnamed last column is each file's own."""
+    from rat_tui.core.landing.dialect import detect
+    from rat_tui.core.landing.zone_settings import ZoneReadSettings
+
+    empty, filled = tmp_path / "a.csv", tmp_path / "b.csv"
+    empty.write_text("id;name;\n1;a;\n")
+    filled.write_text("id;name;\n2;b;x\n")
+    assert (detect(empty, ZoneReadSettings()).names, detect(empty, ZoneReadSettings()).unnamed_last) == (
+        ("id", "name"), True)
+    assert (detect(filled, ZoneReadSettings()).names, detect(filled, ZoneReadSettings()).unnamed_last) == (
+        ("id", "name", "_c2"), False)
