@@ -8,6 +8,7 @@ from typing import Any
 from ..errors import RatError
 from ..lake.spark_errors import is_cancellation
 from ..landing.read import FileRead
+from ..project.model import landing_format
 from .build import build, materialise
 from .landing_input import NothingNew
 from .strategies import writes_once
@@ -100,18 +101,23 @@ def landing_result(ex: Execution) -> dict:
 
 
 def type_change_remedy(ex: Execution, column: str, old: str, new: str) -> str | None:
-    """The way out of a column's type change for a pipeline that archives its zones (None: another
-    pipeline's). Not the usual full refresh: it rebuilds the table from the zone's unarchived files
-    alone, so the earlier loads would go (and a run says success); the zone's `schema:` pins the type."""
+    """The way out of a column's type change caused by landing files (None: the query's): the files that
+    read it so, and the zone's `schema:` that pins the type of CSV files (JSON and Parquet carry their
+    own). For a pipeline that archives its zones a full refresh is no way out: it reads only the files
+    still in the zone."""
     assert ex.pipeline is not None
-    if not ex.pipeline.config.archive_landing_zones or not ex.files_read:
+    if not ex.files_read:
         return None
     namespace, zone = next(iter(ex.files_read))
-    names = [f.path.name for files in ex.files_read.values() for f in files]
-    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-    return (f"this run's files ({shown}) read it as {new}: pin the table's type in rat.yaml (zones: "
-            f"{{{namespace}/{zone}: {{schema: {{{column}: {old}}}}}}}) and run again. A --full-refresh reads "
-            f"only the files in the zone: move those loaded before back from _processed/ first, or it is refused")
+    files = [f.path for read in ex.files_read.values() for f in read]
+    shown = ", ".join(p.name for p in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    pin = (f"pin the table's type in rat.yaml (zones: {{{namespace}/{zone}: {{schema: {{{column}: {old}}}}}}}) "
+           "and run again, or " if any(landing_format(p) == "csv" for p in files) else "")
+    if ex.pipeline.config.archive_landing_zones:
+        return (f"this run's files ({shown}) read it as {new}: {pin}fix the files. A --full-refresh reads only the "
+                "files in the zone: move those loaded before back from _processed/ first, or it is refused")
+    return (f"this run's files ({shown}) read it as {new}: {pin}fix the files, or run {ex.ref.fqn} with "
+            "--full-refresh to rebuild the table from every file in the zone")
 
 
 def record_loads(ex: Execution) -> None:

@@ -127,8 +127,25 @@ def test_a_type_change_in_an_archiving_pipeline_advises_pinning_not_a_full_refre
     assert run["error"].endswith(
         f"column code changes type from string to int, which is not a safe widening; this run's files "
         f"(feb.csv) read it as int: pin the table's type in rat.yaml (zones: {{{scratch.ns}/codes: {{schema: "
-        f"{{code: string}}}}}}) and run again. A --full-refresh reads only the files in the zone: move those "
-        "loaded before back from _processed/ first, or it is refused"), run["error"]
+        f"{{code: string}}}}}}) and run again, or fix the files. A --full-refresh reads only the files in the "
+        "zone: move those loaded before back from _processed/ first, or it is refused"), run["error"]
     scratch.wb.set_zone_settings(scratch.ns, "codes", schema={"code": "string"})
     assert scratch.run(fqn)["status"] == "success"
     assert scratch.rows(f"SELECT code, v FROM {fqn} ORDER BY v") == [["A7", "x"], ["007", "y"], ["010", "z"]]
+
+
+def test_a_json_file_that_changes_a_column_s_type_is_named_with_the_way_out(scratch: Scratch):
+    """The sentence named the query ("fix the query") when a partner's file carried the change."""
+    scratch.landing("events", "mon.jsonl", '{"id": 1, "v": "a"}\n')
+    fqn = scratch.pipeline("bronze", "events", "-- @merge_strategy: append_only\n"
+                                               "SELECT * FROM {{ landing_zone('events') }}")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.landing("events", "tue.jsonl", '{"id": "2", "v": "b"}\n')
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert run["error"].endswith(
+        "column id changes type from bigint to string, which is not a safe widening; this run's files (tue.jsonl) "
+        f"read it as string: fix the files, or run {fqn} with --full-refresh to rebuild the table from every file "
+        "in the zone"), run["error"]
+    assert scratch.run(fqn, full_refresh=True)["status"] == "success"
+    assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY v") == [["1", "a"], ["2", "b"]]
