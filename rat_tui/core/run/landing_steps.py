@@ -122,7 +122,8 @@ def archive(ex: Execution) -> None:
                for zone, files in ex.ctx.landing.skipped.items()}
     if ex.ctx.landing.history is not None:
         ex.ctx.landing.history.record(ex.ref.fqn, ex.record.run_id, ex.ctx.landing.loaded(ex.files_read),
-                                      ex.ctx.landing.columns_loaded(ex.files_read))
+                                      ex.ctx.landing.columns_loaded(ex.files_read),
+                                      ex.ctx.landing.dates_loaded(ex.files_read))
     archived = []
     for key in dict.fromkeys([*ex.files_read, *skipped]):
         namespace, zone = key
