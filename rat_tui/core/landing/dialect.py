@@ -196,12 +196,13 @@ def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
     pinned = settings.csv
     encoding = pinned.encoding or "utf-8"
     text = sample_text(path, encoding, settings.label)
-    # what the sniffer decides beyond the header: whether values are quoted, and how quotes are escaped
+    # what the sniffer decides beyond the header: whether values are quoted, and how quotes are escaped;
+    # the zone's label, since two systems may well share a header and not a date order
     header_key = (text.partition("\n")[0], '"' in text, '\\"' in text, "'" in text, pinned, settings.columns,
-                  settings.date_orders)
+                  settings.date_orders, settings.label)
     with _lock:
         alike = _by_header.get(header_key)
-    if alike is not None:
+    if alike is not None and not _proves_other_order(text, alike, settings):
         multiline = pinned.multiline if pinned.multiline is not None else _spans_lines(text, alike)
         return replace(alike, multiline=multiline)
     dialect, first = _sniffed_dialect(path, text, settings, strict=True)
@@ -262,6 +263,18 @@ def _in_remembered_order(text: str, dialect: Dialect, settings: ZoneReadSettings
     return dialect
 
 
+def _proves_other_order(text: str, dialect: Dialect, settings: ZoneReadSettings) -> bool:
+    """Whether the sample holds a date that reads only with day and month of `dialect` swapped (25/12/2024
+    where an alike file read 12/25/2024): then it is sniffed on its own, and zone_read refuses the pair.
+    Looked for where the sniffer would look: the whole sample costs 0.1 s a file, the price of a sniff."""
+    text = text[: text.rfind("\n", 0, SNIFF_BYTES) + 1] if len(text) > SNIFF_BYTES else text
+    for key in ("date_format", "timestamp_format"):
+        swapped = swapped_order(getattr(dialect, key))
+        if swapped and getattr(settings.csv, key) is None and order_proof(text, replace(dialect, **{key: swapped}), key):
+            return True
+    return False
+
+
 def order_proof(text: str, dialect: Dialect, key: str) -> tuple[int, str, str] | None:
     """The first value of the sample that reads only in the dialect's day/month order, not the swapped
     one (25/12/2024 for dd/MM/yyyy): its line, column name and text; None when every value reads either way."""
@@ -270,11 +283,13 @@ def order_proof(text: str, dialect: Dialect, key: str) -> tuple[int, str, str] |
     formats = (_strftime(pattern), _strftime(swapped)) if pattern and swapped else (None, None)
     if None in formats:
         return None
+    # a cheap test first: a value without the pattern's first separator (a number, a name) is no date of it
+    separator = next((c for c in pattern if not c.isalnum() and c != "'"), "")
     reader = _reader(text, dialect)
     try:
         for record in itertools.islice(reader, 1 if dialect.header else 0, None):
             for name, value in zip(dialect.names, record):
-                if value[:1].isdigit() and _reads(value, formats[0]) and not _reads(value, formats[1]):
+                if separator in value and _reads(value, formats[0]) and not _reads(value, formats[1]):
                     return reader.line_num, name, value
     except csv.Error:  # a record the sample cut: what came before had no proof
         pass

@@ -299,3 +299,33 @@ def test_rolled_back_loads_sent_again_read_their_dates_as_they_did(scratch: Scra
     assert again["status"] == "success", again["error"]
     assert scratch.rows(f"SELECT id, CAST(day AS STRING) FROM {fqn} ORDER BY id") == [
         [0, "2024-01-01"], [1, "2024-12-25"], [2, "2024-02-01"]]
+
+
+def test_a_day_first_file_with_the_header_of_a_month_first_one_is_refused_in_the_same_app(scratch: Scratch):
+    """Files that start with the same header reuse the first one's dialect, dates included: in the app that
+    loaded January's and February's US files, December's 25/12/2024 was read month-first (no date)."""
+    scratch.landing("us", "jan.csv", "id,day\n1,12/25/2024\n")
+    fqn = scratch.pipeline("bronze", "p", ARCHIVING.format("us"))
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.landing("us", "feb.csv", "id,day\n4,02/01/2024\n")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.landing("us", "dec.csv", "id,day\n2,02/01/2024\n3,25/12/2024\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert "the zone's earlier loads as MM/dd/yyyy, dec.csv as dd/MM/yyyy (dec.csv line 3, column day: " \
+           "25/12/2024;" in run["error"], run["error"]
+    assert scratch.rows(f"SELECT id, CAST(day AS STRING) FROM {fqn} ORDER BY id") == [
+        [1, "2024-12-25"], [4, "2024-02-01"]]
+
+
+def test_zones_with_the_same_header_read_their_dates_each_its_own_way(scratch: Scratch):
+    """The header-line cache was shared by every zone: a European zone's first file with the header of a
+    US zone's file read its 02/01/2024 as February."""
+    scratch.landing("us", "jan.csv", "id,day\n1,12/25/2024\n")
+    us = _load(scratch, "us", "us")
+    assert us["status"] == "success", us["error"]
+    scratch.landing("eu", "jan.csv", "id,day\n1,25/12/2024\n2,02/01/2024\n")
+    eu = _load(scratch, "eu", "eu")
+    assert eu["status"] == "success", eu["error"]
+    assert scratch.rows(f"SELECT id, CAST(day AS STRING) FROM {eu['fqn']} ORDER BY id") == [
+        [1, "2024-12-25"], [2, "2024-01-02"]]
