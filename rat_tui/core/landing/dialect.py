@@ -12,8 +12,8 @@ from __future__ import annotations
 import contextlib
 import csv
 import gzip
-import itertools
 import io
+import itertools
 import os
 import tempfile
 import threading
@@ -266,11 +266,12 @@ def _in_remembered_order(text: str, dialect: Dialect, settings: ZoneReadSettings
 def _proves_other_order(text: str, dialect: Dialect, settings: ZoneReadSettings) -> bool:
     """Whether the sample holds a date that reads only with day and month of `dialect` swapped (25/12/2024
     where an alike file read 12/25/2024): then it is sniffed on its own, and zone_read refuses the pair.
-    Looked for where the sniffer would look: the whole sample costs 0.1 s a file, the price of a sniff."""
+    Looked for where the sniffer looks (16 KB): the whole 256 KB sample cost 0.1 s a file, many sniffs."""
     text = text[: text.rfind("\n", 0, SNIFF_BYTES) + 1] if len(text) > SNIFF_BYTES else text
     for key in ("date_format", "timestamp_format"):
         swapped = swapped_order(getattr(dialect, key))
-        if swapped and getattr(settings.csv, key) is None and order_proof(text, replace(dialect, **{key: swapped}), key):
+        if swapped and getattr(settings.csv, key) is None \
+                and order_proof(text, replace(dialect, **{key: swapped}), key):
             return True
     return False
 

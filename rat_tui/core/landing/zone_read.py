@@ -58,8 +58,8 @@ def _refuse_swapped_day_month(groups: list[FileGroup], settings: ZoneReadSetting
     whose days are all 12 or less is taken day-first, so a US export's 02/01/2024 became 2 January beside
     another file's 12/25/2024. One clear refusal, not a swap."""
     # a key rat.yaml pins reads every file one way: the earlier loads' order does not count against it
-    seen: dict[tuple[str, str], str] = {(key, pattern): "the zone's earlier loads" for key, pattern in settings.date_orders
-                                         if getattr(settings.csv, key) is None}
+    seen: dict[tuple[str, str], str] = {(key, pattern): "the zone's earlier loads"
+                                         for key, pattern in settings.date_orders if getattr(settings.csv, key) is None}
     for group in groups:
         for key in ("date_format", "timestamp_format"):
             pattern = getattr(group.dialect, key)
