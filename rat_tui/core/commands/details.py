@@ -7,12 +7,13 @@ from pathlib import Path
 from ..errors import RatError
 from ..landing.checks import file_problem
 from ..landing.dialect import detect
-from ..landing.zone_settings import ZoneReadSettings, read_settings
+from ..landing.zone_settings import ZoneReadSettings
 from ..landing.twins import find_twin
 from ..project.model import TYPED_TWIN_FOLDER, PipelineRef, landing_format
 from ..project.pipeline_source import load_pipeline
 from ..project.templating import template_calls
 from .base import WorkbenchParts
+from .landing import zone_read_settings
 
 
 def pipeline_detail(wb: WorkbenchParts, ref: PipelineRef) -> dict:
@@ -37,7 +38,7 @@ def zone_files(wb: WorkbenchParts, namespace: str, zone: str) -> list[dict]:
     base = wb.project.zone_dir(namespace, zone)
     consumed = wb.state.consumed_files()
     try:
-        settings = read_settings(wb.project.settings, namespace, zone)
+        settings = zone_read_settings(wb, namespace, zone)
     except RatError:  # a run says what is wrong with them; the panel still lists the files
         settings = ZoneReadSettings()
     found = []

@@ -6,7 +6,7 @@ from pathlib import Path
 from ..errors import RatError, did_you_mean
 from ..landing.dialect import detect
 from ..landing.preview import read_head
-from ..landing.load_history import LoadHistory
+from ..landing.load_history import LoadHistory, remembering
 from ..landing.twins import files_without_twin, make_twins
 from ..landing.uploads import Expected, create_zone, upload
 from ..landing.zone_settings import ZoneReadSettings, read_settings
@@ -14,6 +14,12 @@ from ..project.model import active_landing_files, landing_format
 from ..project.settings import zone_settings, zone_settings_problem
 from ..project.settings_edit import set_values
 from .base import WorkbenchParts
+
+
+def zone_read_settings(wb: WorkbenchParts, namespace: str, zone: str) -> ZoneReadSettings:
+    """How the zone's files are read: rat.yaml's settings and the date orders its earlier loads had."""
+    folder = wb.project.rel(wb.project.zone_dir(namespace, zone)) + "/"
+    return remembering(read_settings(wb.project.settings, namespace, zone), LoadHistory(wb.state), folder)
 
 
 class LandingCommands(WorkbenchParts):
@@ -58,7 +64,7 @@ class LandingCommands(WorkbenchParts):
         other active text files that are detected otherwise (`differs`): pinned, they read FILE's way.
         Without FILE, the zone's first active text file whose dialect is detected (the one the zone panel offers)."""
         base = self.existing_zone(namespace, zone)
-        settings = read_settings(self.project.settings, namespace, zone)
+        settings = zone_read_settings(self, namespace, zone)
         file = file if file is not None else self._first_detected(base, settings, f"{namespace}/landing/{zone}")
         path = (base / file).resolve()
         if base.resolve() not in path.parents or not path.is_file() or landing_format(path) != "csv":
@@ -99,7 +105,7 @@ class LandingCommands(WorkbenchParts):
     def upload(self, namespace: str, zone: str, paths: list[str], as_name: str | None = None,
                replace: bool = False, progress=None) -> dict:
         zone_dir = create_zone(self.project, namespace, zone)
-        settings = read_settings(self.project.settings, namespace, zone)
+        settings = zone_read_settings(self, namespace, zone)
         files = upload(zone_dir, [Path(p).expanduser().resolve() for p in paths], as_name, replace,
                        self.expected_columns(zone_dir, settings), progress, settings)
         self.storage.zone_changed(namespace, zone)
@@ -122,7 +128,7 @@ class LandingCommands(WorkbenchParts):
     def make_typed_twins(self, namespace: str, zone: str) -> dict:
         """Typed Parquet twins of the zone's CSV files that have none, so runs read Parquet (landing/twins.py)."""
         zone_dir = self.project.zone_dir(namespace, zone)
-        settings = read_settings(self.project.settings, namespace, zone)
+        settings = zone_read_settings(self, namespace, zone)
         files = files_without_twin(zone_dir, self.storage.landing_uri, settings)
         if not files:  # nothing to convert: no Spark session needed
             return {"typed": [], "not_typed": []}

@@ -13,6 +13,7 @@ from ..lake.metadata import load_table, table_stats
 from ..lake.session import SparkManager
 from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable
+from ..landing.load_history import LoadHistory
 from ..project.graph import GraphCache
 from ..project.model import PipelineRef, Project
 from ..project.sql_guard import check_read_only
@@ -233,7 +234,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         table = IcebergTable(spark, ref)
         return kind(spark, self.project, ref, config, f"preview_{secrets.token_hex(3)}",
                     run_timestamp(datetime.now(timezone.utc)), table, table.exists(), self.storage,
-                    ensure_catalog=self.spark.ensure_catalog, preview=True)
+                    ensure_catalog=self.spark.ensure_catalog, memory=LoadHistory(self.state), preview=True)
 
     def query(self, sql: str) -> dict:
         for ns in self.project.scan().namespaces:  # a namespace made since start-up is queryable too

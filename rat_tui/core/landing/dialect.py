@@ -13,6 +13,7 @@ import contextlib
 import csv
 import gzip
 import io
+import itertools
 import os
 import tempfile
 import threading
@@ -20,6 +21,7 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 
 from ..errors import RatError
@@ -44,6 +46,7 @@ _JAVA_CHARSETS = {"utf-8": "UTF-8", "utf-16": "UTF-16", "utf-16-le": "UTF-16LE",
 _STRFTIME_TO_SPARK = {"%Y": "yyyy", "%y": "yy", "%m": "MM", "%d": "dd", "%H": "HH", "%I": "hh", "%M": "mm",
                       "%S": "ss", "%f": "SSSSSS", "%p": "a", "%b": "MMM", "%B": "MMMM", "%a": "EEE",
                       "%A": "EEEE", "%j": "DDD", "%z": "Z", "%Z": "z", "%%": "%"}
+_SPARK_TO_STRFTIME = {spark: strftime for strftime, spark in _STRFTIME_TO_SPARK.items()}
 _ISO_FORMATS = {"%Y-%m-%d", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S.%f",
                 "%Y-%m-%dT%H:%M:%S.%f"}
 
@@ -181,7 +184,7 @@ def sample_text(path: Path, encoding: str, label: str, limit: int = SAMPLE_BYTES
 def detect(path: Path, settings: ZoneReadSettings) -> Dialect:
     """The dialect Spark reads `path` with; RatError (naming the file and the setting) when it cannot
     be read right. Cached by the file's identity and the zone's settings."""
-    key = (str(path), FileIdentity.of(path), settings.csv, settings.columns)
+    key = (str(path), FileIdentity.of(path), settings.csv, settings.columns, settings.date_orders)
     with _lock:
         if key in _cache:
             _cache.move_to_end(key)
@@ -202,11 +205,13 @@ def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
     pinned = settings.csv
     encoding = pinned.encoding or "utf-8"
     text = sample_text(path, encoding, settings.label)
-    # what the sniffer decides beyond the header: whether values are quoted, and how quotes are escaped
-    header_key = (text.partition("\n")[0], '"' in text, '\\"' in text, "'" in text, pinned, settings.columns)
+    # what the sniffer decides beyond the header: whether values are quoted, and how quotes are escaped;
+    # the zone's label, since two systems may well share a header and not a date order
+    header_key = (text.partition("\n")[0], '"' in text, '\\"' in text, "'" in text, pinned, settings.columns,
+                  settings.date_orders, settings.label)
     with _lock:
         alike = _by_header.get(header_key)
-    if alike is not None:
+    if alike is not None and not _proves_other_order(text, alike, settings):
         multiline = pinned.multiline if pinned.multiline is not None else _spans_lines(text, alike)
         if alike.unnamed_last and not _last_column_empty(text, alike, len(alike.names) + 1):
             alike = replace(alike, names=(*alike.names, f"_c{len(alike.names)}"), unnamed_last=False)
@@ -231,9 +236,91 @@ def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
     dialect = replace(dialect, multiline=multiline, names=_names(path, first, dialect, settings))
     if dialect.header and len(first) > 1 and _last_column_empty(text, dialect, len(first)):
         dialect = replace(dialect, names=dialect.names[:-1], unnamed_last=True)
+    dialect = _in_remembered_order(text, dialect, settings)
     if dialect.header:
         _remember(_by_header, header_key, dialect)
     return dialect
+
+
+def swapped_order(pattern: str | None) -> str | None:
+    """`dd/MM/yyyy` -> `MM/dd/yyyy`: the pattern with day and month trading places; None when they cannot
+    (no day or no numeric month, or a month written as a name)."""
+    if not pattern or "MMM" in pattern:
+        return None
+    swapped = pattern.translate(str.maketrans("dM", "Md"))
+    return swapped if swapped != pattern else None
+
+
+def _strftime(pattern: str) -> str | None:
+    """Spark's pattern as Python's strptime format (`dd/MM/yyyy` -> `%d/%m/%Y`); None for letters it lacks."""
+    out = []
+    for i, piece in enumerate(pattern.split("'")):
+        if i % 2:  # between quotes: literal text
+            out.append(piece.replace("%", "%%"))
+            continue
+        for letter, run in itertools.groupby(piece):
+            token = "".join(run)
+            if not letter.isalpha():
+                out.append(token.replace("%", "%%"))
+            elif token in _SPARK_TO_STRFTIME:
+                out.append(_SPARK_TO_STRFTIME[token])
+            else:
+                return None
+    return "".join(out)
+
+
+def _in_remembered_order(text: str, dialect: Dialect, settings: ZoneReadSettings) -> Dialect:
+    """A file whose dates read either way (all days 12 or less) is read in the order the zone's earlier
+    loads had (settings.date_orders, from the load history), not in the sniffer's guess (day first).
+    A file that proves the other order keeps it: zone_read refuses it, naming where (order_proof)."""
+    for key, remembered in settings.date_orders:
+        pattern = getattr(dialect, key)
+        if getattr(settings.csv, key) is None and swapped_order(pattern) == remembered \
+                and order_proof(text, dialect, key) is None:
+            dialect = replace(dialect, **{key: remembered})
+    return dialect
+
+
+def _proves_other_order(text: str, dialect: Dialect, settings: ZoneReadSettings) -> bool:
+    """Whether the sample holds a date that reads only with day and month of `dialect` swapped (25/12/2024
+    where an alike file read 12/25/2024): then it is sniffed on its own, and zone_read refuses the pair.
+    Looked for where the sniffer looks (16 KB): the whole 256 KB sample cost 0.1 s a file, many sniffs."""
+    text = text[: text.rfind("\n", 0, SNIFF_BYTES) + 1] if len(text) > SNIFF_BYTES else text
+    for key in ("date_format", "timestamp_format"):
+        swapped = swapped_order(getattr(dialect, key))
+        if swapped and getattr(settings.csv, key) is None \
+                and order_proof(text, replace(dialect, **{key: swapped}), key):
+            return True
+    return False
+
+
+def order_proof(text: str, dialect: Dialect, key: str) -> tuple[int, str, str] | None:
+    """The first value of the sample that reads only in the dialect's day/month order, not the swapped
+    one (25/12/2024 for dd/MM/yyyy): its line, column name and text; None when every value reads either way."""
+    pattern = getattr(dialect, key)
+    swapped = swapped_order(pattern)
+    formats = (_strftime(pattern), _strftime(swapped)) if pattern and swapped else (None, None)
+    if None in formats:
+        return None
+    # a cheap test first: a value without the pattern's first separator (a number, a name) is no date of it
+    separator = next((c for c in pattern if not c.isalnum() and c != "'"), "")
+    reader = _reader(text, dialect)
+    try:
+        for record in itertools.islice(reader, 1 if dialect.header else 0, None):
+            for name, value in zip(dialect.names, record):
+                if separator in value and _reads(value, formats[0]) and not _reads(value, formats[1]):
+                    return reader.line_num, name, value
+    except csv.Error:  # a record the sample cut: what came before had no proof
+        pass
+    return None
+
+
+def _reads(value: str, strftime: str) -> bool:
+    try:
+        datetime.strptime(value.strip(), strftime)
+        return True
+    except ValueError:
+        return False
 
 
 def _sniffed_dialect(path: Path, text: str, settings: ZoneReadSettings, strict: bool) -> tuple[Dialect, list[str]]:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..store.state import StateDB
 from .identity import FileIdentity
+from .zone_settings import ZoneReadSettings
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS landing_loads (
@@ -31,6 +32,13 @@ CREATE TABLE IF NOT EXISTS landing_columns (
     folder TEXT NOT NULL,             -- the zone's path in the project, ending in /
     run_id TEXT NOT NULL,
     columns TEXT NOT NULL,            -- JSON list: the columns every file the run loaded from it had
+    loaded_at REAL NOT NULL,
+    PRIMARY KEY (folder, run_id)
+);
+CREATE TABLE IF NOT EXISTS landing_date_orders (
+    folder TEXT NOT NULL,             -- the zone's path in the project, ending in /
+    run_id TEXT NOT NULL,
+    orders TEXT NOT NULL,             -- JSON list of [key, pattern]: how the run read the zone's dates
     loaded_at REAL NOT NULL,
     PRIMARY KEY (folder, run_id)
 );
@@ -118,15 +126,20 @@ class LoadHistory:
         return {row["content_hash"]: EarlierLoad(row["run_id"], row["loaded_at"], row["file"]) for row in rows}
 
     def record(self, pipeline: str, run_id: str, loaded: list[tuple[str, str]],
-               columns: dict[str, list[str]] | None = None) -> None:
+               columns: dict[str, list[str]] | None = None,
+               date_orders: dict[str, list[tuple[str, str]]] | None = None) -> None:
         """`loaded`: (file path in its zone, content hash); `columns`: zone folder -> the columns its files
-        had. Both count once the run succeeds."""
+        had; `date_orders`: zone folder -> the (key, pattern) its dates were read with. All count once the
+        run succeeds."""
         now = time.time()
         with self.state.transaction() as db:
             db.executemany("INSERT OR IGNORE INTO landing_loads VALUES (?, ?, ?, ?, ?)",
                            [(pipeline, digest, file, run_id, now) for file, digest in loaded])
             db.executemany("INSERT OR REPLACE INTO landing_columns VALUES (?, ?, ?, ?)",
                            [(folder, run_id, json.dumps(names), now) for folder, names in (columns or {}).items()])
+            db.executemany("INSERT OR REPLACE INTO landing_date_orders VALUES (?, ?, ?, ?)",
+                           [(folder, run_id, json.dumps(orders), now)
+                            for folder, orders in (date_orders or {}).items() if orders])
 
     def rolled_back(self, pipeline: str, on_main: dict[str, bool]) -> None:
         """After main of the pipeline's table moved: `on_main` says, for each run in the table's history,
@@ -144,3 +157,21 @@ class LoadHistory:
             "SELECT c.columns, c.run_id FROM landing_columns c JOIN runs r ON r.run_id = c.run_id "
             "WHERE r.status = 'success' AND c.folder = ? ORDER BY c.loaded_at DESC LIMIT 1", (folder,))
         return (json.loads(row["columns"]), row["run_id"]) if row is not None else None
+
+    def date_orders(self, folder: str) -> tuple[tuple[str, str], ...]:
+        """The (key, pattern) pairs a successful run last read the dates of the zone at `folder` with, so a
+        later file whose days are all 12 or less reads in that order (dialect.py).
+        A rollback of the table does not forget them, unlike the loads: the order is what the source's
+        files showed of how it writes dates, which a rollback does not change, and the files a rollback
+        makes new again must load as they did before (read together with a later file, day-first would
+        refuse them). A zone whose source changed its order pins date_format in rat.yaml, which wins."""
+        row = self.state.query_one(
+            "SELECT o.orders FROM landing_date_orders o JOIN runs r ON r.run_id = o.run_id "
+            "WHERE r.status = 'success' AND o.folder = ? ORDER BY o.loaded_at DESC LIMIT 1", (folder,))
+        return tuple((key, pattern) for key, pattern in json.loads(row["orders"])) if row is not None else ()
+
+
+def remembering(settings: ZoneReadSettings, history: LoadHistory | None, folder: str) -> ZoneReadSettings:
+    """The zone's read settings with the date orders its earlier loads had (`folder`: the zone's path in
+    the project, ending in /)."""
+    return replace(settings, date_orders=history.date_orders(folder)) if history is not None else settings

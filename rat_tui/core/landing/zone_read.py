@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import RatError
 from ..project.model import landing_format
 from .checks import is_json_array
-from .dialect import Dialect, detect
+from .dialect import Dialect, detect, order_proof, sample_text, swapped_order
 from .quarantine import read_setting_aside, write_rejected
 from .reader import FileGroup, csv_frame, list_locally, named, pin_types
 from .schema import sampled_csv_schema
@@ -53,24 +53,36 @@ def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings) -> list
 
 
 def _refuse_swapped_day_month(groups: list[FileGroup], settings: ZoneReadSettings) -> None:
-    """Files of one zone whose dates were detected in opposite orders (dd/MM beside MM/dd): each file is
-    sniffed alone, and a file whose days are all 12 or less is taken day-first, so a US export's
-    02/01/2024 became 2 January beside another file's 12/25/2024. One clear refusal, not a swap."""
-    seen: dict[tuple[str, str], FileGroup] = {}
+    """Files of one zone whose dates were detected in opposite orders (dd/MM beside MM/dd), or a file whose
+    order is the opposite of the one the zone's earlier loads had: each file is sniffed alone, and a file
+    whose days are all 12 or less is taken day-first, so a US export's 02/01/2024 became 2 January beside
+    another file's 12/25/2024. One clear refusal, not a swap."""
+    # a key rat.yaml pins reads every file one way: the earlier loads' order does not count against it
+    seen: dict[tuple[str, str], str] = {(key, pattern): "the zone's earlier loads"
+                                         for key, pattern in settings.date_orders if getattr(settings.csv, key) is None}
     for group in groups:
         for key in ("date_format", "timestamp_format"):
             pattern = getattr(group.dialect, key)
-            if not pattern:
-                continue
-            swapped = pattern.translate(str.maketrans("dM", "Md"))
-            other = seen.get((key, swapped))
-            if other is not None and swapped != pattern:
+            swapped = swapped_order(pattern)
+            other = seen.get((key, swapped)) if swapped else None
+            if other is not None:
                 raise RatError(
-                    f"the files of zone {settings.label} write dates in two orders: {other.names()} as "
-                    f"{swapped}, {group.names()} as {pattern} (a file whose days are all 12 or less reads either "
-                    f"way); set the zone's {key} in rat.yaml "
+                    f"the files of zone {settings.label} write dates in two orders: {other} as {swapped}, "
+                    f"{group.names()} as {pattern} ({_proof(group, key, settings)}a file whose days are all 12 or "
+                    f"less reads either way); set the zone's {key} in rat.yaml "
                     f"(zones: {{{settings.label}: {{csv: {{{key}: '{swapped}'}}}}}}, or '{pattern}')")
-            seen.setdefault((key, pattern), group)
+            if pattern:
+                seen.setdefault((key, pattern), group.names())
+
+
+def _proof(group: FileGroup, key: str, settings: ZoneReadSettings) -> str:
+    """`b.csv line 2, column day: 25/12/2024; `: where a file of the group shows its order, if one does."""
+    for file in group.files:
+        found = order_proof(sample_text(file, group.dialect.encoding, settings.label), group.dialect, key)
+        if found is not None:
+            line, column, value = found
+            return f"{file.name} line {line}, column {column}: {value}; "
+    return ""
 
 
 @dataclass
@@ -102,6 +114,13 @@ class ZoneReader:
         if len(self.groups) > 1 and self.groups[0].fmt == "csv":
             self.note("files read with different dialects: " + "; ".join(
                 f"{g.names()}: {g.dialect.describe()}" for g in self.groups if g.dialect is not None))
+
+    def date_orders(self) -> list[tuple[str, str]]:
+        """The (key, pattern) the zone's dates were read with where day and month could trade places: what
+        the load history keeps for the zone's later files."""
+        return list(dict.fromkeys((key, getattr(g.dialect, key)) for g in self.groups if g.dialect is not None
+                                  for key in ("date_format", "timestamp_format")
+                                  if swapped_order(getattr(g.dialect, key))))
 
     def note(self, message: str) -> None:
         if message not in self.notes:

@@ -42,6 +42,9 @@ class ZoneReadSettings:
     expected: tuple[str, ...] | None = None  # `schema:` as a list, or the keys of the mapping
     bad_rows: str = "fail"
     label: str = ""
+    # not rat.yaml's: ("date_format", "MM/dd/yyyy") pairs the zone's earlier loads read dates with (the load
+    # history keeps them), so a later file whose days are all 12 or less reads in that order (dialect.py)
+    date_orders: tuple[tuple[str, str], ...] = ()
 
     @property
     def quarantine(self) -> bool:

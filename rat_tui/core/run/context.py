@@ -47,6 +47,7 @@ class RunContext:
     log: Callable[..., None] = lambda message, level="info": None
     ensure_catalog: Callable[[str], None] = lambda namespace: None
     history: LoadHistory | None = None  # the pipeline's load history (config.loads_files_once)
+    memory: LoadHistory | None = None  # the zones' earlier date orders, for every pipeline and preview
     reload_files: bool = False  # read files the load history says were loaded already
     preview: bool = False
     inputs: dict[str, int | None] = field(default_factory=dict)  # tables read: fqn -> main's snapshot then
@@ -58,8 +59,9 @@ class RunContext:
 
     def __post_init__(self) -> None:
         self.landing = LandingInput(self.spark, self.project, self.ref.namespace, self.storage, self.ref.fqn,
-                                    self.run_id, self.table_exists, self.history, self.reload_files, self.preview,
-                                    archives=self.config.archive_landing_zones, rebuild=self.full_refresh and self.config.merge_strategy != MergeStrategy.FULL_REFRESH)
+                                    self.run_id, self.table_exists, self.history, self.memory, self.reload_files,
+                                    self.preview, archives=self.config.archive_landing_zones,
+                                    rebuild=self.full_refresh and self.config.merge_strategy != MergeStrategy.FULL_REFRESH)
 
     @property
     def files_read(self) -> dict[tuple[str, str], list[FileRead]]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import RatError, did_you_mean
 from ..landing.checks import file_problem
-from ..landing.load_history import EarlierLoad, LoadHistory
+from ..landing.load_history import EarlierLoad, LoadHistory, remembering
 from ..landing.read import FileRead
 from ..landing.zone_read import ZoneReader
 from ..landing.zone_settings import read_settings
@@ -60,6 +60,7 @@ class LandingInput:
     run_id: str
     table_exists: bool
     history: LoadHistory | None = None  # set for pipelines that load a file's content once
+    memory: LoadHistory | None = None  # what the zones' earlier loads read dates as (every pipeline, previews too)
     reload_files: bool = False
     preview: bool = False
     archives: bool = False  # the pipeline moves the files it read to _processed/
@@ -101,7 +102,8 @@ class LandingInput:
             problem = file_problem(file)
             if problem:
                 raise RatError(f"landing file {label}/{file.relative_to(zone_dir).as_posix()} {problem}")
-        settings = read_settings(self.project.settings, self.namespace, zone)
+        folder = self.project.rel(zone_dir) + "/"
+        settings = remembering(read_settings(self.project.settings, self.namespace, zone), self.memory, folder)
         files = self._new_files(zone, files, log)
         if files:
             self.read_new.append(label)
@@ -206,6 +208,12 @@ class LandingInput:
         so upload still knows a zone's columns once its files are archived."""
         return {self.project.rel(self.project.zone_dir(namespace, zone)) + "/": self.readers[zone].columns
                 for namespace, zone in files_read if zone in self.readers and self.readers[zone].columns}
+
+    def dates_loaded(self, files_read: dict[tuple[str, str], list[FileRead]]) -> dict[str, list[tuple[str, str]]]:
+        """Zone folder -> the day/month order the build read its dates in, so a later file that reads
+        either way is read alike (load_history.py's date_orders)."""
+        return {self.project.rel(self.project.zone_dir(namespace, zone)) + "/": self.readers[zone].date_orders()
+                for namespace, zone in files_read if zone in self.readers}
 
     def skipped_sentences(self) -> list[str]:
         sentences = []

@@ -126,7 +126,8 @@ def record_loads(ex: Execution) -> None:
     assert ex.ctx is not None
     if ex.ctx.landing.history is not None:
         ex.ctx.landing.history.record(ex.ref.fqn, ex.record.run_id, ex.ctx.landing.loaded(ex.files_read),
-                                      ex.ctx.landing.columns_loaded(ex.files_read))
+                                      ex.ctx.landing.columns_loaded(ex.files_read),
+                                      ex.ctx.landing.dates_loaded(ex.files_read))
 
 
 def archive(ex: Execution) -> None:

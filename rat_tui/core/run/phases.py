@@ -175,11 +175,12 @@ class Execution:
             with self.phase("config_loading"):
                 self.pipeline = self.load()
                 self.review |= self.pipeline.config.review
-                history = LoadHistory(self.state) if self.pipeline.config.loads_files_once else None
+                memory = LoadHistory(self.state)
+                history = memory if self.pipeline.config.loads_files_once else None
                 self.ctx = RunContext(
                     self.spark, self.project, self.ref, self.pipeline.config, self.record.run_id, run_started_at,
                     self.table, self.table_existed, self.storage, self.options.full_refresh, self.log, self.ensure_catalog,
-                    history, self.options.reload_files, upstream_branches=self.options.upstream_branches,
+                    history, memory, self.options.reload_files, upstream_branches=self.options.upstream_branches,
                 )
             with self.phase("build_result") as info:
                 landing_steps.build_result(self, info)

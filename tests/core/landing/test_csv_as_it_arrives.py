@@ -212,26 +212,120 @@ def test_files_of_one_zone_whose_dates_were_detected_in_opposite_orders_are_refu
     run = _load(scratch, "us")
     assert run["status"] == "failed" and run["error"].endswith(
         f"the files of zone {scratch.ns}/us write dates in two orders: feb.csv as dd/MM/yyyy, "
-        f"jan.csv as MM/dd/yyyy (a file whose days are all 12 or less reads either way); set the zone's "
+        f"jan.csv as MM/dd/yyyy (jan.csv line 2, column day: 12/25/2024; a file whose days are all 12 or less "
+        f"reads either way); set the zone's "
         f"date_format in rat.yaml (zones: {{{scratch.ns}/us: {{csv: {{date_format: 'dd/MM/yyyy'}}}}}}, "
         "or 'MM/dd/yyyy')"), run["error"]
     assert not scratch.table_exists("bronze", "p")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 26 follow-up: the day/month order is detected per file and per "
-                   "process; a later run (after a restart) reads a file whose days are all 12 or less day-first, "
-                   "whatever the order the zone's earlier loads had. The zone should remember it, as it does "
-                   "its columns")
-def test_a_later_file_of_a_zone_reads_its_dates_in_the_order_the_zone_s_earlier_loads_had(scratch: Scratch):
+def _restarted() -> None:
+    """What a restart of the app leaves: no file sniffed yet."""
     from rat_tui.core.landing import dialect
 
+    dialect._by_header.clear()
+    dialect._cache.clear()
+
+
+def _us_zone_loaded(scratch: Scratch) -> str:
+    """A zone whose first load was a US export (12/25/2024: month first, no doubt), archived."""
     scratch.landing("us", "jan.csv", "id,day\n1,12/25/2024\n")
     fqn = scratch.pipeline("bronze", "p", ARCHIVING.format("us"))
     assert scratch.run(fqn)["status"] == "success"
-    dialect._by_header.clear()  # what a restart of the app leaves: no file sniffed yet
-    dialect._cache.clear()
+    _restarted()
+    return fqn
+
+
+def test_a_later_file_of_a_zone_reads_its_dates_in_the_order_the_zone_s_earlier_loads_had(scratch: Scratch):
+    fqn = _us_zone_loaded(scratch)
     scratch.landing("us", "feb.csv", "id,day\n2,02/01/2024\n3,02/03/2024\n")
     run = scratch.run(fqn)
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, CAST(day AS STRING) FROM {fqn} ORDER BY id") == [
         [1, "2024-12-25"], [2, "2024-02-01"], [3, "2024-02-03"]]
+
+
+def test_the_zone_s_date_order_survives_a_restart_and_pinning_a_later_file_pins_it(scratch: Scratch):
+    """A new app over the same project (its state read from disk, nothing sniffed yet) detects a later
+    file whose days are all 12 or less month-first, and pin-dialect writes that order into rat.yaml."""
+    from rat_tui.core.commands.workbench import Workbench
+    from rat_tui.core.project.settings import load_settings
+
+    _us_zone_loaded(scratch)
+    scratch.landing("us", "feb.csv", "id,day\n2,02/01/2024\n3,02/03/2024\n")
+    restarted = Workbench(scratch.wb.project.root)
+    try:
+        assert restarted.detected_dialect(scratch.ns, "us", "feb.csv")["csv"]["date_format"] == "MM/dd/yyyy"
+        assert restarted.pin_dialect(scratch.ns, "us", "feb.csv")["csv"]["date_format"] == "MM/dd/yyyy"
+    finally:
+        restarted.open_mark.close()
+    settings, _ = load_settings(scratch.wb.project.root)
+    assert settings.zones[f"{scratch.ns}/us"]["csv"]["date_format"] == "MM/dd/yyyy"
+
+
+def test_a_later_file_that_writes_dates_day_first_in_a_month_first_zone_is_refused_naming_where(scratch: Scratch):
+    fqn = _us_zone_loaded(scratch)
+    scratch.landing("us", "dec.csv", "id,day\n2,02/01/2024\n3,25/12/2024\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert (f"the files of zone {scratch.ns}/us write dates in two orders: the zone's earlier loads as MM/dd/yyyy, "
+            "dec.csv as dd/MM/yyyy (dec.csv line 3, column day: 25/12/2024; a file whose days are all 12 or less "
+            "reads either way); set the zone's date_format in rat.yaml") in run["error"], run["error"]
+    assert (scratch.root / "landing" / "us" / "dec.csv").exists()
+    assert scratch.rows(f"SELECT id, CAST(day AS STRING) FROM {fqn}") == [[1, "2024-12-25"]]
+
+
+def test_rolled_back_loads_sent_again_read_their_dates_as_they_did(scratch: Scratch):
+    """The order is what the source's files showed, and a rollback does not change the source: files sent
+    again after a rollback of every dated load read as before (day-first, February's file would refuse
+    them, read beside January's)."""
+    import shutil
+
+    scratch.landing("us", "zero.csv", "id,day\n0,2024-01-01\n")
+    fqn = scratch.pipeline("bronze", "p", ARCHIVING.format("us"))
+    before = scratch.run(fqn)
+    zone = scratch.root / "landing" / "us"
+    runs = {}
+    for name, content in (("jan.csv", "id,day\n1,12/25/2024\n"), ("feb.csv", "id,day\n2,02/01/2024\n")):
+        scratch.landing("us", name, content)
+        _restarted()
+        runs[name] = scratch.run(fqn)
+        assert runs[name]["status"] == "success", runs[name]["error"]
+    scratch.wb.rollback_table(fqn, before["snapshot_id"])
+    for name, run in runs.items():
+        shutil.copy2(zone / "_processed" / run["run_id"] / name, zone / name)
+    _restarted()
+    again = scratch.run(fqn)
+    assert again["status"] == "success", again["error"]
+    assert scratch.rows(f"SELECT id, CAST(day AS STRING) FROM {fqn} ORDER BY id") == [
+        [0, "2024-01-01"], [1, "2024-12-25"], [2, "2024-02-01"]]
+
+
+def test_a_day_first_file_with_the_header_of_a_month_first_one_is_refused_in_the_same_app(scratch: Scratch):
+    """Files that start with the same header reuse the first one's dialect, dates included: in the app that
+    loaded January's and February's US files, December's 25/12/2024 was read month-first (no date)."""
+    scratch.landing("us", "jan.csv", "id,day\n1,12/25/2024\n")
+    fqn = scratch.pipeline("bronze", "p", ARCHIVING.format("us"))
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.landing("us", "feb.csv", "id,day\n4,02/01/2024\n")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.landing("us", "dec.csv", "id,day\n2,02/01/2024\n3,25/12/2024\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert "the zone's earlier loads as MM/dd/yyyy, dec.csv as dd/MM/yyyy (dec.csv line 3, column day: " \
+           "25/12/2024;" in run["error"], run["error"]
+    assert scratch.rows(f"SELECT id, CAST(day AS STRING) FROM {fqn} ORDER BY id") == [
+        [1, "2024-12-25"], [4, "2024-02-01"]]
+
+
+def test_zones_with_the_same_header_read_their_dates_each_its_own_way(scratch: Scratch):
+    """The header-line cache was shared by every zone: a European zone's first file with the header of a
+    US zone's file read its 02/01/2024 as February."""
+    scratch.landing("us", "jan.csv", "id,day\n1,12/25/2024\n")
+    us = _load(scratch, "us", "us")
+    assert us["status"] == "success", us["error"]
+    scratch.landing("eu", "jan.csv", "id,day\n1,25/12/2024\n2,02/01/2024\n")
+    eu = _load(scratch, "eu", "eu")
+    assert eu["status"] == "success", eu["error"]
+    assert scratch.rows(f"SELECT id, CAST(day AS STRING) FROM {eu['fqn']} ORDER BY id") == [
+        [1, "2024-12-25"], [2, "2024-01-02"]]

@@ -35,9 +35,12 @@ def test_write_once_strategies_count_rows_from_the_snapshot(scratch: Scratch):
     scratch.landing("once", "a.csv", "id,name\n1,a\n2,b\n3,c\n")
     full = scratch.pipeline("bronze", "full", "SELECT * FROM {{ landing_zone('once') }}")
     appended = scratch.pipeline("bronze", "app", "-- @merge_strategy: append_only\nSELECT * FROM {{ landing_zone('once') }}")
-    for fqn in (full, appended, appended):
+    for fqn in (full, appended):
         run = scratch.run(fqn)
         assert run["status"] == "success" and run["rows_written"] == 3
+    scratch.landing("once", "b.csv", "id,name\n4,d\n5,e\n6,f\n")  # append_only loads a.csv once
+    run = scratch.run(appended)
+    assert run["status"] == "success" and run["rows_written"] == 3
     assert scratch.rows(f"SELECT COUNT(*) FROM {appended}") == [[6]]
     assert scratch.rows(f"SELECT id, name FROM {full} ORDER BY id") == [[1, "a"], [2, "b"], [3, "c"]]
 
