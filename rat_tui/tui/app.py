@@ -17,6 +17,7 @@ from textual.widgets import Footer, Header, Tree
 from textual.worker import WorkerState
 
 from ..core.commands import watching
+from ..core.commands.failures import failure_sentence
 from ..core.commands.workbench import Workbench
 from ..core.events import RunFinished, RunQueued, RunStarted, SessionStateChanged
 from .background import Background
@@ -162,7 +163,11 @@ class RatApp(App):
     @work(thread=True, exclusive=True, group="tree")
     def refresh_tree(self) -> None:
         read_at = time.time()  # run events after this moment may not be in the overview yet
-        overview = self.workbench.overview()
+        try:
+            overview = self.workbench.overview()
+        except Exception as exc:  # the state or a folder went under it: a notice, the app stays (F5 tries again)
+            self.post_message(ActionFailed("Refresh", failure_sentence("refresh", exc)))
+            return
         self.update_from_thread(ProjectTree, "load", overview, read_at)
 
     def check_remote(self) -> None:

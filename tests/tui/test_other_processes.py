@@ -34,6 +34,8 @@ def runs_tab(app: RatApp) -> dict[str, str]:
     """run id -> status, as the Runs tab lists them."""
     table = app.query_one("#runs-table", DataTable)
     labels = [str(column.label) for column in table.columns.values()]
+    if "run" not in labels:  # the tab is still loading: no columns yet
+        return {}
     run, status = labels.index("run"), labels.index("status")
     return {str(table.get_row_at(i)[run]): str(table.get_row_at(i)[status]) for i in range(table.row_count)}
 

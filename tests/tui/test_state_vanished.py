@@ -84,3 +84,24 @@ async def test_warehouse_deleted_under_the_app_then_r_rebuilds(scratch: Scratch)
         await until(pilot, lambda: "loaded @" not in screen(app), 10, "the tree to drop the table")
         await run_and_finish(pilot, app)
     assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2]]
+
+
+async def test_a_tree_refresh_that_meets_a_disk_error_is_a_notice_and_the_app_stays(scratch: Scratch, monkeypatch):
+    """The disk is outside the app: a refresh that fails on it says so; the app closed on it before."""
+    import sqlite3
+
+    fqn = scratch.pipeline("silver", "still", "SELECT 9 AS id")
+    app = RatApp(scratch.wb, watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        real = scratch.wb.overview
+        def disk_error():
+            raise sqlite3.OperationalError("disk I/O error")
+
+        monkeypatch.setattr(scratch.wb, "overview", disk_error)
+        await pilot.press("f5")
+        await until(pilot, lambda: any("disk I/O error" in n for n in notices(app)), 10, "the refresh's notice")
+        monkeypatch.setattr(scratch.wb, "overview", real)
+        await pilot.press("f5")
+        await pilot.pause(0.5)
+        assert app.is_running and fqn.rsplit(".", 1)[1] in screen(app)

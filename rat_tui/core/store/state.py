@@ -139,6 +139,8 @@ def _process_alive(host: str | None, pid: int | None) -> bool:
         return True
 
 
+_RECREATE_WAITS = (0.05, 0.1, 0.2, 0.4, 0.8)  # 1.55 s in all: longer than any `rm -rf` of .rat/
+
 class StateDB:
     """SQLite in WAL mode with a busy timeout: a TUI and a `--script` may share one project.
 
@@ -214,11 +216,22 @@ class StateDB:
             if _identity(self.path) == self._identity:  # another thread did it meanwhile
                 return
             self._generation += 1
-            emptied = self._make()
+            emptied = self._make_while_deleted()
         log.warning("%s vanished under the app; opened it again (%s)", self.path,
                     "made empty" if emptied else "another process had made it")
         for listener in self._listeners:
             listener(emptied)
+
+    def _make_while_deleted(self) -> bool:
+        """`_make`, again while it fails: the folder's deletion (`rm -rf .rat`) may still be under way and take
+        the new file, or its journal, from under the connection ("disk I/O error")."""
+        for wait in _RECREATE_WAITS:
+            try:
+                return self._make()
+            except sqlite3.OperationalError:
+                log.info("making %s again failed; the folder may still be being deleted", self.path, exc_info=True)
+                time.sleep(wait)
+        return self._make()
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
