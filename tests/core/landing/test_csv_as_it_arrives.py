@@ -6,31 +6,18 @@ import gzip
 
 import pytest
 
+from tests.core.landing.zone_runs import ARCHIVING, load_zone, table_columns
 from tests.lakehelpers import Scratch
 
 pytestmark = pytest.mark.spark
-
-SQL = "SELECT * FROM {{{{ landing_zone('{}') }}}}"
-ARCHIVING = "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\n" + SQL
-
-
-def _load(scratch: Scratch, zone: str, name: str = "p") -> dict:
-    fqn = scratch.pipeline("bronze", name, SQL.format(zone))
-    run = scratch.run(fqn)
-    run["fqn"] = fqn
-    return run
-
-
-def _columns(scratch: Scratch, fqn: str) -> list[str]:
-    return [c for c in scratch.wb.query(f"SELECT * FROM {fqn} LIMIT 0")["columns"] if c != "_source_file"]
 
 
 def test_a_semicolon_export_reads_as_its_columns(scratch: Scratch):
     scratch.landing("semi", "export.csv", "id;name;amount;day\n"
                     + "".join(f"{i};n{i};{i}.5;2024-01-{i % 28 + 1:02d}\n" for i in range(1, 51)))
-    run = _load(scratch, "semi")
+    run = load_zone(scratch, "semi")
     assert run["status"] == "success", run["error"]
-    assert _columns(scratch, run["fqn"]) == ["id", "name", "amount", "day"]
+    assert table_columns(scratch, run["fqn"]) == ["id", "name", "amount", "day"]
     assert scratch.rows(f"SELECT COUNT(*), SUM(id), MAX(amount) FROM {run['fqn']}") == [[50, 1275, 50.5]]
 
 
@@ -43,7 +30,7 @@ def test_tab_pipe_and_gzip_files_read_as_their_columns(scratch: Scratch, name: s
     path = scratch.root / "landing" / "z" / name
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(gzip.compress(content.encode()) if name.endswith(".gz") else content.encode())
-    run = _load(scratch, "z")
+    run = load_zone(scratch, "z")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, name, _source_file FROM {run['fqn']} ORDER BY id") == [
         [1, "x", name], [2, "y", name]]
@@ -51,23 +38,23 @@ def test_tab_pipe_and_gzip_files_read_as_their_columns(scratch: Scratch, name: s
 
 def test_a_tpch_tbl_file_without_header_loses_no_row(scratch: Scratch):
     scratch.landing("tbl", "region.tbl", "0|AFRICA|lar deposits|\n1|AMERICA|hs use ironic|\n2|ASIA|ges. thin|\n")
-    run = _load(scratch, "tbl")
+    run = load_zone(scratch, "tbl")
     assert run["status"] == "success", run["error"]
-    assert _columns(scratch, run["fqn"]) == ["_c0", "_c1", "_c2", "_c3"]
+    assert table_columns(scratch, run["fqn"]) == ["_c0", "_c1", "_c2", "_c3"]
     assert scratch.rows(f"SELECT _c0, _c1 FROM {run['fqn']} ORDER BY _c0") == [[0, "AFRICA"], [1, "AMERICA"], [2, "ASIA"]]
 
 
 def test_a_file_without_header_gets_the_zone_s_column_names(scratch: Scratch):
     scratch.landing("nohead", "a.csv", "1,x,2.0\n2,y,3.0\n")
     scratch.wb.set_zone_settings(scratch.ns, "nohead", columns=["id", "name", "amount"])
-    run = _load(scratch, "nohead")
+    run = load_zone(scratch, "nohead")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, name, amount FROM {run['fqn']} ORDER BY id") == [[1, "x", 2.0], [2, "y", 3.0]]
 
 
 def test_a_quoted_value_spanning_lines_reads_whole(scratch: Scratch):
     scratch.landing("ml", "a.csv", 'id,note,amount\n1,"line one\nline two",2.5\n2,"say ""hi""",3\n')
-    run = _load(scratch, "ml")
+    run = load_zone(scratch, "ml")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, note, amount FROM {run['fqn']} ORDER BY id") == [
         [1, "line one\nline two", 2.5], [2, 'say "hi"', 3.0]]
@@ -76,7 +63,7 @@ def test_a_quoted_value_spanning_lines_reads_whole(scratch: Scratch):
 def test_a_file_that_would_read_as_one_column_is_refused_naming_file_and_setting(scratch: Scratch):
     scratch.landing("pinned", "a.csv", "id;name\n1;x\n")
     scratch.wb.set_zone_settings(scratch.ns, "pinned", csv={"delimiter": ","})
-    run = _load(scratch, "pinned")
+    run = load_zone(scratch, "pinned")
     assert run["status"] == "failed"
     assert ("a.csv would read as one column although its first line holds ';'; set the zone's delimiter in "
             f"rat.yaml (zones: {{{scratch.ns}/pinned: {{csv: {{delimiter: ';'}}}}}})") in run["error"]
@@ -87,7 +74,7 @@ def test_files_of_one_zone_with_different_dialects_each_read_with_their_own(scra
     scratch.landing("mixed", "a.csv", "id,name\n1,x\n")
     scratch.landing("mixed", "b.csv", "id;name\n2;y\n")
     scratch.landing("mixed", "c.tsv", "id\tname\n3\tz\n")
-    run = _load(scratch, "mixed")
+    run = load_zone(scratch, "mixed")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, name, _source_file FROM {run['fqn']} ORDER BY id") == [
         [1, "x", "a.csv"], [2, "y", "b.csv"], [3, "z", "c.tsv"]]
@@ -96,7 +83,7 @@ def test_files_of_one_zone_with_different_dialects_each_read_with_their_own(scra
 def test_files_with_different_columns_are_read_by_name_and_the_log_names_the_gap(scratch: Scratch):
     scratch.landing("cols", "jan.csv", "id,name,amount\n1,x,2.5\n")
     scratch.landing("cols", "feb.csv", "name,id\ny,2\n")
-    run = _load(scratch, "cols")
+    run = load_zone(scratch, "cols")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, name, amount FROM {run['fqn']} ORDER BY id") == [[1, "x", 2.5], [2, "y", None]]
     assert any("feb.csv lacks column(s) amount" in n for n in run["landing_notes"])
@@ -110,16 +97,16 @@ def test_a_bom_never_becomes_part_of_a_column_name_and_an_encoding_setting_reads
     path.write_bytes("\ufeffid,name\n1,Müller\n".encode("utf-8"))
     other = path.with_name("b.csv")
     other.write_bytes("id,name\n2,Zoë\n".encode("cp1252"))
-    failed = _load(scratch, "enc")
+    failed = load_zone(scratch, "enc")
     assert failed["status"] == "failed" and "b.csv is not utf-8 text" in failed["error"]
     assert "encoding: cp1252" in failed["error"]
     other.unlink()
-    run = _load(scratch, "enc", "p2")
+    run = load_zone(scratch, "enc", "p2")
     assert run["status"] == "success", run["error"]
-    assert _columns(scratch, run["fqn"]) == ["id", "name"]
+    assert table_columns(scratch, run["fqn"]) == ["id", "name"]
     path.write_bytes("id,name\n2,Zoë\n".encode("cp1252"))
     scratch.wb.set_zone_settings(scratch.ns, "enc", csv={"encoding": "cp1252"})
-    run = _load(scratch, "enc", "p3")
+    run = load_zone(scratch, "enc", "p3")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, name FROM {run['fqn']}") == [[2, "Zoë"]]
 
@@ -127,7 +114,7 @@ def test_a_bom_never_becomes_part_of_a_column_name_and_an_encoding_setting_reads
 def test_a_json_array_reads_as_rows(scratch: Scratch):
     scratch.landing("js", "a.json", '[\n  {"id": 1, "name": "x"},\n  {"id": 2, "name": "y"}\n]\n')
     scratch.landing("js", "b.json", '{"id": 3, "name": "z"}\n')
-    run = _load(scratch, "js")
+    run = load_zone(scratch, "js")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, name FROM {run['fqn']} ORDER BY id") == [[1, "x"], [2, "y"], [3, "z"]]
 
@@ -142,7 +129,7 @@ def test_parquet_files_with_different_columns_keep_every_column(scratch: Scratch
     zone.mkdir(parents=True)
     pq.write_table(pa.table({"id": [1, 2], "v": ["a", "b"]}), zone / "2024_01.parquet")
     pq.write_table(pa.table({"id": [3], "v": ["c"], "extra": ["X"]}), zone / "2024_02.parquet")
-    run = _load(scratch, "pq")
+    run = load_zone(scratch, "pq")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, v, extra FROM {run['fqn']} ORDER BY id") == [
         [1, "a", None], [2, "b", None], [3, "c", "X"]]
@@ -157,7 +144,7 @@ def test_upload_checks_with_the_zone_s_encoding_and_the_run_reads_with_it(scratc
     scratch.wb.set_zone_settings(scratch.ns, "west", csv={"encoding": "cp1252"})
     assert scratch.wb.upload(scratch.ns, "west", [str(source)])["typed"] == ["west.csv"]
     assert scratch.wb.sample(scratch.ns, "west")["rows"] == [[1, "Zoë"], [2, "Müller"]]
-    run = _load(scratch, "west")
+    run = load_zone(scratch, "west")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, name FROM {run['fqn']} ORDER BY id") == [[1, "Zoë"], [2, "Müller"]]
 
@@ -209,7 +196,7 @@ def test_files_of_one_zone_whose_dates_were_detected_in_opposite_orders_are_refu
     January's 2024-12-25, and the run said success."""
     scratch.landing("us", "jan.csv", "id,day\n1,12/25/2024\n")
     scratch.landing("us", "feb.csv", "id,day,note\n2,02/01/2024,x\n3,02/03/2024,y\n")
-    run = _load(scratch, "us")
+    run = load_zone(scratch, "us")
     assert run["status"] == "failed" and run["error"].endswith(
         f"the files of zone {scratch.ns}/us write dates in two orders: feb.csv as dd/MM/yyyy, "
         f"jan.csv as MM/dd/yyyy (jan.csv line 2, column day: 12/25/2024; a file whose days are all 12 or less "
@@ -322,10 +309,10 @@ def test_zones_with_the_same_header_read_their_dates_each_its_own_way(scratch: S
     """The header-line cache was shared by every zone: a European zone's first file with the header of a
     US zone's file read its 02/01/2024 as February."""
     scratch.landing("us", "jan.csv", "id,day\n1,12/25/2024\n")
-    us = _load(scratch, "us", "us")
+    us = load_zone(scratch, "us", "us")
     assert us["status"] == "success", us["error"]
     scratch.landing("eu", "jan.csv", "id,day\n1,25/12/2024\n2,02/01/2024\n")
-    eu = _load(scratch, "eu", "eu")
+    eu = load_zone(scratch, "eu", "eu")
     assert eu["status"] == "success", eu["error"]
     assert scratch.rows(f"SELECT id, CAST(day AS STRING) FROM {eu['fqn']} ORDER BY id") == [
         [1, "2024-12-25"], [2, "2024-01-02"]]

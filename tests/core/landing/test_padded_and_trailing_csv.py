@@ -5,23 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.core.landing.zone_runs import ARCHIVING, load_zone, table_columns
 from tests.lakehelpers import Scratch
 
 pytestmark = pytest.mark.spark
-
-SQL = "SELECT * FROM {{{{ landing_zone('{}') }}}}"
-ARCHIVING = "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\n" + SQL
-
-
-def _load(scratch: Scratch, zone: str, name: str = "p") -> dict:
-    fqn = scratch.pipeline("bronze", name, SQL.format(zone))
-    run = scratch.run(fqn)
-    run["fqn"] = fqn
-    return run
-
-
-def _columns(scratch: Scratch, fqn: str) -> list[str]:
-    return [c for c in scratch.wb.query(f"SELECT * FROM {fqn} LIMIT 0")["columns"] if c != "_source_file"]
 
 
 @pytest.mark.parametrize("name, content", [
@@ -33,9 +20,9 @@ def test_padded_fields_load_trimmed_with_their_types_and_quoted_spaces_kept(scra
     """Columns `id ` and ` name`, id DOUBLE (Java's number parsing trims, the integer check does not),
     names ` a`: and the run said success."""
     scratch.landing("pad", name, content)
-    run = _load(scratch, "pad")
+    run = load_zone(scratch, "pad")
     assert run["status"] == "success", run["error"]
-    assert _columns(scratch, run["fqn"]) == ["id", "name", "note"]
+    assert table_columns(scratch, run["fqn"]) == ["id", "name", "note"]
     assert scratch.rows(f"SELECT typeof(id), id, name, note FROM {run['fqn']} ORDER BY id") == [
         ["int", 1, "a", "  q "], ["int", 2, "b", "x"]]
 
@@ -53,7 +40,7 @@ def test_a_padded_upload_is_typed_alike_and_a_later_unpadded_file_lands_in_the_s
     scratch.wb.upload(scratch.ns, "mem", [str(plain)])  # checked against the columns the zone loaded
     run = scratch.run(fqn)
     assert run["status"] == "success", run["error"]
-    assert _columns(scratch, fqn) == ["id", "name"]
+    assert table_columns(scratch, fqn) == ["id", "name"]
     assert scratch.rows(f"SELECT typeof(id), id, name, _source_file FROM {fqn} ORDER BY id") == [
         ["int", 1, "a", "jan.csv"], ["int", 2, "b", "jan.csv"], ["int", 3, "c", "feb.csv"]]
 
@@ -70,24 +57,24 @@ def test_a_delimiter_ending_every_line_adds_no_column(scratch: Scratch, tmp_path
         assert (sample["columns"], sample["rows"]) == (["id", "name"], [[1, "a"], [2, "b"]])
     else:
         scratch.landing("trail", "a.csv", content)
-    run = _load(scratch, "trail")
+    run = load_zone(scratch, "trail")
     assert run["status"] == "success", run["error"]
-    assert _columns(scratch, run["fqn"]) == ["id", "name"]
+    assert table_columns(scratch, run["fqn"]) == ["id", "name"]
     assert scratch.rows(f"SELECT id, name FROM {run['fqn']} ORDER BY id") == [[1, "a"], [2, "b"]]
 
 
 def test_an_unnamed_last_column_with_a_value_in_the_first_lines_stays_a_column(scratch: Scratch):
     scratch.landing("kept", "a.csv", "id;name;\n1;a;\n2;b;x\n")
-    run = _load(scratch, "kept")
+    run = load_zone(scratch, "kept")
     assert run["status"] == "success", run["error"]
-    assert _columns(scratch, run["fqn"]) == ["id", "name", "_c2"]
+    assert table_columns(scratch, run["fqn"]) == ["id", "name", "_c2"]
     assert scratch.rows(f"SELECT id, name, _c2 FROM {run['fqn']} ORDER BY id") == [[1, "a", None], [2, "b", "x"]]
 
 
 def test_a_value_past_the_first_lines_in_the_unnamed_last_column_is_refused_naming_file_and_line(scratch: Scratch):
     lines = 30_000  # past the part of the file detection reads (256 KB)
     scratch.landing("late", "a.csv", "id;name;\n" + "".join(f"{i};n{i};\n" for i in range(lines)) + f"{lines};n;z\n")
-    run = _load(scratch, "late")
+    run = load_zone(scratch, "late")
     assert run["status"] == "failed"
     assert (f"a.csv line {lines + 2:,} has a value ('z') in the last column, which the header leaves unnamed and "
             "the file's first lines leave empty") in run["error"], run["error"]
@@ -96,9 +83,9 @@ def test_a_value_past_the_first_lines_in_the_unnamed_last_column_is_refused_nami
 
 def test_a_semicolon_file_whose_text_holds_commas_reads_as_its_columns(scratch: Scratch):
     scratch.landing("commas", "a.csv", "id;desc\n1;a, b, c\n")
-    run = _load(scratch, "commas")
+    run = load_zone(scratch, "commas")
     assert run["status"] == "success", run["error"]
-    assert _columns(scratch, run["fqn"]) == ["id", "desc"]
+    assert table_columns(scratch, run["fqn"]) == ["id", "desc"]
     assert scratch.rows(f"SELECT id, desc FROM {run['fqn']}") == [[1, "a, b, c"]]
 
 
