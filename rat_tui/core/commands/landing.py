@@ -6,10 +6,11 @@ from pathlib import Path
 from ..errors import RatError, did_you_mean
 from ..landing.dialect import detect
 from ..landing.preview import read_head
-from ..landing.load_history import LoadHistory, remembering
+from ..landing import load_history
+from ..landing.load_history import LoadHistory
 from ..landing.twins import files_without_twin, make_twins
 from ..landing.uploads import Expected, create_zone, upload
-from ..landing.zone_settings import ZoneReadSettings, read_settings
+from ..landing.zone_settings import ZoneReadSettings
 from ..project.model import active_landing_files, landing_format
 from ..project.settings import zone_settings, zone_settings_problem
 from ..project.settings_edit import set_values
@@ -18,8 +19,7 @@ from .base import WorkbenchParts
 
 def zone_read_settings(wb: WorkbenchParts, namespace: str, zone: str) -> ZoneReadSettings:
     """How the zone's files are read: rat.yaml's settings and the date orders its earlier loads had."""
-    folder = wb.project.rel(wb.project.zone_dir(namespace, zone)) + "/"
-    return remembering(read_settings(wb.project.settings, namespace, zone), LoadHistory(wb.state), folder)
+    return load_history.zone_read_settings(wb.project, LoadHistory(wb.state), namespace, zone)
 
 
 class LandingCommands(WorkbenchParts):

@@ -15,9 +15,10 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..project.model import Project
 from ..store.state import StateDB
 from .identity import FileIdentity
-from .zone_settings import ZoneReadSettings
+from .zone_settings import ZoneReadSettings, read_settings
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS landing_loads (
@@ -171,7 +172,9 @@ class LoadHistory:
         return tuple((key, pattern) for key, pattern in json.loads(row["orders"])) if row is not None else ()
 
 
-def remembering(settings: ZoneReadSettings, history: LoadHistory | None, folder: str) -> ZoneReadSettings:
-    """The zone's read settings with the date orders its earlier loads had (`folder`: the zone's path in
-    the project, ending in /)."""
-    return replace(settings, date_orders=history.date_orders(folder)) if history is not None else settings
+def zone_read_settings(project: Project, history: LoadHistory | None, namespace: str, zone: str) -> ZoneReadSettings:
+    """How the zone's files are read: rat.yaml's settings, with the date orders its earlier loads had."""
+    settings = read_settings(project.settings, namespace, zone)
+    if history is None:
+        return settings
+    return replace(settings, date_orders=history.date_orders(project.zone_folder(namespace, zone)))

@@ -192,6 +192,10 @@ class Project:
     def zone_dir(self, namespace: str, zone: str) -> Path:
         return self.root / namespace / "landing" / zone
 
+    def zone_folder(self, namespace: str, zone: str) -> str:
+        """The zone's path in the project, ending in /: how the load history names it."""
+        return self.rel(self.zone_dir(namespace, zone)) + "/"
+
     def warehouse_dir(self, namespace: str) -> Path:
         return self.root / namespace / "warehouse"
 

@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING
 
 from ..errors import RatError, did_you_mean
 from ..landing.checks import file_problem
-from ..landing.load_history import EarlierLoad, LoadHistory, remembering
+from ..landing.load_history import EarlierLoad, LoadHistory, zone_read_settings
 from ..landing.read import FileRead
 from ..landing.zone_read import ZoneReader
-from ..landing.zone_settings import read_settings
 from ..project.model import Project, active_landing_files
 
 if TYPE_CHECKING:
@@ -102,19 +101,14 @@ class LandingInput:
             problem = file_problem(file)
             if problem:
                 raise RatError(f"landing file {label}/{file.relative_to(zone_dir).as_posix()} {problem}")
-        folder = self.project.rel(zone_dir) + "/"
-        settings = remembering(read_settings(self.project.settings, self.namespace, zone), self.memory, folder)
+        settings = zone_read_settings(self.project, self.memory, self.namespace, zone)
         files = self._new_files(zone, files, log)
         if files:
             self.read_new.append(label)
             self.files_read[(self.namespace, zone)] = [FileRead.of(f) for f in files]
             return ZoneReader(self.spark, zone_dir, label, files, self.storage.landing_uri, settings,
                               twins_of=_twins_of(zone_dir), run_id=None if self.preview else self.run_id)
-        if not self.table_exists and not self.preview:
-            skipped = self.skipped.get(zone)
-            if skipped:
-                raise RatError(f"{label} holds only files this pipeline loaded before ({skipped[0].sentence()}) "
-                               "and its table does not exist; run with --reload-files to load them again")
+        if not self.table_exists and not self.preview:  # no table holds earlier loads: none was skipped
             raise RatError(f"{label} has no files yet")
         self.nothing_new.append(label)
         samples = active_landing_files(zone_dir / "_samples")
@@ -130,7 +124,7 @@ class LandingInput:
             return files
         for file in files:
             self.hashes[file] = self.history.content_hash(file)
-        folder = self.project.rel(self.project.zone_dir(self.namespace, zone)) + "/"
+        folder = self.project.zone_folder(self.namespace, zone)
         rebuilding = self.rebuild and self.table_exists and not self.preview
         if rebuilding and self.archives:
             self._check_nothing_archived_is_lost(zone, folder, {self.hashes[f] for f in files})
@@ -206,13 +200,13 @@ class LandingInput:
     def columns_loaded(self, files_read: dict[tuple[str, str], list[FileRead]]) -> dict[str, list[str]]:
         """Zone folder (in the project, ending in /) -> the columns every file the build read from it had,
         so upload still knows a zone's columns once its files are archived."""
-        return {self.project.rel(self.project.zone_dir(namespace, zone)) + "/": self.readers[zone].columns
+        return {self.project.zone_folder(namespace, zone): self.readers[zone].columns
                 for namespace, zone in files_read if zone in self.readers and self.readers[zone].columns}
 
     def dates_loaded(self, files_read: dict[tuple[str, str], list[FileRead]]) -> dict[str, list[tuple[str, str]]]:
         """Zone folder -> the day/month order the build read its dates in, so a later file that reads
         either way is read alike (load_history.py's date_orders)."""
-        return {self.project.rel(self.project.zone_dir(namespace, zone)) + "/": self.readers[zone].date_orders()
+        return {self.project.zone_folder(namespace, zone): self.readers[zone].date_orders()
                 for namespace, zone in files_read if zone in self.readers}
 
     def skipped_sentences(self) -> list[str]:
