@@ -73,3 +73,14 @@ def test_the_readme_is_short_and_every_relative_link_resolves():
     assert any(t.startswith("docs/") for t in targets) and any(t.startswith("screenshots/") for t in targets)
     missing = [t for t in targets if not (ROOT / t.split("#")[0]).is_file()]
     assert missing == []
+
+
+def test_every_script_command_has_a_row_in_the_contracts_result_table():
+    from rat_tui.script.commands import COMMANDS
+
+    page = (ROOT / "docs" / "script.md").read_text()
+    table = page.split("## Result objects", 1)[1].split("\n## ", 1)[0]
+    documented = {name for row in table.splitlines() if row.startswith("| `")
+                  for name in re.findall(r"`([a-z-]+)[ `]", row.split("|")[1])}
+    assert sorted(set(COMMANDS) - documented) == []
+    assert sorted(documented - set(COMMANDS)) == []
