@@ -1,1 +1,1 @@
-"""`--script`: the headless face over the command layer (see SCRIPT.md)."""
+"""`--script`: the headless face over the command layer (see docs/script.md)."""

@@ -1,4 +1,4 @@
-"""Running a parsed script: one JSON line per result on stdout, exit status per SCRIPT.md."""
+"""Running a parsed script: one JSON line per result on stdout, exit status per docs/script.md."""
 from __future__ import annotations
 
 import json

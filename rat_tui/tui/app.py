@@ -69,7 +69,7 @@ class RatApp(App):
         self.workbench = workbench
         settings = workbench.project.settings
         self.keymap = resolve_keymap(settings.keymap)
-        # A script starts with the watcher off: its own `write` followed by `run` must run once (SCRIPT.md).
+        # A script starts with the watcher off: its own `write` followed by `run` must run once (docs/script.md).
         default_watch = settings.watch_enabled if script is None else False
         self.watch_at_start = default_watch if watch is None else watch
         self.warm_spark = warm_spark

@@ -1,7 +1,10 @@
-"""Watching the project folder: saves of pipeline files and new landing files, debounced.
+"""Watching the project folder: saves of pipeline files and new landing files, batched.
 
-Editors save in bursts (temp file, rename, touch); the watcher waits for `debounce`
-seconds of quiet and then reports each changed pipeline or zone once.
+A change that comes while nothing waits is reported after `SETTLE_SECONDS` of quiet (or `debounce`,
+when that is shorter): an editor's save (temp file, rename, touch) lands within it, so a lone save
+does not wait the whole debounce. A change that comes while another waits makes a burst, which is
+reported `debounce` seconds after its last change. Each report names each changed pipeline or zone
+once; a change after a report starts a new one.
 """
 from __future__ import annotations
 

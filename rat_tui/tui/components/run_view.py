@@ -1,4 +1,4 @@
-"""The live run view: five phases, quality results, totals, phase bars against earlier runs."""
+"""The live run view: six phases (0–5), quality results, totals, phase bars against earlier runs."""
 from __future__ import annotations
 
 import time

@@ -1,4 +1,4 @@
-"""The README's guarantees attacked from outside: a second process, a kill the moment main moves,
+"""The guarantees of docs/runs.md attacked from outside: a second process, a kill the moment main moves,
 upkeep and rollbacks while a run is in flight. Each test failed on the code before its fix."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Kills that do not wait at a named point: the instant main moves (seen from outside, in the
 table's metadata), and at random moments of every phase. After each, the next start's recovery
-runs, and the invariants the README promises are checked on the table, the files and state.db.
+runs, and the invariants docs/runs.md promises are checked on the table, the files and state.db.
 """
 from __future__ import annotations
 
