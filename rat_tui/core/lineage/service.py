@@ -1,0 +1,130 @@
+"""The project's column lineage: every pipeline's edges, computed in dependency order without Spark,
+cached by what they depend on (the compiled query and its inputs' columns), so a save recomputes
+the saved pipeline and only those downstream whose inputs' columns it changed."""
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..errors import RatError
+from ..project.graph import ZONE_LAYER, GraphCache, ProjectGraph
+from ..project.model import PipelineRef, Project
+from ..project.pipeline_source import LoadedPipeline, load_pipeline
+from .chains import ANY_COLUMN, ColumnGraph, TracedColumn
+from .compiled import compiled_sql
+from .model import UNKNOWN, ColumnRef, Edge, PipelineLineage
+from .run_store import LineageStore
+from .schemas import Columns, SchemaReader
+from .sql_columns import LineageError, query_lineage
+
+PYTHON_UNKNOWN = "a Python pipeline's column lineage comes from its run (Spark's plan); no run of this code recorded it"
+
+
+@dataclass(frozen=True)
+class ColumnTrace:
+    """The answer to `lineage --column`: the asked column and the columns it reaches, one way."""
+    column: ColumnRef
+    direction: str  # up | down
+    columns: tuple[TracedColumn, ...]
+
+
+class ColumnLineage:
+    def __init__(self, project: Project, graphs: GraphCache, schemas: SchemaReader, store: LineageStore | None = None):
+        self.project, self.graphs, self.schemas, self.store = project, graphs, schemas, store
+        self._graph: ProjectGraph | None = None
+        self._loaded: dict[str, LoadedPipeline | None] = {}
+        self._results: dict[str, tuple[tuple, PipelineLineage]] = {}
+        self._lock = threading.RLock()
+
+    # -- computing -------------------------------------------------------------------
+    def pipelines(self) -> dict[str, PipelineLineage]:
+        """Every pipeline's lineage, re-reading the project's files."""
+        with self._lock:
+            self._graph = self.graphs.graph()
+            self._loaded = {name: self._load(name) for name in self._graph.pipelines()}
+            return self._compute(self._graph.order(self._graph.pipelines()))
+
+    def saved(self, refs: Iterable[PipelineRef]) -> dict[str, PipelineLineage]:
+        """After a save of these pipelines (their files only): recompute them and what reads them."""
+        with self._lock:
+            if self._graph is None or any(ref.fqn not in self._graph.nodes for ref in refs):
+                return self.pipelines()  # a new pipeline: its inputs are not in the graph yet
+            for ref in refs:
+                self._loaded[ref.fqn] = self._load(ref.fqn)
+            touched = {ref.fqn for ref in refs}
+            for ref in refs:
+                touched |= self._graph.downstream_of(ref.fqn)
+            return self._compute(self._graph.order(touched))
+
+    def _load(self, name: str) -> LoadedPipeline | None:
+        ref = PipelineRef.parse(name)
+        return load_pipeline(ref, self.project.read_pipeline_files(ref))[0]
+
+    def _compute(self, order: list[str]) -> dict[str, PipelineLineage]:
+        """In dependency order; a pipeline whose query and inputs' columns are as before keeps its result."""
+        for name in order:
+            pipeline = self._loaded.get(name)
+            inputs = {table: self._columns(table) for table in sorted(self._graph.upstream.get(name, ()))}
+            key = (pipeline.source if pipeline else None, pipeline.kind if pipeline else None,
+                   tuple((t, tuple(c or ())) for t, c in inputs.items()))
+            cached = self._results.get(name)
+            if cached is None or cached[0] != key:
+                self._results[name] = (key, self._lineage(name, pipeline, inputs))
+        return {name: result for name, (_, result) in self._results.items() if name in self._graph.nodes}
+
+    def _columns(self, table: str) -> Columns | None:
+        """An input's columns: the table's on disk, else what its pipeline's query makes."""
+        namespace, layer, name = table.split(".")
+        if layer == ZONE_LAYER:
+            return self.schemas.zone(namespace, name)
+        found = self.schemas.table(PipelineRef(namespace, layer, name))
+        if found is None and table in self._results:
+            found = {column: "" for column in self._results[table][1].columns}
+        return found
+
+    def _lineage(self, name: str, pipeline: LoadedPipeline | None, inputs: dict[str, Columns | None]) -> PipelineLineage:
+        if pipeline is None:
+            return self._unknown(name, inputs, "the pipeline cannot be loaded (see validate)")
+        if pipeline.kind == "py":
+            stored = self.store.latest(name, pipeline.source) if self.store else None
+            return stored or self._unknown(name, inputs, PYTHON_UNKNOWN)
+        missing = sorted(table for table, columns in inputs.items() if columns is None)
+        if missing:
+            return self._unknown(name, inputs, f"no columns known yet for {', '.join(missing)} (run it first)")
+        try:
+            return query_lineage(compiled_sql(pipeline), name, {t: c for t, c in inputs.items() if c})
+        except (RatError, LineageError) as exc:
+            return self._unknown(name, inputs, f"{pipeline.source_relpath}: {getattr(exc, 'message', exc)}")
+
+    def _unknown(self, name: str, inputs: dict[str, Columns | None], why: str) -> PipelineLineage:
+        """Each column of the table (as far as known) marked unknown, reading some column of each input."""
+        columns = tuple(self.schemas.table(PipelineRef.parse(name)) or ())
+        edges = tuple(Edge(ColumnRef(table, ANY_COLUMN), ColumnRef(name, column), UNKNOWN, "unknown")
+                      for column in columns for table in sorted(inputs))
+        return PipelineLineage(name, columns, edges, why)
+
+    # -- reading -----------------------------------------------------------------------
+    def graph(self) -> ColumnGraph:
+        return ColumnGraph(self.pipelines().values())
+
+    def trace(self, column: ColumnRef, up: bool, depth: int | None = None) -> ColumnTrace:
+        graph = self.graph()
+        if column.column not in self._table_columns(column.table):
+            raise RatError(f"no column {column.name}: {self._why_unknown(column)}")
+        found = graph.upstream(column, depth) if up else graph.downstream(column, depth)
+        return ColumnTrace(column, "up" if up else "down", tuple(found))
+
+    def _table_columns(self, table: str) -> set[str]:
+        if self._graph is None or table not in self._graph.nodes:
+            return set()
+        columns = set(self._columns(table) or ())
+        if table in self._results:
+            columns |= set(self._results[table][1].columns)
+        return columns
+
+    def _why_unknown(self, column: ColumnRef) -> str:
+        if self._graph is None or column.table not in self._graph.nodes:
+            return f"{column.table} is neither a pipeline nor a landing zone of this project"
+        known = sorted(self._table_columns(column.table))
+        return f"{column.table} has columns {', '.join(known)}" if known else f"{column.table} has no known columns yet"
