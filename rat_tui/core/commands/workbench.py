@@ -14,6 +14,9 @@ from ..lake.session import SparkManager
 from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable
 from ..landing.load_history import LoadHistory
+from ..lineage.run_store import LineageStore
+from ..lineage.schemas import SchemaReader
+from ..lineage.service import ColumnLineage
 from ..project.graph import GraphCache
 from ..project.model import PipelineRef, Project
 from ..project.sql_guard import check_read_only
@@ -69,6 +72,9 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.spark = SparkManager(self.project, self.events, self.storage)
         self.runner = Runner(self.project, self.spark, self.state, self.events, self.storage)
         self.graph_cache = GraphCache(self.project)
+        self.lineage_store = LineageStore(self.state)
+        self.column_lineage = ColumnLineage(self.project, self.graph_cache, SchemaReader(self.project),
+                                            self.lineage_store)
         self.selections = []
         self._selections_lock = threading.Lock()
         self.run_log = RunLog(self.project.state_dir / "logs" / "runs.jsonl")
