@@ -14,6 +14,7 @@ from ..lake.session import SparkManager
 from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable
 from ..landing.load_history import LoadHistory
+from ..lineage.run_lineage import RunLineage
 from ..lineage.run_store import LineageStore
 from ..lineage.schemas import SchemaReader
 from ..lineage.service import ColumnLineage
@@ -73,8 +74,9 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.runner = Runner(self.project, self.spark, self.state, self.events, self.storage)
         self.graph_cache = GraphCache(self.project)
         self.lineage_store = LineageStore(self.state)
-        self.column_lineage = ColumnLineage(self.project, self.graph_cache, SchemaReader(self.project),
-                                            self.lineage_store)
+        schemas = SchemaReader(self.project)
+        self.column_lineage = ColumnLineage(self.project, self.graph_cache, schemas, self.lineage_store)
+        self.events.subscribe(RunLineage(self.project, self.state, self.column_lineage, schemas, self.lineage_store))
         self.selections = []
         self._selections_lock = threading.Lock()
         self.run_log = RunLog(self.project.state_dir / "logs" / "runs.jsonl")
@@ -152,6 +154,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
     def validate(self, pipeline: str | None = None) -> dict:
         only = self.project.find_pipeline(pipeline) if pipeline else None
         problems = validate(self.project, only)
+        problems += self.column_lineage.working_copy_problems(only)
         errors = [p for p in problems if p.is_error]
         result = {"problems": [p.as_dict() for p in problems]}
         if errors:

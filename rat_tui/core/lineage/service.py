@@ -7,12 +7,13 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..errors import RatError
+from ..errors import Problem, RatError
 from ..project.graph import ZONE_LAYER, GraphCache, ProjectGraph
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_source import LoadedPipeline, load_pipeline
 from .chains import ANY_COLUMN, ColumnGraph, TracedColumn
 from .compiled import compiled_sql
+from .impact import Impact, changes_between, impacts
 from .model import UNKNOWN, ColumnRef, Edge, PipelineLineage
 from .run_store import LineageStore
 from .schemas import Columns, SchemaReader
@@ -128,3 +129,29 @@ class ColumnLineage:
             return f"{column.table} is neither a pipeline nor a landing zone of this project"
         known = sorted(self._table_columns(column.table))
         return f"{column.table} has columns {', '.join(known)}" if known else f"{column.table} has no known columns yet"
+
+    # -- impact ------------------------------------------------------------------------
+    def working_copy_problems(self, only: PipelineRef | None = None) -> list[Problem]:
+        """`validate`: each pipeline whose query no longer makes a column of its table that a downstream
+        pipeline reads; a warning, or an error under `@breaks_downstream: fail`."""
+        lineages = self.pipelines()
+        graph = ColumnGraph(lineages.values())
+        problems = []
+        for name, lineage in lineages.items():
+            pipeline = self._loaded.get(name)
+            if pipeline is None or lineage.problem or (only is not None and only.fqn != name):
+                continue
+            table = self.schemas.table(pipeline.ref)
+            if table is None:
+                continue
+            managed = (pipeline.config.scd_valid_from, pipeline.config.scd_valid_to)  # the scd2 strategy adds them
+            old = {c: t for c, t in table.items() if c not in managed}
+            severity = "error" if pipeline.config.breaks_downstream == "fail" else "warning"
+            for impact in impacts(graph, name, changes_between(old, {c: "" for c in lineage.columns})):
+                problems.append(Problem(pipeline.source_relpath, impact.sentence(), None, severity))
+        return problems
+
+    def run_impacts(self, table: str, old: Columns, new: Columns) -> list[Impact]:
+        """A held run's change of its table's columns (from main's to what the run made), against the
+        lineage of the pipelines that read it."""
+        return impacts(self.graph(), table, changes_between(old, new))

@@ -8,7 +8,7 @@ from rat_tui.core.lineage.model import ColumnRef, PipelineLineage
 from rat_tui.core.lineage.schemas import SchemaReader
 from rat_tui.core.lineage.service import ColumnLineage
 from rat_tui.core.project.graph import GraphCache
-from rat_tui.core.project.model import Project
+from rat_tui.core.project.model import PipelineRef, Project
 
 PIPELINES = {
     "bronze/raw_orders": "SELECT * FROM {{ landing_zone('orders') }}",
@@ -59,3 +59,22 @@ def edges_of(lineage: PipelineLineage, column: str) -> set[tuple[str, str, str]]
 
 def col(text: str) -> ColumnRef:
     return ColumnRef.parse(f"shop.{text}")
+
+
+def write_table_schema(project: Project, fqn: str, columns: dict[str, str]) -> None:
+    """An Iceberg table with these columns and no snapshot, written by PyIceberg (no JVM): as a run leaves it
+    for what lineage reads of it (the schema)."""
+    from pyiceberg.partitioning import UNPARTITIONED_PARTITION_SPEC
+    from pyiceberg.schema import Schema
+    from pyiceberg.table.metadata import new_table_metadata
+    from pyiceberg.table.sorting import UNSORTED_SORT_ORDER
+    from pyiceberg.types import NestedField, StringType, DoubleType, LongType
+
+    types = {"string": StringType(), "double": DoubleType(), "long": LongType()}
+    schema = Schema(*[NestedField(i + 1, name, types[kind], required=False)
+                      for i, (name, kind) in enumerate(columns.items())])
+    table_dir = project.table_dir(PipelineRef.parse(fqn))
+    metadata = new_table_metadata(schema, UNPARTITIONED_PARTITION_SPEC, UNSORTED_SORT_ORDER, str(table_dir), {})
+    (table_dir / "metadata").mkdir(parents=True, exist_ok=True)
+    (table_dir / "metadata" / "v1.metadata.json").write_text(metadata.model_dump_json())
+    (table_dir / "metadata" / "version-hint.text").write_text("1")
