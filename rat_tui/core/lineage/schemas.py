@@ -42,6 +42,17 @@ class SchemaReader:
             return None
         return {field.name: str(field.field_type) for field in schema.fields}
 
+    def table_at(self, ref: PipelineRef, snapshot_id: int | None = None, branch: str | None = None) -> Columns:
+        """The columns of the table's schema when that snapshot (or the branch's head) was written."""
+        meta = load_table(self.project.table_dir(ref), ref.fqn).metadata
+        if branch is not None:
+            snapshot_id = meta.refs[branch].snapshot_id
+        snapshot = meta.snapshot_by_id(snapshot_id) if snapshot_id is not None else None
+        schema_id = snapshot.schema_id if snapshot is not None and snapshot.schema_id is not None \
+            else meta.current_schema_id
+        schema = next(s for s in meta.schemas if s.schema_id == schema_id)
+        return {field.name: str(field.field_type) for field in schema.fields}
+
     def zone(self, namespace: str, zone: str) -> Columns | None:
         zone_dir = self.project.zone_dir(namespace, zone)
         samples = zone_dir / "_samples"

@@ -11,6 +11,7 @@ from ..errors import Problem, RatError
 from ..project.graph import ZONE_LAYER, GraphCache, ProjectGraph
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_source import LoadedPipeline, load_pipeline
+from ..store.state import RunRecord
 from .chains import ANY_COLUMN, ColumnGraph, TracedColumn
 from .compiled import compiled_sql
 from .impact import Impact, changes_between, impacts
@@ -155,3 +156,16 @@ class ColumnLineage:
         """A held run's change of its table's columns (from main's to what the run made), against the
         lineage of the pipelines that read it."""
         return impacts(self.graph(), table, changes_between(old, new))
+
+    def held_run_impacts(self, record: RunRecord) -> list[Impact]:
+        """What a run awaiting review would break: main's columns when it began against its branch's, less
+        the columns its query no longer makes (a run keeps those in the table, filled with NULL)."""
+        ref = PipelineRef.parse(record.pipeline)
+        old = self.schemas.table_at(ref, record.review.get("base_snapshot"))
+        new = self.schemas.table_at(ref, branch=record.review["branch"])
+        made = self.store.for_run(record.run_id) if self.store else None
+        if made is not None and not made.problem:
+            pipeline = self._loaded.get(ref.fqn) or self._load(ref.fqn)
+            managed = (pipeline.config.scd_valid_from, pipeline.config.scd_valid_to) if pipeline else ()
+            new = {c: t for c, t in new.items() if c in made.columns or c in managed}
+        return self.run_impacts(ref.fqn, old, new)
