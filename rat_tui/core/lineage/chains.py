@@ -20,6 +20,16 @@ class TracedColumn:
     pipeline: str  # the pipeline on the path next to this column
 
 
+@dataclass(frozen=True)
+class Branch:
+    """One edge of a column's lineage drawn as a tree: the column at its far end, the edge's own kind,
+    and that column's edges on (a column met again on the same path is not followed twice)."""
+    column: ColumnRef
+    kind: str
+    via: str
+    children: tuple["Branch", ...] = ()
+
+
 class ColumnGraph:
     def __init__(self, lineages: Iterable[PipelineLineage]):
         self._into: dict[ColumnRef, list[Edge]] = {}
@@ -57,3 +67,17 @@ class ColumnGraph:
                 if reached.column != ANY_COLUMN:
                     todo.append((reached, path, level + 1))
         return sorted(found.values())
+
+    def tree(self, column: ColumnRef, up: bool, depth: int = 8, _path: frozenset[ColumnRef] = frozenset()
+             ) -> tuple[Branch, ...]:
+        """The column's edges one way, each with the edges of the column it reaches, `depth` levels deep."""
+        if depth <= 0:
+            return ()
+        branches = {}
+        for edge in self._next(column, up):
+            reached = edge.source if up else edge.target
+            if reached in _path or reached == column:
+                continue
+            children = () if reached.column == ANY_COLUMN else self.tree(reached, up, depth - 1, _path | {column})
+            branches[(reached, edge.kind, edge.via)] = Branch(reached, edge.kind, edge.via, children)
+        return tuple(branches[key] for key in sorted(branches))

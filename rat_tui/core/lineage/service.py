@@ -12,7 +12,7 @@ from ..project.graph import ZONE_LAYER, GraphCache, ProjectGraph
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_source import LoadedPipeline, load_pipeline
 from ..store.state import RunRecord
-from .chains import ANY_COLUMN, ColumnGraph, TracedColumn
+from .chains import ANY_COLUMN, Branch, ColumnGraph, TracedColumn
 from .compiled import compiled_sql
 from .impact import Impact, changes_between, impacts
 from .model import UNKNOWN, ColumnRef, Edge, PipelineLineage
@@ -29,6 +29,14 @@ class ColumnTrace:
     column: ColumnRef
     direction: str  # up | down
     columns: tuple[TracedColumn, ...]
+
+
+@dataclass(frozen=True)
+class ColumnTree:
+    """A column's upstream and downstream as trees (the TUI's column lineage)."""
+    column: ColumnRef
+    upstream: tuple[Branch, ...]
+    downstream: tuple[Branch, ...]
 
 
 class ColumnLineage:
@@ -116,6 +124,12 @@ class ColumnLineage:
             raise RatError(f"no column {column.name}: {self._why_unknown(column)}")
         found = graph.upstream(column, depth) if up else graph.downstream(column, depth)
         return ColumnTrace(column, "up" if up else "down", tuple(found))
+
+    def column_tree(self, column: ColumnRef) -> ColumnTree:
+        graph = self.graph()
+        if column.column not in self._table_columns(column.table):
+            raise RatError(f"no column {column.name}: {self._why_unknown(column)}")
+        return ColumnTree(column, graph.tree(column, up=True), graph.tree(column, up=False))
 
     def _table_columns(self, table: str) -> set[str]:
         if self._graph is None or table not in self._graph.nodes:
