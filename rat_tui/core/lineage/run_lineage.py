@@ -20,6 +20,7 @@ from ..store.state import RunRecord, StateDB
 from .compiled import compiled_sql
 from .model import PipelineLineage
 from .openlineage_events import InputRead, RunFacts, run_event
+from .plan_handoff import take
 from .run_store import LineageStore
 from .schemas import SchemaReader
 from .service import ColumnLineage
@@ -53,6 +54,9 @@ class RunLineage:
         lineage = self.lineage.pipelines().get(ref.fqn)
         if status == "start" and lineage is not None and not lineage.problem:
             self.store.save(run_id, pipeline.source, lineage)
+        planned = take(run_id) if status != "start" else None  # a Python pipeline's, from Spark's plan
+        if planned is not None:
+            self.store.save(run_id, pipeline.source, planned)
         stored = self.store.for_run(run_id)
         self.emit(run_event(self.project.root.as_uri(), self._facts(record, pipeline, status, at, stored or lineage)))
 

@@ -79,7 +79,8 @@ class ColumnLineage:
             key = (pipeline.source if pipeline else None, pipeline.kind if pipeline else None,
                    tuple((t, tuple(c or ())) for t, c in inputs.items()))
             cached = self._results.get(name)
-            if cached is None or cached[0] != key:
+            # a Python pipeline's lineage may have come from a run since (Spark's plan): always asked for
+            if cached is None or cached[0] != key or (pipeline is not None and pipeline.kind == "py"):
                 self._results[name] = (key, self._lineage(name, pipeline, inputs))
         return {name: result for name, (_, result) in self._results.items() if name in self._graph.nodes}
 
