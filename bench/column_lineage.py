@@ -50,7 +50,7 @@ def main() -> None:
     root = scratch_project("lineage")
     project(root)
     try:
-        scratch, saves = [], []
+        scratch, saves, rescans = [], [], []
         for _ in range(args.repeat):
             proj = Project(root)
             service = ColumnLineage(proj, GraphCache(proj), SchemaReader(proj))
@@ -60,12 +60,15 @@ def main() -> None:
             for factor in (2, 3):  # a save that changes a silver query: it and its gold reader recompute
                 write_pipeline(root, "silver", "s7", silver_sql(7, factor))
                 saves.append(timed(lambda: service.saved([PipelineRef("bench", "silver", "s7")]))[0])
+            write_pipeline(root, "silver", "s7", silver_sql(7, 4))  # the same, found by a whole re-read
+            rescans.append(timed(service.pipelines)[0])
         edges = sum(len(lin.edges) for lin in found.values())
         print(f"300 pipelines, {edges} column edges")
         print(f"from scratch: first (cold template cache) {scratch[0]:.2f} s, median {statistics.median(scratch):.2f} s (runs: {', '.join(f'{s:.2f}' for s in scratch)})"
               f"  target ≤ 5 s")
         print(f"after one save: median {statistics.median(saves) * 1000:.0f} ms "
               f"(runs: {', '.join(f'{s * 1000:.0f}' for s in saves)})  target ≤ 200 ms")
+        print(f"after one save, found by re-reading the project: median {statistics.median(rescans) * 1000:.0f} ms")
     finally:
         shutil.rmtree(root.parent, ignore_errors=True)
 

@@ -44,6 +44,8 @@ class ColumnLineage:
         self.project, self.graphs, self.schemas, self.store = project, graphs, schemas, store
         self._graph: ProjectGraph | None = None
         self._loaded: dict[str, LoadedPipeline | None] = {}
+        self._signatures: dict[str, tuple | None] = {}  # the files each loaded pipeline was read from
+        self._pass: dict[str, Columns | None] = {}  # input columns read in this pass: once per table
         self._results: dict[str, tuple[tuple, PipelineLineage]] = {}
         self._lock = threading.RLock()
 
@@ -52,8 +54,13 @@ class ColumnLineage:
         """Every pipeline's lineage, re-reading the project's files."""
         with self._lock:
             self._graph = self.graphs.graph()
-            self._loaded = {name: self._load(name) for name in self._graph.pipelines()}
-            return self._compute(self._graph.order(self._graph.pipelines()))
+            names = self._graph.pipelines()
+            for name in names:
+                signature = self.graphs.signature(PipelineRef.parse(name))
+                if name not in self._loaded or signature is None or self._signatures.get(name) != signature:
+                    self._loaded[name], self._signatures[name] = self._load(name), signature
+            self._loaded = {name: self._loaded[name] for name in names}
+            return self._compute(self._graph.order(names))
 
     def saved(self, refs: Iterable[PipelineRef]) -> dict[str, PipelineLineage]:
         """After a save of these pipelines (their files only): recompute them and what reads them."""
@@ -61,7 +68,7 @@ class ColumnLineage:
             if self._graph is None or any(ref.fqn not in self._graph.nodes for ref in refs):
                 return self.pipelines()  # a new pipeline: its inputs are not in the graph yet
             for ref in refs:
-                self._loaded[ref.fqn] = self._load(ref.fqn)
+                self._loaded[ref.fqn], self._signatures[ref.fqn] = self._load(ref.fqn), None
             touched = {ref.fqn for ref in refs}
             for ref in refs:
                 touched |= self._graph.downstream_of(ref.fqn)
@@ -73,6 +80,7 @@ class ColumnLineage:
 
     def _compute(self, order: list[str]) -> dict[str, PipelineLineage]:
         """In dependency order; a pipeline whose query and inputs' columns are as before keeps its result."""
+        self._pass = {}
         for name in order:
             pipeline = self._loaded.get(name)
             inputs = {table: self._columns(table) for table in sorted(self._graph.upstream.get(name, ()))}
@@ -86,6 +94,11 @@ class ColumnLineage:
 
     def _columns(self, table: str) -> Columns | None:
         """An input's columns: the table's on disk, else what its pipeline's query makes."""
+        if table not in self._pass:
+            self._pass[table] = self._read_columns(table)
+        return self._pass[table]
+
+    def _read_columns(self, table: str) -> Columns | None:
         namespace, layer, name = table.split(".")
         if layer == ZONE_LAYER:
             return self.schemas.zone(namespace, name)
