@@ -13,7 +13,7 @@ from openlineage.client.serde import Serde
 
 from ..errors import RatError
 from ..events import Event, RunFinished, RunStarted
-from ..project.graph import ZONE_LAYER
+from ..project.graph import ZONE_LAYER, pipeline_inputs, zone_node
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_source import LoadedPipeline, load_pipeline
 from ..store.state import RunRecord, StateDB
@@ -51,8 +51,8 @@ class RunLineage:
         pipeline = load_pipeline(ref, self.project.read_pipeline_files(ref))[0]
         if pipeline is None:
             return
-        lineage = self.lineage.pipelines().get(ref.fqn)
-        if status == "start" and lineage is not None and not lineage.problem:
+        lineage = self.lineage.one(pipeline)
+        if status == "start" and not lineage.problem:
             self.store.save(run_id, pipeline.source, lineage)
         planned = take(run_id) if status != "start" else None  # a Python pipeline's, from Spark's plan
         if planned is not None:
@@ -67,7 +67,7 @@ class RunLineage:
         return RunFacts(
             run_id=record.run_id, pipeline=record.pipeline, status=status, at=at, kind=pipeline.kind,
             source=pipeline.source, compiled=self._compiled(pipeline), trigger=record.trigger,
-            queued_at=record.queued_at, group=record.review.get("group"), inputs=self._inputs(record),
+            queued_at=record.queued_at, group=record.review.get("group"), inputs=self._inputs(record, pipeline),
             columns=columns, lineage=lineage, snapshot_id=record.snapshot_id if ended else None,
             rows_written=record.rows_written if ended else None, quality=tuple(record.quality) if ended else (),
             error=record.error)
@@ -81,11 +81,12 @@ class RunLineage:
         except RatError:
             return None
 
-    def _inputs(self, record: RunRecord) -> tuple[InputRead, ...]:
-        """The tables the run read (with the snapshot, once it has read them) and the zones upstream of it,
+    def _inputs(self, record: RunRecord, pipeline: LoadedPipeline) -> tuple[InputRead, ...]:
+        """The tables the run read (with the snapshot, once it has read them) and the zones it reads,
         each with the quality tests of its last finished run."""
-        graph = self.lineage.graphs.graph()
-        names = sorted(set(record.inputs) | set(graph.upstream.get(record.pipeline, ())))
+        tables, zones = pipeline_inputs(pipeline)
+        names = sorted(set(record.inputs) | (tables - {record.pipeline})
+                       | {zone_node(pipeline.ref.namespace, zone) for zone in zones})
         reads = []
         for name in names:
             last = [] if name.split(".")[1] == ZONE_LAYER else [

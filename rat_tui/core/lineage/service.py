@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..errors import Problem, RatError
-from ..project.graph import ZONE_LAYER, GraphCache, ProjectGraph
+from ..project.graph import ZONE_LAYER, GraphCache, ProjectGraph, pipeline_inputs, zone_node
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_source import LoadedPipeline, load_pipeline
 from ..store.state import RunRecord
@@ -73,6 +73,15 @@ class ColumnLineage:
             for ref in refs:
                 touched |= self._graph.downstream_of(ref.fqn)
             return self._compute(self._graph.order(touched))
+
+    def one(self, pipeline: LoadedPipeline) -> PipelineLineage:
+        """One pipeline's lineage from its own files and its inputs' columns on disk, without reading the
+        rest of the project (a run asks this at its start)."""
+        tables, zones = pipeline_inputs(pipeline)
+        names = sorted(tables - {pipeline.ref.fqn}) + sorted(zone_node(pipeline.ref.namespace, z) for z in zones)
+        with self._lock:
+            self._pass = {}
+            return self._lineage(pipeline.ref.fqn, pipeline, {name: self._columns(name) for name in names})
 
     def _load(self, name: str) -> LoadedPipeline | None:
         ref = PipelineRef.parse(name)
