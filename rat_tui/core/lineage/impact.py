@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .chains import ColumnGraph, TracedColumn
-from .model import DIRECT, ColumnRef
+from .model import DIRECT, INDIRECT, UNKNOWN, ColumnRef
 
 
 @dataclass(frozen=True)
@@ -34,11 +34,10 @@ class Impact:
             return table.removeprefix(f"{namespace}.")
 
         parts = [f"`{short(r.column.table)}.{r.column.column}` ({r.kind})" for r in self.readers if r.kind == DIRECT]
-        indirect: dict[tuple[str, str], None] = {}
-        for reader in self.readers:
-            if reader.kind != DIRECT:
-                indirect.setdefault((reader.via, reader.column.table), None)
+        indirect = dict.fromkeys((r.via, r.column.table) for r in self.readers if r.kind == INDIRECT)
         parts += [f"the {via} of `{short(table)}` (indirect)" for via, table in indirect]
+        unknown = dict.fromkeys(r.column.table for r in self.readers if r.kind == UNKNOWN)
+        parts += [f"perhaps `{short(table)}` (unknown)" for table in unknown]
         detail = f" ({self.change.detail})" if self.change.detail else ""
         listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
         return f"{self.change.verb} `{self.change.column}`{detail} breaks {listed}"

@@ -198,8 +198,11 @@ class ColumnLineage:
         """What a run awaiting review would break: main's columns when it began against its branch's, less
         the columns its query no longer makes (a run keeps those in the table, filled with NULL)."""
         ref = PipelineRef.parse(record.pipeline)
-        old = self.schemas.table_at(ref, record.review.get("base_snapshot"))
-        new = self.schemas.table_at(ref, branch=record.review["branch"])
+        try:
+            old = self.schemas.table_at(ref, record.review.get("base_snapshot"))
+            new = self.schemas.table_at(ref, branch=record.review["branch"])
+        except (RatError, KeyError):  # the table or its branch is gone: approve and reject say so
+            return []
         made = self.store.for_run(record.run_id) if self.store else None
         if made is not None and not made.problem:
             pipeline = self._loaded.get(ref.fqn) or self._load(ref.fqn)

@@ -59,3 +59,13 @@ def test_validate_fails_under_the_gate(dropped_amount):
     finally:
         wb.close()
     assert "shop/pipelines/silver/orders/pipeline.sql: dropping `amount` breaks" in caught.value.sentence()
+
+
+
+def test_a_python_reader_not_run_yet_is_named_as_perhaps_broken(tmp_path):
+    python = "def run(spark, ctx):\n    return ctx.ref('silver.orders')\n"
+    service = lineage_service(write_project(tmp_path, {**PIPELINES, "gold/by_python": python}))
+    write_table_schema(service.project, "shop.gold.by_python", {"order_id": "long"})
+    [impact] = service.run_impacts("shop.silver.orders", ORDERS, {c: t for c, t in ORDERS.items() if c != "customer"})
+    assert impact.sentence() == ("dropping `customer` breaks `gold.big_orders.customer` (direct), the window of "
+                                 "`gold.ranked` (indirect) and perhaps `gold.by_python` (unknown)")
