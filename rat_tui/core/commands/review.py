@@ -8,6 +8,7 @@ from ..project.model import PipelineRef
 from ..run import review
 from ..run.publish import check_main_unchanged
 from ..run.strategies import UNIQUE_KEY_PROPERTY
+from ..store.state import RunRecord
 from .base import WorkbenchParts
 
 
@@ -29,8 +30,11 @@ class ReviewCommands(WorkbenchParts):
 
     def pending_reviews(self) -> dict:
         """Each held run, with what its change of columns breaks downstream (`impact`, one sentence each)."""
-        return {"runs": [{**run.as_dict(), "impact": [i.sentence() for i in self.column_lineage.held_run_impacts(run)]}
-                         for run in self.state.held_runs()]}
+        return {"runs": [self.with_impact(run) for run in self.state.held_runs()]}
+
+    def with_impact(self, record: RunRecord) -> dict:
+        """A run awaiting review, with what its change of columns breaks downstream (`impact`)."""
+        return {**record.as_dict(), "impact": [i.sentence() for i in self.column_lineage.held_run_impacts(record)]}
 
     def approve(self, run_id: str) -> dict:
         """Publish the held run (with the runs of its selection, in dependency order): all, or none when

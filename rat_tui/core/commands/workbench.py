@@ -208,7 +208,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
                 raise RatError("--reload-files reloads the files of one pipeline; name one, not a selector")
             return self.run_selection(pipeline, full_refresh, published, review=review)
         record = self.submit(pipeline, full_refresh, published, reload_files=reload_files, review=review).wait()
-        result = {"run": record.as_dict()}
+        result = {"run": self.with_impact(record) if record.status == "awaiting_review" else record.as_dict()}
         if record.status not in ("success", "awaiting_review"):
             raise RatError.with_result(f"run {record.run_id} of {record.pipeline} {record.status}: {record.error}", result)
         return result

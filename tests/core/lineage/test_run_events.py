@@ -106,8 +106,9 @@ def test_a_held_run_that_drops_a_column_names_what_it_breaks(scratch: Scratch):
     for fqn in (f"{scratch.ns}.silver.totals", gold):
         assert scratch.run(fqn)["status"] == "success"
     scratch.pipeline("silver", "totals", "SELECT customer FROM {{ ref('bronze.orders') }} GROUP BY customer")
-    held = scratch.run(f"{scratch.ns}.silver.totals", review=True)
+    held = scratch.wb.run(f"{scratch.ns}.silver.totals", review=True)["run"]
     assert held["status"] == "awaiting_review"
+    assert held["impact"] == ["dropping `total` breaks the filter of `gold.big` (indirect)"]
     [pending] = [r for r in scratch.wb.pending_reviews()["runs"] if r["run_id"] == held["run_id"]]
-    assert pending["impact"] == ["dropping `total` breaks the filter of `gold.big` (indirect)"]
+    assert pending["impact"] == held["impact"]
     scratch.wb.reject(held["run_id"])
