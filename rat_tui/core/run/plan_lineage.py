@@ -40,14 +40,14 @@ def _expr_id(attribute: Any) -> int:
 
 class _PlanWalk:
     def __init__(self, project: Project, namespace: str, tables: Iterable[str]):
-        self.project, self.namespace, self.tables = project, namespace, sorted(tables, key=len, reverse=True)
+        self.project, self.namespace, self.tables = project, namespace, list(tables)
         self.row_deps: set[tuple[ColumnRef, Hop]] = set()  # indirect inputs of every output
 
     # -- leaves -------------------------------------------------------------------------
     def _leaf_table(self, node: Any, kind: str) -> str | None:
         if kind == "DataSourceV2Relation":
-            name = str(node.table().name())
-            return next((t for t in self.tables if t in name or t.split(".", 1)[1] in name), name)
+            name = str(node.table().name())  # Iceberg's: the catalog (our namespace), layer, name
+            return next((t for t in self.tables if name == t or name.startswith(f"{t}.")), name)
         if kind == "LogicalRelation":
             for path in _seq(node.relation().location().rootPaths()):
                 text = str(path.toString()).removeprefix("file:")
