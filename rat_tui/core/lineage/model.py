@@ -11,7 +11,6 @@ from dataclasses import dataclass
 DIRECT, INDIRECT, UNKNOWN = "direct", "indirect", "unknown"
 # The direct subtypes by strength: a chain through an aggregation is an aggregation.
 DIRECT_VIAS = ("identity", "transformation", "aggregation")
-INDIRECT_VIAS = ("join", "filter", "group by", "sort", "window", "condition")
 
 
 @dataclass(frozen=True, order=True)
@@ -50,9 +49,6 @@ class Hop:
         return Hop(DIRECT, max(self.via, inner.via, key=DIRECT_VIAS.index))
 
 
-IDENTITY = Hop(DIRECT, "identity")
-
-
 @dataclass(frozen=True, order=True)
 class Edge:
     source: ColumnRef
@@ -71,7 +67,3 @@ class PipelineLineage:
 
     def edges_into(self, column: str) -> tuple[Edge, ...]:
         return tuple(e for e in self.edges if e.target.column == column)
-
-    @property
-    def sources(self) -> frozenset[str]:
-        return frozenset(e.source.table for e in self.edges)
