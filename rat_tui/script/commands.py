@@ -9,6 +9,8 @@ from typing import Any, Protocol
 from ..core.commands.version_diff import version_diff
 from ..core.commands.workbench import Workbench
 from ..core.errors import RatError
+from ..core.lineage.model import ColumnRef
+from .lineage_json import column_trace_json
 from .parser import FreeText
 
 
@@ -304,6 +306,16 @@ def _build(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     return ctx.wb.build(a.namespaces or None, full_refresh=a.full_refresh)
 
 
-@command("lineage", arg("pipeline", nargs="?"))
+@command("lineage", arg("pipeline", nargs="?"), arg("--column"), arg("--up", action="store_true"),
+         arg("--down", action="store_true"), arg("--depth", type=int))
 def _lineage(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.lineage(a.pipeline)
+    """Without --column: the pipelines' graph. With it: the columns it reads (--up, the default) or that read it."""
+    if a.column is None:
+        return ctx.wb.lineage(a.pipeline)
+    if a.pipeline or (a.up and a.down):
+        raise ArgumentError("lineage --column takes no pipeline, and one of --up or --down")
+    try:
+        column = ColumnRef.parse(a.column)
+    except ValueError as exc:
+        raise ArgumentError(f"lineage: {exc}") from None
+    return column_trace_json(ctx.wb.column_lineage.trace(column, up=not a.down, depth=a.depth))

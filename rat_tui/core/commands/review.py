@@ -3,14 +3,18 @@ from __future__ import annotations
 
 from ..lake.diff import SAMPLE_ROWS, table_diff
 from ..lake.table import IcebergTable
+from ..lineage.service import ColumnLineage
 from ..project.model import PipelineRef
 from ..run import review
 from ..run.publish import check_main_unchanged
 from ..run.strategies import UNIQUE_KEY_PROPERTY
+from ..store.state import RunRecord
 from .base import WorkbenchParts
 
 
 class ReviewCommands(WorkbenchParts):
+    column_lineage: ColumnLineage  # commands/workbench.py
+
     def key_diff(self, pipeline: str, old: int | None, new: int, key: list[str] | None = None,
                  sample_rows: int = SAMPLE_ROWS) -> dict:
         """What changed from snapshot `old` to `new`, matched by `key` (default: the table's unique key;
@@ -25,7 +29,12 @@ class ReviewCommands(WorkbenchParts):
             return table_diff(table, old, new, key, sample_rows).as_dict()
 
     def pending_reviews(self) -> dict:
-        return {"runs": [run.as_dict() for run in self.state.held_runs()]}
+        """Each held run, with what its change of columns breaks downstream (`impact`, one sentence each)."""
+        return {"runs": [self.with_impact(run) for run in self.state.held_runs()]}
+
+    def with_impact(self, record: RunRecord) -> dict:
+        """A run awaiting review, with what its change of columns breaks downstream (`impact`)."""
+        return {**record.as_dict(), "impact": [i.sentence() for i in self.column_lineage.held_run_impacts(record)]}
 
     def approve(self, run_id: str) -> dict:
         """Publish the held run (with the runs of its selection, in dependency order): all, or none when

@@ -14,6 +14,10 @@ from ..lake.session import SparkManager
 from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable
 from ..landing.load_history import LoadHistory
+from ..lineage.run_lineage import RunLineage
+from ..lineage.run_store import LineageStore
+from ..lineage.schemas import SchemaReader
+from ..lineage.service import ColumnLineage
 from ..project.graph import GraphCache
 from ..project.model import PipelineRef, Project
 from ..project.sql_guard import check_read_only
@@ -69,6 +73,10 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.spark = SparkManager(self.project, self.events, self.storage)
         self.runner = Runner(self.project, self.spark, self.state, self.events, self.storage)
         self.graph_cache = GraphCache(self.project)
+        self.lineage_store = LineageStore(self.state)
+        schemas = SchemaReader(self.project)
+        self.column_lineage = ColumnLineage(self.project, self.graph_cache, schemas, self.lineage_store)
+        self.events.subscribe(RunLineage(self.project, self.state, self.column_lineage, schemas, self.lineage_store))
         self.selections = []
         self._selections_lock = threading.Lock()
         self.run_log = RunLog(self.project.state_dir / "logs" / "runs.jsonl")
@@ -146,6 +154,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
     def validate(self, pipeline: str | None = None) -> dict:
         only = self.project.find_pipeline(pipeline) if pipeline else None
         problems = validate(self.project, only)
+        problems += self.column_lineage.working_copy_problems(only)
         errors = [p for p in problems if p.is_error]
         result = {"problems": [p.as_dict() for p in problems]}
         if errors:
@@ -199,7 +208,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
                 raise RatError("--reload-files reloads the files of one pipeline; name one, not a selector")
             return self.run_selection(pipeline, full_refresh, published, review=review)
         record = self.submit(pipeline, full_refresh, published, reload_files=reload_files, review=review).wait()
-        result = {"run": record.as_dict()}
+        result = {"run": self.with_impact(record) if record.status == "awaiting_review" else record.as_dict()}
         if record.status not in ("success", "awaiting_review"):
             raise RatError.with_result(f"run {record.run_id} of {record.pipeline} {record.status}: {record.error}", result)
         return result

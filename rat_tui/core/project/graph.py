@@ -199,6 +199,11 @@ class GraphCache:
                         graph.add_edge(name, ref.fqn)
             return graph
 
+    def signature(self, ref: PipelineRef) -> tuple | None:
+        """The pipeline's files (names, times, sizes) as the last `graph()` saw them: unchanged, unsaved."""
+        cached = self._inputs.get(ref)
+        return cached[0] if cached is not None else None
+
     def _read(self, ref: PipelineRef) -> tuple[tuple, set[str], set[str]]:
         signature = self._signature(ref)
         cached = self._inputs.get(ref)

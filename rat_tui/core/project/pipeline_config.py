@@ -37,6 +37,7 @@ DEFAULTS: dict[str, Any] = {
     "review": False,
     "max_removed_rows": None,
     "max_changed_fraction": None,
+    "breaks_downstream": "warn",
 }
 _BOOLEAN_KEYS = ("archive_landing_zones", "scd_close_missing", "review")
 KNOWN_KEYS = tuple(DEFAULTS)
@@ -61,6 +62,8 @@ class PipelineConfig:
     # Diff gates (diff_gates.py): "N" or "N warn" rows removed; "5%" or "5% warn" of main's rows changed or removed
     max_removed_rows: str | None = None
     max_changed_fraction: str | None = None
+    # A change of columns that downstream pipelines read (lineage/impact.py): reported (warn) or a failure (fail)
+    breaks_downstream: str = "warn"
     # key -> "annotation" | "config.yaml" | "default": where each effective value came from
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
@@ -121,6 +124,11 @@ def _coerce(key: str, raw: _RawValue) -> tuple[Any, str | None]:
         text = str(value).strip().lower()
         if text not in ("table", "view"):
             return None, f"materialized must be table or view, not '{value}'"
+        return text, None
+    if key == "breaks_downstream":
+        text = str(value).strip().lower()
+        if text not in ("warn", "fail"):
+            return None, f"breaks_downstream must be warn or fail, not '{value}'"
         return text, None
     if key in GATE_KEYS:
         try:

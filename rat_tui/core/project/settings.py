@@ -39,6 +39,7 @@ _SCHEMA: dict[str, Any] = {
     "zones": dict,
     "keymap": dict,
     "console": {"max_rows": int},
+    "lineage": {"transport": str, "url": str, "timeout_seconds": (int, float)},
     "storage": {
         "type": str,
         "endpoint": str,
@@ -84,6 +85,10 @@ class Settings:
     keymap: dict[str, str] = field(default_factory=dict)
     storage: dict[str, Any] = field(default_factory=dict)  # read by core.s3.config (type: local | s3)
     console_max_rows: int = 10_000  # rows the SQL console's grid holds; export writes them all
+    # OpenLineage events of each run: always to .rat/lineage/events.jsonl; `http` also posts them to `url`
+    lineage_transport: str = "file"
+    lineage_url: str | None = None
+    lineage_timeout_seconds: float = 2.0
 
 
 def zone_settings(settings: Settings, namespace: str, zone: str) -> dict:
@@ -147,6 +152,18 @@ def _key_lines(node: yaml.Node, prefix: str = "") -> dict[str, int]:
     return lines
 
 
+def _lineage_settings(section: dict, path: str, problems: list[Problem]) -> dict[str, Any]:
+    transport = section.get("transport")
+    if transport not in (None, "file", "http"):
+        problems.append(Problem(path, f"lineage.transport must be file or http, not '{transport}'"))
+        transport = None
+    if transport == "http" and not section.get("url"):
+        problems.append(Problem(path, "lineage.transport http needs lineage.url (the OpenLineage endpoint)"))
+        transport = None
+    return {"lineage_transport": transport, "lineage_url": section.get("url"),
+            "lineage_timeout_seconds": section.get("timeout_seconds")}
+
+
 def load_settings(root: Path) -> tuple[Settings, list[Problem]]:
     """Settings from `root/rat.yaml` (defaults when absent) and the problems found in it."""
     path = root / "rat.yaml"
@@ -200,6 +217,7 @@ def load_settings(root: Path) -> tuple[Settings, list[Problem]]:
         "keymap": {str(k): str(v) for k, v in clean.get("keymap", {}).items()} or None,
         "storage": clean.get("storage"),
         "console_max_rows": clean.get("console", {}).get("max_rows"),
+        **_lineage_settings(clean.get("lineage", {}), display, problems),
         **retention,
     }
     return Settings(**{k: v for k, v in kwargs.items() if v is not None}), problems

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import jinja2
@@ -47,10 +48,16 @@ def syntax_problem(source: str, relpath: str) -> Problem | None:
     return None
 
 
+@lru_cache(maxsize=1024)
+def _compiled(source: str) -> jinja2.Template:
+    """Compiling costs more than rendering; the graph, the lineage and a run render the same text."""
+    return _ENV.from_string(source)
+
+
 def render(source: str, relpath: str, context: Mapping[str, Any]) -> str:
     """Render a template; every Jinja failure becomes a RatError naming the file and line."""
     try:
-        return _ENV.from_string(source).render(**context)
+        return _compiled(source).render(**context)
     except jinja2.TemplateSyntaxError as exc:
         raise RatError(f"Jinja syntax error: {exc.message}", relpath, exc.lineno) from None
     except jinja2.UndefinedError as exc:

@@ -7,11 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
 from ..lake.spark_errors import is_cancellation, summarise
+from ..lineage.plan_handoff import hand_over
 from ..project.pipeline_source import LoadedPipeline
 from ..project.python_guard import python_problems
 from ..project.sql_guard import check_read_only
 from ..project.templating import render
 from .context import PythonContext, RunContext
+from .plan_lineage import dataframe_lineage
 from .result_checks import check_result
 from .strategies import ORDER_COLUMN
 
@@ -71,7 +73,10 @@ def build_python(ctx: RunContext, pipeline: LoadedPipeline) -> "DataFrame":
         message, _ = summarise(exc)
         line = _line_in(exc, relpath, pipeline.source, message)
         raise RatError(f"{type(exc).__name__} in run(): {message}", relpath, line) from None
-    return _to_dataframe(ctx, result, relpath)
+    df = _to_dataframe(ctx, result, relpath)
+    if not ctx.preview:  # SQL's lineage is read from its text; Python's only from the plan of what it returned
+        hand_over(ctx.run_id, dataframe_lineage(df, ctx.project, ctx.ref.fqn, ctx.inputs))
+    return df
 
 
 def _line_in(exc: BaseException, relpath: str, source: str = "", message: str = "") -> int | None:

@@ -1,5 +1,6 @@
 """An Iceberg table: schema, its history by run (core.lake.history), preview at the selected entry, and
-the diff of a whole run (`d`: main before it against main after it).
+the diff of a whole run (`d`: main before it against main after it); Enter on a column of the preview
+opens that column's lineage (column_lineage.py).
 
 One row per run that reached main, per compaction, per rollback, and one for the creation: the raw
 snapshots inside a run (a merge's delete before its append) were never main, so they are neither
@@ -17,10 +18,12 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from ...core.text import count
 from ...core.commands.failures import failure_sentence
+from ...core.lineage.model import ColumnRef
+from ...core.text import count
 from ..messages import ActionDone, ActionFailed
 from ..outcomes import diffed
+from .column_lineage import ColumnLineageScreen
 from .loading import app_closing, post_loaded
 from .project_tree import NodeData
 from .result_table import selected_key, show_rows
@@ -126,6 +129,11 @@ class TableView(Vertical):
         self.query_one("#table-detail", Static).update(
             Text(f"Preview at snapshot {result['snapshot_id']}", style="grey70"))
         show_rows(self.query_one("#snapshot-preview", DataTable), result["columns"], result["rows"])
+
+    @on(DataTable.CellSelected, "#snapshot-preview")
+    def _column_chosen(self, event: DataTable.CellSelected) -> None:
+        column = event.data_table.ordered_columns[event.coordinate.column].label.plain
+        self.app.push_screen(ColumnLineageScreen(self.workbench, ColumnRef(self.fqn, column)))
 
     @work(thread=True, group="actions")
     def diff(self, entry: dict) -> None:

@@ -1,0 +1,30 @@
+"""A SQL pipeline compiled for lineage: its template rendered as a first run, each `ref()` and
+`landing_zone()` written as the three-part name the lineage knows it by (`ns.layer.name`,
+`ns.landing.zone`), so the query can be read without Spark or a run."""
+from __future__ import annotations
+
+from ..project.graph import zone_node
+from ..project.pipeline_source import LoadedPipeline
+from ..project.templating import render
+
+# What a first run sees; `watermark_value` stays undefined, as it does on a first run.
+_RUN_STARTED_AT = "2000-01-01 00:00:00.000000"
+
+
+def quoted(name: str) -> str:
+    """`ns.layer.name` back-quoted part by part: names may hold hyphens."""
+    return ".".join(f"`{part}`" for part in name.split("."))
+
+
+def compiled_sql(pipeline: LoadedPipeline) -> str:
+    """The query the pipeline runs on a first run (or a full refresh); RatError if it cannot render."""
+    ref = pipeline.ref
+
+    def table(name: str) -> str:
+        target = ref.resolve(name)
+        return quoted(target.fqn if target else str(name))
+
+    context = {"ref": table, "landing_zone": lambda zone: quoted(zone_node(ref.namespace, zone)),
+               "this": quoted(ref.fqn), "run_started_at": _RUN_STARTED_AT, "is_incremental": lambda: False,
+               "is_scd2": lambda: False, "config": pipeline.config.as_dict()}
+    return render(pipeline.source, pipeline.source_relpath, context)

@@ -1,0 +1,80 @@
+"""The columns of a pipeline's inputs, read without a JVM: a table's from its Iceberg metadata
+(PyIceberg), a landing zone's from one of its files through DuckDB (a sample first, the files a run
+reads otherwise), plus the `_source_file` column every landing view adds. Cached by file identity."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from ..errors import RatError
+from ..lake.metadata import current_metadata_file, load_table
+from ..landing.preview import read_head
+from ..project.model import PipelineRef, Project, active_landing_files, landing_format
+
+# The column the run's landing view adds to every zone read (run/context.py names it too).
+ZONE_FILE_COLUMN = "_source_file"
+Columns = dict[str, str]  # column -> type, in table order
+
+
+def _identity(path: Path) -> tuple[str, int, int]:
+    stat = path.stat()
+    return str(path), stat.st_mtime_ns, stat.st_size
+
+
+class SchemaReader:
+    """Columns of tables and zones as they are on disk now; None when there are none to read yet."""
+
+    def __init__(self, project: Project):
+        self.project = project
+        self._cache: dict[tuple, Columns | None] = {}
+        self._lock = threading.Lock()
+
+    def table(self, ref: PipelineRef) -> Columns | None:
+        path = current_metadata_file(self.project.table_dir(ref))
+        if path is None:
+            return None
+        return self._cached(_identity(path), lambda: self._iceberg_columns(ref))
+
+    def _iceberg_columns(self, ref: PipelineRef) -> Columns | None:
+        try:
+            schema = load_table(self.project.table_dir(ref), ref.fqn).schema()
+        except (RatError, OSError, ValueError):
+            return None
+        return {field.name: str(field.field_type) for field in schema.fields}
+
+    def table_at(self, ref: PipelineRef, snapshot_id: int | None = None, branch: str | None = None) -> Columns:
+        """The columns of the table's schema when that snapshot (or the branch's head) was written."""
+        meta = load_table(self.project.table_dir(ref), ref.fqn).metadata
+        if branch is not None:
+            snapshot_id = meta.refs[branch].snapshot_id
+        snapshot = meta.snapshot_by_id(snapshot_id) if snapshot_id is not None else None
+        schema_id = snapshot.schema_id if snapshot is not None and snapshot.schema_id is not None \
+            else meta.current_schema_id
+        schema = next(s for s in meta.schemas if s.schema_id == schema_id)
+        return {field.name: str(field.field_type) for field in schema.fields}
+
+    def zone(self, namespace: str, zone: str) -> Columns | None:
+        zone_dir = self.project.zone_dir(namespace, zone)
+        samples = zone_dir / "_samples"
+        files = sorted(p for p in samples.iterdir() if landing_format(p)) if samples.is_dir() else []
+        files = files or active_landing_files(zone_dir)
+        if not files:
+            return None
+        return self._cached(_identity(files[0]), lambda: self._file_columns(files[0]))
+
+    @staticmethod
+    def _file_columns(path: Path) -> Columns | None:
+        try:
+            columns, _ = read_head(path, 0)
+        except (RatError, OSError, ValueError):  # a file DuckDB cannot read offers no columns
+            return None
+        return {**{name: "" for name in columns}, ZONE_FILE_COLUMN: "string"}
+
+    def _cached(self, key: tuple, read) -> Columns | None:
+        with self._lock:
+            if key in self._cache:
+                return self._cache[key]
+        value = read()
+        with self._lock:
+            self._cache[key] = value
+        return value

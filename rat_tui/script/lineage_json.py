@@ -1,0 +1,10 @@
+"""Column lineage results as the script's JSON (SCRIPT.md: `lineage --column`)."""
+from __future__ import annotations
+
+from ..core.lineage.service import ColumnTrace
+
+
+def column_trace_json(trace: ColumnTrace) -> dict:
+    return {"column": trace.column.name, "direction": trace.direction,
+            "columns": [{"table": c.column.table, "column": c.column.column, "kind": c.kind, "via": c.via,
+                         "depth": c.depth, "pipeline": c.pipeline} for c in trace.columns]}

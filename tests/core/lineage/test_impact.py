@@ -1,0 +1,71 @@
+"""What a change of columns breaks downstream: the sentence, in validate (warning or failure by
+`@breaks_downstream`), without Spark."""
+from __future__ import annotations
+
+import pytest
+
+from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.errors import RatError
+from rat_tui.core.lineage.impact import ColumnChange, changes_between
+
+from .lineage_project import PIPELINES, lineage_service, write_project, write_table_schema
+
+ORDERS = {"order_id": "long", "amount": "double", "customer": "string", "status": "string"}
+WITHOUT_AMOUNT = """
+SELECT CAST(order_id AS BIGINT) AS order_id, c.name AS customer, t.status
+FROM {{ ref('bronze.raw_orders') }} t JOIN {{ ref('bronze.raw_customers') }} c ON t.customer_id = c.id"""
+
+
+def test_changes_between_two_schemas():
+    assert changes_between({"a": "long", "b": "string"}, {"a": "string", "c": "string"}) == [
+        ColumnChange("b", "renamed", "now `c`"), ColumnChange("a", "retyped", "long → string")]
+    assert changes_between({"a": "long", "b": "string"}, {"b": ""}) == [ColumnChange("a", "dropped")]
+
+
+def test_the_sentence_names_direct_columns_and_indirect_uses(tmp_path):
+    service = lineage_service(write_project(tmp_path))
+    [impact] = service.run_impacts("shop.silver.orders", ORDERS, {c: t for c, t in ORDERS.items() if c != "amount"})
+    assert impact.sentence() == ("dropping `amount` breaks `gold.daily_revenue.total` (direct), "
+                                 "`gold.ranked.paid_amount` (direct), the filter of `gold.big_orders` (indirect) "
+                                 "and the window of `gold.ranked` (indirect)")
+
+
+@pytest.fixture
+def dropped_amount(tmp_path):
+    project = write_project(tmp_path, {**PIPELINES, "silver/orders": WITHOUT_AMOUNT})
+    write_table_schema(project, "shop.silver.orders", ORDERS)  # as the last run left it: with amount
+    return tmp_path
+
+
+def test_validate_warns_before_any_run(dropped_amount):
+    wb = Workbench(dropped_amount)
+    try:
+        problems = wb.validate()["problems"]
+    finally:
+        wb.close()
+    [problem] = [p for p in problems if "breaks" in p["message"]]
+    assert problem["path"] == "shop/pipelines/silver/orders/pipeline.sql"
+    assert problem["severity"] == "warning"
+    assert problem["message"].startswith("dropping `amount` breaks `gold.daily_revenue.total` (direct)")
+
+
+def test_validate_fails_under_the_gate(dropped_amount):
+    sql = dropped_amount / "shop/pipelines/silver/orders/pipeline.sql"
+    sql.write_text("-- @breaks_downstream: fail\n" + sql.read_text())
+    wb = Workbench(dropped_amount)
+    try:
+        with pytest.raises(RatError) as caught:
+            wb.validate()
+    finally:
+        wb.close()
+    assert "shop/pipelines/silver/orders/pipeline.sql: dropping `amount` breaks" in caught.value.sentence()
+
+
+
+def test_a_python_reader_not_run_yet_is_named_as_perhaps_broken(tmp_path):
+    python = "def run(spark, ctx):\n    return ctx.ref('silver.orders')\n"
+    service = lineage_service(write_project(tmp_path, {**PIPELINES, "gold/by_python": python}))
+    write_table_schema(service.project, "shop.gold.by_python", {"order_id": "long"})
+    [impact] = service.run_impacts("shop.silver.orders", ORDERS, {c: t for c, t in ORDERS.items() if c != "customer"})
+    assert impact.sentence() == ("dropping `customer` breaks `gold.big_orders.customer` (direct), the window of "
+                                 "`gold.ranked` (indirect) and perhaps `gold.by_python` (unknown)")

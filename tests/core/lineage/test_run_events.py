@@ -1,0 +1,114 @@
+"""Each run's lineage on real tables: OpenLineage events (START, then COMPLETE / FAIL / ABORT) checked
+against the spec's schema, the lineage kept with the run, and what a held run's change breaks."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rat_tui.core.events import RunStarted
+from rat_tui.core.lineage.openlineage_events import run_uuid
+from tests.lakehelpers import Scratch
+
+from .openlineage_schema import event_problems
+
+pytestmark = pytest.mark.spark
+
+ORDERS_CSV = """
+id,customer,amount
+1,ada,10.5
+2,bob,-3
+3,ada,7
+"""
+TOTALS = "SELECT customer, SUM(amount) AS total FROM {{ ref('bronze.orders') }} WHERE amount > 0 GROUP BY customer"
+
+
+def events_of(scratch: Scratch, run_id: str) -> list[dict]:
+    path = scratch.wb.project.state_dir / "lineage" / "events.jsonl"
+    wanted = run_uuid(scratch.wb.project.root.as_uri(), run_id)
+    return [e for e in map(json.loads, path.read_text().splitlines()) if e["run"]["runId"] == wanted]
+
+
+def bronze(scratch: Scratch) -> tuple[str, dict]:
+    scratch.landing("orders", "orders.csv", ORDERS_CSV)
+    fqn = scratch.pipeline("bronze", "orders", "SELECT * FROM {{ landing_zone('orders') }}",
+                           tests={"has_ids": "SELECT * FROM {{ this }} WHERE id IS NULL"})
+    return fqn, scratch.run(fqn)
+
+
+def test_a_successful_run_sends_start_and_complete_with_its_facets(scratch: Scratch):
+    source, first = bronze(scratch)
+    fqn = scratch.pipeline("silver", "totals", TOTALS)
+    record = scratch.run(fqn)
+    assert record["status"] == "success"
+    start, complete = events_of(scratch, record["run_id"])
+    assert [start["eventType"], complete["eventType"]] == ["START", "COMPLETE"]
+    assert event_problems(start) == [] and event_problems(complete) == []
+    assert complete["job"]["name"] == fqn
+    assert complete["job"]["facets"]["sql"]["query"].startswith(f"SELECT customer, SUM(amount) AS total FROM `{scratch.ns}`")
+    assert complete["job"]["facets"]["sourceCode"]["sourceCode"] == TOTALS
+    [output] = complete["outputs"]
+    assert output["facets"]["version"]["datasetVersion"] == str(record["snapshot_id"])
+    assert output["outputFacets"]["outputStatistics"]["rowCount"] == 1
+    assert [(f["name"], f["type"]) for f in output["facets"]["schema"]["fields"]] == [
+        ("customer", "string"), ("total", "double")]
+    total = {(i["name"], i["field"], t["type"], t["subtype"]) for i in
+             output["facets"]["columnLineage"]["fields"]["total"]["inputFields"] for t in i["transformations"]}
+    assert total == {(source, "amount", "DIRECT", "AGGREGATION"), (source, "amount", "INDIRECT", "FILTER"),
+                     (source, "customer", "INDIRECT", "GROUP_BY")}
+    inputs = {i["name"]: i for i in complete["inputs"]}
+    assert inputs[source]["facets"]["version"]["datasetVersion"] == str(first["snapshot_id"])
+    assert inputs[source]["inputFacets"]["dataQualityAssertions"]["assertions"] == [
+        {"assertion": "has_ids", "success": True, "severity": "error", "actual": "0", "params": {}}]
+    kept = scratch.wb.lineage_store.for_run(record["run_id"])
+    assert kept.columns == ("customer", "total")
+
+
+def test_a_failed_quality_test_sends_fail_with_the_assertion(scratch: Scratch):
+    bronze(scratch)
+    fqn = scratch.pipeline("silver", "totals", TOTALS, tests={"no_ada": "SELECT * FROM {{ this }} WHERE customer = 'ada'"})
+    record = scratch.run(fqn)
+    assert record["status"] == "failed"
+    start, fail = events_of(scratch, record["run_id"])
+    assert [start["eventType"], fail["eventType"]] == ["START", "FAIL"]
+    assert event_problems(fail) == []
+    assert "no_ada" in fail["run"]["facets"]["errorMessage"]["message"]
+    [output] = fail["outputs"]
+    assert output["facets"]["dataQualityAssertions"]["assertions"] == [
+        {"assertion": "no_ada", "success": False, "severity": "error", "actual": "1", "params": {}}]
+
+
+def test_a_cancelled_run_sends_abort(scratch: Scratch):
+    bronze(scratch)
+    fqn = scratch.pipeline("silver", "totals", TOTALS)
+    handles = []
+
+    def cancel_on_start(event) -> None:
+        if isinstance(event, RunStarted) and event.pipeline == fqn:
+            scratch.wb.cancel(event.run_id)
+
+    unsubscribe = scratch.wb.events.subscribe(cancel_on_start)
+    try:
+        handles.append(scratch.wb.submit(fqn))
+        record = handles[0].wait(120)
+    finally:
+        unsubscribe()
+    assert record.status == "cancelled"
+    start, abort = events_of(scratch, record.run_id)
+    assert [start["eventType"], abort["eventType"]] == ["START", "ABORT"]
+    assert event_problems(abort) == []
+
+
+def test_a_held_run_that_drops_a_column_names_what_it_breaks(scratch: Scratch):
+    bronze(scratch)
+    scratch.pipeline("silver", "totals", TOTALS)
+    gold = scratch.pipeline("gold", "big", "SELECT customer FROM {{ ref('silver.totals') }} WHERE total > 5")
+    for fqn in (f"{scratch.ns}.silver.totals", gold):
+        assert scratch.run(fqn)["status"] == "success"
+    scratch.pipeline("silver", "totals", "SELECT customer FROM {{ ref('bronze.orders') }} GROUP BY customer")
+    held = scratch.wb.run(f"{scratch.ns}.silver.totals", review=True)["run"]
+    assert held["status"] == "awaiting_review"
+    assert held["impact"] == ["dropping `total` breaks the filter of `gold.big` (indirect)"]
+    [pending] = [r for r in scratch.wb.pending_reviews()["runs"] if r["run_id"] == held["run_id"]]
+    assert pending["impact"] == held["impact"]
+    scratch.wb.reject(held["run_id"])

@@ -1,0 +1,46 @@
+"""`lineage --column`: a column's upstream or downstream columns with edge kinds, in-process (no JVM)."""
+from __future__ import annotations
+
+import pytest
+
+from rat_tui.core.commands.workbench import Workbench
+from tests.core.lineage.lineage_project import write_project
+from tests.helpers import script
+
+
+@pytest.fixture
+def wb(tmp_path):
+    write_project(tmp_path)
+    bench = Workbench(tmp_path)
+    yield bench
+    bench.close()
+
+
+def test_upstream_of_a_gold_column_reaches_the_zone_files(wb):
+    status, [result] = script(wb, "lineage --column shop.gold.daily_revenue.total --up")
+    assert status == 0 and result["ok"]
+    found = {(c["table"], c["column"], c["kind"], c["via"], c["depth"]) for c in result["columns"]}
+    assert ("shop.silver.orders", "amount", "direct", "aggregation", 1) in found
+    assert ("shop.silver.orders", "status", "indirect", "group by", 1) in found
+    assert ("shop.landing.orders", "amount", "direct", "aggregation", 3) in found
+    assert ("shop.landing.customers", "id", "indirect", "group by", 3) in found
+
+
+def test_downstream_with_a_depth(wb):
+    status, [result] = script(wb, "lineage --column shop.silver.orders.amount --down --depth 1")
+    found = {(c["table"], c["column"], c["kind"], c["via"]) for c in result["columns"]}
+    assert found == {
+        ("shop.gold.daily_revenue", "total", "direct", "aggregation"),
+        ("shop.gold.big_orders", "order_id", "indirect", "filter"),
+        ("shop.gold.big_orders", "customer", "indirect", "filter"),
+        ("shop.gold.ranked", "rank_in_customer", "indirect", "window"),
+        ("shop.gold.ranked", "paid_amount", "direct", "transformation"),
+    }
+
+
+def test_the_graph_form_stays_and_a_wrong_column_names_the_known_ones(wb):
+    status, lines = script(wb, "lineage shop.gold.big_orders\nlineage --column shop.gold.big_orders.amount")
+    assert lines[0]["ok"] and "shop.silver.orders" in {n["name"] for n in lines[0]["nodes"]}
+    assert not lines[1]["ok"]
+    assert lines[1]["error"] == ("no column shop.gold.big_orders.amount: shop.gold.big_orders has columns "
+                                 "customer, order_id")
