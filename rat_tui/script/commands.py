@@ -4,12 +4,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ..core.commands.version_diff import version_diff
-from ..core.commands.workbench import Workbench
 from ..core.errors import RatError
 from .parser import FreeText
+
+if TYPE_CHECKING:  # the shell client parses commands without loading the command layer (attach needs no Spark)
+    from ..core.commands.workbench import Workbench
 
 
 class ArgumentError(Exception):
@@ -173,6 +174,8 @@ def _wait_idle(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> d
 
 @command("version-diff", arg("pipeline"), arg("version", type=int))
 def _version_diff(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    from ..core.commands.version_diff import version_diff
+
     return version_diff(ctx.wb.project, ctx.wb.versions, ctx.wb.resolve(a.pipeline), a.version)
 
 
