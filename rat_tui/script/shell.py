@@ -25,9 +25,12 @@ SCRIPT_ONLY = frozenset({"write", "watch", "wait-idle", "press", "screenshot", "
 
 
 def shell_commands() -> dict[str, str]:
-    """Every script command a shell command too, with its help group."""
+    """Every script command a shell command too, with its help group, in the order `--help` lists them."""
+    order = [name for names in GROUPS.values() for name in names]
     grouped = {name: group for group, names in GROUPS.items() for name in names}
-    return {name: grouped.get(name, "more") for name in COMMANDS if name not in SCRIPT_ONLY}
+    names = sorted((name for name in COMMANDS if name not in SCRIPT_ONLY),
+                   key=lambda name: order.index(name) if name in order else len(order))
+    return {name: grouped.get(name, "more") for name in names}
 
 
 def usage(name: str, spec: ScriptCommand) -> str:
