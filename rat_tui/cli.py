@@ -167,7 +167,8 @@ def run_script(root: Path, text: str, *, keep_going: bool, events: bool, attach:
     if lines is None:
         return EXIT_BAD_SCRIPT
     if attach and needs_own_process(lines) is None:
-        status = attach_to_engine(root.resolve(), ScriptRequest(text, keep_going, events), lines, out, err)
+        request = ScriptRequest(text, keep_going, events, cwd=str(Path.cwd()))
+        status = attach_to_engine(root.resolve(), request, lines, out, err)
         if status is not None:
             return status
     return _run_own_engine(root, lines, keep_going, events, out, err)

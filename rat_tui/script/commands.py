@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core.errors import RatError
@@ -41,6 +42,11 @@ class ScriptContext:
 
     wb: Workbench
     screen: ScreenHost | None = None
+    cwd: Path | None = None  # the script's own folder when an engine host runs it for another process
+
+    def local_path(self, text: str) -> str:
+        """A path the script names on its machine (an upload's file), from the folder the script runs in."""
+        return str(self.cwd / text) if self.cwd is not None else text
 
     def need_screen(self, cmd: str) -> ScreenHost:
         if self.screen is None:
@@ -262,7 +268,7 @@ def _doctor(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict
 @command("upload", arg("namespace"), arg("zone"), arg("paths", nargs="+"), arg("--as", dest="as_name"),
          arg("--replace", action="store_true"))
 def _upload(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.upload(a.namespace, a.zone, a.paths, a.as_name, a.replace)
+    return ctx.wb.upload(a.namespace, a.zone, [ctx.local_path(p) for p in a.paths], a.as_name, a.replace)
 
 
 def _bool(text: str) -> bool:

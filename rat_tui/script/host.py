@@ -145,4 +145,5 @@ class EngineHost:
         if own is not None:  # a client sends none of these (attach.py); refuse one that does
             err.write(f"rat-tui: `{own}` runs in a script's own process, not on a shared engine\n")
             return EXIT_BAD_SCRIPT
-        return execute(ScriptContext(self.workbench), lines, out, request.keep_going, request.events, err=err)
+        context = ScriptContext(self.workbench, cwd=Path(request.cwd) if request.cwd else None)
+        return execute(context, lines, out, request.keep_going, request.events, err=err)

@@ -38,6 +38,7 @@ class ScriptRequest:
     text: str
     keep_going: bool = False
     events: bool = False
+    cwd: str = ""  # the client's folder: paths on its side (an upload's files) are read from there
 
     def encode(self) -> bytes:
         return json.dumps(asdict(self)).encode() + b"\n"
@@ -45,7 +46,8 @@ class ScriptRequest:
     @classmethod
     def decode(cls, line: bytes) -> ScriptRequest:
         fields = json.loads(line)
-        return cls(str(fields["text"]), bool(fields.get("keep_going")), bool(fields.get("events")))
+        return cls(str(fields["text"]), bool(fields.get("keep_going")), bool(fields.get("events")),
+                   str(fields.get("cwd") or ""))
 
 
 # Frames from the host, one JSON object a line:

@@ -208,3 +208,16 @@ def test_screen_and_watch_scripts_never_attach(sample_copy: Path):
             frames = list(read_frames(sock.makefile("rb")))
     assert frames[1:] == [{"err": "rat-tui: `watch` runs in a script's own process, not on a shared engine"},
                           {"exit": 2}]
+
+
+def test_an_attached_upload_reads_its_files_from_the_clients_folder(sample_copy: Path, tmp_path: Path):
+    """The host runs in a folder of its own: a relative path means the client's folder, as in its own process."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "events.json").write_text('{"id": 1}\n')  # JSON: no typed twin to make, so no Spark needed
+    with engine_host(sample_copy, warm=False) as host:
+        done = run_cli("upload", "ecommerce", "drops", "events.json", "-p", str(sample_copy), "--json", cwd=mine)
+        assert host.poll() is None  # attached: the host did it
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["files"] == [{"name": "events.json", "bytes": 10}]
+    assert (sample_copy / "ecommerce/landing/drops/events.json").read_text() == '{"id": 1}\n'
