@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING
 
 from .commands import ScriptContext
 from .executor import EXIT_BAD_SCRIPT, execute, parse
-from .wire import (MAX_SOCKET_PATH, ScriptRequest, frame, needs_own_process, peer_uid, refusal,
-                   socket_path)
+from .wire import MAX_SOCKET_PATH, ScriptRequest, frame, needs_own_process, peer, refusal, socket_path
 
 if TYPE_CHECKING:
     from ..core.commands.workbench import Workbench
@@ -124,7 +123,8 @@ class EngineHost:
         lock = threading.Lock()
         with conn:
             try:
-                why_not = refusal(peer_uid(conn), os.getuid())
+                pid, uid = peer(conn)
+                why_not = refusal(uid, os.getuid())
                 if why_not is not None:
                     log.warning("engine host: %s", why_not)
                     send(conn, lock, refused=why_not)
@@ -132,6 +132,7 @@ class EngineHost:
                 send(conn, lock, engine=os.getpid())
                 with conn.makefile("rb") as reader:
                     request = ScriptRequest.decode(reader.readline())
+                log.info("engine host: a script of %d line(s) from pid %d", len(request.text.splitlines()), pid)
                 send(conn, lock, exit=self._run(request, conn, lock))
             except (OSError, ValueError, KeyError):
                 log.warning("engine host: a client went away or sent no request", exc_info=True)

@@ -67,11 +67,11 @@ def read_frames(stream: BinaryIO) -> Iterator[dict[str, Any]]:
             yield json.loads(line)
 
 
-def peer_uid(conn: socket.socket) -> int:
-    """The uid of the process at the other end of a Unix socket, as the kernel saw it connect."""
+def peer(conn: socket.socket) -> tuple[int, int]:
+    """(pid, uid) of the process at the other end of a Unix socket, as the kernel saw it connect."""
     creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    _pid, uid, _gid = struct.unpack("3i", creds)
-    return uid
+    pid, uid, _gid = struct.unpack("3i", creds)
+    return pid, uid
 
 
 def refusal(peer: int, owner: int) -> str | None:

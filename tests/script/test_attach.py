@@ -4,6 +4,7 @@ their own, two clients at once, an engine that dies mid-command, a client of ano
 Child processes are the point here: a host process holds the engine, clients are other processes."""
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import pwd
@@ -11,16 +12,20 @@ import re
 import signal
 import socket
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from devkit.sample import copy_sample
-from rat_tui.script.wire import ScriptRequest, peer_uid, read_frames, refusal, socket_path
+from rat_tui.script.host import is_listening
+from rat_tui.script.wire import ScriptRequest, peer, read_frames, refusal, socket_path
 from tests.enginehelpers import engine_host
 from tests.helpers import run_cli, run_script
 
@@ -157,7 +162,7 @@ def test_the_peer_credentials_decide_who_may_use_the_engine():
                                  "(run with --no-attach to start an engine of your own)")
     left, right = socket.socketpair(socket.AF_UNIX)
     with left, right:
-        assert peer_uid(left) == os.getuid()
+        assert peer(left) == (os.getpid(), os.getuid())
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="needs root to become another user")
@@ -221,3 +226,42 @@ def test_an_attached_upload_reads_its_files_from_the_clients_folder(sample_copy:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["files"] == [{"name": "events.json", "bytes": 10}]
     assert (sample_copy / "ecommerce/landing/drops/events.json").read_text() == '{"id": 1}\n'
+
+
+@pytest.mark.spark  # the TUI warms Spark in the background
+def test_an_open_tui_serves_its_engine_and_takes_the_socket_away_when_it_closes(sample_copy: Path):
+    master, terminal = os.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    tui = subprocess.Popen([sys.executable, "-m", "rat_tui", str(sample_copy)], stdin=terminal, stdout=terminal,
+                           stderr=terminal, env={**os.environ, "TERM": "xterm-256color"}, start_new_session=True)
+    os.close(terminal)
+    threading.Thread(target=_drain, args=(master,), daemon=True).start()
+    path = socket_path(sample_copy)
+    try:
+        while not is_listening(path):
+            assert tui.poll() is None, "the TUI exited"
+            time.sleep(0.1)
+        listed = run_cli("ls", "-p", str(sample_copy), "--json")
+        assert listed.returncode == 0, listed.stderr
+        assert [ns["name"] for ns in json.loads(listed.stdout)["namespaces"]] == ["analytics", "ecommerce"]
+        log = (sample_copy / ".rat/logs/app.log").read_text()
+        assert re.search(r"engine host: a script of 1 line\(s\) from pid \d+", log), log[-2000:]
+    finally:
+        os.write(master, b"q")
+        try:
+            tui.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            tui.kill()
+            tui.wait()
+    assert tui.returncode == 0
+    assert not path.exists()
+
+
+def _drain(fd: int) -> None:
+    """Read what the TUI draws, so it never blocks on a full terminal."""
+    while True:
+        try:
+            if not os.read(fd, 65536):
+                return
+        except OSError:
+            return
