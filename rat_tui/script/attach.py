@@ -29,8 +29,7 @@ def attach(root: Path, request: ScriptRequest, lines: list[ScriptLine], out: Tex
     engine, answered = None, 0  # the engine's pid; the last script line it answered
     with sock, sock.makefile("rb") as reader:
         try:
-            sock.sendall(request.encode())
-            for frame in read_frames(reader):
+            for frame in read_frames(reader):  # the host speaks first: it lets the client in, or not
                 if "refused" in frame:
                     err.write(f"rat-tui: {frame['refused']}\n")
                     return EXIT_FAILED
@@ -38,6 +37,7 @@ def attach(root: Path, request: ScriptRequest, lines: list[ScriptLine], out: Tex
                     return int(frame["exit"])
                 if "engine" in frame:
                     engine = frame["engine"]
+                    sock.sendall(request.encode())
                 elif "out" in frame:
                     answered = _answered(frame["out"], answered)
                     out.write(frame["out"] + "\n")

@@ -50,7 +50,7 @@ class ScriptRequest:
                    str(fields.get("cwd") or ""))
 
 
-# Frames from the host, one JSON object a line:
+# Frames from the host, one JSON object a line; the host speaks first, the client then sends its request:
 #   {"engine": PID}            first, once the client is let in
 #   {"refused": SENTENCE}      first and last, when it is not
 #   {"out": LINE}              a JSON line the script printed on stdout (a result or an event)
