@@ -11,6 +11,8 @@ from .executor import EXIT_FAILED
 from .parser import ScriptLine
 from .wire import ScriptRequest, read_frames, socket_path
 
+EXIT_INTERRUPTED = 130  # as a shell reports a command stopped by Ctrl-C
+
 
 def attach(root: Path, request: ScriptRequest, lines: list[ScriptLine], out: TextIO, err: TextIO) -> int | None:
     """The script's exit status from the engine listening for `root`, or None when none listens."""
@@ -46,6 +48,11 @@ def attach(root: Path, request: ScriptRequest, lines: list[ScriptLine], out: Tex
                     err.write(frame["err"] + "\n")
         except OSError:
             pass  # reset by a dying engine: said below
+        except KeyboardInterrupt:  # the engine runs no further line once it finds the client gone
+            running = _running(lines, answered)
+            goes_on = f"finishes line {running.line} (`{running.cmd}`) and " if running else ""
+            err.write(f"rat-tui: interrupted; the engine {goes_on}runs no further line of this script\n")
+            return EXIT_INTERRUPTED
     err.write(f"rat-tui: {_died(path, engine, lines, answered)}\n")
     return EXIT_FAILED
 
@@ -55,9 +62,13 @@ def _answered(line: str, answered: int) -> int:
     return int(fields["line"]) if "event" not in fields and fields.get("line") else answered
 
 
+def _running(lines: list[ScriptLine], answered: int) -> ScriptLine | None:
+    return next((line for line in lines if line.line > answered), None)
+
+
 def _died(path: Path, engine: int | None, lines: list[ScriptLine], answered: int) -> str:
     who = f"the engine (pid {engine}) on {path}" if engine else f"the engine on {path}"
-    running = next((line for line in lines if line.line > answered), None)
+    running = _running(lines, answered)
     if running is None:
         return f"{who} stopped before it confirmed the end of the script"
     return (f"{who} stopped while it ran line {running.line} (`{running.cmd}`); that command's outcome "

@@ -265,3 +265,22 @@ def _drain(fd: int) -> None:
                 return
         except OSError:
             return
+
+
+def test_an_interrupted_client_says_what_the_engine_still_does(sample_copy: Path, tmp_path: Path):
+    paused, resume = tmp_path / "paused", tmp_path / "resume"
+    upload = tmp_path / "more.csv"
+    upload.write_text("order_id\n" + "".join(f"{n}\n" for n in range(200_000)))
+    env = {"RAT_TEST_PAUSE_AT": "during:upload", "RAT_TEST_PAUSE_FILE": str(paused), "RAT_TEST_RESUME_FILE": str(resume)}
+    with engine_host(sample_copy, warm=False, env=env) as host:
+        client = subprocess.Popen([sys.executable, "-m", "rat_tui", "upload", "ecommerce", "orders", str(upload),
+                                   "-p", str(sample_copy)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while not paused.exists():
+            assert client.poll() is None, client.stderr.read()
+            time.sleep(0.05)
+        client.send_signal(signal.SIGINT)
+        out, err = client.communicate(timeout=60)
+        resume.touch()
+        assert host.poll() is None  # the engine lives on
+    assert client.returncode == 130
+    assert err == "rat-tui: interrupted; the engine finishes line 1 (`upload`) and runs no further line of this script\n"
