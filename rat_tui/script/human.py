@@ -57,11 +57,11 @@ class HumanOutput(io.TextIOBase):
         if kind == "RunFinished":
             self._runs.pop(run_id)
             status = event["status"]
-            line = (f"{self._paint(SYMBOLS.get(status, '·'), STATUS_COLOURS.get(status), self.live)} {event['pipeline']}  "
-                    f"{self._paint(status, STATUS_COLOURS.get(status), self.live)}  {event['rows_written']} rows  "
-                    f"{' · '.join(run['phases'])}")
             note = event.get("error") or event.get("note")
-            self._progress(line + (f"  ({note})" if note else ""), final=True)
+            parts = [f"{self._paint(SYMBOLS.get(status, '·'), STATUS_COLOURS.get(status), self.live)} {event['pipeline']}",
+                     self._paint(status, STATUS_COLOURS.get(status), self.live), f"{event['rows_written']} rows",
+                     " · ".join(run["phases"]), f"({note})" if note else ""]
+            self._progress("  ".join(part for part in parts if part), final=True)
         elif kind in ("PhaseStarted", "PhaseFinished") and self.live:
             current = f"{PHASE_NAMES.get(event['phase'], event['phase'])}…" if kind == "PhaseStarted" else ""
             self._progress(f"▸ {run['pipeline']}  {' · '.join([*run['phases'], current]).strip(' ·')}", final=False)

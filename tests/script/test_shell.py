@@ -90,3 +90,22 @@ def test_init_writes_a_project_that_builds_and_tests_as_written(tmp_path: Path):
         failed = run_cli("run", "shop.bronze.nowhere", cwd=root)
         assert failed.returncode == 1
         assert failed.stderr.startswith("error: ") and "shop.bronze.nowhere" in failed.stderr
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch: pytest.MonkeyPatch):
+    finished = {"event": "RunFinished", "run_id": "a1", "pipeline": "shop.bronze.orders", "status": "failed",
+                "rows_written": 0, "error": "boom", "snapshot_id": None, "at": 3.0}
+    started = {"event": "RunStarted", "run_id": "a1", "pipeline": "shop.bronze.orders", "version": "draft", "at": 1.0}
+    text = "".join(json.dumps(e) + "\n" for e in (started, finished))
+    out, err = _Terminal(), _Terminal()
+    HumanOutput(out, err).write(text)
+    assert err.getvalue() == "\r\x1b[K\x1b[31m✗\x1b[0m shop.bronze.orders  \x1b[31mfailed\x1b[0m  0 rows  (boom)\n"
+    monkeypatch.setenv("NO_COLOR", "1")
+    out, err = _Terminal(), _Terminal()
+    HumanOutput(out, err).write(text)
+    assert err.getvalue() == "✗ shop.bronze.orders  failed  0 rows  (boom)\n"
