@@ -4,14 +4,16 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ..core.commands.version_diff import version_diff
-from ..core.commands.workbench import Workbench
 from ..core.errors import RatError
 from ..core.lineage.model import ColumnRef
 from .lineage_json import column_trace_json
 from .parser import FreeText
+
+if TYPE_CHECKING:  # the shell client parses commands without loading the command layer (attach needs no Spark)
+    from ..core.commands.workbench import Workbench
 
 
 class ArgumentError(Exception):
@@ -42,6 +44,11 @@ class ScriptContext:
 
     wb: Workbench
     screen: ScreenHost | None = None
+    cwd: Path | None = None  # the script's own folder when an engine host runs it for another process
+
+    def local_path(self, text: str) -> str:
+        """A path the script names on its machine (an upload's file), from the folder the script runs in."""
+        return str(self.cwd / text) if self.cwd is not None else text
 
     def need_screen(self, cmd: str) -> ScreenHost:
         if self.screen is None:
@@ -175,6 +182,8 @@ def _wait_idle(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> d
 
 @command("version-diff", arg("pipeline"), arg("version", type=int))
 def _version_diff(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    from ..core.commands.version_diff import version_diff
+
     return version_diff(ctx.wb.project, ctx.wb.versions, ctx.wb.resolve(a.pipeline), a.version)
 
 
@@ -261,7 +270,7 @@ def _doctor(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict
 @command("upload", arg("namespace"), arg("zone"), arg("paths", nargs="+"), arg("--as", dest="as_name"),
          arg("--replace", action="store_true"))
 def _upload(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.upload(a.namespace, a.zone, a.paths, a.as_name, a.replace)
+    return ctx.wb.upload(a.namespace, a.zone, [ctx.local_path(p) for p in a.paths], a.as_name, a.replace)
 
 
 def _bool(text: str) -> bool:

@@ -53,8 +53,10 @@ def parse(text: str, out: TextIO) -> list[ScriptLine] | None:
 
 
 def execute(ctx: ScriptContext, lines: list[ScriptLine], out: TextIO = sys.stdout, keep_going: bool = False,
-            events: bool = False) -> int:
-    """Run parsed commands in order; one JSON line per result (and per event with `events`)."""
+            events: bool = False, err: TextIO | None = None) -> int:
+    """Run parsed commands in order; one JSON line per result (and per event with `events`) on `out`,
+    sentences for people on `err` (stderr; an attached client's stderr when the engine host runs it)."""
+    err = err or sys.stderr
     wb = ctx.wb
     unsubscribe = wb.events.subscribe(lambda event: emit(event.as_dict(), out)) if events else None
     try:
@@ -62,7 +64,7 @@ def execute(ctx: ScriptContext, lines: list[ScriptLine], out: TextIO = sys.stdou
             wb.connect_remote()  # credentials and versioning checked, new files pulled, before line 1
         if wb.needs_cleanup():
             for done in wb.cleanup_leftovers():
-                print(f"rat-tui: {done}", file=sys.stderr)
+                print(f"rat-tui: {done}", file=err)
         status = EXIT_OK
         for item in lines:
             result = run_line(ctx, item)
@@ -73,7 +75,7 @@ def execute(ctx: ScriptContext, lines: list[ScriptLine], out: TextIO = sys.stdou
                     break
         return status
     except RatError as exc:
-        print(f"rat-tui: {exc.sentence()}", file=sys.stderr)
+        print(f"rat-tui: {exc.sentence()}", file=err)
         return EXIT_FAILED
     finally:
         if unsubscribe:

@@ -11,12 +11,15 @@ from rat_tui.script.commands import COMMANDS
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_help_lists_every_script_command():
+def test_help_lists_every_script_command_by_group():
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     shown = subprocess.run([sys.executable, "-m", "rat_tui", "--help"], capture_output=True, text=True, env=env,
                            check=True).stdout
-    listed = shown.split("script commands", 1)[1].splitlines()[1:]
-    assert sorted(line.split()[0] for line in listed if line.strip()) == sorted(COMMANDS)
+    listed = shown.split("\ncommands (", 1)[1].splitlines()[1:]
+    groups = [line.strip() for line in listed if line.startswith("  ") and not line.startswith("    ")]
+    assert groups[:2] == ["project:", "build and test:"] and groups[-1].startswith("in scripts only")
+    names = [line.split()[0] for line in listed if line.startswith("    ")]
+    assert sorted(name for name in names if name not in ("init", "cluster")) == sorted(COMMANDS)
     for expected in ("  run [--full-refresh] [--published] [--reload-files] [--review] pipeline", "  query SQL…", "  export path SQL…",
                      "  write path <<EOF … EOF", "  sample [--limit LIMIT] namespace zone [file]"):
-        assert expected in listed
+        assert "  " + expected in listed

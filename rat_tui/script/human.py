@@ -1,0 +1,145 @@
+"""The shell commands' output for people, made from the script contract's JSON lines (one path: a shell
+command runs as a one-line script, and this reads what it prints): results as tables on stdout, a
+progress line per pipeline with its phases on stderr, failures as sentences on stderr; colour only on
+a terminal (and never with NO_COLOR set)."""
+from __future__ import annotations
+
+import io
+import json
+import os
+from typing import Any, TextIO
+
+PHASE_NAMES = {"branch_creation": "branch", "config_loading": "config", "build_result": "build",
+               "iceberg_write": "write", "quality_tests": "quality", "branch_resolution": "merge"}
+STATUS_COLOURS = {"success": "32", "passed": "32", "failed": "31", "error": "31", "cancelled": "33",
+                  "skipped": "33", "awaiting_review": "36", "rejected": "33", "warned": "33"}
+SYMBOLS = {"success": "✓", "passed": "✓", "failed": "✗", "error": "✗"}
+CELL_WIDTH = 48
+RESULT_KEYS = ("line", "cmd", "ok", "error")
+
+
+def use_colour(stream: TextIO) -> bool:
+    return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
+
+
+class HumanOutput(io.TextIOBase):
+    """A text stream that takes the contract's JSON lines and writes them for people."""
+
+    def __init__(self, out: TextIO, err: TextIO):
+        self.out, self.err = out, err
+        self.colour, self.live = use_colour(out), use_colour(err)
+        self._pending = ""
+        self._runs: dict[str, dict[str, Any]] = {}  # run_id -> pipeline and phases so far
+
+    def write(self, text: str) -> int:
+        self._pending += text
+        *lines, self._pending = self._pending.split("\n")
+        for line in lines:
+            if line.strip():
+                fields = json.loads(line)
+                self._event(fields) if "event" in fields else self._result(fields)
+        return len(text)
+
+    def flush(self) -> None:
+        self.out.flush()
+        self.err.flush()
+
+    # -- progress on stderr ------------------------------------------------------------------
+    def _event(self, event: dict[str, Any]) -> None:
+        kind, run_id = event["event"], event.get("run_id")
+        if kind == "RunStarted":
+            self._runs[run_id] = {"pipeline": event["pipeline"], "phases": []}
+        run = self._runs.get(run_id)
+        if run is None:
+            return
+        if kind == "PhaseFinished":
+            run["phases"].append(f"{PHASE_NAMES.get(event['phase'], event['phase'])} {_ms(event['ms'])}")
+        if kind == "RunFinished":
+            self._runs.pop(run_id)
+            status = event["status"]
+            note = event.get("error") or event.get("note")
+            parts = [f"{self._paint(SYMBOLS.get(status, '·'), STATUS_COLOURS.get(status), self.live)} {event['pipeline']}",
+                     self._paint(status, STATUS_COLOURS.get(status), self.live), f"{event['rows_written']} rows",
+                     " · ".join(run["phases"]), f"({note})" if note else ""]
+            self._progress("  ".join(part for part in parts if part), final=True)
+        elif kind in ("PhaseStarted", "PhaseFinished") and self.live:
+            current = f"{PHASE_NAMES.get(event['phase'], event['phase'])}…" if kind == "PhaseStarted" else ""
+            self._progress(f"▸ {run['pipeline']}  {' · '.join([*run['phases'], current]).strip(' ·')}", final=False)
+
+    def _progress(self, line: str, final: bool) -> None:
+        if self.live:  # one line a pipeline, redrawn in place while it runs
+            self.err.write("\r\x1b[K" + line + ("\n" if final else ""))
+        elif final:
+            self.err.write(line + "\n")
+        self.err.flush()
+
+    # -- results on stdout -------------------------------------------------------------------
+    def _result(self, result: dict[str, Any]) -> None:
+        if not result.get("ok"):
+            self.err.write(f"{self._paint('error', '31', self.live)}: {result.get('error')}\n")
+        if result.get("cmd") is None:
+            return
+        fields = {key: value for key, value in result.items() if key not in RESULT_KEYS}
+        if result.get("ok") and not any(value not in (None, [], {}) for value in fields.values()):
+            self.out.write(f"{self._paint('ok', '32')}: {result['cmd']}\n")
+        if "run" in fields:
+            fields["runs"] = [fields.pop("run")] + fields.pop("runs", [])
+        if "columns" in fields and "rows" in fields:
+            self._table(fields.pop("columns"), fields.pop("rows"))
+        for key, value in fields.items():
+            if key == "runs" and value:
+                self._runs_table(value)
+            elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+                self._records(key, value)
+            elif value not in (None, [], {}):
+                self.out.write(f"{key}: {_cell(value)}\n")
+        self.out.flush()
+
+    def _runs_table(self, runs: list[dict[str, Any]]) -> None:
+        rows = [[r.get("run_id"), r.get("pipeline"), r.get("status"), r.get("rows_written"), _seconds(r),
+                 r.get("error") or r.get("note") or ""] for r in runs]
+        self._table(["run", "pipeline", "status", "rows", "time", "note"], rows, status_column=2)
+
+    def _records(self, key: str, items: list[dict[str, Any]]) -> None:
+        columns = list(dict.fromkeys(name for item in items for name in item))
+        status = columns.index("status") if "status" in columns else None
+        self.out.write(f"{key}:\n")
+        self._table(columns, [[item.get(name) for name in columns] for item in items], status_column=status)
+
+    def _table(self, columns: list[str], rows: list[list[Any]], status_column: int | None = None) -> None:
+        cells = [[_cell(value) for value in row] for row in rows]
+        widths = [max([len(name), *(len(row[i]) for row in cells)]) for i, name in enumerate(columns)]
+        self.out.write(self._paint("  ".join(n.ljust(w) for n, w in zip(columns, widths)).rstrip(), "1") + "\n")
+        for row in cells:
+            line = []
+            for i, (value, width) in enumerate(zip(row, widths)):
+                padded = value.ljust(width)
+                line.append(self._paint(padded, STATUS_COLOURS.get(value)) if i == status_column else padded)
+            self.out.write("  ".join(line).rstrip() + "\n")
+        if not rows:
+            self.out.write("(no rows)\n")
+
+    def _paint(self, text: str, code: str | None, on: bool | None = None) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if code and (self.colour if on is None else on) else text
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list) and all(not isinstance(item, (dict, list)) for item in value):
+        text = ", ".join(_cell(item) for item in value)
+    elif isinstance(value, (dict, list)):
+        text = json.dumps(value, default=str)
+    else:
+        text = str(value)
+    text = " ".join(text.split())
+    return text if len(text) <= CELL_WIDTH else text[:CELL_WIDTH - 1] + "…"
+
+
+def _ms(ms: int) -> str:
+    return f"{ms} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+
+
+def _seconds(run: dict[str, Any]) -> str:
+    started, finished = run.get("started_at"), run.get("finished_at")
+    return f"{finished - started:.1f} s" if started and finished else ""

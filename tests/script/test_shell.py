@@ -1,0 +1,111 @@
+"""Shell commands (`rat-tui run NAME`, `rat-tui query …`) and `rat-tui init`: a project found as git finds a
+repository, output for people (or --json), exit codes 0 ok / 1 failed / 2 misuse."""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from rat_tui.cli import main
+from rat_tui.script.human import HumanOutput
+from tests.enginehelpers import engine_host
+from tests.helpers import run_cli
+
+
+def test_misuse_exits_2_with_the_parsers_sentence(tmp_path: Path, capsys: pytest.CaptureFixture):
+    assert main(["init", str(tmp_path / "p")]) == 0
+    capsys.readouterr()
+    assert main(["run", "-p", str(tmp_path / "p")]) == 2
+    assert capsys.readouterr().err == "rat-tui run: run: the following arguments are required: pipeline\n"
+    assert main(["query", "-p", str(tmp_path / "p")]) == 2
+    assert capsys.readouterr().err == "rat-tui query: query needs SQL after the command, as in: query SELECT 1\n"
+    assert main(["ls", "-p", str(tmp_path)]) == 2  # no rat.yaml there or above
+    assert capsys.readouterr().err == (f"rat-tui ls: no rat.yaml in {tmp_path} or any folder above it; run inside a "
+                                       f"project, pass -p DIR, or make one with: rat-tui init DIR\n")
+
+
+def test_the_project_is_found_from_a_folder_inside_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture):
+    assert main(["init", str(tmp_path / "p")]) == 0
+    capsys.readouterr()
+    monkeypatch.chdir(tmp_path / "p" / "shop" / "landing" / "orders")
+    assert main(["ls", "--json", "--no-attach"]) == 0
+    [result] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert result["namespaces"] == [{"name": "shop", "pipelines": ["shop.bronze.orders"], "zones": ["orders"]}]
+
+
+def test_init_refuses_a_folder_that_holds_a_project(tmp_path: Path, capsys: pytest.CaptureFixture):
+    (tmp_path / "rat.yaml").write_text("spark: {}\n")
+    assert main(["init", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"rat-tui: {tmp_path} already holds a project (it has a rat.yaml); nothing was written\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rat.yaml"]
+
+
+def test_human_output_is_a_table_and_a_progress_line_per_pipeline():
+    out, err = io.StringIO(), io.StringIO()
+    human = HumanOutput(out, err)
+    lines = [
+        {"event": "RunStarted", "run_id": "a1", "pipeline": "shop.bronze.orders", "version": "draft", "at": 1.0},
+        {"event": "PhaseFinished", "run_id": "a1", "phase": "build_result", "ms": 1234, "ok": True, "at": 2.0},
+        {"event": "PhaseFinished", "run_id": "a1", "phase": "iceberg_write", "ms": 56, "ok": True, "at": 2.1},
+        {"event": "RunFinished", "run_id": "a1", "pipeline": "shop.bronze.orders", "status": "success",
+         "rows_written": 4, "error": None, "snapshot_id": 7, "at": 3.0},
+        {"line": 1, "cmd": "run", "ok": True, "run": {"run_id": "a1", "pipeline": "shop.bronze.orders",
+                                                      "status": "success", "rows_written": 4, "started_at": 1.0,
+                                                      "finished_at": 3.5, "error": None}},
+        {"line": 2, "cmd": "query", "ok": False, "error": "SQL error: no such table", "columns": ["n"], "rows": []},
+    ]
+    human.write("".join(json.dumps(line) + "\n" for line in lines))
+    assert err.getvalue() == ("✓ shop.bronze.orders  success  4 rows  build 1.2 s · write 56 ms\n"
+                              "error: SQL error: no such table\n")
+    assert out.getvalue() == ("run  pipeline            status   rows  time   note\n"
+                              "a1   shop.bronze.orders  success  4     2.5 s\n"
+                              "n\n(no rows)\n")
+
+
+@pytest.mark.spark
+def test_init_writes_a_project_that_builds_and_tests_as_written(tmp_path: Path):
+    root = tmp_path / "new"
+    made = run_cli("init", str(root))
+    assert made.returncode == 0, made.stderr
+    with engine_host(root, warm=True):  # the shell commands below attach to it: one JVM for the test
+        build = run_cli("build", cwd=root)
+        assert build.returncode == 0, build.stderr
+        assert build.stdout.splitlines()[0].split() == ["run", "pipeline", "status", "rows", "time", "note"]
+        assert build.stdout.splitlines()[1].split()[1:4] == ["shop.bronze.orders", "success", "4"]
+        assert build.stderr.startswith("✓ shop.bronze.orders  success  4 rows  branch ")
+        tested = run_cli("test", cwd=root / "shop")
+        assert tested.returncode == 0, tested.stderr
+        assert "shop.bronze.orders  types_the_rows  passed" in tested.stdout
+        query = run_cli("query", "SELECT order_id, customer, amount, CAST(order_date AS STRING) AS d, _source_file "
+                        "FROM shop.bronze.orders ORDER BY order_id", "-p", str(root), "--json")
+        assert query.returncode == 0, query.stderr
+        [result] = [json.loads(line) for line in query.stdout.splitlines()]
+        assert result["rows"] == [[1, "Ada", "19.90", "2024-01-02", "orders_2024_01.csv"],
+                                  [2, "Grace", "5.00", "2024-01-03", "orders_2024_01.csv"],
+                                  [3, "Alan", "42.50", "2024-01-03", "orders_2024_01.csv"],
+                                  [4, "Ada", "7.25", "2024-01-05", "orders_2024_01.csv"]]
+        failed = run_cli("run", "shop.bronze.nowhere", cwd=root)
+        assert failed.returncode == 1
+        assert failed.stderr.startswith("error: ") and "shop.bronze.nowhere" in failed.stderr
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch: pytest.MonkeyPatch):
+    finished = {"event": "RunFinished", "run_id": "a1", "pipeline": "shop.bronze.orders", "status": "failed",
+                "rows_written": 0, "error": "boom", "snapshot_id": None, "at": 3.0}
+    started = {"event": "RunStarted", "run_id": "a1", "pipeline": "shop.bronze.orders", "version": "draft", "at": 1.0}
+    text = "".join(json.dumps(e) + "\n" for e in (started, finished))
+    out, err = _Terminal(), _Terminal()
+    HumanOutput(out, err).write(text)
+    assert err.getvalue() == "\r\x1b[K\x1b[31m✗\x1b[0m shop.bronze.orders  \x1b[31mfailed\x1b[0m  0 rows  (boom)\n"
+    monkeypatch.setenv("NO_COLOR", "1")
+    out, err = _Terminal(), _Terminal()
+    HumanOutput(out, err).write(text)
+    assert err.getvalue() == "✗ shop.bronze.orders  failed  0 rows  (boom)\n"
