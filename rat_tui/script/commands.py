@@ -307,3 +307,6 @@ def _build(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
 @command("lineage", arg("pipeline", nargs="?"))
 def _lineage(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     return ctx.wb.lineage(a.pipeline)
+
+
+from . import automation_commands  # noqa: E402,F401  (registers triggers, tick, ticks, webhook-token)

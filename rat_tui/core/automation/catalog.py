@@ -3,11 +3,12 @@ seconds reads 300 pipelines' triggers from memory), and the problems `validate` 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import Problem, did_you_mean
 from ..project.model import PipelineRef, Project
-from .triggers import Kind, PipelineTriggers, after_cycles, parse_triggers
+from .triggers import Kind, PipelineTriggers, after_cycles, cycle_sentence, parse_triggers
 
 
 class TriggerCatalog:
@@ -31,8 +32,14 @@ class TriggerCatalog:
         return parsed
 
     def all(self) -> list[PipelineTriggers]:
-        """Pipelines with at least one trigger."""
-        return [found for ref in self.project.scan().pipelines() if (found := self.read(ref)).triggers]
+        """Pipelines with at least one trigger. The `after` triggers of a cycle (which `validate` refuses) are
+        left out: they would run each other for ever."""
+        found = [parsed for ref in self.project.scan().pipelines() if (parsed := self.read(ref)).triggers]
+        in_cycles = {name for cycle in after_cycles(found) for name in cycle}
+        if not in_cycles:
+            return found
+        return [replace(p, triggers=tuple(t for t in p.triggers if not (t.kind == Kind.AFTER and p.pipeline in in_cycles)))
+                for p in found]
 
     def problems(self, only: PipelineRef | None = None) -> list[Problem]:
         """Bad trigger entries, zones and upstream pipelines that do not exist, and cycles of `after`."""
@@ -58,10 +65,13 @@ class TriggerCatalog:
                     if up not in known:
                         problems.append(Problem(path, f"after: no pipeline {up} in this project"
                                                       f"{did_you_mean(up, sorted(known))}", trigger.line))
+        by_name = {found.pipeline: found for found in every}
         for cycle in after_cycles(every):
-            first = cycle.split(": ", 1)[1].split(" → ", 1)[0]
-            if only is None or first == only.fqn or only.fqn in cycle:
-                problems.append(Problem((PipelineRef.parse(first).relpath / "config.yaml").as_posix(), cycle))
+            if only is None or only.fqn in cycle:
+                first = by_name[cycle[0]]
+                line = next((t.line for t in first.triggers if cycle[1] in t.after), None)
+                problems.append(Problem((PipelineRef.parse(cycle[0]).relpath / "config.yaml").as_posix(),
+                                        cycle_sentence(cycle), line))
         return problems
 
 

@@ -191,10 +191,14 @@ def parse_triggers(ref: PipelineRef, text: str | None, path: str) -> PipelineTri
     return PipelineTriggers(ref.fqn, tuple(triggers), cooldown, tuple(problems))
 
 
-def after_cycles(pipelines: list[PipelineTriggers]) -> list[str]:
-    """One sentence per cycle of `after` triggers: `after triggers form a cycle: a → b → a`."""
+def cycle_sentence(cycle: list[str]) -> str:
+    return "after triggers form a cycle: " + " → ".join(cycle)
+
+
+def after_cycles(pipelines: list[PipelineTriggers]) -> list[list[str]]:
+    """Each cycle of `after` triggers once, as the path that closes it: [a, b, a]."""
     edges = {p.pipeline: sorted({up for t in p.triggers if t.kind == Kind.AFTER for up in t.after}) for p in pipelines}
-    found: list[str] = []
+    found: list[list[str]] = []
     seen_cycles: set[frozenset[str]] = set()
     state: dict[str, int] = {}  # 1 on the path, 2 done
 
@@ -205,7 +209,7 @@ def after_cycles(pipelines: list[PipelineTriggers]) -> list[str]:
                 cycle = path[path.index(nxt):] + [nxt]
                 if frozenset(cycle) not in seen_cycles:
                     seen_cycles.add(frozenset(cycle))
-                    found.append("after triggers form a cycle: " + " → ".join(cycle))
+                    found.append(cycle)
             elif nxt not in state:
                 visit(nxt, path + [nxt])
         state[node] = 2

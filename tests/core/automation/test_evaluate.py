@@ -6,7 +6,7 @@ from zoneinfo import ZoneInfo
 
 from rat_tui.core.automation.evaluate import LiveRun, StateView, evaluate
 from rat_tui.core.automation.schedule import Schedule, iso_z
-from rat_tui.core.automation.triggers import Kind, PipelineTriggers, Trigger, after_cycles, parse_triggers
+from rat_tui.core.automation.triggers import Kind, PipelineTriggers, Trigger, after_cycles, cycle_sentence, parse_triggers
 from rat_tui.core.project.model import PipelineRef
 
 PARIS = ZoneInfo("Europe/Paris")
@@ -140,4 +140,5 @@ def test_parsing_reports_file_and_line_of_a_bad_trigger():
 def test_an_after_cycle_is_named_in_one_sentence():
     a = PipelineTriggers("m.bronze.a", (Trigger("m.bronze.a", Kind.AFTER, after=("m.bronze.b",)),))
     b = PipelineTriggers("m.bronze.b", (Trigger("m.bronze.b", Kind.AFTER, after=("m.bronze.a",)),))
-    assert after_cycles([a, b]) == ["after triggers form a cycle: m.bronze.a → m.bronze.b → m.bronze.a"]
+    assert [cycle_sentence(c) for c in after_cycles([a, b])] == [
+        "after triggers form a cycle: m.bronze.a → m.bronze.b → m.bronze.a"]
