@@ -17,6 +17,8 @@ A keyboard-driven terminal workbench over a local Iceberg lakehouse.
                                         JSON Lines on stdout, exit 0 ok / 1 failed / 2 bad script
   rat-tui cluster start|stop|status [PROJECT_DIR]
                                         a local Spark standalone cluster on 127.0.0.1
+  rat-tui serve [PROJECT_DIR] [--port N] [--bind ADDR]
+                                        run the project's triggers headless, with webhooks
 """
 
 
@@ -87,6 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["cluster"]:
         return cluster_main(argv[1:])
+    if argv[:1] == ["serve"]:
+        from .serve import serve_main
+
+        return serve_main(argv[1:])
     args = build_parser().parse_args(argv)
     from .core.commands.workbench import Workbench
     from .core.store.logs import setup_logging
