@@ -11,6 +11,7 @@ import os
 import socket
 import threading
 import time
+from pathlib import Path
 
 from ..errors import RatError
 from ..store.locks import hold_now, lock_holder
@@ -23,8 +24,18 @@ LOCK = "scheduler"
 INTERVAL_SECONDS = 2.0  # how often `serve` (and a TUI without one) evaluates
 
 
+def other_scheduler(state_dir: Path) -> str | None:
+    """Who runs the project's triggers in another process (e.g. `rat-tui serve (pid 12 on host)`), or None."""
+    fd = hold_now(state_dir, LOCK, "")
+    if fd is not None:
+        os.close(fd)
+        return None
+    holder = lock_holder(state_dir, LOCK)
+    return None if f"(pid {os.getpid()} " in holder else holder or "another process"
+
+
 class Scheduler:
-    def __init__(self, automation: Automation, state_dir, who: str):
+    def __init__(self, automation: Automation, state_dir: Path, who: str):
         self.automation, self.state_dir = automation, state_dir
         self.who = f"{who} (pid {os.getpid()} on {socket.gethostname()})"
         self._fd: int | None = None
@@ -42,13 +53,7 @@ class Scheduler:
 
     def held_by(self) -> str | None:
         """Who else holds the lock now (None: no one, or this scheduler)."""
-        if self._fd is not None:
-            return None
-        fd = hold_now(self.state_dir, LOCK, self.who)
-        if fd is None:
-            return lock_holder(self.state_dir, LOCK) or "another process"
-        os.close(fd)
-        return None
+        return None if self._fd is not None else other_scheduler(self.state_dir)
 
     def evaluate_once(self, now: float | None = None) -> list[Decision] | None:
         """Evaluate and start what is due; None when another scheduler holds the project."""
