@@ -15,9 +15,24 @@ class TriggerCatalog:
     def __init__(self, project: Project):
         self.project = project
         self._cache: dict[PipelineRef, tuple[tuple[int, int] | None, PipelineTriggers]] = {}
+        self._refs: list[PipelineRef] = []
+        self._folders: dict[str, int] = {}  # folder -> mtime_ns, of every folder the last scan listed
+
+    def pipelines(self) -> list[PipelineRef]:
+        """The project's pipelines, scanned again only when a folder that holds them changed (an entry added,
+        removed or renamed changes its folder's mtime)."""
+        if not self._folders or any(_mtime(folder) != stamp for folder, stamp in self._folders.items()):
+            root = str(self.project.root)
+            self._refs = self.project.scan().pipelines()
+            namespaces = {ref.namespace for ref in self._refs} | {p.name for p in self.project.root.iterdir()
+                                                                  if p.is_dir()}
+            folders = [root] + [os.path.join(root, ns, "pipelines") for ns in namespaces]
+            folders += [os.path.join(root, ref.namespace, "pipelines", ref.layer) for ref in self._refs]
+            self._folders = {folder: _mtime(folder) for folder in folders}
+        return self._refs
 
     def read(self, ref: PipelineRef) -> PipelineTriggers:
-        path = self.project.pipeline_dir(ref) / "config.yaml"
+        path = os.path.join(self.project.root, ref.namespace, "pipelines", ref.layer, ref.name, "config.yaml")
         try:
             st = os.stat(path)
             stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
@@ -26,7 +41,7 @@ class TriggerCatalog:
         cached = self._cache.get(ref)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        text = _read_text(path) if stamp is not None else None
+        text = _read_text(Path(path)) if stamp is not None else None
         parsed = parse_triggers(ref, text, (ref.relpath / "config.yaml").as_posix())
         self._cache[ref] = (stamp, parsed)
         return parsed
@@ -34,7 +49,7 @@ class TriggerCatalog:
     def all(self) -> list[PipelineTriggers]:
         """Pipelines with at least one trigger. The `after` triggers of a cycle (which `validate` refuses) are
         left out: they would run each other for ever."""
-        found = [parsed for ref in self.project.scan().pipelines() if (parsed := self.read(ref)).triggers]
+        found = [parsed for ref in self.pipelines() if (parsed := self.read(ref)).triggers]
         in_cycles = {name for cycle in after_cycles(found) for name in cycle}
         if not in_cycles:
             return found
@@ -73,6 +88,13 @@ class TriggerCatalog:
                 problems.append(Problem((PipelineRef.parse(cycle[0]).relpath / "config.yaml").as_posix(),
                                         cycle_sentence(cycle), line))
         return problems
+
+
+def _mtime(folder: str) -> int:
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:
+        return -1
 
 
 def _read_text(path: Path) -> str | None:

@@ -169,7 +169,7 @@ def _landing_ticks(trigger: Trigger, view: StateView, zone_files: ZoneFiles) -> 
     namespace = trigger.pipeline.split(".", 1)[0]
     loaded_before = view.last_success.get(trigger.pipeline, (0.0, 0.0))[0]
     new = [(name, mtime) for name, mtime in zone_files.get((namespace, trigger.zone or ""), ())
-           if mtime > loaded_before and (trigger.pattern is None or fnmatch.fnmatch(name, trigger.pattern))]
+           if mtime > loaded_before and (trigger.pattern is None or fnmatch.fnmatchcase(name, trigger.pattern))]
     if not new:
         return []
     return [Decision(trigger, max(mtime for _, mtime in new), True,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -95,6 +96,8 @@ def cron_window(expr: str, zone: ZoneInfo, after: float, until: float) -> CronWi
     """Times in UTC; a local time repeated by the autumn's change comes once (cronsim), a time in the spring's
     missing hour comes at the next existing time. cronsim may give, in the repeated hour, a time that is before
     `after` in UTC: it is not in the window."""
+    if _first_after(expr, zone.key, after) > until:  # most evaluations: nothing due, and no cronsim to build
+        return CronWindow(())
     kept: deque[float] = deque(maxlen=RECORD_LIMIT)
     older, oldest = 0, None
     for moment in CronSim(expr, datetime.fromtimestamp(after, zone)):
@@ -108,6 +111,12 @@ def cron_window(expr: str, zone: ZoneInfo, after: float, until: float) -> CronWi
             oldest = kept[0] if oldest is None else oldest
         kept.append(ts)
     return CronWindow(tuple(kept), older, oldest)
+
+
+@lru_cache(maxsize=8192)
+def _first_after(expr: str, zone: str, after: float) -> float:
+    """The first time after `after`: the same as long as no tick was decided (`after` is a trigger's cursor)."""
+    return next_cron(expr, ZoneInfo(zone), after)
 
 
 def next_cron(expr: str, zone: ZoneInfo, after: float) -> float:
