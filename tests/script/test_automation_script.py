@@ -3,34 +3,19 @@ landing pattern, `require: all`, overlap and cooldown on the shared lake (in thi
 across two processes (child processes: two processes are the point)."""
 from __future__ import annotations
 
-import contextlib
 import json
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_script, script
+from tests.helpers import rat_yaml_extra, run_script, script
 
 pytestmark = pytest.mark.spark
 
 PARIS = "schedule:\n  timezone: Europe/Paris\n"
-
-
-@contextlib.contextmanager
-def rat_yaml_extra(wb, text: str) -> Iterator[None]:
-    path = wb.project.root / "rat.yaml"
-    before = path.read_text()
-    path.write_text(before + "\n" + text)
-    wb.project.reload_settings()
-    try:
-        yield
-    finally:
-        path.write_text(before)
-        wb.project.reload_settings()
 
 
 @pytest.fixture

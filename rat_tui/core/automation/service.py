@@ -20,7 +20,7 @@ from ..project.model import PipelineRef, Project, active_landing_files
 from .catalog import TriggerCatalog
 from .evaluate import Decision, Evaluation, ZoneFiles, cooldown_reason, evaluate, overlap_reason
 from .schedule import Schedule, iso_z, local_text, next_cron
-from .store import TickRecord, TickStore
+from .store import TickStore
 from .triggers import Kind, PipelineTriggers, Trigger
 
 

@@ -24,6 +24,7 @@ import yaml
 from cronsim import CronSim, CronSimError
 
 from ..errors import Problem
+from ..project.cycles import closing_edges
 from ..project.model import PipelineRef
 
 KINDS_KEYS = {  # the keys each kind of trigger may have; the first is the one that names the kind
@@ -197,24 +198,8 @@ def cycle_sentence(cycle: list[str]) -> str:
 
 def after_cycles(pipelines: list[PipelineTriggers]) -> list[list[str]]:
     """Each cycle of `after` triggers once, as the path that closes it: [a, b, a]."""
-    edges = {p.pipeline: sorted({up for t in p.triggers if t.kind == Kind.AFTER for up in t.after}) for p in pipelines}
-    found: list[list[str]] = []
-    seen_cycles: set[frozenset[str]] = set()
-    state: dict[str, int] = {}  # 1 on the path, 2 done
-
-    def visit(node: str, path: list[str]) -> None:
-        state[node] = 1
-        for nxt in edges.get(node, ()):
-            if state.get(nxt) == 1:
-                cycle = path[path.index(nxt):] + [nxt]
-                if frozenset(cycle) not in seen_cycles:
-                    seen_cycles.add(frozenset(cycle))
-                    found.append(cycle)
-            elif nxt not in state:
-                visit(nxt, path + [nxt])
-        state[node] = 2
-
-    for start in sorted(edges):
-        if start not in state:
-            visit(start, [start])
-    return found
+    edges = {p.pipeline: {up for t in p.triggers if t.kind == Kind.AFTER for up in t.after} for p in pipelines}
+    found: dict[frozenset[str], list[str]] = {}
+    for _, cycle in closing_edges(edges):
+        found.setdefault(frozenset(cycle), cycle)
+    return list(found.values())

@@ -1,7 +1,7 @@
 """The evaluation of triggers as a pure function: no Spark, no state.db (fast)."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from rat_tui.core.automation.evaluate import LiveRun, StateView, evaluate
