@@ -4,6 +4,7 @@ project's every trigger. No Spark: no trigger is due."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from devkit.pilot import screen, select, until
@@ -23,16 +24,39 @@ def daily_pipeline(project: Path) -> None:
     (folder / "config.yaml").write_text('triggers:\n  - cron: "0 6 * * *"\n  - webhook: true\n')
 
 
+def pipeline_with_missed_ticks(project: Path) -> str:
+    """A pipeline whose daily schedule (12 hours from now, so never due during the test) started three days
+    ago and was evaluated an hour ago: the missed times between are skipped (catch_up: skip)."""
+    folder = project / "auto" / "pipelines" / "bronze" / "missed"
+    folder.mkdir(parents=True)
+    (folder / "pipeline.sql").write_text("SELECT 1 AS x\n")
+    later = time.gmtime(time.time() + 12 * 3600)
+    (folder / "config.yaml").write_text(f'triggers:\n  - cron: "{later.tm_min} {later.tm_hour} * * *"\n')
+    rat_yaml = project / "rat.yaml"
+    rat_yaml.write_text(rat_yaml.read_text() + "\nschedule: {catch_up: skip, timezone: UTC}\n")
+    wb = Workbench(project)
+    try:
+        now = time.time()
+        assert wb.automation.tick(now - 3 * 86400).skipped == ()
+        missed = wb.automation.tick(now - 3600)
+        assert missed.fired == () and {s.reason for s in missed.skipped} == {
+            "missed: nothing evaluated the schedule then; catch_up: skip runs no missed time"}
+    finally:
+        wb.close()
+    return "auto.bronze.missed"
+
+
 def started_triggers(wb: Workbench) -> list[str]:
     return [row[0] for row in wb.state.query("SELECT trigger FROM trigger_cursors WHERE pipeline = ?", (FQN,))]
 
 
 async def test_the_app_runs_the_triggers_and_shows_them(sample_copy: Path):
-    daily_pipeline(sample_copy)
+    missed = pipeline_with_missed_ticks(sample_copy)
+    daily_pipeline(sample_copy)  # after those ticks: its schedule starts when the app evaluates it
     app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=(140, 40)) as pilot:
         bar = app.query_one(StatusBar)
-        await until(pilot, lambda: bar.next_run.startswith(f"next {FQN} "), 20, "the next run in the status bar")
+        await until(pilot, lambda: bar.next_run.startswith("next auto.bronze."), 20, "the next run in the status bar")
         assert "(in " in bar.next_run
         assert started_triggers(app.workbench) == ["cron:0 6 * * *"]  # evaluated: the schedule has started
         await select(pilot, "pipeline", FQN)
@@ -42,6 +66,11 @@ async def test_the_app_runs_the_triggers_and_shows_them(sample_copy: Path):
         text = screen(app)
         assert "Triggers are evaluated by this app" in text and "POST /hooks/auto.bronze.daily" in text
         assert "No ticks yet." in text
+        await select(pilot, "pipeline", missed)
+        await app.wait_for_idle_screen()
+        app.query_one(PipelineView).show_tab("tab-automation")
+        await until(pilot, lambda: "Last ticks" in screen(app), 10, "the missed ticks")
+        assert "skipped" in screen(app) and "missed: nothing evaluated" in screen(app)
         await pilot.press("A")
         await until(pilot, lambda: "Automation: every trigger of the project" in screen(app), 10, "the project view")
         await until(pilot, lambda: FQN in screen(app) and "0 6 * * *" in screen(app), 10, "its triggers")
