@@ -44,6 +44,8 @@ def subcommands() -> dict[str, Subcommand]:
         "init": Subcommand("project", "init DIR  (a new project that runs as written)", init_main),
         "cluster": Subcommand("project", "cluster start|stop|status [PROJECT_DIR] [--cores N] [--memory M]",
                               cluster_main),
+        "serve": Subcommand("project", "serve [PROJECT_DIR] [--port N] [--bind ADDR]  (triggers and webhooks, headless)",
+                            serve_main),
     }
     for name, group in shell_commands().items():
         table[name] = Subcommand(group, usage(name, COMMANDS[name]), lambda argv, name=name: shell_main(name, argv))
@@ -115,6 +117,13 @@ def cluster_main(argv: list[str]) -> int:
         return 1
     print(json.dumps(result))
     return 0
+
+
+def serve_main(argv: list[str]) -> int:
+    """`rat-tui serve`: the project's triggers and webhooks on a warm session of its own (rat_tui/serve.py)."""
+    from .serve import serve_main as serve
+
+    return serve(argv)
 
 
 def init_main(argv: list[str]) -> int:

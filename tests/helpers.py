@@ -1,10 +1,12 @@
 """Helpers shared by tests: scripts through the real CLI or in this process."""
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from rat_tui.core.commands.workbench import Workbench
@@ -39,3 +41,17 @@ def script(wb: Workbench, text: str) -> tuple[int, list[dict]]:
     out = io.StringIO()
     status = execute(ScriptContext(wb), parse(text, out), out)
     return status, [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+@contextlib.contextmanager
+def rat_yaml_extra(wb: Workbench, text: str) -> Iterator[None]:
+    """`text` added to the project's rat.yaml for the block, for `wb` and the processes started in it."""
+    path = wb.project.root / "rat.yaml"
+    before = path.read_text() if path.exists() else ""
+    path.write_text(before + "\n" + text)
+    wb.project.reload_settings()
+    try:
+        yield
+    finally:
+        path.write_text(before)
+        wb.project.reload_settings()

@@ -9,29 +9,20 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from rat_tui.core.lake.metadata import current_metadata_file
+from tests.helpers import rat_yaml_extra
 from tests.lakehelpers import Scratch
 
 ARCHIVING = "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\nSELECT id FROM {{ landing_zone('drops') }}"
 
 
-@contextmanager
-def runs_may_overlap(project_root: Path, wb) -> Iterator[None]:
+def runs_may_overlap(project_root: Path, wb):
     """`runs.serialise_same_pipeline: false` in rat.yaml for the block, for this process and the processes
     started in it: runs of one pipeline overlap (each process, and each run, then skips the pipeline's lock)."""
-    path = project_root / "rat.yaml"
-    before = path.read_text() if path.exists() else ""
-    path.write_text(before + "\nruns:\n  serialise_same_pipeline: false\n")
-    wb.project.reload_settings()
-    try:
-        yield
-    finally:
-        path.write_text(before)
-        wb.project.reload_settings()
+    assert wb.project.root == project_root.resolve()
+    return rat_yaml_extra(wb, "runs:\n  serialise_same_pipeline: false\n")
 
 
 def landing_state(scratch: Scratch) -> dict[str, list[str]]:

@@ -328,3 +328,6 @@ def _lineage(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dic
     except ValueError as exc:
         raise ArgumentError(f"lineage: {exc}") from None
     return column_trace_json(ctx.wb.column_lineage.trace(column, up=not a.down, depth=a.depth))
+
+
+from . import automation_commands  # noqa: E402,F401  (registers triggers, tick, ticks, webhook-token)

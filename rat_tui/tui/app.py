@@ -16,11 +16,13 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, Tree
 from textual.worker import WorkerState
 
+from ..core.automation.scheduler import INTERVAL_SECONDS
 from ..core.commands import watching
 from ..core.commands.failures import failure_sentence
 from ..core.commands.workbench import Workbench
 from ..core.events import RunFinished, RunQueued, RunStarted, SessionStateChanged
 from .background import Background
+from .components.automation_pane import AutomationScreen
 from .components.console import ConsolePanel
 from .components.detail_area import DetailArea
 from .components.loading import app_closing
@@ -119,6 +121,8 @@ class RatApp(App):
         else:
             self.background.auto_purge()
             self.set_interval(86400, self.background.auto_purge)
+            self.background.schedule()
+            self.set_interval(INTERVAL_SECONDS, self.background.schedule)
             if wb.remote is not None:
                 self.query_one(StatusBar).update_status(bucket=wb.remote.config.bucket, bucket_state="connecting")
                 self.check_remote()
@@ -445,6 +449,9 @@ class RatApp(App):
 
     def action_toggle_log(self) -> None:
         self.query_one(LogPanel).toggle_class("shown")
+
+    def action_automation(self) -> None:
+        self.push_screen(AutomationScreen(self.workbench.automation, self.workbench.project.state_dir))
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.keymap))

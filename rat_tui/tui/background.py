@@ -1,16 +1,19 @@
 """What the app does by itself, off the UI thread: warm Spark up (and clean up after a crash), look at
-the bucket for colleagues' edits, purge old processed landing files once a day, and show what changed
-from outside (another process's runs, state deleted under the app: core/commands/outside.py)."""
+the bucket for colleagues' edits, purge old processed landing files once a day, run the triggers when no
+`serve` does (core/automation/scheduler.py), and show what changed from outside (another process's runs, state deleted under the app: core/commands/outside.py)."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..core.automation.scheduler import Scheduler
 from ..core.commands.failures import failure_sentence
 from ..core.commands.outside import OtherProcessRun, StateVanished
 from ..core.errors import RatError
 from ..core.events import Event
+from .components.automation_pane import next_run_text
 from .components.project_tree import ProjectTree
 from .components.status_bar import StatusBar
 from .messages import ActionDone, ActionFailed
@@ -24,6 +27,9 @@ class Background:
     def __init__(self, app: RatApp) -> None:
         self.app = app
         self._remote_check = threading.Lock()
+        self._scheduling = threading.Lock()
+        wb = app.workbench
+        self.scheduler = Scheduler(wb.automation, wb.project.state_dir, "rat-tui")
 
     def watch_outside(self) -> Callable[[], None]:
         """Show other processes' runs and state deleted under the app as they happen; returns the unsubscribe."""
@@ -90,6 +96,23 @@ class Background:
             app.call_from_thread(app.refresh_tree)
         if pulled:
             app.post_message(ActionDone("bucket", f"pulled {len(pulled)} new file(s) from the bucket"))
+
+    def schedule(self) -> None:
+        """Evaluate the triggers (unless a `serve` runs them) and show the next scheduled run."""
+        self.app.run_worker(self._schedule, thread=True, group="scheduler")
+
+    def _schedule(self) -> None:
+        if not self._scheduling.acquire(blocking=False):
+            return  # the previous evaluation is still going
+        try:
+            self.scheduler.evaluate_once()
+            text = next_run_text(self.app.workbench.automation.next_scheduled(), time.time())
+        except Exception as exc:  # a half-written config.yaml: say so, try again at the next tick
+            self.app.post_message(ActionFailed("triggers", failure_sentence("evaluating the triggers", exc)))
+            return
+        finally:
+            self._scheduling.release()
+        self.app.update_from_thread(StatusBar, "update_status", next_run=text)
 
     def auto_purge(self) -> None:
         self.app.run_worker(self._auto_purge, thread=True, group="purge")

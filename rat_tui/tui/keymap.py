@@ -80,6 +80,8 @@ DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
               "Purge old state (shows the list first); on a pipeline awaiting review: reject its run"),
     KeyAction("doctor", "D", "doctor", "Doctor", "Upkeep", "Doctor: check consistency, then offer fixes", show=False),
     KeyAction("watch", "w", "toggle_watch", "Watch", "Upkeep", "Turn watch-and-run on or off"),
+    KeyAction("automation", "A", "automation", "Automation", "Run",
+              "Every trigger of the project with its next time, and who runs them", show=False),
     KeyAction("pull", "g", "pull", "Pull from bucket", "Bucket", "Pull newer files from the bucket", show=False),
     KeyAction("prev_tab", "left_square_bracket", "prev_tab", "Previous tab", "View", "Show the previous detail tab",
               show=False),

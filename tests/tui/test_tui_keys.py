@@ -85,7 +85,7 @@ async def test_help_explains_marks_and_tabs_switch_from_anywhere(sample_copy: Pa
         assert app.focused is app.query_one(ProjectTree)
         await pilot.press("]")
         assert tabs.active == "tab-run"
-        await pilot.press("]", "]", "]", "]", "]")
+        await pilot.press("]", "]", "]", "]", "]", "]")
         assert tabs.active == "tab-source"  # wraps around
         await pilot.press("[")
         assert tabs.active == "tab-tests"

@@ -7,6 +7,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..automation.service import Automation
+from ..automation.store import TickStore
 from ..errors import RatError
 from ..events import EventBus
 from ..lake.metadata import load_table, table_stats
@@ -87,6 +89,8 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.outside = OutsideChanges(self)  # other processes' runs, state deleted under the app: a face starts it
         self.unit_last = {}  # (pipeline, test name) -> its last UnitResult in this process
         self.unit_catalog = ScratchCatalog()
+        self.automation = Automation(self.project, TickStore(self.state), self.events,
+                                     lambda pipeline, kind: self.submit(pipeline, trigger=kind))
 
     @property
     def remote(self) -> BucketStorage | None:
@@ -153,7 +157,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
 
     def validate(self, pipeline: str | None = None) -> dict:
         only = self.project.find_pipeline(pipeline) if pipeline else None
-        problems = validate(self.project, only)
+        problems = validate(self.project, only) + self.automation.problems(only)
         problems += self.column_lineage.working_copy_problems(only)
         errors = [p for p in problems if p.is_error]
         result = {"problems": [p.as_dict() for p in problems]}

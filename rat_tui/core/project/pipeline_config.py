@@ -41,6 +41,7 @@ DEFAULTS: dict[str, Any] = {
 }
 _BOOLEAN_KEYS = ("archive_landing_zones", "scd_close_missing", "review")
 KNOWN_KEYS = tuple(DEFAULTS)
+AUTOMATION_KEYS = ("triggers", "cooldown")  # read by core/automation/triggers.py, not part of a run's config
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
@@ -171,6 +172,8 @@ def merge_config(
         problems += yaml_problems
         for key, value in from_yaml.items():
             norm = key.lower().replace("-", "_")
+            if norm in AUTOMATION_KEYS:
+                continue
             if norm not in DEFAULTS:
                 problems.append(Problem(config_path, f"unknown config key '{key}' is ignored", value.line, "warning"))
                 continue

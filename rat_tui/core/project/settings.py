@@ -40,6 +40,7 @@ _SCHEMA: dict[str, Any] = {
     "keymap": dict,
     "console": {"max_rows": int},
     "lineage": {"transport": str, "url": str, "timeout_seconds": (int, float)},
+    "schedule": {"timezone": str, "catch_up": str, "max_catch_up": int, "overlap": str},
     "storage": {
         "type": str,
         "endpoint": str,
@@ -89,6 +90,11 @@ class Settings:
     lineage_transport: str = "file"
     lineage_url: str | None = None
     lineage_timeout_seconds: float = 2.0
+    # Triggers (core/automation): cron times are read in this zone (None: the machine's own)
+    schedule_timezone: str | None = None
+    schedule_catch_up: str = "latest"  # skip | latest | all: times missed while nothing evaluated them
+    schedule_max_catch_up: int = 24
+    schedule_overlap: str = "queue_one"  # skip | queue_one: a tick due while the pipeline runs
 
 
 def zone_settings(settings: Settings, namespace: str, zone: str) -> dict:
@@ -142,6 +148,30 @@ def _check(section: dict, schema: dict, prefix: str, path: str, lines: dict[str,
     return clean
 
 
+_SCHEDULE_CHOICES = {"catch_up": ("skip", "latest", "all"), "overlap": ("skip", "queue_one")}
+
+
+def _schedule_problems(schedule: dict, lines: dict[str, int], path: str, problems: list[Problem]) -> dict:
+    """`schedule:` with the values that cannot work left out (each one a problem)."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    clean = dict(schedule)
+    for key, choices in _SCHEDULE_CHOICES.items():
+        if key in clean and clean[key] not in choices:
+            problems.append(Problem(path, f"schedule.{key} is {' or '.join(choices)}, not '{clean.pop(key)}'",
+                                    lines.get(f"schedule.{key}")))
+    if "max_catch_up" in clean and not 1 <= clean["max_catch_up"] <= 1000:
+        problems.append(Problem(path, f"schedule.max_catch_up is a number from 1 to 1000, not {clean.pop('max_catch_up')}",
+                                lines.get("schedule.max_catch_up")))
+    if "timezone" in clean:
+        try:
+            ZoneInfo(clean["timezone"])
+        except (ZoneInfoNotFoundError, ValueError):
+            problems.append(Problem(path, f"schedule.timezone '{clean.pop('timezone')}' is no IANA time zone "
+                                          "(such as Europe/Amsterdam or UTC)", lines.get("schedule.timezone")))
+    return clean
+
+
 def _key_lines(node: yaml.Node, prefix: str = "") -> dict[str, int]:
     lines: dict[str, int] = {}
     if isinstance(node, yaml.MappingNode):
@@ -186,13 +216,15 @@ def load_settings(root: Path) -> tuple[Settings, list[Problem]]:
     if not isinstance(data, dict):
         return Settings(), [Problem(display, "rat.yaml must be a mapping of sections", 1)]
     problems: list[Problem] = []
-    clean = _check(data, _SCHEMA, "", display, _key_lines(node), problems)
+    lines = _key_lines(node)
+    clean = _check(data, _SCHEMA, "", display, lines, problems)
     spark = clean.get("spark", {})
     catalog = clean.get("catalog", {})
     watch = clean.get("watch", {})
     runs = clean.get("runs", {})
     retention = clean.get("retention", {})
     tables = clean.get("tables", {})
+    schedule = _schedule_problems(clean.get("schedule", {}), lines, display, problems)
     kwargs: dict[str, Any] = {
         "spark_master": spark.get("master"),
         "spark_driver_memory": spark.get("driver_memory"),
@@ -218,6 +250,7 @@ def load_settings(root: Path) -> tuple[Settings, list[Problem]]:
         "storage": clean.get("storage"),
         "console_max_rows": clean.get("console", {}).get("max_rows"),
         **_lineage_settings(clean.get("lineage", {}), display, problems),
+        **{f"schedule_{key}": value for key, value in schedule.items()},
         **retention,
     }
     return Settings(**{k: v for k, v in kwargs.items() if v is not None}), problems

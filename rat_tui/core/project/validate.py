@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..errors import Problem, did_you_mean
+from .cycles import closing_edges
 from .model import PipelineRef, Project, ProjectScan
 from .pipeline_source import LoadedPipeline, load_pipeline
 from .python_guard import python_problems
@@ -39,25 +40,9 @@ def _template_problems(
     return problems
 
 
-def _cycle_problems(project: Project, graph: dict[PipelineRef, set[PipelineRef]]) -> list[Problem]:
-    problems: list[Problem] = []
-    state: dict[PipelineRef, int] = {}  # 1 = on the current path, 2 = done
-
-    def visit(node: PipelineRef, path: list[PipelineRef]) -> None:
-        state[node] = 1
-        for nxt in sorted(graph.get(node, ())):
-            if state.get(nxt) == 1:
-                cycle = path[path.index(nxt):] + [nxt] if nxt in path else [node, nxt]
-                chain = " -> ".join(p.fqn for p in cycle)
-                problems.append(Problem(node.relpath.as_posix(), f"cyclic ref: {chain}"))
-            elif nxt not in state:
-                visit(nxt, path + [nxt])
-        state[node] = 2
-
-    for start in sorted(graph):
-        if start not in state:
-            visit(start, [start])
-    return problems
+def _cycle_problems(graph: dict[PipelineRef, set[PipelineRef]]) -> list[Problem]:
+    return [Problem(node.relpath.as_posix(), f"cyclic ref: {' -> '.join(p.fqn for p in cycle)}")
+            for node, cycle in closing_edges(graph)]
 
 
 def validate(project: Project, only: PipelineRef | None = None) -> list[Problem]:
@@ -73,5 +58,5 @@ def validate(project: Project, only: PipelineRef | None = None) -> list[Problem]
                 found += python_problems(pipeline.source, pipeline.source_relpath)
         if only is None or ref == only:
             problems += found
-    problems += [p for p in _cycle_problems(project, graph) if only is None or p.path == only.relpath.as_posix()]
+    problems += [p for p in _cycle_problems(graph) if only is None or p.path == only.relpath.as_posix()]
     return problems

@@ -42,6 +42,20 @@ def holder(path: Path) -> str:
         return ""
 
 
+def hold_now(state_dir: Path, name: str, who: str) -> int | None:
+    """Lock `name` without waiting, writing `who` into it: its descriptor (close it to let go), or None while
+    another process holds it."""
+    fd = _try_lock(state_dir / LOCKS / f"{name}.lock")
+    if fd is not None:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, who.encode(), 0)
+    return fd
+
+
+def lock_holder(state_dir: Path, name: str) -> str:
+    return holder(state_dir / LOCKS / f"{name}.lock")
+
+
 @contextlib.contextmanager
 def held(state_dir: Path, name: str, who: str, cancelled: threading.Event,
          on_wait: Callable[[str], None]) -> Iterator[bool]:

@@ -6,6 +6,7 @@ import time
 from rich.text import Text
 from textual.widgets import RichLog
 
+from ...core.automation.service import TickDecided
 from ...core.events import (
     Event,
     LogLine,
@@ -54,5 +55,7 @@ class LogPanel(RichLog):
                       + (f": {event.error}" if event.error else ""), "" if event.status == "success" else "red", at)
         elif isinstance(event, (RunQueued, RunStarted)):
             self.line(f"[{event.run_id}] {event.pipeline}: run {RUN_MARK_STATUS[type(event)]}", at=at)
+        elif isinstance(event, TickDecided):
+            self.line(event.sentence(), "" if event.outcome == "fired" else "grey50", at)
         elif isinstance(event, SessionStateChanged):
             self.line(f"Spark {event.state} {event.reason}".rstrip(), at=at)

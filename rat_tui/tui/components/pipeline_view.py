@@ -1,4 +1,5 @@
-"""A pipeline: source with highlighting, effective config with its sources, runs, versions, preview, unit tests.
+"""A pipeline: source with highlighting, effective config with its sources, runs, versions, preview, its
+triggers and ticks, unit tests.
 
 It loads what it shows in thread workers (its detail, a version's diff against the working copy) and
 fills itself from the messages they post; the app feeds it run events and the preview's result."""
@@ -22,6 +23,7 @@ from ...core.commands.details import pipeline_detail
 from ...core.commands.version_diff import version_diff
 from ...core.events import Event, RunQueued
 from ..keymap import key_label
+from .automation_pane import AutomationPane
 from .loading import app_closing, post_loaded
 from .project_tree import NodeData
 from .result_table import selected_key, show_rows
@@ -123,6 +125,8 @@ class PipelineView(Vertical):
             with TabPane("Preview", id="tab-preview"):
                 yield Static(id="preview-note")
                 yield DataTable(id="preview-table")
+            with TabPane("Automation", id="tab-automation"):
+                yield AutomationPane(self.workbench.automation, self.fqn, self.workbench.project.state_dir)
             with TabPane("Tests", id="tab-tests"):
                 yield UnitTestsPane()
 

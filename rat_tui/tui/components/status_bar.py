@@ -1,4 +1,5 @@
-"""Status bar: Spark session state, watch on/off, running and queued runs, the bucket (if any)."""
+"""Status bar: Spark session state, watch on/off, running and queued runs, the bucket (if any), the next
+scheduled run (if any)."""
 from __future__ import annotations
 
 from rich.text import Text
@@ -16,6 +17,7 @@ class StatusBar(Static):
         self.watching, self.running, self.queued = False, 0, 0
         self.executors, self.cores = 0, 0
         self.bucket, self.bucket_state = "", ""  # e.g. "rat", "2 changes to pull" / "unreachable"
+        self.next_run = ""  # e.g. "next ns.bronze.a 06:00 (in 3h 12m)"; "" with no cron trigger
 
     def on_mount(self) -> None:
         self.render_status()
@@ -45,4 +47,6 @@ class StatusBar(Static):
             text.append(f"  │  bucket {self.bucket} ")
             text.append(self.bucket_state, style="red" if "unreachable" in self.bucket_state or "refused" in
                         self.bucket_state else "cyan" if self.bucket_state != "in step" else "green")
+        if self.next_run:
+            text.append(f"  │  {self.next_run}")
         self.update(text)
