@@ -94,8 +94,9 @@ class SparkForbidden(RuntimeError):
 
 
 def forbid_spark(monkeypatch: pytest.MonkeyPatch, nodeid: str, started: list[str]) -> None:
-    """Make starting (or borrowing) a Spark session raise in a test that is not in the `spark` tier."""
-    from rat_tui.core.lake.session import SparkManager
+    """Make launching (or borrowing) a JVM raise in a test that is not in the `spark` tier. The guard sits
+    where a JVM is launched, so a test of a session start that fails before that stays `fast`."""
+    from rat_tui.core.lake import session
 
     sentence = (f"{nodeid} starts Spark but is not in the `spark` tier: give it the `lake` (or `scratch`) "
                 "fixture, or mark it `@pytest.mark.spark` if it opens a Workbench of its own (tests/tiers.py)")
@@ -104,5 +105,4 @@ def forbid_spark(monkeypatch: pytest.MonkeyPatch, nodeid: str, started: list[str
         started.append(sentence)
         raise SparkForbidden(sentence)
 
-    monkeypatch.setattr(SparkManager, "session", refuse)
-    monkeypatch.setattr(SparkManager, "start_background", refuse)
+    monkeypatch.setattr(session, "_launch", refuse)

@@ -8,7 +8,7 @@ import pytest
 
 from rat_tui.script.commands import COMMANDS
 from rat_tui.script.parser import parse_script
-from tests.helpers import run_script
+from tests.helpers import run_script, run_script_here
 
 SQL = "SELECT count(*) AS n FROM VALUES ('Rome'), ('Oslo'), ('it''s') AS t(city) WHERE city = 'Rome'"
 
@@ -22,14 +22,14 @@ def test_query_sql_is_the_rest_of_the_line_verbatim():
 
 
 def test_free_text_commands_need_their_text(sample_copy: Path):
-    status, results, _ = run_script(sample_copy, "query\n")
+    status, results, _ = run_script_here(sample_copy, "query\n")
     assert status == 1
     assert results[0]["error"] == "query needs SQL after the command, as in: query SELECT 1"
 
 
 @pytest.mark.spark
 def test_query_keeps_quotes_in_sql(sample_copy: Path):
-    status, results, stderr = run_script(sample_copy, f"query {SQL}\n")
+    status, results, stderr = run_script_here(sample_copy, f"query {SQL}\n")
     assert status == 0, (results, stderr)
     assert results[0]["rows"] == [[1]]
 
