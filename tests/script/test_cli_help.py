@@ -1,20 +1,14 @@
 """`rat-tui --help` lists every script command with its arguments."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 from rat_tui.script.commands import COMMANDS
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.helpers import run_cli_here
 
 
 def test_help_lists_every_script_command():
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    shown = subprocess.run([sys.executable, "-m", "rat_tui", "--help"], capture_output=True, text=True, env=env,
-                           check=True).stdout
+    proc = run_cli_here("--help")
+    assert proc.returncode == 0
+    shown = proc.stdout
     listed = shown.split("script commands", 1)[1].splitlines()[1:]
     assert sorted(line.split()[0] for line in listed if line.strip()) == sorted(COMMANDS)
     for expected in ("  run [--full-refresh] [--published] [--reload-files] [--review] pipeline", "  query SQL…", "  export path SQL…",

@@ -1,5 +1,5 @@
-"""What a newcomer trips over, through Pilot on the real app (no Spark): keys act on the tree's
-cursor, help explains the marks, the palette shows the app's actions, actions report sentences."""
+"""What a newcomer trips over, through Pilot on the real app (Spark only to type an upload): keys act on
+the tree's cursor, help explains the marks, the palette shows the app's actions, actions report sentences."""
 from __future__ import annotations
 
 import os
