@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from devkit.sample import copy_sample, pristine_sample
-from tests.tiers import forbid_spark, mark_tiers
+from tests.tiers import forbid_spark, mark_tiers, share_the_lake_jvm
 
 # The committed sample, never the working tree (which running the sample changes).
 SAMPLE = pristine_sample()
@@ -19,10 +19,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(autouse=True)
 def _tier(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
-    """A `spark` test gets the `lake` JVM before anything of its own starts Spark (so a Workbench it
-    opens borrows that JVM, whatever ran before); any other test fails if it starts Spark."""
+    """A `spark` test gets the `lake` JVM before anything of its own starts Spark (a Workbench it opens
+    gets a session of its own on that JVM, whatever ran before); any other test fails if it starts Spark."""
     if request.node.get_closest_marker("spark"):
-        request.getfixturevalue("lake")
+        share_the_lake_jvm(monkeypatch, request.getfixturevalue("lake").spark.session())
         yield
         return
     started: list[str] = []

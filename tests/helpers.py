@@ -8,7 +8,6 @@ import logging
 import subprocess
 import sys
 from pathlib import Path
-from unittest import mock
 
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.script.commands import ScriptContext
@@ -28,16 +27,12 @@ def run_cli_here(*args: str, stdin: str | None = None) -> subprocess.CompletedPr
     status, without a child's start-up. Use `run_cli` only where the process is the point (kills,
     crashes, two processes); a script here that starts Spark needs a `spark` test (tests/tiers.py)."""
     from rat_tui.cli import main
-    from rat_tui.core.lake.session import SparkManager
 
     out, err = io.StringIO(), io.StringIO()
     logger = logging.getLogger()
     handlers, level = list(logger.handlers), logger.level  # main() points the root logger at the project's log
     try:
-        # main() closes its Workbench at the end; the JVM it used is the `lake` fixture's (the only one
-        # in a test process), which later tests still need: its Spark is left running.
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
-                _stdin(io.StringIO(stdin or "")), mock.patch.object(SparkManager, "stop", lambda self: None):
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), _stdin(io.StringIO(stdin or "")):
             try:
                 status = main(list(args))
             except SystemExit as exc:  # argparse: --help, --version, bad options

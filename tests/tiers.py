@@ -2,7 +2,8 @@
 
 - `spark`: Spark in this process, the one JVM of the `lake` fixture (the test or one of its
   fixtures asks for `lake`, or the test is marked `spark` because it opens a Workbench of its own
-  and starts Spark there; the `lake` JVM is then started first, so that Workbench borrows it).
+  and starts Spark there; the `lake` JVM is then started first, and that Workbench gets a session
+  of its own on it: `share_the_lake_jvm`).
 - `process`: a child `python -m rat_tui` (with a JVM of its own), found in the code the test and
   its fixtures call, down through the helper modules of tests/.
 - `fast`: neither. Starting Spark in a test that is not `spark` fails the test (`forbid_spark`).
@@ -106,3 +107,28 @@ def forbid_spark(monkeypatch: pytest.MonkeyPatch, nodeid: str, started: list[str
         raise SparkForbidden(sentence)
 
     monkeypatch.setattr(session, "_launch", refuse)
+
+
+def share_the_lake_jvm(monkeypatch: pytest.MonkeyPatch, lake_spark) -> None:
+    """A Workbench a `spark` test opens gets a session of its own on the `lake` JVM, whatever ran before:
+    its own SQL settings and so its own catalogs (PySpark's reuse would re-point the lake's catalogs at
+    the test's folders), and stopping it leaves the JVM running for the tests after it."""
+    from pyspark.sql import SparkSession
+
+    from rat_tui.core.lake import session
+
+    class Borrowed(SparkSession):
+        def stop(self) -> None:  # the JVM is the lake fixture's
+            pass
+
+    def launch(conf: dict[str, str], log_path) -> SparkSession:
+        own = Borrowed(lake_spark.sparkContext, lake_spark._jsparkSession.newSession())
+        for key, value in conf.items():
+            if key.startswith("spark.sql."):
+                try:
+                    own.conf.set(key, value)
+                except Exception:  # a static setting: fixed when the lake's JVM started
+                    pass
+        return own
+
+    monkeypatch.setattr(session, "_launch", launch)
