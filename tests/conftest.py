@@ -1,4 +1,5 @@
-"""Shared fixtures: a private copy of the sample project per test, one Spark session per test session."""
+"""Shared fixtures: a private copy of the sample project per test, one Spark session per test session,
+and the test tiers (tests/tiers.py): `fast`, `spark`, `process`, marked from what each test uses."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,9 +7,29 @@ from pathlib import Path
 import pytest
 
 from devkit.sample import copy_sample, pristine_sample
+from tests.tiers import forbid_spark, mark_tiers, share_the_lake_jvm
 
 # The committed sample, never the working tree (which running the sample changes).
 SAMPLE = pristine_sample()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    mark_tiers(items)
+
+
+@pytest.fixture(autouse=True)
+def _tier(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """A `spark` test gets the `lake` JVM before anything of its own starts Spark (a Workbench it opens
+    gets a session of its own on that JVM, whatever ran before); any other test fails if it starts Spark."""
+    if request.node.get_closest_marker("spark"):
+        share_the_lake_jvm(monkeypatch, request.getfixturevalue("lake").spark.session())
+        yield
+        return
+    started: list[str] = []
+    forbid_spark(monkeypatch, request.node.nodeid, started)
+    yield
+    if started:  # also when the attempt was in a thread that swallowed the error
+        pytest.fail(started[0], pytrace=False)
 
 
 @pytest.fixture

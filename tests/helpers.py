@@ -1,9 +1,10 @@
-"""Helpers shared by tests: scripts through the real CLI or in this process."""
+"""Helpers shared by tests: scripts through the real CLI, in a child process or in this one."""
 from __future__ import annotations
 
 import contextlib
 import io
 import json
+import logging
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,11 +23,51 @@ def run_cli(*args: str, stdin: str | None = None, cwd: Path | None = None, timeo
     )
 
 
+def run_cli_here(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """`run_cli` in this process: the same entry (`rat_tui.cli.main`), its stdin, stdout, stderr and exit
+    status, without a child's start-up. Use `run_cli` only where the process is the point (kills,
+    crashes, two processes); a script here that starts Spark needs a `spark` test (tests/tiers.py)."""
+    from rat_tui.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    logger = logging.getLogger()
+    handlers, level = list(logger.handlers), logger.level  # main() points the root logger at the project's log
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), _stdin(io.StringIO(stdin or "")):
+            try:
+                status = main(list(args))
+            except SystemExit as exc:  # argparse: --help, --version, bad options
+                status = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+    finally:
+        for handler in [h for h in logger.handlers if h not in handlers]:
+            logger.removeHandler(handler)
+            handler.close()
+        logger.setLevel(level)
+    return subprocess.CompletedProcess(list(args), status, out.getvalue(), err.getvalue())
+
+
+@contextlib.contextmanager
+def _stdin(stream: io.StringIO):
+    saved, sys.stdin = sys.stdin, stream
+    try:
+        yield
+    finally:
+        sys.stdin = saved
+
+
+def results_of(proc: subprocess.CompletedProcess) -> tuple[int, list[dict], str]:
+    """A script's (exit status, parsed JSON lines, stderr)."""
+    return proc.returncode, [json.loads(line) for line in proc.stdout.splitlines() if line.strip()], proc.stderr
+
+
 def run_script(project: Path, script: str, *flags: str, timeout: float = 300) -> tuple[int, list[dict], str]:
-    """Run a script through the CLI; returns (exit status, parsed JSON lines, stderr)."""
-    proc = run_cli(str(project), "--script", "-", *flags, stdin=script, timeout=timeout)
-    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
-    return proc.returncode, lines, proc.stderr
+    """Run a script through the CLI in a child process; returns (exit status, parsed JSON lines, stderr)."""
+    return results_of(run_cli(str(project), "--script", "-", *flags, stdin=script, timeout=timeout))
+
+
+def run_script_here(project: Path, script: str, *flags: str) -> tuple[int, list[dict], str]:
+    """`run_script` in this process (`run_cli_here`): what the child would print, and its exit status."""
+    return results_of(run_cli_here(str(project), "--script", "-", *flags, stdin=script))
 
 
 def dead_pid() -> int:

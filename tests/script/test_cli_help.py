@@ -1,21 +1,15 @@
 """`rat-tui --help` lists every script command with its arguments."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 from rat_tui.script.commands import COMMANDS
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.helpers import run_cli_here
 
 
 def test_help_lists_every_script_command_by_group():
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    shown = subprocess.run([sys.executable, "-m", "rat_tui", "--help"], capture_output=True, text=True, env=env,
-                           check=True).stdout
-    listed = shown.split("\ncommands (", 1)[1].splitlines()[1:]
+    proc = run_cli_here("--help")
+    assert proc.returncode == 0
+    listed = proc.stdout.split("
+commands (", 1)[1].splitlines()[1:]
     groups = [line.strip() for line in listed if line.startswith("  ") and not line.startswith("    ")]
     assert groups[:2] == ["project:", "build and test:"] and groups[-1].startswith("in scripts only")
     names = [line.split()[0] for line in listed if line.startswith("    ")]

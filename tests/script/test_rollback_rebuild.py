@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from devkit.sample import copy_sample
-from tests.helpers import run_script
+from tests.helpers import run_script_here
 
 pytestmark = pytest.mark.spark
 
@@ -35,7 +35,7 @@ QUERIES = "".join(f"query {sql}\n" for sql in TABLES.values())
 
 
 def run_ok(project: Path, script: str) -> list[dict]:
-    status, results, stderr = run_script(project, script, timeout=900)
+    status, results, stderr = run_script_here(project, script)
     assert status == 0, ([r for r in results if not r["ok"]], stderr[-3000:])
     return results
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_script
+from tests.helpers import run_script_here
 
 pytestmark = pytest.mark.spark
 
@@ -24,7 +24,7 @@ runs --limit 2
 
 
 def test_sample_runs_end_to_end_from_script_with_events(sample_copy: Path):
-    status, lines, stderr = run_script(sample_copy, SCRIPT, "--events")
+    status, lines, stderr = run_script_here(sample_copy, SCRIPT, "--events")
     results = [line for line in lines if "cmd" in line]
     events = [line for line in lines if "event" in line]
     assert status == 0, (results, stderr)

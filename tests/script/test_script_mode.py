@@ -8,7 +8,7 @@ import pytest
 
 from rat_tui.script.commands import COMMANDS
 from rat_tui.script.parser import parse_script
-from tests.helpers import run_script
+from tests.helpers import run_script_here
 
 SQL = "SELECT count(*) AS n FROM VALUES ('Rome'), ('Oslo'), ('it''s') AS t(city) WHERE city = 'Rome'"
 
@@ -22,14 +22,14 @@ def test_query_sql_is_the_rest_of_the_line_verbatim():
 
 
 def test_free_text_commands_need_their_text(sample_copy: Path):
-    status, results, _ = run_script(sample_copy, "query\n")
+    status, results, _ = run_script_here(sample_copy, "query\n")
     assert status == 1
     assert results[0]["error"] == "query needs SQL after the command, as in: query SELECT 1"
 
 
 @pytest.mark.spark
 def test_query_keeps_quotes_in_sql(sample_copy: Path):
-    status, results, stderr = run_script(sample_copy, f"query {SQL}\n")
+    status, results, stderr = run_script_here(sample_copy, f"query {SQL}\n")
     assert status == 0, (results, stderr)
     assert results[0]["rows"] == [[1]]
 
@@ -43,7 +43,7 @@ def test_write_then_run_runs_once_unless_the_script_turns_watch_on(sample_copy: 
     script = (WRITE + "run ecommerce.bronze.batches\nwait-idle --timeout 5\nquery SELECT count(*) FROM ecommerce.bronze.batches\n"
               "watch on\n" + WRITE.replace("SELECT 1", "SELECT 2") + "wait-idle --timeout 60\n"
               "query SELECT id FROM ecommerce.bronze.batches ORDER BY id\nwatch off\n")
-    status, results, stderr = run_script(sample_copy, script)
+    status, results, stderr = run_script_here(sample_copy, script)
     assert status == 0, (results, stderr)
     assert [r["cmd"] for r in results] == ["write", "run", "wait-idle", "query", "watch", "write", "wait-idle",
                                            "query", "watch"]
@@ -63,7 +63,7 @@ BUSY = (f"write {SLOW} <<EOF\n-- @merge_strategy: incremental\n-- @unique_key: i
 
 @pytest.mark.spark
 def test_events_report_spark_tasks_inside_the_running_phase(sample_copy: Path):
-    status, lines, stderr = run_script(sample_copy, BUSY + "run ecommerce.silver.busy\n", "--events")
+    status, lines, stderr = run_script_here(sample_copy, BUSY + "run ecommerce.silver.busy\n", "--events")
     assert status == 0, (lines, stderr)
     events = [line for line in lines if "event" in line]
     progress = [e for e in events if e["event"] == "PhaseProgress"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_script
+from tests.helpers import run_script_here
 
 pytestmark = pytest.mark.spark
 
@@ -31,7 +31,7 @@ def test_a_file_landing_in_a_zone_runs_its_reader(sample_copy: Path):
               "wait-idle --timeout 180\n"
               "query SELECT count(*) AS n, max(order_id) AS last FROM ecommerce.bronze.raw_orders\n"
               "watch off\n")
-    status, results, stderr = run_script(sample_copy, script)
+    status, results, stderr = run_script_here(sample_copy, script)
     assert status == 0, (results, stderr)
     assert [(r["pipeline"], r["trigger"], r["status"]) for r in results[2]["runs"]] == [
         ("ecommerce.bronze.raw_orders", "landing", "success")]
@@ -54,7 +54,7 @@ def test_a_saved_pipelines_run_cascades_to_its_downstream(sample_copy: Path):
               "query SELECT tens FROM t.silver.down\n"
               "runs t.silver.down\n"
               "watch off\n")
-    status, results, stderr = run_script(sample_copy, script)
+    status, results, stderr = run_script_here(sample_copy, script)
     assert status == 0, (results, stderr)
     assert [(r["pipeline"], r["trigger"], r["status"]) for r in results[5]["runs"]] == [
         ("t.bronze.up", "watch", "success"), ("t.silver.down", "selection", "success")]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.helpers import run_script
+from tests.helpers import run_script_here
 
 FQN = "ecommerce.gold.monthly_orders"
 SOURCE = "ecommerce/pipelines/gold/monthly_orders/pipeline.sql"
@@ -16,7 +16,7 @@ def test_version_diff_lists_the_files_that_differ(sample_copy: Path):
               f"write {SOURCE} <<EOF\n{original}-- a working-copy edit\nEOF\n"
               f"version-diff {FQN} 1\n"
               f"version-diff {FQN} 7\n")
-    status, results, stderr = run_script(sample_copy, script, "--keep-going")
+    status, results, stderr = run_script_here(sample_copy, script, "--keep-going")
     assert status == 1, (results, stderr)
     assert results[1] == {"line": 2, "cmd": "version-diff", "ok": True, "files": []}
     [changed] = results[3]["files"]

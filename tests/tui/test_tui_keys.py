@@ -1,10 +1,12 @@
-"""What a newcomer trips over, through Pilot on the real app (no Spark): keys act on the tree's
-cursor, help explains the marks, the palette shows the app's actions, actions report sentences."""
+"""What a newcomer trips over, through Pilot on the real app (Spark only to type an upload): keys act on
+the tree's cursor, help explains the marks, the palette shows the app's actions, actions report sentences."""
 from __future__ import annotations
 
 import os
 import time
 from pathlib import Path
+
+import pytest
 
 from devkit.pilot import screen, select, until
 from rat_tui.core.commands.workbench import Workbench
@@ -114,6 +116,7 @@ async def test_palette_opens_with_the_apps_actions_grouped_with_their_keys(sampl
         assert len(ours) == len(app.keymap) and theirs and max(ours) < min(theirs)  # Textual's own come last
 
 
+@pytest.mark.spark  # the upload types its twin with Spark
 async def test_actions_report_sentences_toasts_and_log_lines(sample_copy: Path, tmp_path: Path):
     upload = tmp_path / "orders_2024_09.csv"
     upload.write_text("order_id,customer_id,amount,status,updated_at\n1,2,3.5,new,2024-09-01 00:00:00\n")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from rat_tui.core.errors import RatError
-from tests.helpers import run_script
+from tests.helpers import run_script_here
 from tests.lakehelpers import Scratch, jaffle
 
 pytestmark = pytest.mark.spark
@@ -62,11 +62,11 @@ def test_a_failing_gate_skips_exactly_its_downstream_and_a_fix_reruns_the_right_
     # the fix, then `bronze.orders+`: it and everything downstream, in a valid order
     (scratch.root / "pipelines" / "silver" / "stg_orders" / "tests" / "quality" / "no_orphans.sql").write_text(
         "SELECT * FROM {{ this }} WHERE customer_id IS NULL")
-    status, results, _ = run_script(scratch.wb.project.root, f"run {n['orders']}+\n")
+    status, results, _ = run_script_here(scratch.wb.project.root, f"run {n['orders']}+\n")
     assert status == 0, results
     order = [r["pipeline"] for r in results[0]["runs"]]
     assert order[:2] == [n["orders"], n["stg_orders"]] and sorted(order[2:]) == sorted([n["gold_customers"], n["gold_orders"]])
-    status, results, _ = run_script(scratch.wb.project.root, f"run +{n['gold_orders']}\n")
+    status, results, _ = run_script_here(scratch.wb.project.root, f"run +{n['gold_orders']}\n")
     assert status == 0 and sorted(r["pipeline"] for r in results[0]["runs"]) == sorted(
         [n["orders"], n["payments"], n["stg_orders"], n["stg_payments"], n["gold_orders"]])
 

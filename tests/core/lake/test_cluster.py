@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_cli, run_script
+from tests.helpers import run_cli, run_script, run_script_here
 
 pytestmark = pytest.mark.spark
 
@@ -60,7 +60,7 @@ def test_sample_pipelines_on_a_standalone_cluster_match_local(tmp_path: Path, sa
 def test_a_catalog_on_s3_without_the_jars_is_one_clear_sentence(sample_copy: Path):
     (sample_copy / "rat.yaml").write_text(
         "catalog:\n  type: hadoop\n  properties:\n    warehouse: s3a://rat/{namespace}/warehouse\n")
-    status, lines, stderr = run_script(sample_copy, "run ecommerce.bronze.raw_products\n", timeout=300)
+    status, lines, stderr = run_script_here(sample_copy, "run ecommerce.bronze.raw_products\n")
     assert status == 1
     error = lines[0]["error"]
     assert "the Spark session failed to start" in error

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from rat_tui.core.project.model import active_landing_files
-from tests.helpers import run_script
+from tests.helpers import run_script_here
 
 
 def make_files(folder: Path, rows: int = 1500) -> dict[str, Path]:
@@ -28,6 +28,7 @@ def make_files(folder: Path, rows: int = 1500) -> dict[str, Path]:
     return {"csv": csv, "parquet": parquet, "json": json_file}
 
 
+@pytest.mark.spark  # the upload types its CSV twins with Spark
 def test_upload_csv_parquet_json_writes_samples_that_sample_reads(sample_copy: Path, tmp_path: Path):
     files = make_files(tmp_path / "in")
     script = (f"upload ecommerce uploads {files['csv']} {files['parquet']} {files['json']}\n"
@@ -35,7 +36,7 @@ def test_upload_csv_parquet_json_writes_samples_that_sample_reads(sample_copy: P
               "sample ecommerce uploads products.parquet --limit 2\n"
               "sample ecommerce uploads events.json --limit 1\n"
               "ls\n")
-    status, results, stderr = run_script(sample_copy, script)
+    status, results, stderr = run_script_here(sample_copy, script)
     assert status == 0, (results, stderr)
     assert results[0]["files"] == [{"name": f.name, "bytes": f.stat().st_size} for f in files.values()]
     zone = sample_copy / "ecommerce" / "landing" / "uploads"
@@ -70,33 +71,34 @@ def test_bad_files_are_rejected_with_their_name_and_nothing_is_copied(sample_cop
     good = make_files(tmp_path / "in", rows=3)["csv"]
     bad = tmp_path / "in" / name
     bad.write_bytes(content)
-    status, results, stderr = run_script(sample_copy, f"upload ecommerce orders {good} {bad}\n")
+    status, results, stderr = run_script_here(sample_copy, f"upload ecommerce orders {good} {bad}\n")
     assert status == 1 and message in results[0]["error"]
     assert "Traceback" not in stderr
     assert not (sample_copy / "ecommerce" / "landing" / "orders" / good.name).exists()
 
 
+@pytest.mark.spark  # the upload types its CSV twins with Spark
 def test_existing_files_are_kept_unless_replaced_and_then_archived(sample_copy: Path, tmp_path: Path):
     source = tmp_path / "orders_2024_01.csv"
     source.write_text("order_id,amount\n1,2.5\n")
     zone = sample_copy / "ecommerce" / "landing" / "orders"
     original = (zone / "orders_2024_01.csv").read_bytes()
-    status, results, _ = run_script(sample_copy, f"upload ecommerce orders {source}\n")
+    status, results, _ = run_script_here(sample_copy, f"upload ecommerce orders {source}\n")
     assert status == 1 and "already exists in the zone; upload with --replace" in results[0]["error"]
-    status, results, _ = run_script(sample_copy, f"upload ecommerce orders {source} --replace\n")
+    status, results, _ = run_script_here(sample_copy, f"upload ecommerce orders {source} --replace\n")
     assert status == 0
     assert (zone / "orders_2024_01.csv").read_text() == "order_id,amount\n1,2.5\n"
     kept = list((zone / "_processed").glob("replaced-*/orders_2024_01.csv"))
     assert len(kept) == 1 and kept[0].read_bytes() == original
-    status, results, _ = run_script(sample_copy, f"upload ecommerce orders {source} --as orders_2024_09.csv\n")
+    status, results, _ = run_script_here(sample_copy, f"upload ecommerce orders {source} --as orders_2024_09.csv\n")
     assert results[0]["files"] == [{"name": "orders_2024_09.csv", "bytes": source.stat().st_size}]
 
 
 def test_zone_names_are_checked(sample_copy: Path, tmp_path: Path):
     source = make_files(tmp_path / "in", rows=2)["csv"]
-    status, results, _ = run_script(sample_copy, f"upload ecommerce Bad_Zone {source}\n")
+    status, results, _ = run_script_here(sample_copy, f"upload ecommerce Bad_Zone {source}\n")
     assert status == 1 and "landing zone name 'Bad_Zone' breaks the naming rule" in results[0]["error"]
-    status, results, _ = run_script(sample_copy, f"upload nowhere zone {source}\n")
+    status, results, _ = run_script_here(sample_copy, f"upload nowhere zone {source}\n")
     assert "namespace nowhere does not exist" in results[0]["error"]
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from devkit.s3server import SeaweedServer
 from rat_tui.core.errors import RatError
-from tests.helpers import run_script
+from tests.helpers import run_script_here
 from tests.lakehelpers import disk_state
 from tests.s3helpers import bucket_project
 
@@ -26,7 +26,7 @@ def test_upload_as_a_name_outside_the_zone_is_refused(sample_copy: Path, tmp_pat
     source = tmp_path / "in.csv"
     source.write_text("order_id,amount\n1,2\n")
     before = project_files(sample_copy)
-    status, results, stderr = run_script(sample_copy, f"upload ecommerce orders {source} --as {name}\n")
+    status, results, stderr = run_script_here(sample_copy, f"upload ecommerce orders {source} --as {name}\n")
     assert status == 1 and "Traceback" not in stderr
     assert results[0]["error"] == f"--as '{name}' " + OUTSIDE.format(where="landing zone ecommerce/landing/orders")
     assert project_files(sample_copy) == before and not Path("/tmp/rat-escape.csv").exists()
@@ -35,7 +35,7 @@ def test_upload_as_a_name_outside_the_zone_is_refused(sample_copy: Path, tmp_pat
 @pytest.mark.parametrize("name", ["../outside.sql", "/tmp/rat-outside.sql", "ecommerce/../../outside.sql"])
 def test_write_outside_the_project_is_refused(sample_copy: Path, name: str):
     before = project_files(sample_copy)
-    status, results, _ = run_script(sample_copy, f"write {name} <<EOF\nSELECT 1\nEOF\n")
+    status, results, _ = run_script_here(sample_copy, f"write {name} <<EOF\nSELECT 1\nEOF\n")
     assert status == 1 and results[0]["error"] == f"path '{name}' " + OUTSIDE.format(where="the project folder")
     assert project_files(sample_copy) == before and not Path("/tmp/rat-outside.sql").exists()
 
@@ -50,7 +50,7 @@ def test_a_bucket_object_whose_key_leads_out_of_its_zone_is_refused(pushed, s3_e
     (fresh / "ecommerce" / "landing" / "orders").mkdir(parents=True)
     (fresh / "ecommerce" / "landing" / "orders" / "sub").symlink_to(tmp_path / "elsewhere")
     before = project_files(fresh)
-    status, results, stderr = run_script(fresh, "pull\n")  # opening the folder syncs the zones first
+    status, results, stderr = run_script_here(fresh, "pull\n")  # opening the folder syncs the zones first
     assert status == 1 and results == []
     assert stderr == (f"rat-tui: {wb.remote.bucket.where} holds object {key}, whose name 'sub/escape.csv' "
                       + OUTSIDE.format(where="landing zone ecommerce/landing/orders") + "\n")

@@ -1,7 +1,7 @@
 import shutil
 from pathlib import Path
 
-from tests.helpers import run_cli, run_script
+from tests.helpers import run_cli_here, run_script_here
 
 SAMPLE_PIPELINES = {
     "analytics": ["analytics.gold.customer_value"],
@@ -14,7 +14,7 @@ SAMPLE_PIPELINES = {
 
 
 def test_ls_lists_exactly_the_sample_pipelines_and_zones(sample_copy: Path):
-    status, results, _ = run_script(sample_copy, "ls\n")
+    status, results, _ = run_script_here(sample_copy, "ls\n")
     assert status == 0
     namespaces = {ns["name"]: ns for ns in results[0]["namespaces"]}
     assert {name: ns["pipelines"] for name, ns in namespaces.items()} == SAMPLE_PIPELINES
@@ -23,7 +23,7 @@ def test_ls_lists_exactly_the_sample_pipelines_and_zones(sample_copy: Path):
 
 
 def test_validate_is_clean_on_the_sample(sample_copy: Path):
-    status, results, _ = run_script(sample_copy, "validate\n")
+    status, results, _ = run_script_here(sample_copy, "validate\n")
     assert (status, results[0]["ok"], results[0]["problems"]) == (0, True, [])
 
 
@@ -39,7 +39,7 @@ def break_project(root: Path) -> None:
 
 def test_validate_reports_every_problem_with_path_and_line(sample_copy: Path):
     break_project(sample_copy)
-    status, results, _ = run_script(sample_copy, "validate\n")
+    status, results, _ = run_script_here(sample_copy, "validate\n")
     assert status == 1 and results[0]["ok"] is False
     found = {(p["path"], p["line"]) : p["message"] for p in results[0]["problems"] if p["severity"] == "error"}
     base = "ecommerce/pipelines"
@@ -54,10 +54,10 @@ def test_validate_reports_every_problem_with_path_and_line(sample_copy: Path):
 
 def test_validate_one_pipeline_only_reports_that_pipeline(sample_copy: Path):
     break_project(sample_copy)
-    status, results, _ = run_script(sample_copy, "validate ecommerce.silver.clean_orders\n")
+    status, results, _ = run_script_here(sample_copy, "validate ecommerce.silver.clean_orders\n")
     assert status == 1
     assert {p["path"] for p in results[0]["problems"]} == {"ecommerce/pipelines/silver/clean_orders/pipeline.sql"}
-    status, results, _ = run_script(sample_copy, "validate ecommerce.bronze.raw_orders\n")
+    status, results, _ = run_script_here(sample_copy, "validate ecommerce.bronze.raw_orders\n")
     assert (status, results[0]["problems"]) == (0, [])
 
 
@@ -69,7 +69,7 @@ def test_unknown_refs_zones_and_cycles_are_reported(sample_copy: Path):
         "-- @merge_strategy: scd2\n-- @unique_key: id\nSELECT * FROM {{ ref('gold.monthly_orders') }}\n")
     (pipes / "gold" / "monthly_orders" / "pipeline.sql").write_text(
         "-- @merge_strategy: snapshot\n-- @partition_column: m\nSELECT * FROM {{ ref('silver.dim_customers') }}\n")
-    _, results, _ = run_script(sample_copy, "validate\n")
+    _, results, _ = run_script_here(sample_copy, "validate\n")
     messages = {(p["path"].rsplit("/", 2)[-2], p["line"], p["message"]) for p in results[0]["problems"]}
     assert ("daily_revenue", 1, "ref('silver.nope') names no pipeline in this project") in messages
     assert ("daily_revenue", 2, "landing_zone('nowhere') names no landing zone in ecommerce") in messages
@@ -81,7 +81,7 @@ def test_jinja_syntax_and_non_utf8_and_rat_yaml_problems(sample_copy: Path):
     (pipes / "gold" / "daily_revenue" / "pipeline.sql").write_text("SELECT 1\n{% if x %}\nSELECT 2\n")
     (pipes / "bronze" / "raw_products" / "pipeline.sql").write_bytes(b"SELECT 'caf\xe9'\n")
     (sample_copy / "rat.yaml").write_text("spark:\n  master: 3\nwatch:\n  colour: red\n")
-    _, results, _ = run_script(sample_copy, "validate\n")
+    _, results, _ = run_script_here(sample_copy, "validate\n")
     found = {(p["path"], p["line"]): p for p in results[0]["problems"]}
     assert "Jinja syntax error" in found[("ecommerce/pipelines/gold/daily_revenue/pipeline.sql", 2)]["message"]
     assert "not valid UTF-8" in found[("ecommerce/pipelines/bronze/raw_products/pipeline.sql", 1)]["message"]
@@ -91,28 +91,28 @@ def test_jinja_syntax_and_non_utf8_and_rat_yaml_problems(sample_copy: Path):
 
 
 def test_script_exit_codes_and_bad_scripts(sample_copy: Path):
-    status, results, _ = run_script(sample_copy, "# comment\n\nls\nfrobnicate now\n")
+    status, results, _ = run_script_here(sample_copy, "# comment\n\nls\nfrobnicate now\n")
     assert status == 2
     assert results == [{"line": 4, "cmd": None, "ok": False, "error": results[0]["error"]}]
     assert "unknown command 'frobnicate'" in results[0]["error"]
-    status, results, _ = run_script(sample_copy, "validate no.such.pipeline\nls\n")
+    status, results, _ = run_script_here(sample_copy, "validate no.such.pipeline\nls\n")
     assert status == 1 and len(results) == 1
     assert "no pipeline no.such.pipeline" in results[0]["error"]
-    status, results, _ = run_script(sample_copy, "validate no.such.pipeline\nls\n", "--keep-going")
+    status, results, _ = run_script_here(sample_copy, "validate no.such.pipeline\nls\n", "--keep-going")
     assert status == 1 and [r["ok"] for r in results] == [False, True]
 
 
 def test_version_and_help():
     from rat_tui import __version__
 
-    proc = run_cli("--version")
+    proc = run_cli_here("--version")
     assert proc.returncode == 0 and proc.stdout.strip() == f"rat-tui {__version__}"
-    proc = run_cli("--help")
+    proc = run_cli_here("--help")
     assert proc.returncode == 0 and "--script FILE" in proc.stdout
 
 
 def test_missing_project_folder_is_one_sentence(tmp_path: Path):
-    proc = run_cli(str(tmp_path / "nope"), "--script", "-", stdin="ls\n")
+    proc = run_cli_here(str(tmp_path / "nope"), "--script", "-", stdin="ls\n")
     assert proc.returncode == 2
     assert proc.stderr.strip().endswith("project folder does not exist")
     assert "Traceback" not in proc.stderr

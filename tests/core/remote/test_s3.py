@@ -13,7 +13,7 @@ from devkit.s3server import SECRET_KEY, SeaweedServer
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.core.errors import RatError
 from tests.conftest import SAMPLE
-from tests.helpers import run_script
+from tests.helpers import run_script_here
 from tests.s3helpers import FQN, PIPE, bucket_project, keys, new_bucket, versions_of
 
 
@@ -116,6 +116,7 @@ def test_landing_archival_moves_objects_and_a_restore_puts_them_back(pushed, s3_
     assert sorted(p.name for p in zone_dir.glob("orders_*.csv")) == moved
 
 
+@pytest.mark.spark  # the upload types its twin with Spark
 def test_upload_puts_the_file_and_its_sample_in_the_bucket(pushed, s3_env, tmp_path):
     wb, bucket = pushed
     source = tmp_path / "orders_2024_04.csv"
@@ -131,7 +132,7 @@ def test_a_bucket_without_versioning_is_reported(s3_env, tmp_path):
     project = bucket_project(tmp_path / "p", s3_env, bucket, SAMPLE)
     with pytest.raises(RatError, match=f"bucket {bucket} at .* does not have versioning enabled"):
         Workbench(project).connect_remote()
-    status, results, stderr = run_script(project, "ls\n")
+    status, results, stderr = run_script_here(project, "ls\n")
     assert status == 1 and results == [] and "does not have versioning enabled" in stderr
 
 

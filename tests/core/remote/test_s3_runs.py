@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLE
-from tests.helpers import run_script
+from tests.helpers import run_script, run_script_here
 from tests.s3helpers import bucket_project, keys, new_bucket
 
 pytestmark = pytest.mark.spark
@@ -18,12 +18,12 @@ def by_cmd(results: list[dict]) -> dict[str, dict]:
 
 def test_the_sample_project_pushed_to_a_bucket_runs_from_another_folder(s3_env, tmp_path: Path):
     bucket = new_bucket(s3_env)
-    status, results, stderr = run_script(bucket_project(tmp_path / "laptop", s3_env, bucket, SAMPLE), "push\n")
+    status, results, stderr = run_script_here(bucket_project(tmp_path / "laptop", s3_env, bucket, SAMPLE), "push\n")
     assert status == 0, stderr
     assert "ecommerce/pipelines/bronze/raw_orders/pipeline.sql" in results[0]["pipelines"]
 
     fresh = bucket_project(tmp_path / "colleague", s3_env, bucket)  # nothing but rat.yaml
-    status, results, stderr = run_script(fresh, (
+    status, results, stderr = run_script_here(fresh, (
         "ls\n"
         "run ecommerce.bronze.raw_orders\n"
         "run ecommerce.silver.clean_orders\n"
@@ -42,14 +42,14 @@ def test_the_sample_project_pushed_to_a_bucket_runs_from_another_folder(s3_env, 
     assert not list((fresh / "ecommerce/landing/orders").glob("orders_*.csv"))
 
     # the laptop's next sync sees the zone emptied by the colleague's run
-    status, results, _ = run_script(tmp_path / "laptop", "sample ecommerce orders\n")
+    status, results, _ = run_script_here(tmp_path / "laptop", "sample ecommerce orders\n")
     assert not list((tmp_path / "laptop/ecommerce/landing/orders").glob("orders_*.csv"))
 
 
 def test_a_colleague_runs_the_published_version_by_its_object_versions(s3_env, tmp_path: Path):
     bucket = new_bucket(s3_env)
     project = bucket_project(tmp_path / "p", s3_env, bucket)
-    status, results, stderr = run_script(project, (
+    status, results, stderr = run_script_here(project, (
         "write shop/pipelines/bronze/prices/pipeline.sql <<EOF\n"
         "-- @merge_strategy: full_refresh\nSELECT 1 AS version\nEOF\n"
         "publish shop.bronze.prices -m one\n"
@@ -60,7 +60,7 @@ def test_a_colleague_runs_the_published_version_by_its_object_versions(s3_env, t
 
     # a colleague's fresh folder: the published list and the pinned content come from the bucket
     colleague = bucket_project(tmp_path / "colleague", s3_env, bucket)
-    status, results, stderr = run_script(colleague, (
+    status, results, stderr = run_script_here(colleague, (
         "run shop.bronze.prices --published\n"
         "query SELECT version FROM shop.bronze.prices\n"
         "run shop.bronze.prices\n"
@@ -84,7 +84,7 @@ def test_direct_mode_without_spark_s3_jars_says_exactly_that(s3_env, tmp_path: P
     project = bucket_project(tmp_path / "p", s3_env, bucket, SAMPLE)
     with (project / "rat.yaml").open("a") as fh:
         fh.write("  direct: true\n")
-    status, results, stderr = run_script(project, "run ecommerce.bronze.raw_orders\n")
+    status, results, stderr = run_script_here(project, "run ecommerce.bronze.raw_orders\n")
     assert status == 1
     message = results[0]["error"] if results else stderr
     assert "keeps data on S3, but Spark's S3 jars are missing" in message
