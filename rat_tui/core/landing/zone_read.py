@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
+from ..notes import RunNote
 from ..project.model import landing_format
 from .checks import is_json_array
 from .dialect import Dialect, detect, order_proof, sample_text, swapped_order
@@ -99,6 +100,7 @@ class ZoneReader:
     run_id: str | None = None  # where quarantined rows go; None (a preview): nowhere
     groups: list[FileGroup] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    run_notes: list[RunNote] = field(default_factory=list)  # typed notes for the run (notes.py)
     rejected_rows: int = 0
     columns: list[str] = field(default_factory=list)  # those every file read had (after read())
 
