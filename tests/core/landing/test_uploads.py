@@ -137,3 +137,24 @@ def test_auto_purge_zones_lose_old_processed_files(sample_copy: Path):
     assert wb.zone_settings("ecommerce", "orders") == {"processed_max_age_days": 3, "auto_purge": True, "schema": None}
     assert wb.auto_purge() == {"purged": 1}
     assert not old.exists() and other.exists()  # events is not an auto_purge zone
+
+
+def test_a_file_of_another_format_than_the_zones_is_refused_with_the_runs_sentence(sample_copy: Path, tmp_path: Path):
+    """Issue 35: a .jsonl uploaded into a CSV zone was accepted, listed as active, and the next run failed with
+    "mixes file formats (csv, json)"; upload now says that sentence (one function for both) and copies nothing."""
+    events = tmp_path / "events.jsonl"
+    events.write_text('{"order_id": 9, "amount": 1.5}\n')
+    zone = sample_copy / "ecommerce" / "landing" / "orders"
+    status, results, _ = run_script(sample_copy, f"upload ecommerce orders {events}\n")
+    assert status == 1
+    assert results[0]["error"] == ("landing zone ecommerce/landing/orders mixes file formats (csv, json); "
+                                   "keep one format per zone")
+    assert not (zone / "events.jsonl").exists() and not list((zone / "_samples").glob("events*"))
+    # the run reading a zone that holds both says the same sentence
+    from rat_tui.core.errors import RatError
+    from rat_tui.core.landing.checks import one_format
+
+    (zone / "events.jsonl").write_text(events.read_text())
+    with pytest.raises(RatError) as refused:
+        one_format("ecommerce/landing/orders", active_landing_files(zone))
+    assert refused.value.sentence() == results[0]["error"]
