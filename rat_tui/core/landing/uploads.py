@@ -121,7 +121,7 @@ def write_samples(zone_dir: Path, files: list[Path], settings: ZoneReadSettings 
 
 def _write_sample(zone_dir: Path, file: Path, settings: ZoneReadSettings | None) -> Path:
     """The first SAMPLE_ROWS rows in the same format, written atomically into `_samples/` (delimited
-    text as UTF-8 in its own dialect, so a sample reads as its file does)."""
+    text in its own dialect and encoding, so a sample reads with the zone's settings as its file does)."""
     import duckdb
 
     target = sample_path(zone_dir, file)
@@ -151,7 +151,7 @@ def _write_text_sample(file: Path, temp: Path, dialect: Dialect) -> None:
 
     from .widening import records
 
-    with temp.open("w", encoding="utf-8", newline="") as out:
+    with temp.open("w", encoding=dialect.encoding, newline="") as out:
         writer = csv.writer(out, delimiter=dialect.delimiter, quotechar=dialect.quote or '"',
                             lineterminator="\n", escapechar=None if dialect.escape == dialect.quote else dialect.escape,
                             doublequote=dialect.escape == dialect.quote)

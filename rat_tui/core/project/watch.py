@@ -36,10 +36,17 @@ class ZoneChanged:
     active: bool = True  # False for changes under _samples/ or _processed/ only
 
 
-Change = PipelineChanged | ZoneChanged
+@dataclass(frozen=True)
+class SettingsChanged:
+    """rat.yaml was saved (a pipeline's config.yaml is its PipelineChanged)."""
+
+    path: str = "rat.yaml"
 
 
-def classify(project: Project, path: Path) -> PipelineChanged | ZoneChanged | None:
+Change = PipelineChanged | ZoneChanged | SettingsChanged
+
+
+def classify(project: Project, path: Path) -> Change | None:
     """What a changed path means for the project, or None for files the app does not care about."""
     if _IGNORED.search(path.name):
         return None
@@ -47,6 +54,8 @@ def classify(project: Project, path: Path) -> PipelineChanged | ZoneChanged | No
         parts = path.resolve().relative_to(project.root).parts
     except ValueError:
         return None
+    if parts == ("rat.yaml",):
+        return SettingsChanged()
     owner = pipeline_file_owner("/".join(parts))
     if owner is not None:
         return PipelineChanged(owner, ("/".join(parts),))
@@ -103,6 +112,7 @@ class ProjectWatcher:
                 folder = self.project.root / ns.name / part
                 if folder.is_dir():
                     observer.schedule(handler, str(folder), recursive=True)
+        observer.schedule(handler, str(self.project.root), recursive=False)  # rat.yaml
         observer.daemon = True
         observer.start()
         self._observer = observer

@@ -23,6 +23,7 @@ from ..landing.checks import file_problem
 from ..landing.quarantine import REJECTED_FOLDER
 from ..landing.load_history import EarlierLoad, LoadHistory, zone_read_settings
 from ..landing.read import FileRead
+from ..landing.sample_sources import latest_samples
 from ..landing.zone_read import ZoneReader
 from ..notes import RunNote
 from ..project.model import Project, active_landing_files
@@ -114,7 +115,7 @@ class LandingInput:
         if not self.table_exists and not self.preview:  # no table holds earlier loads: none was skipped
             raise RatError(f"{label} has no files yet")
         self.nothing_new.append(label)
-        samples = active_landing_files(zone_dir / "_samples")
+        samples = latest_samples(zone_dir, active_landing_files(zone_dir / "_samples"))
         if not samples:
             raise NothingNew(f"nothing new in {label}, and no _samples/ file tells its columns")
         if self.preview:
