@@ -7,12 +7,26 @@ import pytest
 from devkit.pilot import screen, select, until
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.pipeline_view import PipelineView
-from rat_tui.tui.components.run_view import RunView
 from tests.lakehelpers import Scratch
 from tests.tui.test_tui_landing import tree_label
 
 pytestmark = pytest.mark.spark
 SIZE = (200, 45)
+
+
+async def run_from_the_tree(pilot, scratch: Scratch, fqn: str) -> dict:
+    """`r` on the pipeline in the tree; its stored run once it ended."""
+    await select(pilot, "pipeline", fqn)
+    await pilot.press("r")
+    ended = lambda: (scratch.wb.runs(fqn)["runs"] or [{"status": "queued"}])[0]  # noqa: E731
+    await until(pilot, lambda: ended()["status"] in ("success", "failed", "cancelled"), 120, "the run")
+    return ended()
+
+
+async def show_run_tab(pilot, app: RatApp, fqn: str) -> None:
+    await select(pilot, "pipeline", fqn)
+    await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline panel")
+    app.query_one(PipelineView).show_tab("tab-run")
 
 
 def lines_between(app: RatApp, first: str, last: str) -> list[str]:
@@ -31,12 +45,10 @@ async def test_the_run_tab_lists_a_runs_notes_under_their_phase_and_the_tree_mar
     quarantined = f"◉ quarantined: 1 row(s) of {ns}/landing/q/a.csv did not parse and were set aside"
     app = RatApp(scratch.wb, watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        await select(pilot, "pipeline", fqn)
         assert tree_label(app, fqn).startswith("○ ")
-        await pilot.press("r")
-        view = app.query_one(RunView)
-        await until(pilot, lambda: view.state is not None and view.state.status == "success"
-                    and quarantined in screen(app), 120, "the run's note")
+        run = await run_from_the_tree(pilot, scratch, fqn)
+        assert run["status"] == "success", run["error"]
+        await until(pilot, lambda: quarantined in screen(app), 20, "the run's note")
         under = "\n".join(lines_between(app, "build_result", "iceberg_write"))
         assert quarantined in under and "(line 3)" in under, under
         await until(pilot, lambda: tree_label(app, fqn).startswith("◉ "), 20, "the tree's mark")
@@ -46,10 +58,8 @@ async def test_the_run_tab_lists_a_runs_notes_under_their_phase_and_the_tree_mar
     assert scratch.run(fqn)["status"] == "success"
     app = RatApp(scratch.wb, watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
-        await select(pilot, "pipeline", fqn)
+        await show_run_tab(pilot, app, fqn)
         assert tree_label(app, fqn).startswith("◉ ")
-        await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline panel")
-        app.query_one(PipelineView).show_tab("tab-run")
         await until(pilot, lambda: "◉ schema: added column city string" in screen(app), 20, "the stored run's notes")
         under = "\n".join(lines_between(app, "iceberg_write", "quality_tests"))
         assert "◉ schema: added column city string" in under and "skipped_files" not in under, under

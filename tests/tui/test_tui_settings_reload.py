@@ -11,6 +11,7 @@ from ruamel.yaml import YAML
 from devkit.pilot import screen, select, until
 from rat_tui.tui.app import RatApp
 from tests.lakehelpers import Scratch
+from tests.tui.test_tui_run_notes import run_from_the_tree
 
 pytestmark = pytest.mark.spark
 SIZE = (160, 45)
@@ -54,11 +55,7 @@ async def test_settings_saved_in_rat_yaml_are_used_by_upload_and_run_without_a_r
             await _upload(pilot, app, export)
             zone_file = scratch.root / "landing" / "feed" / "export.csv"
             await until(pilot, lambda: zone_file.exists(), 30, "the upload")
-            await select(pilot, "pipeline", fqn)
-            await pilot.press("r")
-            await until(pilot, lambda: scratch.wb.runs(fqn)["runs"]
-                        and scratch.wb.runs(fqn)["runs"][0]["status"] in ("success", "failed"), 120, "the run")
-            run = scratch.wb.runs(fqn)["runs"][0]
+            run = await run_from_the_tree(pilot, scratch, fqn)
             assert run["status"] == "success", run["error"]
             assert [n["kind"] for n in run["notes"]] == ["quarantined"] and run["notes"][0]["line"] == 3
             assert scratch.rows(f"SELECT id, name FROM {fqn} ORDER BY id") == [
