@@ -17,8 +17,8 @@ from textual.widgets import Footer, Header, Tree
 from textual.worker import WorkerState
 
 from ..core.commands import watching
-from ..core.commands.settings_watch import SettingsReloaded
 from ..core.commands.failures import failure_sentence
+from ..core.commands.settings_watch import SettingsReloaded
 from ..core.commands.workbench import Workbench
 from ..core.events import RunFinished, RunQueued, RunStarted, SessionStateChanged
 from .background import Background

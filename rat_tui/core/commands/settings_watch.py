@@ -37,7 +37,7 @@ class SettingsWatch:
     def __init__(self, project: Project, debounce: float):
         self.project = project
         self.notices = EventBus()
-        self._watcher = ProjectWatcher(project, self._changed, debounce)
+        self._watcher = ProjectWatcher(project, self._changed, debounce, folders=("pipelines",))
 
     def start(self) -> None:
         if not self._watcher.running:

@@ -69,8 +69,10 @@ SETTLE_SECONDS = 0.05  # an editor's save (temp file, rename) lands within a few
 
 
 class ProjectWatcher:
-    def __init__(self, project: Project, on_changes: Callable[[list[Change]], None], debounce: float):
+    def __init__(self, project: Project, on_changes: Callable[[list[Change]], None], debounce: float,
+                 folders: tuple[str, ...] = ("pipelines", "landing")):
         self.project = project
+        self.folders = folders  # those of each namespace watched (rat.yaml at the root always is)
         self.on_changes = on_changes
         self.debounce = debounce
         self._pending: dict[object, Change] = {}
@@ -108,7 +110,7 @@ class ProjectWatcher:
         # Pipelines and landing zones only: table folders hold thousands of files that
         # change on every run and would exhaust inotify watches for nothing.
         for ns in self.project.scan().namespaces:
-            for part in ("pipelines", "landing"):
+            for part in self.folders:
                 folder = self.project.root / ns.name / part
                 if folder.is_dir():
                     observer.schedule(handler, str(folder), recursive=True)

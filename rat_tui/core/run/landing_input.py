@@ -234,8 +234,9 @@ class LandingInput:
             label = self.label(zone)
             notes += [RunNote(_kind_of(note), f"{label}: {note}") for note in reader.notes if not _set_aside(note)]
             notes += reader.run_notes
-            if reader.rejected_rows and self.rejected_folder(zone) is not None:
-                notes += quarantined_notes(self.project, label, self.rejected_folder(zone))
+            rejected = self.rejected_folder(zone) if reader.rejected_rows else None
+            if rejected is not None:
+                notes += quarantined_notes(self.project, label, rejected)
         return notes
 
     def rejected_folder(self, zone: str) -> Path | None:
