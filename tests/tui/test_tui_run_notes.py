@@ -45,6 +45,7 @@ async def test_the_run_tab_lists_a_runs_notes_under_their_phase_and_the_tree_mar
     quarantined = f"◉ quarantined: 1 row(s) of {ns}/landing/q/a.csv did not parse and were set aside"
     app = RatApp(scratch.wb, watch=False)
     async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
         assert tree_label(app, fqn).startswith("○ ")
         run = await run_from_the_tree(pilot, scratch, fqn)
         assert run["status"] == "success", run["error"]
