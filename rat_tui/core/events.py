@@ -95,6 +95,7 @@ class RunFinished(Event):
     error: str | None
     snapshot_id: int | None
     note: str | None = None  # "nothing new in ns/landing/zone": a success that wrote nothing, main as it was
+    notes: int = 0  # how many notes the run has on what it did to the data (its record holds them)
 
 
 Listener = Callable[[Event], None]

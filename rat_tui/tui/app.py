@@ -19,6 +19,7 @@ from textual.worker import WorkerState
 from ..core.automation.scheduler import INTERVAL_SECONDS
 from ..core.commands import watching
 from ..core.commands.failures import failure_sentence
+from ..core.commands.settings_watch import SettingsReloaded
 from ..core.commands.workbench import Workbench
 from ..core.events import RunFinished, RunQueued, RunStarted, SessionStateChanged
 from .background import Background
@@ -107,12 +108,14 @@ class RatApp(App):
             self.set_keymap(wb.project.settings.keymap)
         self._unsubscribe = [wb.events.subscribe(lambda e: self.post_message(CoreEvent(e))),
                              wb.watching.notices.subscribe(lambda n: self.post_message(WatchNotice(n))),
+                             wb.settings_watch.notices.subscribe(lambda n: self.post_message(WatchNotice(n))),
                              self.background.watch_outside()]
         self.query_one(StatusBar).update_status(master=wb.project.settings.spark_master, watching=self.watch_at_start)
         self.query_one(ProjectTree).focus()
         self.refresh_tree()
         if self.watch_at_start:
             wb.watching.set(True)
+        wb.settings_watch.start()
         if self.warm_spark:
             self.background.warm_up()
         freeze_long_lived()
@@ -140,6 +143,7 @@ class RatApp(App):
             unsubscribe()
         self.workbench.watching.stop()
         self.workbench.outside.stop()
+        self.workbench.settings_watch.stop()
 
     @property
     def closing(self) -> bool:
@@ -299,6 +303,10 @@ class RatApp(App):
             self.post_message(ActionDone("auto-run", notice.sentence()))
         elif isinstance(notice, watching.WatchFailed):
             self.post_message(ActionFailed(notice.what, notice.sentence))
+        elif isinstance(notice, SettingsReloaded):  # what is shown, and F5, u, r, read by the new settings
+            message = ActionFailed if notice.problems else ActionDone
+            self.post_message(message("settings", notice.sentence()))
+            self.reload()
         elif isinstance(notice, watching.CascadeRan):
             self.post_message(ran_message(notice.title, notice.runs))
         elif isinstance(notice, watching.ZoneUpdated):

@@ -8,8 +8,7 @@ from tests.helpers import run_cli_here
 def test_help_lists_every_script_command_by_group():
     proc = run_cli_here("--help")
     assert proc.returncode == 0
-    listed = proc.stdout.split("
-commands (", 1)[1].splitlines()[1:]
+    listed = proc.stdout.split("\ncommands (", 1)[1].splitlines()[1:]
     groups = [line.strip() for line in listed if line.startswith("  ") and not line.startswith("    ")]
     assert groups[:2] == ["project:", "build and test:"] and groups[-1].startswith("in scripts only")
     names = [line.split()[0] for line in listed if line.startswith("    ")]

@@ -36,7 +36,7 @@ class LandingCommands(WorkbenchParts):
             path = (base / file).resolve()
             if base.resolve() not in path.parents or not path.is_file():
                 raise RatError(f"no file {file} in landing zone {namespace}/landing/{zone}")
-        columns, rows = read_head(path, limit)
+        columns, rows = read_head(path, limit, zone_read_settings(self, namespace, zone))  # as a run reads it
         return {"file": path.relative_to(base.resolve() if file else base).as_posix(), "columns": columns, "rows": rows}
 
     def zone_settings(self, namespace: str, zone: str) -> dict:

@@ -27,7 +27,7 @@ from ..lake.session import SessionState, SparkManager
 from ..landing.uploads import refresh_samples
 from ..project.graph import ProjectGraph
 from ..project.model import PipelineRef, Project, active_landing_files
-from ..project.watch import Change, PipelineChanged, ProjectWatcher, ZoneChanged
+from ..project.watch import Change, PipelineChanged, ProjectWatcher, SettingsChanged, ZoneChanged
 from ..run.runner import RunHandle, Runner
 from ..store.state import StateDB
 from ..text import one_line
@@ -182,10 +182,12 @@ class Watching:
 
     # -- in the watcher's thread ------------------------------------------------------
     def _changed(self, changes: list[Change]) -> None:
+        changes = [c for c in changes if not isinstance(c, SettingsChanged)]  # settings_watch.py reloads rat.yaml
         for change in changes:
             handle: Callable = self._saved if isinstance(change, PipelineChanged) else self._landed
             self._start(handle, change)
-        self.notices.publish(FilesChanged(tuple(changes)))
+        if changes:
+            self.notices.publish(FilesChanged(tuple(changes)))
 
     def _start(self, handle: Callable, change: Change) -> None:
         with self._lock:

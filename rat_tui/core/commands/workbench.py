@@ -54,6 +54,7 @@ from .unit_tests import UnitTestCommands
 from .upkeep import UpkeepCommands
 from .versions import VersionCommands
 from .warm_up import start_warm_up
+from .settings_watch import SettingsWatch
 from .watching import Watching
 
 QUERY_ROW_LIMIT = 1000
@@ -87,6 +88,8 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self._cleanup_lock = threading.Lock()
         self.watching = Watching(self)  # off until a face turns it on
         self.outside = OutsideChanges(self)  # other processes' runs, state deleted under the app: a face starts it
+        # rat.yaml and config.yaml saves take effect while a face is open: the face starts it
+        self.settings_watch = SettingsWatch(self.project, self.project.settings.watch_debounce_ms / 1000)
         self.unit_last = {}  # (pipeline, test name) -> its last UnitResult in this process
         self.unit_catalog = ScratchCatalog()
         self.automation = Automation(self.project, TickStore(self.state), self.events,

@@ -17,6 +17,15 @@ PARQUET_MAGIC = b"PAR1"
 _FIRST_LINE_LIMIT = 1 << 20
 
 
+def one_format(label: str, files: list[Path]) -> str:
+    """The one format of a zone's files; RatError when they mix formats, which a run cannot read as one (upload
+    refuses a file that would make them mix, with this sentence)."""
+    formats = sorted({landing_format(f) or "" for f in files})
+    if len(formats) > 1:
+        raise RatError(f"landing zone {label} mixes file formats ({', '.join(formats)}); keep one format per zone")
+    return formats[0]
+
+
 def file_problem(path: Path) -> str | None:
     """What stops a run from reading this landing file, said after its name; None when it is fine."""
     if ":" in path.name:  # Hadoop's Path takes it for a URI scheme, whatever the quoting

@@ -43,6 +43,24 @@ def remove_orphan_samples(zone_dir: Path) -> list[str]:
     return gone
 
 
+def latest_samples(zone_dir: Path, samples: list[Path]) -> list[Path]:
+    """The samples a preview of a zone with nothing new reads: those of the files the zone holds, else of the
+    files its latest run archived (the same rows sent again in a later file must not show twice); samples put
+    there by hand only when no file wrote one."""
+    made = _read(zone_dir)
+    written = {sample: made[sample.name] for sample in samples if sample.name in made}
+    held = [sample for sample, source in written.items() if (zone_dir / source).exists()]
+    if held or not written:
+        return held or samples
+    processed = zone_dir / "_processed"
+    holding = [folder for folder in processed.iterdir() if any((folder / s).exists() for s in written.values())] \
+        if processed.is_dir() else []
+    if not holding:
+        return samples
+    latest = max(holding, key=lambda folder: folder.stat().st_mtime)
+    return [sample for sample, source in written.items() if (latest / source).exists()]
+
+
 def _archived(zone_dir: Path, source: str) -> bool:
     processed = zone_dir / "_processed"
     return processed.is_dir() and any((folder / source).exists() for folder in processed.iterdir())

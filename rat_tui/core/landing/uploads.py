@@ -10,12 +10,12 @@ from pathlib import Path
 
 from .. import testpoints
 from ..errors import RatError
-from ..project.model import Project, landing_format
+from ..project.model import Project, active_landing_files, landing_format
 from ..project.names import name_problem
 from ..project.paths import inside
 from ..text import one_line
 from .archive import kept_copy_folder
-from .checks import file_problem
+from .checks import file_problem, one_format
 from .dialect import Dialect, detect, unreadable_as_sentence
 from .sample_sources import record_samples, remove_orphan_samples
 from .zone_settings import ZoneReadSettings
@@ -121,7 +121,7 @@ def write_samples(zone_dir: Path, files: list[Path], settings: ZoneReadSettings 
 
 def _write_sample(zone_dir: Path, file: Path, settings: ZoneReadSettings | None) -> Path:
     """The first SAMPLE_ROWS rows in the same format, written atomically into `_samples/` (delimited
-    text as UTF-8 in its own dialect, so a sample reads as its file does)."""
+    text in its own dialect and encoding, so a sample reads with the zone's settings as its file does)."""
     import duckdb
 
     target = sample_path(zone_dir, file)
@@ -151,7 +151,7 @@ def _write_text_sample(file: Path, temp: Path, dialect: Dialect) -> None:
 
     from .widening import records
 
-    with temp.open("w", encoding="utf-8", newline="") as out:
+    with temp.open("w", encoding=dialect.encoding, newline="") as out:
         writer = csv.writer(out, delimiter=dialect.delimiter, quotechar=dialect.quote or '"',
                             lineterminator="\n", escapechar=None if dialect.escape == dialect.quote else dialect.escape,
                             doublequote=dialect.escape == dialect.quote)
@@ -177,17 +177,19 @@ def upload(zone_dir: Path, sources: list[Path], as_name: str | None = None, repl
     if as_name is not None and len(sources) != 1:
         raise RatError("--as renames one file; give exactly one path with it")
     plan = []
+    label = f"{zone_dir.parent.parent.name}/landing/{zone_dir.name}"
     for source in sources:
         check_file(source, expected, settings)
         name = as_name or source.name
         if Path(name).suffix.lower() != source.suffix.lower():
             raise RatError(f"--as {name} must keep the extension {source.suffix}")
-        target = inside(zone_dir, name, "--as", f"landing zone {zone_dir.parent.parent.name}/landing/{zone_dir.name}") \
-            if as_name else zone_dir / name
+        target = inside(zone_dir, name, "--as", f"landing zone {label}") if as_name else zone_dir / name
         if target.exists() and not replace:
             raise RatError(f"{name} already exists in the zone; upload with --replace to replace it "
                            "(the old file is kept under _processed/)")
         plan.append((source, target))
+    targets = [target for _, target in plan]
+    one_format(label, [*(f for f in active_landing_files(zone_dir) if f not in targets), *targets])  # as a run reads
     done = []
     for source, target in plan:
         target.parent.mkdir(parents=True, exist_ok=True)  # `--as sub/name.csv`

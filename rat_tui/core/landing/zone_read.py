@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
-from ..project.model import landing_format
-from .checks import is_json_array
+from ..notes import RunNote
+from .checks import is_json_array, one_format
 from .dialect import Dialect, detect, order_proof, sample_text, swapped_order
 from .quarantine import read_setting_aside, write_rejected
 from .reader import FileGroup, csv_frame, list_locally, named, pin_types
@@ -99,14 +99,12 @@ class ZoneReader:
     run_id: str | None = None  # where quarantined rows go; None (a preview): nowhere
     groups: list[FileGroup] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    run_notes: list[RunNote] = field(default_factory=list)  # typed notes for the run (notes.py)
     rejected_rows: int = 0
     columns: list[str] = field(default_factory=list)  # those every file read had (after read())
 
     def __post_init__(self) -> None:
-        formats = sorted({landing_format(f) or "" for f in self.files})
-        if len(formats) > 1:
-            raise RatError(f"landing zone {self.label} mixes file formats ({', '.join(formats)}); keep one format per zone")
-        self.groups = plan_groups(self.files, formats[0], self.settings)
+        self.groups = plan_groups(self.files, one_format(self.label, self.files), self.settings)
         if self.twins_of is not None:
             for group in self.groups:
                 if group.fmt == "csv" and all(self.uri_of(f).startswith("file:") for f in group.files):

@@ -172,7 +172,10 @@ class ColumnLineage:
     def working_copy_problems(self, only: PipelineRef | None = None) -> list[Problem]:
         """`validate`: each pipeline whose query no longer makes a column of its table that a downstream
         pipeline reads; a warning, or an error under `@breaks_downstream: fail`."""
-        lineages = self.pipelines()
+        try:
+            lineages = self.pipelines()
+        except RatError:  # a project that cannot be ordered (a ref cycle): validate names that already
+            return []
         graph = ColumnGraph(lineages.values())
         problems = []
         for name, lineage in lineages.items():

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..errors import Problem, RatError, did_you_mean
 from ..fileio import resolved
 from .names import LAYERS, layer_problem, name_problem
-from .settings import load_settings
+from .settings import load_settings, read_settings
 
 # Delimited text of any separator (.tsv, .txt, TPC-H's .tbl) is "csv": its dialect is detected per file.
 LANDING_EXTENSIONS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".tbl": "csv", ".parquet": "parquet",
@@ -142,8 +142,13 @@ class Project:
         self.settings, self.settings_problems = load_settings(self.root)
         self.state_dir = self.root / ".rat"
 
-    def reload_settings(self) -> None:
-        self.settings, self.settings_problems = load_settings(self.root)
+    def reload_settings(self) -> bool:
+        """rat.yaml read again: False when it cannot be read as a whole (settings_problems says why), and the
+        settings in use stay as they were."""
+        settings, self.settings_problems = read_settings(self.root)
+        if settings is not None:
+            self.settings = settings
+        return settings is not None
 
     def rel(self, path: Path) -> str:
         try:

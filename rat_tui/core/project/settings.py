@@ -195,7 +195,14 @@ def _lineage_settings(section: dict, path: str, problems: list[Problem]) -> dict
 
 
 def load_settings(root: Path) -> tuple[Settings, list[Problem]]:
-    """Settings from `root/rat.yaml` (defaults when absent) and the problems found in it."""
+    """Settings from `root/rat.yaml` (defaults when absent, or when it cannot be read) and the problems found in it."""
+    settings, problems = read_settings(root)
+    return settings or Settings(), problems
+
+
+def read_settings(root: Path) -> tuple[Settings | None, list[Problem]]:
+    """As load_settings, with None for a file that cannot be read as a whole (a YAML syntax error, say): one
+    reloaded while the app is open then leaves the settings in use as they were."""
     path = root / "rat.yaml"
     display = "rat.yaml"
     if not path.exists():
@@ -203,18 +210,18 @@ def load_settings(root: Path) -> tuple[Settings, list[Problem]]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        return Settings(), [Problem(display, f"cannot read the file: {exc}")]
+        return None, [Problem(display, f"cannot read the file: {exc}")]
     try:
         node = yaml.compose(text)
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return Settings(), [Problem(display, f"YAML syntax error: {reason}", mark.line + 1 if mark else None)]
+        return None, [Problem(display, f"YAML syntax error: {reason}", mark.line + 1 if mark else None)]
     if data is None:
         return Settings(), []
     if not isinstance(data, dict):
-        return Settings(), [Problem(display, "rat.yaml must be a mapping of sections", 1)]
+        return None, [Problem(display, "rat.yaml must be a mapping of sections", 1)]
     problems: list[Problem] = []
     lines = _key_lines(node)
     clean = _check(data, _SCHEMA, "", display, lines, problems)

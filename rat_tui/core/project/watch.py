@@ -39,10 +39,17 @@ class ZoneChanged:
     active: bool = True  # False for changes under _samples/ or _processed/ only
 
 
-Change = PipelineChanged | ZoneChanged
+@dataclass(frozen=True)
+class SettingsChanged:
+    """rat.yaml was saved (a pipeline's config.yaml is its PipelineChanged)."""
+
+    path: str = "rat.yaml"
 
 
-def classify(project: Project, path: Path) -> PipelineChanged | ZoneChanged | None:
+Change = PipelineChanged | ZoneChanged | SettingsChanged
+
+
+def classify(project: Project, path: Path) -> Change | None:
     """What a changed path means for the project, or None for files the app does not care about."""
     if _IGNORED.search(path.name):
         return None
@@ -50,6 +57,8 @@ def classify(project: Project, path: Path) -> PipelineChanged | ZoneChanged | No
         parts = path.resolve().relative_to(project.root).parts
     except ValueError:
         return None
+    if parts == ("rat.yaml",):
+        return SettingsChanged()
     owner = pipeline_file_owner("/".join(parts))
     if owner is not None:
         return PipelineChanged(owner, ("/".join(parts),))
@@ -63,8 +72,10 @@ SETTLE_SECONDS = 0.05  # an editor's save (temp file, rename) lands within a few
 
 
 class ProjectWatcher:
-    def __init__(self, project: Project, on_changes: Callable[[list[Change]], None], debounce: float):
+    def __init__(self, project: Project, on_changes: Callable[[list[Change]], None], debounce: float,
+                 folders: tuple[str, ...] = ("pipelines", "landing")):
         self.project = project
+        self.folders = folders  # those of each namespace watched (rat.yaml at the root always is)
         self.on_changes = on_changes
         self.debounce = debounce
         self._pending: dict[object, Change] = {}
@@ -102,10 +113,11 @@ class ProjectWatcher:
         # Pipelines and landing zones only: table folders hold thousands of files that
         # change on every run and would exhaust inotify watches for nothing.
         for ns in self.project.scan().namespaces:
-            for part in ("pipelines", "landing"):
+            for part in self.folders:
                 folder = self.project.root / ns.name / part
                 if folder.is_dir():
                     observer.schedule(handler, str(folder), recursive=True)
+        observer.schedule(handler, str(self.project.root), recursive=False)  # rat.yaml
         observer.daemon = True
         observer.start()
         self._observer = observer

@@ -12,6 +12,7 @@ columns of its `_samples/`), and a run whose zones all had nothing new writes no
 """
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,9 +20,12 @@ from typing import TYPE_CHECKING
 
 from ..errors import RatError, did_you_mean
 from ..landing.checks import file_problem
+from ..landing.quarantine import REJECTED_FOLDER
 from ..landing.load_history import EarlierLoad, LoadHistory, zone_read_settings
 from ..landing.read import FileRead
+from ..landing.sample_sources import latest_samples
 from ..landing.zone_read import ZoneReader
+from ..notes import RunNote
 from ..project.model import Project, active_landing_files
 
 if TYPE_CHECKING:
@@ -111,7 +115,7 @@ class LandingInput:
         if not self.table_exists and not self.preview:  # no table holds earlier loads: none was skipped
             raise RatError(f"{label} has no files yet")
         self.nothing_new.append(label)
-        samples = active_landing_files(zone_dir / "_samples")
+        samples = latest_samples(zone_dir, active_landing_files(zone_dir / "_samples"))
         if not samples:
             raise NothingNew(f"nothing new in {label}, and no _samples/ file tells its columns")
         if self.preview:
@@ -210,12 +214,60 @@ class LandingInput:
                 for namespace, zone in files_read if zone in self.readers}
 
     def skipped_sentences(self) -> list[str]:
-        sentences = []
+        return [note.text for note in self._skipped_notes()]
+
+    def _skipped_notes(self) -> list[RunNote]:
+        notes = []
         for zone, skipped in self.skipped.items():
-            sentences += [s.sentence() for s in skipped if self.archives or s.earlier is None]
+            notes += [RunNote("skipped_files", s.sentence(), self.project.rel(s.path))
+                      for s in skipped if self.archives or s.earlier is None]
             if not self.archives and any(s.earlier is not None for s in skipped):
-                sentences.append(self._kept_files_sentence(zone))
-        return sentences
+                notes.append(RunNote("skipped_files", self._kept_files_sentence(zone)))
+        return notes
+
+    def run_notes(self) -> list[RunNote]:
+        """What reading the zones did to the data, for the run's notes (under its build phase): files skipped,
+        zones with nothing new, rows set aside, and what each zone's reader noted."""
+        notes = self._skipped_notes()
+        notes += [RunNote("nothing_new", f"nothing new in {label}") for label in self.nothing_new]
+        for zone, reader in self.readers.items():
+            label = self.label(zone)
+            notes += [RunNote(_kind_of(note), f"{label}: {note}") for note in reader.notes if not _set_aside(note)]
+            notes += reader.run_notes
+            rejected = self.rejected_folder(zone) if reader.rejected_rows else None
+            if rejected is not None:
+                notes += quarantined_notes(self.project, label, rejected)
+        return notes
+
+    def rejected_folder(self, zone: str) -> Path | None:
+        """Where this run's rows of the zone that did not parse went (None: none did)."""
+        folder = self.project.zone_dir(self.namespace, zone) / REJECTED_FOLDER / self.run_id
+        return folder if not self.preview and folder.is_dir() else None
+
+
+# What the zone readers' notes say, by the words that say it (the rows set aside are told from the rejects file).
+_KINDS = (("did not parse and were set aside", "quarantined"), (": NULL in their rows", "null_column"),
+          ("widened ", "schema"))
+
+
+def _kind_of(note: str) -> str:
+    return next((kind for words, kind in _KINDS if words in note), "other")
+
+
+def _set_aside(note: str) -> bool:
+    return _kind_of(note) == "quarantined"
+
+
+def quarantined_notes(project: Project, label: str, folder: Path) -> list[RunNote]:
+    """One note per file whose rows were set aside: how many, where to, and the first one's line."""
+    by_file: dict[str, list[int | None]] = {}
+    for line in (folder / "rejected.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        by_file.setdefault(row["file"], []).append(row["line"])
+    rejects = project.rel(folder / "rejected.jsonl")
+    return [RunNote("quarantined", f"{len(lines)} row(s) of {label}/{name} did not parse and were set aside in "
+                    f"{rejects}", project.rel(folder.parent.parent / name), lines[0])
+            for name, lines in by_file.items()]
 
 
 def _twins_of(zone_dir: Path):

@@ -59,6 +59,7 @@ def widen(ex: Execution, exc: BaseException) -> bool:
     if notes:
         ex.record.landing = landing_result(ex)
         ex.state.update_run(ex.record.run_id, landing=ex.record.landing)
+        record_notes(ex)
         return True
     explained = ex.ctx.landing.explain(exc)
     if explained:
@@ -89,6 +90,14 @@ def record_files_read(ex: Execution) -> None:
     ex.record.landing = landing_result(ex)
     ex.state.update_run(ex.record.run_id, files_read=json.dumps(read), inputs=ex.record.inputs,
                         landing=ex.record.landing)
+    record_notes(ex)
+
+
+def record_notes(ex: Execution) -> None:
+    """The run's notes as they stand: what reading its zones did, then what its write did to the columns."""
+    assert ex.ctx is not None
+    ex.record.notes = [*ex.ctx.landing.run_notes(), *ex.schema_notes]
+    ex.state.update_run(ex.record.run_id, notes=ex.record.notes)
 
 
 def landing_result(ex: Execution) -> dict:

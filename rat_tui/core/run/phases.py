@@ -31,6 +31,7 @@ from ..events import (
 from ..lake.schema_change import pending_changes
 from ..lake.spark_errors import is_cancellation, summarise
 from ..lake.table import IcebergTable, run_branch
+from ..notes import RunNote
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_source import LoadedPipeline
 from ..project.settings import target_file_size
@@ -118,7 +119,7 @@ class Execution:
         self.ctx: RunContext | None = None
         self.result: DataFrame | None = None
         self.result_rows: int | None = None  # not counted for strategies that write the result once
-        self.schema_notes: list[str] = []
+        self.schema_notes: list[RunNote] = []  # what the write does to the table's columns
         self.pipeline: LoadedPipeline | None = None
         self.nothing_new: str | None = None  # "nothing new in …": the run writes nothing, main stays
         self.review = options.review  # or the pipeline's `review` setting, once loaded
@@ -189,7 +190,7 @@ class Execution:
                 if self.nothing_new is None:
                     info["rows"] = self.record.rows_written = self.write()
                     info["message"] = "; ".join(
-                        [*self.schema_notes, *why_no_rows(self.ctx, self.record.rows_written, self.log)])
+                        [*(n.text for n in self.schema_notes), *why_no_rows(self.ctx, self.record.rows_written, self.log)])
                 else:
                     info["message"] = self.nothing_new
             with self.phase("quality_tests"):
@@ -347,9 +348,10 @@ class Execution:
             self.schema_id = apply_plan(self.table, plan, self.schema_id, self.record.run_id,
                                         lambda *change: landing_steps.type_change_remedy(self, *change))
         self.result = align(self.result, plan)
-        for note in plan.notes():
-            self.log(f"schema: {note}", "warn" if "no longer produced" in note else "info")
-        self.schema_notes = plan.notes()
+        self.schema_notes = plan.run_notes()
+        for note in self.schema_notes:
+            self.log(f"schema: {note.text}", "warn" if note.kind == "null_column" else "info")
+        landing_steps.record_notes(self)
         return rebuild
 
     def quality(self) -> str | None:

@@ -42,7 +42,7 @@ def _finish(state: StateDB, events: EventBus, record: RunRecord, **fields) -> Ru
     finished = state.get_run(record.run_id)
     assert finished is not None
     events.publish(RunFinished(finished.run_id, finished.pipeline, finished.status, finished.rows_written,
-                               finished.error, finished.snapshot_id))
+                               finished.error, finished.snapshot_id, notes=len(finished.notes)))
     return finished
 
 

@@ -159,5 +159,5 @@ class Runner:
                 self.active.pop(record.run_id, None)
             self.events.publish(RunFinished(
                 record.run_id, record.pipeline, record.status, record.rows_written, record.error, record.snapshot_id,
-                record.landing.get("note") if record.status == "success" else None))
+                record.landing.get("note") if record.status == "success" else None, len(record.notes)))
             handle.done.set()

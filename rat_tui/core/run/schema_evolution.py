@@ -29,6 +29,7 @@ from ..lake.schema_change import (
     refs_using,
 )
 from ..lake.table import IcebergTable, quote
+from ..notes import RunNote
 from .names import name_key
 
 if TYPE_CHECKING:
@@ -46,12 +47,17 @@ class SchemaPlan:
     renamed: list[tuple[str, str]] = field(default_factory=list)  # (the result's name, the table's): only case differs
     narrower: list[tuple[str, "DataType"]] = field(default_factory=list)  # (column, the table's type): values fit it
 
-    def notes(self) -> list[str]:
-        notes = [f"column {c} is written to {t} (the names differ only in case)" for c, t in self.renamed]
-        notes += [f"added column {c} {t.simpleString()}" for c, t in self.added]
-        notes += [f"widened column {c} {a.simpleString()} → {b.simpleString()}" for c, a, b in self.widened]
-        notes += [f"column {c} is no longer produced; kept and filled with NULL" for c, _ in self.missing]
-        notes += [f"rebuilt column {c} {a.simpleString()} → {b.simpleString()}" for c, a, b in self.incompatible]
+    def run_notes(self) -> list[RunNote]:
+        """What the write does to the table's columns, for the run's notes (under its write phase)."""
+        def note(kind: str, text: str) -> RunNote:
+            return RunNote(kind, text, phase="iceberg_write")
+
+        notes = [note("schema", f"column {c} is written to {t} (the names differ only in case)") for c, t in self.renamed]
+        notes += [note("schema", f"added column {c} {t.simpleString()}") for c, t in self.added]
+        notes += [note("schema", f"widened column {c} {a.simpleString()} → {b.simpleString()}") for c, a, b in self.widened]
+        notes += [note("null_column", f"column {c} is no longer produced; kept and filled with NULL") for c, _ in self.missing]
+        notes += [note("schema", f"rebuilt column {c} {a.simpleString()} → {b.simpleString()}")
+                  for c, a, b in self.incompatible]
         return notes
 
 

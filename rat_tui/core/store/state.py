@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..notes import RunNote
+
 log = logging.getLogger(__name__)
 
 _SCHEMA = """
@@ -39,7 +41,8 @@ CREATE TABLE IF NOT EXISTS runs (
     files_read TEXT NOT NULL DEFAULT '[]',  -- [{path, size, mtime}] of the landing files the run read
     inputs TEXT NOT NULL DEFAULT '{}',      -- {ns.layer.name: snapshot id} of the tables the run read
     landing TEXT NOT NULL DEFAULT '{}',     -- {note, skipped, rejected_rows, landing_notes}: what its zones held
-    review TEXT NOT NULL DEFAULT '{}'       -- {diff, base_snapshot, schema_id, group}: a held run's diff and what approve checks
+    review TEXT NOT NULL DEFAULT '{}',      -- {diff, base_snapshot, schema_id, group}: a held run's diff and what approve checks
+    notes TEXT NOT NULL DEFAULT '[]'        -- [{kind, file, line, text, phase}]: what the run did to the data (notes.py)
 );
 CREATE INDEX IF NOT EXISTS runs_by_pipeline ON runs (pipeline, queued_at);
 CREATE TABLE IF NOT EXISTS quality_results (
@@ -98,11 +101,15 @@ class RunRecord:
     inputs: dict[str, int | None] = field(default_factory=dict)  # tables read: ns.layer.name -> snapshot id
     landing: dict[str, Any] = field(default_factory=dict)  # note ("nothing new in …"), skipped, rejected_rows, …
     review: dict[str, Any] = field(default_factory=dict)  # diff (review or diff gates), base_snapshot, schema_id, group
+    notes: list[RunNote] = field(default_factory=list)  # what the run did to the data: rows set aside, columns added, …
 
     @property
     def outcome(self) -> str:
-        """The status, or `nothing_new` for a success whose zones held nothing to read (the tree marks it)."""
-        return "nothing_new" if self.status == "success" and self.landing.get("note") else self.status
+        """The status, or `nothing_new` for a success whose zones held nothing to read, or `noted` for a success
+        with notes (the tree marks both)."""
+        if self.status == "success" and self.landing.get("note"):
+            return "nothing_new"
+        return "noted" if self.status == "success" and self.notes else self.status
 
     def as_dict(self) -> dict:
         return {
@@ -111,9 +118,15 @@ class RunRecord:
             "waited_for_spark_ms": self.waited_for_spark_ms, "finished_at": self.finished_at, "rows_written": self.rows_written, "phases": self.phases,
             "phase_rows": self.phase_rows,
             "quality": [q.as_dict() for q in self.quality], "snapshot_id": self.snapshot_id, "error": self.error,
-            "inputs": self.inputs, **self.landing,
+            "inputs": self.inputs, **self.landing, "notes": [note_dict(n) for n in self.notes],
             **({"diff": self.review["diff"]} if "diff" in self.review else {}),
         }
+
+
+def note_dict(note: RunNote) -> dict[str, Any]:
+    """A note as run objects carry it: the script's {kind, file, line, text}, and the phase the Run tab shows it
+    under."""
+    return {**note.as_dict(), "phase": note.phase}
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
@@ -185,6 +198,8 @@ class StateDB:
             conn.execute("ALTER TABLE runs ADD COLUMN landing TEXT NOT NULL DEFAULT '{}'")
         if "review" not in columns:  # ... and before runs could wait for review
             conn.execute("ALTER TABLE runs ADD COLUMN review TEXT NOT NULL DEFAULT '{}'")
+        if "notes" not in columns:  # ... and before a run's notes were
+            conn.execute("ALTER TABLE runs ADD COLUMN notes TEXT NOT NULL DEFAULT '[]'")
         if "phase_rows" not in columns:  # ... and before each phase's rows were: the write's were rows_written
             with self._tx() as db:
                 db.execute("ALTER TABLE runs ADD COLUMN phase_rows TEXT NOT NULL DEFAULT '{}'")
@@ -289,6 +304,8 @@ class StateDB:
         for key in ("phases", "phase_rows", "inputs", "landing", "review"):
             if key in fields:
                 fields[key] = json.dumps(fields[key])
+        if "notes" in fields:
+            fields["notes"] = json.dumps([note_dict(n) for n in fields["notes"]])
         if "created_table" in fields:
             fields["created_table"] = int(bool(fields["created_table"]))
         assignments = ", ".join(f"{key} = ?" for key in fields)
@@ -317,6 +334,7 @@ class StateDB:
             snapshot_id=row["snapshot_id"], error=row["error"], branch=row["branch"],
             created_table=bool(row["created_table"]), host=row["host"], pid=row["pid"], quality=quality,
             inputs=json.loads(row["inputs"]), landing=json.loads(row["landing"]), review=json.loads(row["review"]),
+            notes=[RunNote(**n) for n in json.loads(row["notes"])],
         )
 
     def get_run(self, run_id: str) -> RunRecord | None:

@@ -86,7 +86,8 @@ def yaml_value(value: Any) -> Any:
 def _rows_yaml(rows: list[dict[str, Any]], indent: str) -> str:
     if not rows:
         return " []\n"
-    flow = [yaml.safe_dump(row, default_flow_style=True, sort_keys=False, width=10**6).strip() for row in rows]
+    flow = [yaml.safe_dump(row, default_flow_style=True, sort_keys=False, width=10**6, allow_unicode=True).strip()
+            for row in rows]
     return "\n" + "".join(f"{indent}- {row}\n" for row in flow)
 
 
@@ -100,6 +101,7 @@ def fixture_text(pipeline: str, given: dict[str, list[dict[str, Any]]], this: li
     if this is not None:
         parts.append(f"this:{_rows_yaml(this, '  ')}")
     if variables:
-        parts.append(yaml.safe_dump({"vars": variables}, default_flow_style=None, sort_keys=False, width=10**6))
+        parts.append(yaml.safe_dump({"vars": variables}, default_flow_style=None, sort_keys=False, width=10**6,
+                                    allow_unicode=True))
     parts.append(f"expect:\n  output:{_rows_yaml(output, '    ')}")
     return "".join(parts)

@@ -29,6 +29,7 @@ LEGEND = [
     (("◐", "cyan"), "running"),
     (("●", "green"), "last run succeeded (red: failed, yellow: cancelled, grey: skipped or rejected)"),
     (("◌", "green"), "last run succeeded with nothing new in its landing zones: it wrote nothing"),
+    (("◉", "green"), "last run succeeded with notes on what it did to the data (its Run tab lists them)"),
     (("◆", "magenta"), "a run awaits review: a approves it, x rejects it (its diff is in the Run tab)"),
     (("*", "yellow"), "the working copy differs from the published version"),
     (("⇣", "cyan"), "a newer version is in the bucket (g pulls it); ⇣! it was also edited here"),

@@ -25,7 +25,9 @@ RUN_MARK_STATUS = {RunQueued: "queued", RunStarted: "running"}
 
 def run_mark(event: RunQueued | RunStarted | RunFinished) -> str:
     if isinstance(event, RunFinished):
-        return "nothing_new" if event.note else event.status
+        if event.note:
+            return "nothing_new"
+        return "noted" if event.notes and event.status == "success" else event.status
     return RUN_MARK_STATUS[type(event)]
 
 

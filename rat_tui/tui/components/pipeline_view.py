@@ -27,7 +27,7 @@ from .automation_pane import AutomationPane
 from .loading import app_closing, post_loaded
 from .project_tree import NodeData
 from .result_table import selected_key, show_rows
-from .run_view import LiveRuns, RunState, RunView, run_total
+from .run_view import LiveRuns, RunState, RunView, note_line, run_total
 from .unit_tests_pane import UnitTestsPane
 
 if TYPE_CHECKING:
@@ -166,11 +166,15 @@ class PipelineView(Vertical):
         self.show_run_error(event.row_key.value)
 
     def show_run_error(self, run_id: str | None) -> None:
-        """The highlighted run's whole error, wrapped under the table (a column would cut it)."""
+        """The highlighted run's whole error, or its notes, wrapped under the table (a column would cut them)."""
         run = self.runs.get(run_id or "")
         error = self.query_one("#run-error", Static)
-        error.update(Text.assemble((f"Run {run_id}: ", "bold"), (run["error"], "red")) if run and run["error"] else "")
-        error.display = bool(run and run["error"])
+        notes = run.get("notes", []) if run else []
+        if run and run["error"]:
+            error.update(Text.assemble((f"Run {run_id}: ", "bold"), (run["error"], "red")))
+        else:
+            error.update(Text("\n").join([Text(f"Run {run_id}:", style="bold"), *map(note_line, notes)]) if notes else "")
+        error.display = bool(run and (run["error"] or notes))
 
     def show_versions(self, versions: dict) -> None:
         table = self.query_one("#versions-table", DataTable)

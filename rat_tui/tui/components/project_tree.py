@@ -20,6 +20,7 @@ from ...core.text import count
 STATUS_MARK = {"success": ("●", "green"), "failed": ("●", "red"), "cancelled": ("●", "yellow"),
                "skipped": ("●", "grey50"), "running": ("◐", "cyan"), "queued": ("○", "cyan"), None: ("○", "grey50"),
                "nothing_new": ("◌", "green"),  # a success whose zones held nothing new: it wrote nothing
+               "noted": ("◉", "green"),  # a success with notes on what it did to the data (its Run tab lists them)
                "awaiting_review": ("◆", "magenta"), "rejected": ("●", "grey50")}
 
 

@@ -47,6 +47,7 @@ class RunState:
     phases: dict[str, PhaseState] = field(default_factory=lambda: {p: PhaseState() for p in PHASES})
     quality: list[dict] = field(default_factory=list)
     diff: dict | None = None  # the run's diff against main (review mode, diff gates)
+    notes: list[dict] = field(default_factory=list)  # {kind, file, line, text, phase}: what the run did to the data
 
     @classmethod
     def from_record(cls, record: dict) -> "RunState":
@@ -59,6 +60,7 @@ class RunState:
             state.phases[last].status, state.phases[last].message = "failed", record["error"] or ""
         state.quality = record["quality"]
         state.diff = record.get("diff")
+        state.notes = record.get("notes", [])
         return state
 
     def apply(self, event: Event) -> None:
@@ -134,6 +136,12 @@ def task_bar(done: int, total: int, width: int = 8) -> str:
     return f"▕{cells.ljust(width)}▏ {done}/{total} tasks"
 
 
+def note_line(note: dict) -> Text:
+    """One of a run's notes under its phase: `◉ quarantined: 2 row(s) of … set aside in …`."""
+    where = f" (line {note['line']})" if note.get("line") and f"line {note['line']}" not in note["text"] else ""
+    return Text.assemble(("◉ ", "green"), (f"{note['kind']}: ", "bold"), note["text"] + where)
+
+
 class RunView(Static):
     """Renders one RunState; its pipeline view feeds it events and the app ticks it for elapsed times."""
 
@@ -195,6 +203,8 @@ class RunView(Static):
                 note = Text(task_bar(*phase.tasks), style="cyan")
             table.add_row(Text(mark, style=style), Text(name, style=style if phase.status != "pending" else "grey50"),
                           elapsed, "" if phase.rows is None else f"{phase.rows:,}", note)
+            for run_note in (n for n in self.state.notes if n["phase"] == name):
+                table.add_row("", "", "", "", note_line(run_note))
         return table
 
     def _quality(self) -> Table | Text:

@@ -31,23 +31,25 @@ def make_files(folder: Path, rows: int = 1500) -> dict[str, Path]:
 @pytest.mark.spark  # the upload types its CSV twins with Spark
 def test_upload_csv_parquet_json_writes_samples_that_sample_reads(sample_copy: Path, tmp_path: Path):
     files = make_files(tmp_path / "in")
-    script = (f"upload ecommerce uploads {files['csv']} {files['parquet']} {files['json']}\n"
-              "sample ecommerce uploads orders_2024_05.csv --limit 2\n"
-              "sample ecommerce uploads products.parquet --limit 2\n"
-              "sample ecommerce uploads events.json --limit 1\n"
-              "ls\n")
+    # one format a zone: a run cannot read a zone that mixes them, so upload refuses that (issue 35)
+    script = "".join(f"upload ecommerce up_{fmt} {path}\n" for fmt, path in files.items()) + (
+        "sample ecommerce up_csv orders_2024_05.csv --limit 2\n"
+        "sample ecommerce up_parquet products.parquet --limit 2\n"
+        "sample ecommerce up_json events.json --limit 1\n"
+        "ls\n")
     status, results, stderr = run_script_here(sample_copy, script)
     assert status == 0, (results, stderr)
-    assert results[0]["files"] == [{"name": f.name, "bytes": f.stat().st_size} for f in files.values()]
-    zone = sample_copy / "ecommerce" / "landing" / "uploads"
-    samples = sorted(p.name for p in (zone / "_samples").iterdir())
-    assert samples == ["events_sample.json", "orders_2024_05_sample.csv", "products_sample.parquet"]
-    assert len((zone / "_samples" / "orders_2024_05_sample.csv").read_text().splitlines()) == 1001  # header + 1,000
-    assert pq.read_table(zone / "_samples" / "products_sample.parquet").num_rows == 1000
-    assert results[1]["rows"] == [[0, 0.0], [1, 1.5]] and results[1]["columns"] == ["id", "amount"]
-    assert results[2]["rows"] == [[0, "p0"], [1, "p1"]]
-    assert results[3]["rows"] == [[0, "view"]]
-    assert "uploads" in results[4]["namespaces"][1]["zones"]
+    assert [r["files"] for r in results[:3]] == [[{"name": f.name, "bytes": f.stat().st_size}] for f in files.values()]
+    landing = sample_copy / "ecommerce" / "landing"
+    samples = sorted(p.relative_to(landing).as_posix() for p in landing.glob("up_*/_samples/*"))
+    assert samples == ["up_csv/_samples/orders_2024_05_sample.csv", "up_json/_samples/events_sample.json",
+                       "up_parquet/_samples/products_sample.parquet"]
+    assert len((landing / "up_csv" / "_samples" / "orders_2024_05_sample.csv").read_text().splitlines()) == 1001
+    assert pq.read_table(landing / "up_parquet" / "_samples" / "products_sample.parquet").num_rows == 1000
+    assert results[3]["rows"] == [[0, 0.0], [1, 1.5]] and results[3]["columns"] == ["id", "amount"]
+    assert results[4]["rows"] == [[0, "p0"], [1, "p1"]]
+    assert results[5]["rows"] == [[0, "view"]]
+    assert {"up_csv", "up_json", "up_parquet"} <= set(results[6]["namespaces"][1]["zones"])
 
 
 def _corrupt(data: bytes) -> bytes:
@@ -139,3 +141,24 @@ def test_auto_purge_zones_lose_old_processed_files(sample_copy: Path):
     assert wb.zone_settings("ecommerce", "orders") == {"processed_max_age_days": 3, "auto_purge": True, "schema": None}
     assert wb.auto_purge() == {"purged": 1}
     assert not old.exists() and other.exists()  # events is not an auto_purge zone
+
+
+def test_a_file_of_another_format_than_the_zones_is_refused_with_the_runs_sentence(sample_copy: Path, tmp_path: Path):
+    """Issue 35: a .jsonl uploaded into a CSV zone was accepted, listed as active, and the next run failed with
+    "mixes file formats (csv, json)"; upload now says that sentence (one function for both) and copies nothing."""
+    events = tmp_path / "events.jsonl"
+    events.write_text('{"order_id": 9, "amount": 1.5}\n')
+    zone = sample_copy / "ecommerce" / "landing" / "orders"
+    status, results, _ = run_script_here(sample_copy, f"upload ecommerce orders {events}\n")
+    assert status == 1
+    assert results[0]["error"] == ("landing zone ecommerce/landing/orders mixes file formats (csv, json); "
+                                   "keep one format per zone")
+    assert not (zone / "events.jsonl").exists() and not list((zone / "_samples").glob("events*"))
+    # the run reading a zone that holds both says the same sentence
+    from rat_tui.core.errors import RatError
+    from rat_tui.core.landing.checks import one_format
+
+    (zone / "events.jsonl").write_text(events.read_text())
+    with pytest.raises(RatError) as refused:
+        one_format("ecommerce/landing/orders", active_landing_files(zone))
+    assert refused.value.sentence() == results[0]["error"]

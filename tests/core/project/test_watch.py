@@ -9,6 +9,7 @@ from rat_tui.core.project.model import PipelineRef, Project
 from rat_tui.core.project.watch import (
     PipelineChanged,
     ProjectWatcher,
+    SettingsChanged,
     ZoneChanged,
     classify,
 )
@@ -27,6 +28,8 @@ def test_classify_pipeline_files_zones_and_litter(sample_copy: Path):
     assert classify(project, sample_copy / "ecommerce" / "landing" / "orders" / "x.csv") == ZoneChanged("ecommerce", "orders")
     assert classify(project, sample_copy / "ecommerce" / "warehouse" / "silver" / "t" / "data" / "f.parquet") is None
     assert classify(project, sample_copy / ".rat" / "state.db") is None
+    assert classify(project, sample_copy / "rat.yaml") == SettingsChanged()  # reloaded while the app is open
+    assert classify(project, sample_copy / "ecommerce" / "rat.yaml") is None
     sample = sample_copy / "ecommerce" / "landing" / "orders" / "_samples" / "x_sample.csv"
     assert classify(project, sample) == ZoneChanged("ecommerce", "orders", active=False)
 

@@ -1,0 +1,61 @@
+"""A green run says what it did to the data (issue 35, item 5): rows set aside, files skipped as loaded
+before, columns added or kept as NULL become the run's `notes: [{kind, file, line, text}]`, kept in
+state.db so `runs` shows them after a restart."""
+from __future__ import annotations
+
+import pytest
+
+from rat_tui.core.store.state import StateDB
+from tests.helpers import script
+from tests.lakehelpers import Scratch
+
+pytestmark = pytest.mark.spark
+
+
+def _kinds_and_texts(run: dict) -> list[tuple[str, str]]:
+    return [(n["kind"], n["text"]) for n in run["notes"]]
+
+
+def test_quarantined_rows_skipped_files_and_an_added_column_are_the_runs_notes(scratch: Scratch):
+    ns = scratch.ns
+    scratch.landing("q", "a.csv", "id,name\n1,a\n2\n3,c\n")
+    scratch.wb.set_zone_settings(ns, "q", bad_rows="quarantine")
+    fqn = scratch.pipeline("bronze", "q", "-- @merge_strategy: append_only\nSELECT * FROM {{ landing_zone('q') }}")
+    status, results = script(scratch.wb, f"run {fqn}\n")
+    assert status == 0, results
+    first = results[0]["run"]
+    assert scratch.rows(f"SELECT id, name FROM {fqn} ORDER BY id") == [[1, "a"], [3, "c"]]
+    rejects = f"{ns}/landing/q/_rejected/{first['run_id']}/rejected.jsonl"
+    assert first["notes"] == [{"kind": "quarantined", "file": f"{ns}/landing/q/a.csv", "line": 3, "phase": "build_result",
+                               "text": f"1 row(s) of {ns}/landing/q/a.csv did not parse and were set aside in {rejects}"}]
+
+    scratch.landing("q", "b.csv", "id,name,city\n4,d,rome\n")
+    status, results = script(scratch.wb, f"run {fqn}\nruns {fqn}\n")
+    assert status == 0, results
+    second = results[0]["run"]
+    assert scratch.rows(f"SELECT id, name, city FROM {fqn} ORDER BY id") == [[1, "a", None], [3, "c", None],
+                                                                          [4, "d", "rome"]]
+    assert _kinds_and_texts(second) == [
+        ("skipped_files", f"not read again: 1 file(s) of {ns}/landing/q loaded by earlier runs"),
+        ("schema", "added column city string")]
+    assert [n["phase"] for n in second["notes"]] == ["build_result", "iceberg_write"]
+    assert results[1]["runs"][0]["notes"] == second["notes"]
+
+    # After a restart: state.db holds them
+    restarted = StateDB(scratch.wb.project.state_dir / "state.db")
+    assert [(n.kind, n.text, n.phase) for n in restarted.get_run(second["run_id"]).notes] == [
+        (k, t, p) for (k, t), p in zip(_kinds_and_texts(second), ["build_result", "iceberg_write"])]
+    assert restarted.get_run(second["run_id"]).outcome == "noted"
+
+
+def test_a_column_no_longer_produced_is_a_null_column_note_and_a_plain_run_has_none(scratch: Scratch):
+    fqn = scratch.pipeline("silver", "shrink", "SELECT 1 AS id, 'x' AS name")
+    status, results = script(scratch.wb, f"run {fqn}\n")
+    assert status == 0, results
+    assert results[0]["run"]["notes"] == []
+    scratch.pipeline("silver", "shrink", "SELECT 2 AS id")
+    status, results = script(scratch.wb, f"run {fqn}\n")
+    assert status == 0, results
+    assert scratch.rows(f"SELECT id, name FROM {fqn}") == [[2, None]]
+    assert _kinds_and_texts(results[0]["run"]) == [
+        ("null_column", "column name is no longer produced; kept and filled with NULL")]
