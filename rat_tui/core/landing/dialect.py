@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..errors import RatError
 from ..text import one_line
+from .encodings import file_encoding, refusal, shown, wide
 from .identity import FileIdentity
 from .zone_settings import ZoneReadSettings
 
@@ -74,7 +75,10 @@ class Dialect:
         # integer check does not). Always, not only for files whose sample looks padded: a zone's files
         # must read alike, and padding past the sample would go unseen.
         options = {"sep": self.delimiter, "quote": self.quote, "escape": self.escape,
-                   "header": str(self.header).lower(), "multiLine": str(self.multiline).lower(),
+                   "header": str(self.header).lower(),
+                   # Spark's line reader splits at the byte 0x0A, inside UTF-16's characters; the multi-line
+                   # reader decodes the whole stream first
+                   "multiLine": str(self.multiline or wide(self.encoding)).lower(),
                    "encoding": java_charset(self.encoding), "ignoreLeadingWhiteSpace": "true",
                    "ignoreTrailingWhiteSpace": "true"}
         for key, value in (("nullValue", self.null_value), ("dateFormat", self.date_format),
@@ -108,7 +112,7 @@ class Dialect:
         if self.multiline:
             parts.append("quoted values span lines")
         if self.encoding != "utf-8":
-            parts.append(self.encoding)
+            parts.append(shown(self.encoding))
         return ", ".join(parts)
 
 
@@ -173,11 +177,7 @@ def sample_text(path: Path, encoding: str, label: str, limit: int = SAMPLE_BYTES
         if exc.start >= len(data) - 4 and len(data) > limit - 4:  # a character cut by the limit
             text = data[: exc.start].decode(encoding)
         else:
-            hint = " or UTF-16" if encoding == "utf-8" else ""
-            raise RatError(
-                f"{path.name} is not {encoding} text (bad byte at offset {exc.start}); if it was saved as "
-                f"cp1252, latin-1{hint}, set the zone's encoding in rat.yaml "
-                f"(zones: {{{label}: {{csv: {{encoding: cp1252}}}}}})") from None
+            raise refusal(path, encoding, label, data, exc.start) from None
     return text.lstrip("\ufeff")
 
 
@@ -203,11 +203,11 @@ def _remember(cache: OrderedDict, key: tuple, value: "Dialect") -> None:
 
 def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
     pinned = settings.csv
-    encoding = pinned.encoding or "utf-8"
+    encoding = file_encoding(open_text_bytes(path, 4), pinned.encoding)
     text = sample_text(path, encoding, settings.label)
     # what the sniffer decides beyond the header: whether values are quoted, and how quotes are escaped;
     # the zone's label, since two systems may well share a header and not a date order
-    header_key = (text.partition("\n")[0], '"' in text, '\\"' in text, "'" in text, pinned, settings.columns,
+    header_key = (text.partition("\n")[0], encoding, '"' in text, '\\"' in text, "'" in text, pinned, settings.columns,
                   settings.date_orders, settings.label)
     with _lock:
         alike = _by_header.get(header_key)
@@ -216,16 +216,16 @@ def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
         if alike.unnamed_last and not _last_column_empty(text, alike, len(alike.names) + 1):
             alike = replace(alike, names=(*alike.names, f"_c{len(alike.names)}"), unnamed_last=False)
         return replace(alike, multiline=multiline)
-    dialect, first = _sniffed_dialect(path, text, settings, strict=True)
+    dialect, first = _sniffed_dialect(path, text, settings, encoding, strict=True)
     if len(first) == 1 and any(c in first[0] for c in (",", *_SUSPECT_SEPARATORS)):
         # DuckDB's strict sniffer gives up on a file quoted two ways (`""` and `\"`) and answers with
         # one column; the lenient one finds the separator
-        dialect, first = _sniffed_dialect(path, text, settings, strict=False)
+        dialect, first = _sniffed_dialect(path, text, settings, encoding, strict=False)
     if len(first) == 1 and not pinned.delimiter and (suspects := [c for c in _SUSPECT_SEPARATORS if c in first[0]]):
         # DuckDB weighs the rows: a `;` file whose text holds commas (`1;a, b, c`) sniffed as comma-separated,
         # its header one column. The separator the header holds reads it as columns, or it is refused below.
         retry = replace(settings, csv=replace(pinned, delimiter=suspects[0]))
-        dialect, first = _sniffed_dialect(path, text, retry, strict=True)
+        dialect, first = _sniffed_dialect(path, text, retry, encoding, strict=True)
     if len(first) == 1 and (suspects := [c for c in _SUSPECT_SEPARATORS if c in first[0]]):
         shown = "tab" if suspects[0] == "\t" else f"'{suspects[0]}'"
         setting = "'\\t'" if suspects[0] == "\t" else f"'{suspects[0]}'"
@@ -323,7 +323,8 @@ def _reads(value: str, strftime: str) -> bool:
         return False
 
 
-def _sniffed_dialect(path: Path, text: str, settings: ZoneReadSettings, strict: bool) -> tuple[Dialect, list[str]]:
+def _sniffed_dialect(path: Path, text: str, settings: ZoneReadSettings, encoding: str,
+                     strict: bool) -> tuple[Dialect, list[str]]:
     """The dialect from DuckDB's sniffer with the zone's settings over it, and the sample's first record."""
     pinned = settings.csv
     sniffed = _sniff(path, text, settings, strict)
@@ -334,7 +335,7 @@ def _sniffed_dialect(path: Path, text: str, settings: ZoneReadSettings, strict: 
         quote=quote,
         escape=escape,
         header=pinned.header if pinned.header is not None else sniffed["header"],
-        encoding=pinned.encoding or "utf-8",
+        encoding=encoding,
         null_value=pinned.null_value,
         date_format=pinned.date_format or spark_pattern(sniffed["date_format"]),
         timestamp_format=pinned.timestamp_format or spark_pattern(sniffed["timestamp_format"]),

@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
+from ..notes import RunNote
 from ..project.model import landing_format
 from .checks import is_json_array
 from .dialect import Dialect, detect, order_proof, sample_text, swapped_order
+from .encodings import check_text, shown
 from .quarantine import read_setting_aside, write_rejected
 from .reader import FileGroup, csv_frame, list_locally, named, pin_types
 from .schema import sampled_csv_schema
@@ -40,6 +42,7 @@ def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings) -> list
     for file in files:
         if fmt == "csv":
             dialect = detect(file, settings)
+            check_text(file, dialect.encoding, settings.label)  # mojibake never reaches a table
             key: tuple = ("csv", dialect.read_key())
             groups.setdefault(key, FileGroup("csv", [], dialect)).files.append(file)
         elif fmt == "json":
@@ -98,7 +101,10 @@ class ZoneReader:
     twins_of: TwinsOf | None = None
     run_id: str | None = None  # where quarantined rows go; None (a preview): nowhere
     groups: list[FileGroup] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # logged by the run
+    # what a green run tells about the data it read (kept as text, rows with no value, number formats,
+    # encodings): each also one of `notes`
+    run_notes: list[RunNote] = field(default_factory=list)
     rejected_rows: int = 0
     columns: list[str] = field(default_factory=list)  # those every file read had (after read())
 
@@ -114,6 +120,17 @@ class ZoneReader:
         if len(self.groups) > 1 and self.groups[0].fmt == "csv":
             self.note("files read with different dialects: " + "; ".join(
                 f"{g.names()}: {g.dialect.describe()}" for g in self.groups if g.dialect is not None))
+        self._tell_encodings()
+
+    def _tell_encodings(self) -> None:
+        """A file read in another encoding than the zone's (its BOM settled it), or a zone read in several."""
+        zone = self.settings.csv.encoding
+        read = [(f, g.dialect.encoding) for g in self.groups if g.dialect is not None for f in g.files]
+        if len({e for _, e in read}) < 2 and all(zone in (None, e) for _, e in read):
+            return
+        for file, encoding in read:
+            why = "the zone's encoding" if encoding == (zone or "utf-8") else "its byte-order mark"
+            self.tell("encoding", f"{file.name} read as {shown(encoding)} ({why})", file)
 
     def date_orders(self) -> list[tuple[str, str]]:
         """The (key, pattern) the zone's dates were read with where day and month could trade places: what
@@ -125,6 +142,14 @@ class ZoneReader:
     def note(self, message: str) -> None:
         if message not in self.notes:
             self.notes.append(message)
+
+    def tell(self, kind: str, text: str, file: Path | None = None, line: int | None = None) -> None:
+        """A fact the run's result shows (a RunNote, its file named from the project's root), logged too."""
+        where = f"{self.label}/{file.relative_to(self.zone_dir).as_posix()}" if file is not None else None
+        note = RunNote(kind, text, where, line)
+        if note not in self.run_notes:
+            self.run_notes.append(note)
+        self.note(text)
 
     # -- reading ---------------------------------------------------------------------
     def read(self) -> tuple["DataFrame", "Column"]:
