@@ -47,9 +47,15 @@ def test_utf16_files_with_a_bom_read_as_text(scratch: Scratch, codec: str):
 
 
 def test_a_file_not_valid_in_its_encoding_is_refused_with_offset_and_line(scratch: Scratch):
-    """A UTF-8 zone (no setting) with a cp1252 byte on line 3: the run refuses, naming file, offset and line."""
+    """A UTF-8 zone (no setting) with a cp1252 byte on line 3, and another whose bad byte lies past the part
+    of the file read to detect it: each run refuses, naming file, offset, line and a likely encoding."""
     _zone_file(scratch, "bad", "a.csv", b"id;name\n1;ok\n2;Caf\xe9\n")
     run = load_zone(scratch, "bad")
     assert run["status"] == "failed"
-    assert "a.csv is not UTF-8 text" in run["error"]
-    assert "byte offset 24" in run["error"] and "line 3" in run["error"]
+    assert "a.csv is not UTF-8 text (bad byte 0xe9 at byte offset 18, line 3)" in run["error"]
+    assert "encoding: cp125" in run["error"]
+    rows = "".join(f"{i};name {i}\n" for i in range(1, 40_001)).encode()
+    _zone_file(scratch, "late", "big.csv", b"id;name\n" + rows + "40001;Müller\n".encode("cp1252"))
+    run = load_zone(scratch, "late", "p2")
+    assert run["status"] == "failed"
+    assert f"big.csv is not UTF-8 text (bad byte 0xfc at byte offset {8 + len(rows) + 7:,}, line 40,002)" in run["error"]
