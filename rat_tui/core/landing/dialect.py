@@ -20,14 +20,16 @@ import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
 from ..errors import RatError
+from ..project.model import active_landing_files, landing_format
 from ..text import one_line
 from .encodings import file_encoding, refusal, shown, wide
 from .identity import FileIdentity
+from .numbers import ColumnSample, NumberColumn, ZoneNumbers, column_samples, in_zone
 from .zone_settings import ZoneReadSettings
 
 SAMPLE_BYTES = 256 << 10
@@ -67,6 +69,19 @@ class Dialect:
     # Every line ends with the delimiter (`id;name;`): the header's last cell and the sample's last values
     # are empty, and that column is not one of the file's (reader.csv_frame drops it, refusing a value in it)
     unnamed_last: bool = False
+    # How the zone writes numbers (numbers.py), set over all its files: columns read as text and turned into
+    # numbers, numeric-looking columns kept as text, and the zone's convention (what pinning writes)
+    numbers: tuple[NumberColumn, ...] = ()
+    text_columns: tuple[str, ...] = ()
+    decimal: str | None = None
+    thousands: str | None = None
+    # what this file's sample says of each column's numbers: the zone's reading is made of every file's
+    samples: dict[str, ColumnSample] | None = field(default=None, compare=False, hash=False, repr=False)
+
+    def with_numbers(self, zone: ZoneNumbers) -> "Dialect":
+        return replace(self, numbers=tuple(c for c in zone.columns if c.name in self.names),
+                       text_columns=tuple(n for n in zone.text if n in self.names),
+                       decimal=zone.decimal, thousands=zone.thousands)
 
     def spark_options(self) -> dict[str, str]:
         # Spaces outside quotes around a delimiter are always trimmed, header and values: they are how a file
@@ -89,7 +104,8 @@ class Dialect:
 
     def read_key(self) -> tuple:
         """Files with equal keys are read by one Spark reader (same options, same header)."""
-        return (tuple(sorted(self.spark_options().items())), self.names, self.unnamed_last)
+        return (tuple(sorted(self.spark_options().items())), self.names, self.unnamed_last, self.numbers,
+                self.text_columns)
 
     def pinned(self) -> dict:
         """This dialect as the zone's `csv:` settings in rat.yaml (zone_settings.py's keys), for pinning.
@@ -98,7 +114,8 @@ class Dialect:
         values: dict = {"delimiter": self.delimiter, "quote": self.quote, "escape": self.escape,
                         "header": self.header, "encoding": self.encoding}
         for key, value in (("null_values", self.null_value), ("date_format", self.date_format),
-                           ("timestamp_format", self.timestamp_format), ("multiline", self.multiline or None)):
+                           ("timestamp_format", self.timestamp_format), ("multiline", self.multiline or None),
+                           ("decimal", self.decimal), ("thousands", self.thousands)):
             if value is not None:
                 values[key] = value
         return values
@@ -111,6 +128,10 @@ class Dialect:
             parts.append(f"quote {self.quote!r} escape {self.escape!r}")
         if self.multiline:
             parts.append("quoted values span lines")
+        if self.decimal == ",":
+            parts.append("decimal comma")
+        if self.thousands:
+            parts.append("thousands " + ("space" if self.thousands == " " else repr(self.thousands)))
         if self.encoding != "utf-8":
             parts.append(shown(self.encoding))
         return ", ".join(parts)
@@ -215,7 +236,7 @@ def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
         multiline = pinned.multiline if pinned.multiline is not None else _spans_lines(text, alike)
         if alike.unnamed_last and not _last_column_empty(text, alike, len(alike.names) + 1):
             alike = replace(alike, names=(*alike.names, f"_c{len(alike.names)}"), unnamed_last=False)
-        return replace(alike, multiline=multiline)
+        return _sampled(text, replace(alike, multiline=multiline))
     dialect, first = _sniffed_dialect(path, text, settings, encoding, strict=True)
     if len(first) == 1 and any(c in first[0] for c in (",", *_SUSPECT_SEPARATORS)):
         # DuckDB's strict sniffer gives up on a file quoted two ways (`""` and `\"`) and answers with
@@ -239,7 +260,26 @@ def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
     dialect = _in_remembered_order(text, dialect, settings)
     if dialect.header:
         _remember(_by_header, header_key, dialect)
-    return dialect
+    return _sampled(text, dialect)
+
+
+def _sampled(text: str, dialect: Dialect) -> Dialect:
+    """The dialect with what its sample says of each column's numbers (numbers.py)."""
+    records = itertools.islice(_reader(text, dialect), 1 if dialect.header else 0, None)
+    return replace(dialect, samples=column_samples(records, dialect.names, dialect.null_value))
+
+
+def zone_dialects(zone_dir: Path, settings: ZoneReadSettings) -> dict[Path, Dialect]:
+    """The dialect of each active text file of the zone that can be detected, with the zone's numbers (a run
+    reads its files with these; typed twins and pinning take them from here)."""
+    detected = {}
+    for file in active_landing_files(zone_dir):
+        if landing_format(file) == "csv":
+            try:
+                detected[file] = detect(file, settings)
+            except (RatError, FileNotFoundError):
+                continue  # whoever reads it says why
+    return in_zone(detected, settings.csv.decimal, settings.csv.thousands)[0]
 
 
 def swapped_order(pattern: str | None) -> str | None:

@@ -20,7 +20,7 @@ from ..errors import RatError
 from ..lake.spark_errors import root_cause
 from .dialect import Dialect, text_lines
 from .schema import full_csv_schema
-from .reader import UNNAMED_VALUE, FileGroup, csv_frame, named, pin_types
+from .reader import UNNAMED_VALUE, FileGroup, csv_frame, typed_schema
 from .zone_settings import ZoneReadSettings
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def widen(spark: "SparkSession", groups: list[FileGroup], uri_of: Callable[[Path
         if group.fmt != "csv" or group.full_pass or group.twins or group.schema is None:
             continue
         uris = [uri_of(f) for f in group.files]
-        full = pin_types(named(full_csv_schema(spark, uris, group.dialect), group.dialect), settings)
+        full = typed_schema(full_csv_schema(spark, uris, group.dialect), group.dialect, settings)
         group.full_pass = True
         old = group.schema
         if [f.name for f in full.fields] != [f.name for f in old.fields]:

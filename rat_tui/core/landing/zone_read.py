@@ -23,25 +23,27 @@ from .checks import is_json_array
 from .dialect import Dialect, detect, order_proof, sample_text, swapped_order
 from .encodings import check_text, shown
 from .quarantine import read_setting_aside, write_rejected
-from .reader import FileGroup, csv_frame, list_locally, named, pin_types
+from .numbers import ZoneNumbers, in_zone
+from .reader import FileGroup, csv_frame, list_locally, typed_schema
 from .schema import sampled_csv_schema
 from .widening import explain, widen
 from .zone_settings import ZoneReadSettings
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
-    from pyspark.sql.types import StructType
 
 TwinsOf = Callable[[list[Path], Dialect], "list[Any] | None"]  # twins.twins_for of a zone
 
 
-def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings) -> list[FileGroup]:
-    """The zone's files in reader groups, in the order of their first file; RatError for a file that
-    cannot be read right (dialect.py's sentences)."""
+def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings) -> tuple[list[FileGroup], ZoneNumbers]:
+    """The zone's files in reader groups, in the order of their first file, and how the zone writes its
+    numbers; RatError for a file that cannot be read right (dialect.py's sentences)."""
     groups: dict[tuple, FileGroup] = {}
+    dialects, numbers = in_zone({f: detect(f, settings) for f in files} if fmt == "csv" else {},
+                                settings.csv.decimal, settings.csv.thousands)
     for file in files:
         if fmt == "csv":
-            dialect = detect(file, settings)
+            dialect = dialects[file]
             check_text(file, dialect.encoding, settings.label)  # mojibake never reaches a table
             key: tuple = ("csv", dialect.read_key())
             groups.setdefault(key, FileGroup("csv", [], dialect)).files.append(file)
@@ -52,7 +54,7 @@ def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings) -> list
             groups.setdefault((fmt,), FileGroup(fmt, [])).files.append(file)
     if fmt == "csv":
         _refuse_swapped_day_month(list(groups.values()), settings)
-    return list(groups.values())
+    return list(groups.values()), numbers
 
 
 def _refuse_swapped_day_month(groups: list[FileGroup], settings: ZoneReadSettings) -> None:
@@ -112,7 +114,9 @@ class ZoneReader:
         formats = sorted({landing_format(f) or "" for f in self.files})
         if len(formats) > 1:
             raise RatError(f"landing zone {self.label} mixes file formats ({', '.join(formats)}); keep one format per zone")
-        self.groups = plan_groups(self.files, formats[0], self.settings)
+        self.groups, numbers = plan_groups(self.files, formats[0], self.settings)
+        for kind, text in numbers.said:
+            self.tell(kind, text)
         if self.twins_of is not None:
             for group in self.groups:
                 if group.fmt == "csv" and all(self.uri_of(f).startswith("file:") for f in group.files):
@@ -184,7 +188,8 @@ class ZoneReader:
             # by default Spark takes one file's schema for all: a column only a later file has was dropped
             return reader.option("mergeSchema", "true").parquet(*uris)
         if group.schema is None:
-            group.schema = self.pinned(named(sampled_csv_schema(self.spark, group.files, group.dialect), group.dialect))
+            group.schema = typed_schema(sampled_csv_schema(self.spark, group.files, group.dialect), group.dialect,
+                                        self.settings)
         if self.settings.quarantine:
             return self._set_aside(group, uris)
         return csv_frame(self.spark, uris, group.dialect, group.schema, "FAILFAST")
@@ -205,9 +210,6 @@ class ZoneReader:
 
             raise RatError(f"the files of landing zone {self.label} disagree on a column's type "
                            f"({summarise(exc)[0]}); pin it with schema: in the zone settings") from None
-
-    def pinned(self, schema: "StructType") -> "StructType":
-        return pin_types(schema, self.settings)
 
     # -- after a failed read, and rows set aside ------------------------------------------
     def widen(self) -> list[str]:

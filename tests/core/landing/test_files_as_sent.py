@@ -22,6 +22,10 @@ def _types(scratch: Scratch, fqn: str) -> dict[str, str]:
     return {r[0]: r[1] for r in scratch.rows(f"DESCRIBE {fqn}") if r[0] and not r[0].startswith("#")}
 
 
+def _logged(scratch: Scratch, run: dict) -> list[str]:
+    return [e.get("message", "") for e in scratch.wb.run_log.read(run["run_id"]) if e["event"] == "LogLine"]
+
+
 def test_a_bom_settles_its_file_in_a_cp1252_zone(scratch: Scratch):
     """A UTF-8 file with a BOM (`;`, CRLF) beside a cp1252 file, the zone set to cp1252: each file is read
     in its own encoding; no `ï»¿id` column, no NULL ids, no mojibake."""
@@ -59,3 +63,52 @@ def test_a_file_not_valid_in_its_encoding_is_refused_with_offset_and_line(scratc
     run = load_zone(scratch, "late", "p2")
     assert run["status"] == "failed"
     assert f"big.csv is not UTF-8 text (bad byte 0xfc at byte offset {8 + len(rows) + 7:,}, line 40,002)" in run["error"]
+
+
+def test_thousands_separators_read_as_the_zone_writes_numbers(scratch: Scratch):
+    """A `;` feed with qty 1.500 and 2.250, and 12,50 decimal commas in another file of the zone: qty is 1500
+    and 2250 (BIGINT), price 12.5 (DOUBLE), and the run says how it read qty."""
+    scratch.landing("eu", "a.csv", "id;qty\n1;1.500\n2;2.250\n")
+    scratch.landing("eu", "b.csv", "id;price\n3;12,50\n4;7,25\n")
+    run = load_zone(scratch, "eu")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, qty, price FROM {run['fqn']} ORDER BY id") == [
+        [1, 1500, None], [2, 2250, None], [3, None, 12.5], [4, None, 7.25]]
+    types = _types(scratch, run["fqn"])
+    assert types["qty"] == "bigint" and types["price"] == "double"
+    assert any("qty: 1.500 read as 1500 (decimal ',', '.' thousands separator)" in m for m in _logged(scratch, run))
+
+
+def test_us_grouping_becomes_a_number_or_text_never_a_decimal(scratch: Scratch):
+    """A quoted "6,718" (US grouping): in a zone that shows decimal points it is 6718; alone, where the values
+    cannot tell, it stays text ("6,718"), never 6.718."""
+    scratch.landing("us", "a.csv", 'id,students,share\n1,"6,718",0.25\n2,"12,001",0.5\n')
+    run = load_zone(scratch, "us")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, students, share FROM {run['fqn']} ORDER BY id") == [[1, 6718, 0.25], [2, 12001, 0.5]]
+    scratch.landing("alone", "a.csv", 'id,students\n1,"6,718"\n2,"12,001"\n')
+    run = load_zone(scratch, "alone", "p2")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, students FROM {run['fqn']} ORDER BY id") == [[1, "6,718"], [2, "12,001"]]
+    assert _types(scratch, run["fqn"])["students"] == "string"
+    assert any("students kept as text: 6,718, 12,001 may be thousands or decimals" in m for m in _logged(scratch, run))
+
+
+def test_pinned_number_format_reads_ambiguous_values(scratch: Scratch):
+    """`decimal: ","` and `thousands: "."` pinned: 1.500 alone reads as 1500."""
+    scratch.landing("pin", "a.csv", "id;qty\n1;1.500\n2;2.250\n")
+    scratch.wb.set_zone_settings(scratch.ns, "pin", csv={"decimal": ",", "thousands": "."})
+    run = load_zone(scratch, "pin")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, qty FROM {run['fqn']} ORDER BY id") == [[1, 1500], [2, 2250]]
+
+
+def test_identifiers_with_leading_zeros_stay_text(scratch: Scratch):
+    """State codes 01, 02 and ZIP codes 08123: text, the zeros kept; a plain count beside them stays a number."""
+    scratch.landing("zip", "a.csv", "state,zip,count\n01,08123,5\n02,10001,7\n10,0,0\n")
+    run = load_zone(scratch, "zip")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT state, zip, count FROM {run['fqn']} ORDER BY state") == [
+        ["01", "08123", 5], ["02", "10001", 7], ["10", "0", 0]]
+    types = _types(scratch, run["fqn"])
+    assert types["state"] == "string" and types["zip"] == "string" and types["count"] == "int"
