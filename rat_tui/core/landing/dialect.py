@@ -18,7 +18,7 @@ import os
 import tempfile
 import threading
 import zlib
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -66,6 +66,7 @@ class Dialect:
     date_format: str | None = None  # Spark's pattern letters
     timestamp_format: str | None = None
     names: tuple[str, ...] = ()  # the header's names, or those a header-less file gets
+    skip_rows: int = 0  # lines above the header (a report's title): Spark reads a copy without them (cleaning.py)
     # Every line ends with the delimiter (`id;name;`): the header's last cell and the sample's last values
     # are empty, and that column is not one of the file's (reader.csv_frame drops it, refusing a value in it)
     unnamed_last: bool = False
@@ -105,7 +106,7 @@ class Dialect:
     def read_key(self) -> tuple:
         """Files with equal keys are read by one Spark reader (same options, same header)."""
         return (tuple(sorted(self.spark_options().items())), self.names, self.unnamed_last, self.numbers,
-                self.text_columns)
+                self.text_columns, self.skip_rows)
 
     def pinned(self) -> dict:
         """This dialect as the zone's `csv:` settings in rat.yaml (zone_settings.py's keys), for pinning.
@@ -115,7 +116,8 @@ class Dialect:
                         "header": self.header, "encoding": self.encoding}
         for key, value in (("null_values", self.null_value), ("date_format", self.date_format),
                            ("timestamp_format", self.timestamp_format), ("multiline", self.multiline or None),
-                           ("decimal", self.decimal), ("thousands", self.thousands)):
+                           ("decimal", self.decimal), ("thousands", self.thousands),
+                           ("skip_rows", self.skip_rows or None)):
             if value is not None:
                 values[key] = value
         return values
@@ -202,6 +204,11 @@ def sample_text(path: Path, encoding: str, label: str, limit: int = SAMPLE_BYTES
     return text.lstrip("\ufeff")
 
 
+def body_text(path: Path, dialect: "Dialect", label: str, limit: int = SAMPLE_BYTES) -> str:
+    """The file's first lines from its header on (the lines above it, a title, left out)."""
+    return after_lines(sample_text(path, dialect.encoding, label, limit), dialect.skip_rows)
+
+
 def detect(path: Path, settings: ZoneReadSettings) -> Dialect:
     """The dialect Spark reads `path` with; RatError (naming the file and the setting) when it cannot
     be read right. Cached by the file's identity and the zone's settings."""
@@ -237,28 +244,20 @@ def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
         if alike.unnamed_last and not _last_column_empty(text, alike, len(alike.names) + 1):
             alike = replace(alike, names=(*alike.names, f"_c{len(alike.names)}"), unnamed_last=False)
         return _sampled(text, replace(alike, multiline=multiline))
-    dialect, first = _sniffed_dialect(path, text, settings, encoding, strict=True)
-    if len(first) == 1 and any(c in first[0] for c in (",", *_SUSPECT_SEPARATORS)):
-        # DuckDB's strict sniffer gives up on a file quoted two ways (`""` and `\"`) and answers with
-        # one column; the lenient one finds the separator
-        dialect, first = _sniffed_dialect(path, text, settings, encoding, strict=False)
-    if len(first) == 1 and not pinned.delimiter and (suspects := [c for c in _SUSPECT_SEPARATORS if c in first[0]]):
-        # DuckDB weighs the rows: a `;` file whose text holds commas (`1;a, b, c`) sniffed as comma-separated,
-        # its header one column. The separator the header holds reads it as columns, or it is refused below.
-        retry = replace(settings, csv=replace(pinned, delimiter=suspects[0]))
-        dialect, first = _sniffed_dialect(path, text, retry, encoding, strict=True)
-    if len(first) == 1 and (suspects := [c for c in _SUSPECT_SEPARATORS if c in first[0]]):
-        shown = "tab" if suspects[0] == "\t" else f"'{suspects[0]}'"
-        setting = "'\\t'" if suspects[0] == "\t" else f"'{suspects[0]}'"
-        raise RatError(
-            f"{path.name} would read as one column although its first line holds {shown}; set the zone's "
-            f"delimiter in rat.yaml (zones: {{{settings.label}: {{csv: {{delimiter: {setting}}}}}}})")
+    skip = pinned.skip_rows or 0
+    dialect, first = _sniff_all(path, after_lines(text, skip), settings, encoding)
+    if pinned.skip_rows is None and (junk := _lines_above_header(path, text, dialect, settings)):
+        # a report's title above its header: the sniffer took its empty first line for the header
+        skip = junk
+        dialect, first = _sniff_all(path, after_lines(text, skip), settings, encoding)
+    text = after_lines(text, skip)
+    dialect = replace(dialect, skip_rows=skip)
     multiline = pinned.multiline if pinned.multiline is not None else _spans_lines(text, dialect)
     dialect = replace(dialect, multiline=multiline, names=_names(path, first, dialect, settings))
     if dialect.header and len(first) > 1 and _last_column_empty(text, dialect, len(first)):
         dialect = replace(dialect, names=dialect.names[:-1], unnamed_last=True)
     dialect = _in_remembered_order(text, dialect, settings)
-    if dialect.header:
+    if dialect.header and not skip:  # files alike in their first line may have titles of other lengths
         _remember(_by_header, header_key, dialect)
     return _sampled(text, dialect)
 
@@ -280,6 +279,67 @@ def zone_dialects(zone_dir: Path, settings: ZoneReadSettings) -> dict[Path, Dial
             except (RatError, FileNotFoundError):
                 continue  # whoever reads it says why
     return in_zone(detected, settings.csv.decimal, settings.csv.thousands)[0]
+
+
+def _sniff_all(path: Path, text: str, settings: ZoneReadSettings, encoding: str) -> tuple[Dialect, list[str]]:
+    """The sniffer's dialect and the text's first record, retried where DuckDB's first answer is one column."""
+    pinned = settings.csv
+    dialect, first = _sniffed_dialect(path, text, settings, encoding, strict=True)
+    if len(first) == 1 and any(c in first[0] for c in (",", *_SUSPECT_SEPARATORS)):
+        # DuckDB's strict sniffer gives up on a file quoted two ways (`""` and `\"`) and answers with
+        # one column; the lenient one finds the separator
+        dialect, first = _sniffed_dialect(path, text, settings, encoding, strict=False)
+    if len(first) == 1 and not pinned.delimiter and (suspects := [c for c in _SUSPECT_SEPARATORS if c in first[0]]):
+        # DuckDB weighs the rows: a `;` file whose text holds commas (`1;a, b, c`) sniffed as comma-separated,
+        # its header one column. The separator the header holds reads it as columns, or it is refused below.
+        retry = replace(settings, csv=replace(pinned, delimiter=suspects[0]))
+        dialect, first = _sniffed_dialect(path, text, retry, encoding, strict=True)
+    if len(first) == 1 and (suspects := [c for c in _SUSPECT_SEPARATORS if c in first[0]]):
+        shown = "tab" if suspects[0] == "\t" else f"'{suspects[0]}'"
+        setting = "'\\t'" if suspects[0] == "\t" else f"'{suspects[0]}'"
+        raise RatError(
+            f"{path.name} would read as one column although its first line holds {shown}; set the zone's "
+            f"delimiter in rat.yaml (zones: {{{settings.label}: {{csv: {{delimiter: {setting}}}}}}})")
+    return dialect, first
+
+
+def after_lines(text: str, count: int) -> str:
+    """The text without its first `count` lines."""
+    start = 0
+    for _ in range(count):
+        start = text.find("\n", start) + 1
+        if not start:
+            return ""
+    return text[start:]
+
+
+def _lines_above_header(path: Path, text: str, dialect: Dialect, settings: ZoneReadSettings) -> int:
+    """How many lines above the header hold no table: empty (`,,,,,,,,`) or one value only, a report's title
+    (`Number of … by State During FY 2010,,,,`), in a table of three columns or more. RatError naming the
+    lines when the first line of several values is narrower than the rows under it (a title of several
+    values: Spark would fail on the first row wider than the header)."""
+    reader = _reader(text, dialect)
+    rows = []  # (last line, values, width) of the first records
+    try:
+        for record in itertools.islice(reader, 50):
+            rows.append((reader.line_num, sum(1 for v in record if v.strip()), len(record)))
+    except csv.Error:
+        pass
+    widths = Counter(width for _, values, width in rows if values >= 2)
+    if not widths or (table := widths.most_common(1)[0][0]) < 3:
+        return 0
+    skip = 0
+    for line, values, width in rows:
+        if values > 1:
+            if width < table:  # a title of several values, or a header narrower than the rows
+                above = f"lines 1-{line}" if line > 1 else "line 1"
+                raise RatError(
+                    f"{path.name} {above} hold(s) {width} column(s) where the rows under it have {table}: a title "
+                    f"above the header? Set the number of lines above the header in rat.yaml (zones: "
+                    f"{{{settings.label}: {{csv: {{skip_rows: {line}}}}}}}), or fix the header")
+            return skip
+        skip = line
+    return 0
 
 
 def swapped_order(pattern: str | None) -> str | None:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from ..errors import RatError
 from ..lake.spark_errors import summarise
 from ..project.model import TYPED_TWIN_FOLDER, active_landing_files, landing_format
+from .cleaning import cleaned
 from .dialect import Dialect, detect, zone_dialects
 from .identity import FileIdentity
 from .reader import csv_frame, typed_schema
@@ -142,11 +143,13 @@ def make_group_twins(spark: "SparkSession", zone_dir: Path, files: list[Path], d
     temp = zone_dir / TYPED_TWIN_FOLDER / f".batch.{os.getpid()}-{threading.get_ident()}.converting"
     shutil.rmtree(temp, ignore_errors=True)
     # Each row's file, as the key of its twin: the path Spark reports, %-decoded ('+' kept), is the file's
-    keys = F.create_map(*(F.lit(x) for f in files for x in (str(f), folders[f].name)))
+    # (a file with a title or rows with no value is read from its copy without them: cleaning.py)
+    read_from = {f: cleaned(f, dialect).copy or f for f in files}
+    keys = F.create_map(*(F.lit(x) for f in files for x in (str(read_from[f]), folders[f].name)))
     path = F.url_decode(F.regexp_replace(F.input_file_name(), r"\+", "%2B"))
     key = F.element_at(keys, F.regexp_replace(path, "^file:(//)?", ""))
     try:
-        df = csv_frame(spark, [uri_of(f) for f in files], dialect, schema, "FAILFAST")
+        df = csv_frame(spark, [uri_of(read_from[f]) for f in files], dialect, schema, "FAILFAST")
         schema = df.schema  # the columns written: a delimiter ending every line adds none (reader.csv_frame)
         df.withColumn(TWIN_KEY, key).write.partitionBy(TWIN_KEY).mode("errorifexists").parquet("file:" + str(temp))
         twins = []

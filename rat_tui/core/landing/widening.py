@@ -103,16 +103,19 @@ def first_misfit(spark: "SparkSession", group: FileGroup, uris: list[str], colum
 
 
 def records(path: Path, dialect: Dialect):
-    """(first line number, record) of a CSV file, the header's included."""
+    """(first line number, record) of a CSV file from its header on (the header's included)."""
     doubled = dialect.escape == dialect.quote
-    reader = csv.reader(text_lines(path, dialect.encoding), delimiter=dialect.delimiter, quotechar=dialect.quote or None,
+    lines = text_lines(path, dialect.encoding)
+    for _ in range(dialect.skip_rows):  # a title above the header
+        next(lines, None)
+    reader = csv.reader(lines, delimiter=dialect.delimiter, quotechar=dialect.quote or None,
                         quoting=csv.QUOTE_MINIMAL if dialect.quote else csv.QUOTE_NONE, doublequote=doubled,
                         escapechar=None if doubled else dialect.escape)
-    start = 1
+    start = dialect.skip_rows + 1
     try:
         for record in reader:
             yield start, record
-            start = reader.line_num + 1
+            start = dialect.skip_rows + reader.line_num + 1
     except csv.Error:
         return
 

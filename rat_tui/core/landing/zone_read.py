@@ -20,7 +20,8 @@ from ..errors import RatError
 from ..notes import RunNote
 from ..project.model import landing_format
 from .checks import is_json_array
-from .dialect import Dialect, detect, order_proof, sample_text, swapped_order
+from .cleaning import cleaned, empty_rows_note, read_uri
+from .dialect import Dialect, body_text, detect, order_proof, swapped_order
 from .encodings import check_text, shown
 from .quarantine import read_setting_aside, write_rejected
 from .numbers import ZoneNumbers, in_zone
@@ -83,7 +84,7 @@ def _refuse_swapped_day_month(groups: list[FileGroup], settings: ZoneReadSetting
 def _proof(group: FileGroup, key: str, settings: ZoneReadSettings) -> str:
     """`b.csv line 2, column day: 25/12/2024; `: where a file of the group shows its order, if one does."""
     for file in group.files:
-        found = order_proof(sample_text(file, group.dialect.encoding, settings.label), group.dialect, key)
+        found = order_proof(body_text(file, group.dialect, settings.label), group.dialect, key)
         if found is not None:
             line, column, value = found
             return f"{file.name} line {line}, column {column}: {value}; "
@@ -117,6 +118,7 @@ class ZoneReader:
         self.groups, numbers = plan_groups(self.files, formats[0], self.settings)
         for kind, text in numbers.said:
             self.tell(kind, text)
+        self._leave_out_lines_that_are_no_rows()
         if self.twins_of is not None:
             for group in self.groups:
                 if group.fmt == "csv" and all(self.uri_of(f).startswith("file:") for f in group.files):
@@ -125,6 +127,20 @@ class ZoneReader:
             self.note("files read with different dialects: " + "; ".join(
                 f"{g.names()}: {g.dialect.describe()}" for g in self.groups if g.dialect is not None))
         self._tell_encodings()
+
+    def _leave_out_lines_that_are_no_rows(self) -> None:
+        """Spark reads a file with a title above its header, or rows with no value, from a copy without them."""
+        dialects = {f: g.dialect for g in self.groups if g.fmt == "csv" and g.dialect is not None for f in g.files}
+        for file, dialect in dialects.items():
+            found = cleaned(file, dialect)
+            if dialect.skip_rows:
+                lines = "line 1" if dialect.skip_rows == 1 else f"lines 1-{dialect.skip_rows}"
+                self.tell("other", f"{file.name}: {lines} above the header (a title) not loaded", file, 1)
+            if found.empty_count:
+                self.tell("empty_rows", empty_rows_note(file, found), file, found.empty_rows[0])
+        if any(cleaned(f, d).copy for f, d in dialects.items()):
+            plain = self.uri_of
+            self.uri_of = lambda f: read_uri(f, dialects[f], plain) if f in dialects else plain(f)
 
     def _tell_encodings(self) -> None:
         """A file read in another encoding than the zone's (its BOM settled it), or a zone read in several."""

@@ -112,3 +112,42 @@ def test_identifiers_with_leading_zeros_stay_text(scratch: Scratch):
         ["01", "08123", 5], ["02", "10001", 7], ["10", "0", 0]]
     types = _types(scratch, run["fqn"])
     assert types["state"] == "string" and types["zip"] == "string" and types["count"] == "int"
+
+
+GOV_REPORT = (",,,,,,,,\r\n"
+              "Number of Students Enrolled by State During FY 2010,,,,\r\n"
+              "State,Code,Zip,Students,Y2008,Y2009,Y2010,Share,Note\r\n"
+              'Alabama,01,35004,"6,718",1.5,2.5,3.5,0.25,a\r\n'
+              'Alaska,02,99501,"12,001",1.5,2.5,3.5,0.5,b\r\n'
+              'New Jersey,34,08123,"987",1.5,2.5,3.5,0.75,c\r\n'
+              ",,,,,,,,\r\n")
+
+
+def test_a_report_with_a_title_above_its_header_loads_its_table(scratch: Scratch):
+    """A government report: an empty line and a title above the header, a trailing `,,,,,,,,`: the table has
+    the header's columns, no title row, no empty row, and the run tells both."""
+    _zone_file(scratch, "gov", "fy2010.csv", GOV_REPORT.encode())
+    run = load_zone(scratch, "gov")
+    assert run["status"] == "success", run["error"]
+    assert table_columns(scratch, run["fqn"]) == ["State", "Code", "Zip", "Students", "Y2008", "Y2009", "Y2010",
+                                                  "Share", "Note"]
+    assert scratch.rows(f"SELECT State, Code, Zip, Students, Share FROM {run['fqn']} ORDER BY State") == [
+        ["Alabama", "01", "35004", 6718, 0.25], ["Alaska", "02", "99501", 12001, 0.5],
+        ["New Jersey", "34", "08123", 987, 0.75]]
+    logged = _logged(scratch, run)
+    assert any("fy2010.csv: lines 1-2 above the header (a title) not loaded" in m for m in logged)
+    assert any("1 row(s) of fy2010.csv with no value not loaded (line 7)" in m for m in logged)
+
+
+def test_skip_rows_pins_the_lines_above_the_header(scratch: Scratch):
+    """A title of several values, which detection cannot tell from a header: refused naming the lines; with
+    skip_rows pinned the table loads."""
+    _zone_file(scratch, "title", "r.csv", b"Report,FY 2010,all states\nid,name,amount,day\n1,a,2.5,x\n2,b,3.5,y\n")
+    run = load_zone(scratch, "title")
+    assert run["status"] == "failed"
+    assert "r.csv line 1 hold(s) 3 column(s) where the rows under it have 4" in run["error"]
+    assert "skip_rows: 1" in run["error"]
+    scratch.wb.set_zone_settings(scratch.ns, "title", csv={"skip_rows": 1})
+    run = load_zone(scratch, "title", "p2")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, name, amount FROM {run['fqn']} ORDER BY id") == [[1, "a", 2.5], [2, "b", 3.5]]
