@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import itertools
 import os
 import re
 import shutil
@@ -56,9 +57,12 @@ def cleaned(path: Path, dialect: Dialect) -> Cleaned:
 def _empty_rows(path: Path, dialect: Dialect) -> list[int]:
     """The lines below the header that hold a row with no value (delimiters, spaces, empty quotes)."""
     cell = r'[ \t]*(?:""[ \t]*)?' if dialect.quote == '"' else r"[ \t]*"
-    pattern = "(?m)^" + cell + "(?:" + re.escape(dialect.delimiter) + cell + ")+\r?$"
-    lines = (_text_matches if wide(dialect.encoding) or path.name.lower().endswith(".gz") else _byte_matches)(
-        path, dialect, pattern)
+    pattern = cell + "(?:" + re.escape(dialect.delimiter) + cell + ")+\r?(?:\n|$)"
+    if wide(dialect.encoding) or path.name.lower().endswith(".gz"):
+        lines = _text_matches(path, dialect, pattern)
+    else:
+        first = "[" + re.escape(dialect.delimiter) + ' \t"]'  # how a line of an empty row starts
+        lines = _byte_matches(path, re.compile(pattern.encode()), re.compile(("\n" + first).encode()))
     lines = [n for n in lines if n > dialect.skip_rows + int(dialect.header)]
     if lines and dialect.multiline:  # a line of commas inside a quoted value is no row
         from .widening import records
@@ -68,40 +72,32 @@ def _empty_rows(path: Path, dialect: Dialect) -> list[int]:
     return lines
 
 
-def _byte_matches(path: Path, dialect: Dialect, pattern: str) -> list[int]:
-    """Line numbers of matches, read in chunks cut at line ends (the delimiter is ASCII: so is its byte)."""
-    compiled = re.compile(pattern.encode())
+def _byte_matches(path: Path, compiled: re.Pattern, starts: re.Pattern) -> list[int]:
+    """Numbers of the lines the pattern matches whole. Only lines that start as an empty row does (a line end,
+    then the delimiter, a space or a quote) are tried: a scan at memory speed for the usual file, whose lines
+    start with a value. Read in chunks cut at line ends (the delimiter is ASCII in the encodings read here)."""
     found, line, rest = [], 1, b""
     with open(path, "rb") as fh:
-        while chunk := fh.read(_CHUNK):
+        while True:
+            chunk = fh.read(_CHUNK)
             data = rest + chunk
-            cut = data.rfind(b"\n") + 1
-            data, rest = (data[:cut], data[cut:]) if cut else (b"", data)
-            line = _matches(compiled, data, line, found, b"\n")
-    _matches(compiled, rest, line, found, b"\n")
-    return found
+            cut = data.rfind(b"\n") + 1 if chunk else len(data)
+            data, rest = data[:cut], data[cut:]
+            counted = 0
+            # the chunk starts a line (position -1 stands for a line end before it)
+            for position in itertools.chain([-1], (m.start() for m in starts.finditer(data))):
+                if compiled.match(data, position + 1):
+                    line += data.count(b"\n", counted, position + 1)
+                    counted = position + 1
+                    found.append(line)
+            line += data.count(b"\n", counted)
+            if not chunk:
+                return found
 
 
 def _text_matches(path: Path, dialect: Dialect, pattern: str) -> list[int]:
     compiled = re.compile(pattern)
-    found, line = [], 1
-    for text in text_lines(path, dialect.encoding):
-        if compiled.fullmatch(text.rstrip("\n")):
-            found.append(line)
-        line += 1
-    return found
-
-
-def _matches(compiled: re.Pattern, data, line: int, found: list[int], newline) -> int:
-    """Append the line numbers of the matches in `data`, which starts at `line`; the line after it."""
-    position = 0
-    for match in compiled.finditer(data):
-        if match.end() == match.start() or (match.start() == len(data)):
-            continue
-        line += data.count(newline, position, match.start())
-        position = match.start()
-        found.append(line)
-    return line + data.count(newline, position)
+    return [number for number, text in enumerate(text_lines(path, dialect.encoding), 1) if compiled.fullmatch(text)]
 
 
 def _copy(path: Path, dialect: Dialect, empty: set[int]) -> Path:

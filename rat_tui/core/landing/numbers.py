@@ -12,6 +12,7 @@ ZIP codes, account numbers) is text: as numbers they lost the zero.
 from __future__ import annotations
 
 import csv
+import itertools
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -25,7 +26,6 @@ SPACES = " \u00a0\u202f"  # a space, and the no-break spaces French and Swiss ex
 CONVENTIONS = tuple((decimal, thousands) for decimal in (".", ",")
                     for thousands in (None, ",", ".", " ", "'") if thousands != decimal)
 _PLAIN = re.compile(r"[+-]?\d+")
-_LEADING_ZERO = re.compile(r"[+-]?0\d")
 _SEPARATORS = set(".,'" + SPACES)
 _MOST_VALUES = 200  # distinct values with a separator kept per column: enough to tell, bounded in cost
 
@@ -39,7 +39,13 @@ def _pattern(decimal: str, thousands: str | None, flavour: str = "python") -> st
     return rf"[+-]?(?:{whole}(?:{mark}\d+)?|{mark}\d+)"
 
 
-_MATCHERS = {c: re.compile(_pattern(*c)) for c in CONVENTIONS}
+# a column's distinct values, one a line, every one a number in the convention (or only spaces)
+_COLUMN_MATCHERS = {c: re.compile(rf"[ \t]*(?:{_pattern(*c)})?[ \t]*(?:\n[ \t]*(?:{_pattern(*c)})?[ \t]*)*")
+                    for c in CONVENTIONS}
+_PLAIN_COLUMN = re.compile(r"[ \t]*(?:[+-]?\d+)?[ \t]*(?:\n[ \t]*(?:[+-]?\d+)?[ \t]*)*")
+_SEPARATOR = re.compile("[.,'" + SPACES + "]")
+_WRITTEN = re.compile(r"(?m)^[ \t]*([^\n]*?[.,'" + SPACES + r"][^\n]*?)[ \t]*$")  # values holding a separator
+_LEADING_ZEROS = re.compile(r"(?m)^[ \t]*([+-]?0\d[^\n]*?)[ \t]*$")
 
 
 def canonical(value: str, decimal: str, thousands: str | None) -> str:
@@ -63,38 +69,35 @@ class ColumnSample:
 
 
 def column_samples(records, names: tuple[str, ...], null_value: str | None) -> dict[str, ColumnSample]:
-    """Per column name, what the records (a file's sample, header left out) say of its numbers."""
-    numeric = [True] * len(names)
-    fits = [set(CONVENTIONS) for _ in names]
-    written: list[dict[str, None]] = [{} for _ in names]
-    zeros: list[str | None] = [None] * len(names)
+    """Per column name, what the records (a file's sample, header left out) say of its numbers. Each column's
+    distinct values are matched at once, one line each (a 256 KB sample: milliseconds, not a loop a value)."""
+    rows = []
     try:
-        for record in records:
-            for i, raw in enumerate(record[:len(names)]):
-                if not numeric[i]:
-                    continue
-                value = raw.strip()
-                if not value or value == null_value:
-                    continue
-                if _PLAIN.fullmatch(value):
-                    if zeros[i] is None and _LEADING_ZERO.match(value):
-                        zeros[i] = value
-                    continue
-                if value in written[i]:
-                    continue
-                matching = {c for c in fits[i] if _MATCHERS[c].fullmatch(value)}
-                if not matching or not _SEPARATORS.intersection(value):
-                    numeric[i] = False
-                    continue
-                fits[i] = matching
-                if zeros[i] is None and _LEADING_ZERO.match(value):
-                    zeros[i] = value
-                if len(written[i]) < _MOST_VALUES:
-                    written[i][value] = None
+        rows.extend(records)
     except csv.Error:  # a record the sample cut: what came before decides
         pass
-    return {name: ColumnSample(numeric[i], frozenset(fits[i]), tuple(written[i]), zeros[i])
-            for i, name in enumerate(names) if name}
+    columns = list(itertools.zip_longest(*rows, fillvalue=""))[:len(names)] if rows else []
+    out = {}
+    for name, values in zip(names, columns):
+        if not name:
+            continue
+        distinct = dict.fromkeys(values)  # in the order they came
+        distinct.pop("", None)
+        distinct.pop(null_value, None)
+        blob = "\n".join(distinct)
+        if _PLAIN_COLUMN.fullmatch(blob):  # whole numbers only (ids, counts): one match, not eight
+            zero = _LEADING_ZEROS.search(blob)
+            out[name] = ColumnSample(True, frozenset(CONVENTIONS), (), zero.group(1) if zero else None)
+            continue
+        fits = frozenset(c for c, whole in _COLUMN_MATCHERS.items() if whole.fullmatch(blob)) \
+            if _SEPARATOR.search(blob) else frozenset()
+        if not fits:
+            out[name] = ColumnSample(False, fits)
+            continue
+        zero = _LEADING_ZEROS.search(blob)
+        written = tuple(m.group(1) for m in itertools.islice(_WRITTEN.finditer(blob), _MOST_VALUES))
+        out[name] = ColumnSample(True, fits, written, zero.group(1) if zero else None)
+    return out
 
 
 @dataclass(frozen=True)
