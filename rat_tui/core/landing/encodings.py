@@ -64,7 +64,7 @@ def check_text(path: Path, encoding: str, label: str) -> None:
                 try:
                     decoder.decode(chunk)
                 except UnicodeDecodeError as exc:
-                    raise _refusal(path, encoding, label, offset + exc.start - _pending(decoder, exc, chunk)) from None
+                    raise _refusal(path, encoding, label, offset + exc.start - _pending(exc, chunk)) from None
                 offset += len(chunk)
             try:
                 decoder.decode(b"", final=True)
@@ -78,7 +78,7 @@ def check_text(path: Path, encoding: str, label: str) -> None:
             _checked.popitem(last=False)
 
 
-def _pending(decoder, exc: UnicodeDecodeError, chunk: bytes) -> int:
+def _pending(exc: UnicodeDecodeError, chunk: bytes) -> int:
     """Bytes the incremental decoder kept from the chunk before (a character cut by the chunk's end): the
     error's position counts them."""
     return max(len(exc.object) - len(chunk), 0)

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 SPACES = " \u00a0\u202f"  # a space, and the no-break spaces French and Swiss exports group with
 CONVENTIONS = tuple((decimal, thousands) for decimal in (".", ",")
                     for thousands in (None, ",", ".", " ", "'") if thousands != decimal)
-_PLAIN = re.compile(r"[+-]?\d+")
 _SEPARATORS = set(".,'" + SPACES)
 _MOST_VALUES = 200  # distinct values with a separator kept per column: enough to tell, bounded in cost
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from ..errors import RatError
 from ..lake.spark_errors import root_cause
 from .dialect import Dialect, text_lines
+from .numbers import NUMBER_MISFIT
 from .schema import full_csv_schema
 from .reader import UNNAMED_VALUE, FileGroup, csv_frame, typed_schema
 from .zone_settings import ZoneReadSettings
@@ -143,6 +144,8 @@ def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | No
         return bad
     if UNNAMED_VALUE in cause:
         return _unnamed_value(groups, cause)
+    if NUMBER_MISFIT in cause:
+        return _number_misfit(groups, label, cause)
     raw = cause.split("Malformed CSV record:", 1)[1].strip() if "Malformed CSV record:" in cause else None
     for group in groups:
         if group.fmt != "csv" or group.dialect is None:
@@ -158,6 +161,27 @@ def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | No
     if raw is not None:
         return _late_multiline(groups, label, raw) or f"a record of landing zone {label} is malformed ({raw!r})"
     return None
+
+
+def _number_misfit(groups: list[FileGroup], label: str, cause: str) -> str:
+    """A value of a column read with the zone's number format (numbers.converted) written otherwise."""
+    from urllib.parse import unquote
+
+    what, _, uri = cause.split(NUMBER_MISFIT, 1)[1].strip().rpartition(" in ")
+    column, _, value = what.partition(" ")
+    name = unquote(uri.rsplit("/", 1)[-1])
+    for group in groups:
+        number = next((c for c in (group.dialect.numbers if group.dialect else ()) if c.name == column), None)
+        path = next((f for f in group.files if f.name == name), None)
+        if number is None or path is None or group.schema is None:
+            continue
+        line = line_of(path, group.dialect, group.schema, column, value)
+        zone = label.replace("/landing/", "/", 1)
+        return (f"{path.name}{f' line {line:,}' if line else ''}: {column} {value!r} is not written like the column's "
+                f"other numbers ({number.describe()}, read from the first lines of the zone's files); fix the file, "
+                f"or pin how the zone writes numbers (zones: {{{zone}: {{csv: {{decimal: ..., thousands: ...}}}}}}) "
+                f"or the column's type (schema: {{{column}: string}})")
+    return f"{name}: {column} {value!r} is not written like the column's other numbers"
 
 
 def _unnamed_value(groups: list[FileGroup], cause: str) -> str | None:

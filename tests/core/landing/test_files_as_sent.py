@@ -151,3 +151,27 @@ def test_skip_rows_pins_the_lines_above_the_header(scratch: Scratch):
     run = load_zone(scratch, "title", "p2")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, name, amount FROM {run['fqn']} ORDER BY id") == [[1, "a", 2.5], [2, "b", 3.5]]
+
+
+def test_pin_dialect_writes_the_zone_s_number_format_and_later_files_read_by_it(scratch: Scratch):
+    """`pin-dialect` (`E`) writes the decimal mark and thousands separator the zone's files show; a later file
+    whose values alone cannot tell (1.500) then reads as 1500, not as text."""
+    scratch.landing("feed", "a.csv", "id;qty;price\n1;1.500;12,50\n")
+    pinned = scratch.wb.pin_dialect(scratch.ns, "feed", "a.csv")
+    assert pinned["csv"]["decimal"] == "," and pinned["csv"]["thousands"] == "."
+    assert "decimal: ','" in (scratch.wb.project.root / "rat.yaml").read_text()
+    (scratch.root / "landing" / "feed" / "a.csv").unlink()
+    scratch.landing("feed", "b.csv", "id;qty\n2;2.250\n3;3.125\n")
+    run = load_zone(scratch, "feed")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, qty FROM {run['fqn']} ORDER BY id") == [[2, 2250], [3, 3125]]
+
+
+def test_a_number_written_otherwise_past_the_sample_fails_naming_its_line(scratch: Scratch):
+    """qty grouped with '.' in the zone's first lines (beside 12,50 decimal commas), then `2.5` on line 6,002:
+    the run fails naming file, line, column and value, rather than load 25."""
+    rows = "".join(f"{i};{i % 9 + 1}.{i % 1000:03d};{i % 90},50\n" for i in range(1, 6001))
+    scratch.landing("late", "a.csv", "id;qty;price\n" + rows + "6001;2.5;1,50\n")
+    run = load_zone(scratch, "late")
+    assert run["status"] == "failed"
+    assert "a.csv line 6,002: qty '2.5' is not written like the column's other numbers (decimal ','" in run["error"]
