@@ -106,7 +106,8 @@ class Dialect:
 
     def read_key(self) -> tuple:
         """Files with equal keys are read by one Spark reader (same options, same header)."""
-        return (tuple(sorted(self.spark_options().items())), self.names, self.unnamed_last, self.numbers,
+        numbers = tuple((c.name, c.decimal, c.thousands, c.integral) for c in self.numbers)  # JSON for twins' keys
+        return (tuple(sorted(self.spark_options().items())), self.names, self.unnamed_last, numbers,
                 self.text_columns, self.skip_rows)
 
     def pinned(self) -> dict:

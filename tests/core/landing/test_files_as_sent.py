@@ -175,3 +175,26 @@ def test_a_number_written_otherwise_past_the_sample_fails_naming_its_line(scratc
     run = load_zone(scratch, "late")
     assert run["status"] == "failed"
     assert "a.csv line 6,002: qty '2.5' is not written like the column's other numbers (decimal ','" in run["error"]
+
+
+def test_upload_takes_a_bom_file_into_a_cp1252_zone_and_its_twin_reads_right(scratch: Scratch, tmp_path):
+    """Upload checks each file in the encoding it is read with: a UTF-8 file with a BOM in a cp1252 zone is
+    UTF-8 (its twin and sample too), a cp1252 file with a byte cp1252 lacks is refused with offset and line."""
+    scratch.wb.create_zone(scratch.ns, "up")
+    scratch.wb.set_zone_settings(scratch.ns, "up", csv={"encoding": "cp1252"})
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes("\ufeffid;name;qty\r\n1;Nguyễn Co;1.500\r\n2;Zoë;2.250\r\n".encode("utf-8"))
+    west = tmp_path / "west.csv"
+    west.write_bytes("id;name;price\r\n3;Café;12,50\r\n".encode("cp1252"))
+    assert scratch.wb.upload(scratch.ns, "up", [str(bom), str(west)])["typed"] == ["bom.csv", "west.csv"]
+    assert [r[:2] for r in scratch.wb.sample(scratch.ns, "up", "_samples/bom_sample.csv")["rows"]] == [
+        [1, "Nguyễn Co"], [2, "Zoë"]]
+    run = load_zone(scratch, "up")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, name, qty, price FROM {run['fqn']} ORDER BY id") == [
+        [1, "Nguyễn Co", 1500, None], [2, "Zoë", 2250, None], [3, "Café", None, 12.5]]
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(b"id;name\r\n4;x\x81y\r\n")
+    with pytest.raises(Exception) as refused:
+        scratch.wb.upload(scratch.ns, "up", [str(bad)])
+    assert "bad.csv is not cp1252 text (bad byte 0x81 at byte offset 12, line 2)" in str(refused.value)

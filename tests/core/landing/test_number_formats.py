@@ -102,3 +102,13 @@ def test_a_file_with_a_bad_byte_past_the_sample_is_refused_with_its_line(tmp_pat
     with pytest.raises(RatError, match=rf"big.csv is not UTF-8 text \(bad byte 0xfc at byte offset "
                                        rf"{8 + len(rows) + 7:,}, line 30,002\)"):
         _reader(zone)
+
+
+def test_a_typed_twin_key_holds_the_zone_s_number_format(tmp_path):
+    """Twins are keyed by the dialect they were read with (its JSON): a zone's number format changes the key."""
+    from rat_tui.core.landing.twins import twin_folder
+
+    zone = _zone(tmp_path, {"a.csv": b"id;qty\n1;1.500\n", "b.csv": b"id;price\n3;12,50\n"})
+    grouped = zone_dialects(zone, _settings())[zone / "a.csv"]
+    alone = detect(zone / "a.csv", _settings())
+    assert twin_folder(zone, zone / "a.csv", grouped) != twin_folder(zone, zone / "a.csv", alone)
