@@ -120,15 +120,11 @@ def likely_encodings(sample: bytes, exclude: str) -> list[str]:
             continue
         if name != exclude and name not in names:
             names.append(name)
-    # A short sample of Western text reads as well in cp1250 or latin-1: cp1252, the Western Windows
-    # export's encoding, is named first when it reads the bytes and a Latin single-byte codec was guessed
-    if names and exclude != "cp1252" and _latin(names[0]) and _reads(sample, "cp1252"):
+    # A short sample reads as well in many single-byte codecs (cp1250, cp1006 for `Zoë`): cp1252, the
+    # Windows export's encoding, is named first whenever it reads every byte
+    if exclude != "cp1252" and _reads(sample, "cp1252"):
         names = ["cp1252", *(n for n in names if n != "cp1252")]
     return names[:2]
-
-
-def _latin(name: str) -> bool:
-    return name.startswith(("cp125", "iso8859", "latin", "mac-"))
 
 
 def _reads(data: bytes, encoding: str) -> bool:
