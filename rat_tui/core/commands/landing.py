@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import RatError, did_you_mean
-from ..landing.dialect import detect
+from ..landing.dialect import detect, zone_dialects
 from ..landing.preview import read_head
 from ..landing import load_history
 from ..landing.load_history import LoadHistory
@@ -69,14 +69,14 @@ class LandingCommands(WorkbenchParts):
         path = (base / file).resolve()
         if base.resolve() not in path.parents or not path.is_file() or landing_format(path) != "csv":
             raise RatError(f"no delimited text file {file} in landing zone {namespace}/landing/{zone}")
-        pinned = detect(path, settings).pinned()
+        # the zone's dialects: how its numbers are written is read over all its files
+        dialects = {p.resolve(): d for p, d in zone_dialects(base, settings).items()}
+        pinned = (dialects.get(path) or detect(path, settings)).pinned()
         differs = []
         for other in active_landing_files(base):
             if other.resolve() != path and landing_format(other) == "csv":
-                try:
-                    if detect(other, settings).pinned() != pinned:
-                        differs.append(other.relative_to(base).as_posix())
-                except RatError:  # it cannot be read as it is: pinning may be what it needs
+                dialect = dialects.get(other.resolve())
+                if dialect is None or dialect.pinned() != pinned:  # None: it cannot be read as it is
                     differs.append(other.relative_to(base).as_posix())
         return {"zone": settings.label, "file": file, "csv": pinned, "differs": differs}
 

@@ -18,18 +18,22 @@ import os
 import tempfile
 import threading
 import zlib
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
 from ..errors import RatError
+from ..project.model import active_landing_files, landing_format
 from ..text import one_line
+from .encodings import file_encoding, refusal, shown, wide
 from .identity import FileIdentity
+from .numbers import ColumnSample, NumberColumn, ZoneNumbers, column_samples, in_zone
 from .zone_settings import ZoneReadSettings
 
 SAMPLE_BYTES = 256 << 10
+NUMBERS_BYTES = 64 << 10  # what a file's number formats and leading zeros are read from (about 1,000 rows)
 SNIFF_BYTES = 16 << 10  # what DuckDB's sniffer reads of the sample: its cost grows with it (64 KB: 4x 16 KB)
 _SUSPECT_SEPARATORS = (";", "\t", "|")
 _CACHE_SIZE = 4096
@@ -63,9 +67,23 @@ class Dialect:
     date_format: str | None = None  # Spark's pattern letters
     timestamp_format: str | None = None
     names: tuple[str, ...] = ()  # the header's names, or those a header-less file gets
+    skip_rows: int = 0  # lines above the header (a report's title): Spark reads a copy without them (cleaning.py)
     # Every line ends with the delimiter (`id;name;`): the header's last cell and the sample's last values
     # are empty, and that column is not one of the file's (reader.csv_frame drops it, refusing a value in it)
     unnamed_last: bool = False
+    # How the zone writes numbers (numbers.py), set over all its files: columns read as text and turned into
+    # numbers, numeric-looking columns kept as text, and the zone's convention (what pinning writes)
+    numbers: tuple[NumberColumn, ...] = ()
+    text_columns: tuple[str, ...] = ()
+    decimal: str | None = None
+    thousands: str | None = None
+    # what this file's sample says of each column's numbers: the zone's reading is made of every file's
+    samples: dict[str, ColumnSample] | None = field(default=None, compare=False, hash=False, repr=False)
+
+    def with_numbers(self, zone: ZoneNumbers) -> "Dialect":
+        return replace(self, numbers=tuple(c for c in zone.columns if c.name in self.names),
+                       text_columns=tuple(n for n in zone.text if n in self.names),
+                       decimal=zone.decimal, thousands=zone.thousands)
 
     def spark_options(self) -> dict[str, str]:
         # Spaces outside quotes around a delimiter are always trimmed, header and values: they are how a file
@@ -74,7 +92,10 @@ class Dialect:
         # integer check does not). Always, not only for files whose sample looks padded: a zone's files
         # must read alike, and padding past the sample would go unseen.
         options = {"sep": self.delimiter, "quote": self.quote, "escape": self.escape,
-                   "header": str(self.header).lower(), "multiLine": str(self.multiline).lower(),
+                   "header": str(self.header).lower(),
+                   # Spark's line reader splits at the byte 0x0A, inside UTF-16's characters; the multi-line
+                   # reader decodes the whole stream first
+                   "multiLine": str(self.multiline or wide(self.encoding)).lower(),
                    "encoding": java_charset(self.encoding), "ignoreLeadingWhiteSpace": "true",
                    "ignoreTrailingWhiteSpace": "true"}
         for key, value in (("nullValue", self.null_value), ("dateFormat", self.date_format),
@@ -85,7 +106,9 @@ class Dialect:
 
     def read_key(self) -> tuple:
         """Files with equal keys are read by one Spark reader (same options, same header)."""
-        return (tuple(sorted(self.spark_options().items())), self.names, self.unnamed_last)
+        numbers = tuple((c.name, c.decimal, c.thousands, c.integral) for c in self.numbers)  # JSON for twins' keys
+        return (tuple(sorted(self.spark_options().items())), self.names, self.unnamed_last, numbers,
+                self.text_columns, self.skip_rows)
 
     def pinned(self) -> dict:
         """This dialect as the zone's `csv:` settings in rat.yaml (zone_settings.py's keys), for pinning.
@@ -94,7 +117,9 @@ class Dialect:
         values: dict = {"delimiter": self.delimiter, "quote": self.quote, "escape": self.escape,
                         "header": self.header, "encoding": self.encoding}
         for key, value in (("null_values", self.null_value), ("date_format", self.date_format),
-                           ("timestamp_format", self.timestamp_format), ("multiline", self.multiline or None)):
+                           ("timestamp_format", self.timestamp_format), ("multiline", self.multiline or None),
+                           ("decimal", self.decimal), ("thousands", self.thousands),
+                           ("skip_rows", self.skip_rows or None)):
             if value is not None:
                 values[key] = value
         return values
@@ -107,8 +132,12 @@ class Dialect:
             parts.append(f"quote {self.quote!r} escape {self.escape!r}")
         if self.multiline:
             parts.append("quoted values span lines")
+        if self.decimal == ",":
+            parts.append("decimal comma")
+        if self.thousands:
+            parts.append("thousands " + ("space" if self.thousands == " " else repr(self.thousands)))
         if self.encoding != "utf-8":
-            parts.append(self.encoding)
+            parts.append(shown(self.encoding))
         return ", ".join(parts)
 
 
@@ -173,12 +202,13 @@ def sample_text(path: Path, encoding: str, label: str, limit: int = SAMPLE_BYTES
         if exc.start >= len(data) - 4 and len(data) > limit - 4:  # a character cut by the limit
             text = data[: exc.start].decode(encoding)
         else:
-            hint = " or UTF-16" if encoding == "utf-8" else ""
-            raise RatError(
-                f"{path.name} is not {encoding} text (bad byte at offset {exc.start}); if it was saved as "
-                f"cp1252, latin-1{hint}, set the zone's encoding in rat.yaml "
-                f"(zones: {{{label}: {{csv: {{encoding: cp1252}}}}}})") from None
+            raise refusal(path, encoding, label, data, exc.start) from None
     return text.lstrip("\ufeff")
+
+
+def body_text(path: Path, dialect: "Dialect", label: str, limit: int = SAMPLE_BYTES) -> str:
+    """The file's first lines from its header on (the lines above it, a title, left out)."""
+    return after_lines(sample_text(path, dialect.encoding, label, limit), dialect.skip_rows)
 
 
 def detect(path: Path, settings: ZoneReadSettings) -> Dialect:
@@ -203,11 +233,11 @@ def _remember(cache: OrderedDict, key: tuple, value: "Dialect") -> None:
 
 def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
     pinned = settings.csv
-    encoding = pinned.encoding or "utf-8"
+    encoding = file_encoding(open_text_bytes(path, 4), pinned.encoding)
     text = sample_text(path, encoding, settings.label)
     # what the sniffer decides beyond the header: whether values are quoted, and how quotes are escaped;
     # the zone's label, since two systems may well share a header and not a date order
-    header_key = (text.partition("\n")[0], '"' in text, '\\"' in text, "'" in text, pinned, settings.columns,
+    header_key = (text.partition("\n")[0], encoding, '"' in text, '\\"' in text, "'" in text, pinned, settings.columns,
                   settings.date_orders, settings.label)
     with _lock:
         alike = _by_header.get(header_key)
@@ -215,31 +245,106 @@ def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
         multiline = pinned.multiline if pinned.multiline is not None else _spans_lines(text, alike)
         if alike.unnamed_last and not _last_column_empty(text, alike, len(alike.names) + 1):
             alike = replace(alike, names=(*alike.names, f"_c{len(alike.names)}"), unnamed_last=False)
-        return replace(alike, multiline=multiline)
-    dialect, first = _sniffed_dialect(path, text, settings, strict=True)
+        return _sampled(text, replace(alike, multiline=multiline))
+    skip = pinned.skip_rows or 0
+    dialect, first = _sniff_all(path, after_lines(text, skip), settings, encoding)
+    if pinned.skip_rows is None and (junk := _lines_above_header(path, text, dialect, settings)):
+        # a report's title above its header: the sniffer took its empty first line for the header
+        skip = junk
+        dialect, first = _sniff_all(path, after_lines(text, skip), settings, encoding)
+    text = after_lines(text, skip)
+    dialect = replace(dialect, skip_rows=skip)
+    multiline = pinned.multiline if pinned.multiline is not None else _spans_lines(text, dialect)
+    dialect = replace(dialect, multiline=multiline, names=_names(path, first, dialect, settings))
+    if dialect.header and len(first) > 1 and _last_column_empty(text, dialect, len(first)):
+        dialect = replace(dialect, names=dialect.names[:-1], unnamed_last=True)
+    dialect = _in_remembered_order(text, dialect, settings)
+    if dialect.header and not skip:  # files alike in their first line may have titles of other lengths
+        _remember(_by_header, header_key, dialect)
+    return _sampled(text, dialect)
+
+
+def _sampled(text: str, dialect: Dialect) -> Dialect:
+    """The dialect with what its sample says of each column's numbers (numbers.py), read from its first
+    NUMBERS_BYTES: parsing the whole 256 KB sample cost more than the rest of detection."""
+    if len(text) > NUMBERS_BYTES:
+        text = text[: text.rfind("\n", 0, NUMBERS_BYTES) + 1] or text
+    records = itertools.islice(_reader(text, dialect), 1 if dialect.header else 0, None)
+    return replace(dialect, samples=column_samples(records, dialect.names, dialect.null_value))
+
+
+def zone_dialects(zone_dir: Path, settings: ZoneReadSettings) -> dict[Path, Dialect]:
+    """The dialect of each active text file of the zone that can be detected, with the zone's numbers (a run
+    reads its files with these; typed twins and pinning take them from here)."""
+    detected = {}
+    for file in active_landing_files(zone_dir):
+        if landing_format(file) == "csv":
+            try:
+                detected[file] = detect(file, settings)
+            except (RatError, FileNotFoundError):
+                continue  # whoever reads it says why
+    return in_zone(detected, settings.csv.decimal, settings.csv.thousands)[0]
+
+
+def _sniff_all(path: Path, text: str, settings: ZoneReadSettings, encoding: str) -> tuple[Dialect, list[str]]:
+    """The sniffer's dialect and the text's first record, retried where DuckDB's first answer is one column."""
+    pinned = settings.csv
+    dialect, first = _sniffed_dialect(path, text, settings, encoding, strict=True)
     if len(first) == 1 and any(c in first[0] for c in (",", *_SUSPECT_SEPARATORS)):
         # DuckDB's strict sniffer gives up on a file quoted two ways (`""` and `\"`) and answers with
         # one column; the lenient one finds the separator
-        dialect, first = _sniffed_dialect(path, text, settings, strict=False)
+        dialect, first = _sniffed_dialect(path, text, settings, encoding, strict=False)
     if len(first) == 1 and not pinned.delimiter and (suspects := [c for c in _SUSPECT_SEPARATORS if c in first[0]]):
         # DuckDB weighs the rows: a `;` file whose text holds commas (`1;a, b, c`) sniffed as comma-separated,
         # its header one column. The separator the header holds reads it as columns, or it is refused below.
         retry = replace(settings, csv=replace(pinned, delimiter=suspects[0]))
-        dialect, first = _sniffed_dialect(path, text, retry, strict=True)
+        dialect, first = _sniffed_dialect(path, text, retry, encoding, strict=True)
     if len(first) == 1 and (suspects := [c for c in _SUSPECT_SEPARATORS if c in first[0]]):
         shown = "tab" if suspects[0] == "\t" else f"'{suspects[0]}'"
         setting = "'\\t'" if suspects[0] == "\t" else f"'{suspects[0]}'"
         raise RatError(
             f"{path.name} would read as one column although its first line holds {shown}; set the zone's "
             f"delimiter in rat.yaml (zones: {{{settings.label}: {{csv: {{delimiter: {setting}}}}}}})")
-    multiline = pinned.multiline if pinned.multiline is not None else _spans_lines(text, dialect)
-    dialect = replace(dialect, multiline=multiline, names=_names(path, first, dialect, settings))
-    if dialect.header and len(first) > 1 and _last_column_empty(text, dialect, len(first)):
-        dialect = replace(dialect, names=dialect.names[:-1], unnamed_last=True)
-    dialect = _in_remembered_order(text, dialect, settings)
-    if dialect.header:
-        _remember(_by_header, header_key, dialect)
-    return dialect
+    return dialect, first
+
+
+def after_lines(text: str, count: int) -> str:
+    """The text without its first `count` lines."""
+    start = 0
+    for _ in range(count):
+        start = text.find("\n", start) + 1
+        if not start:
+            return ""
+    return text[start:]
+
+
+def _lines_above_header(path: Path, text: str, dialect: Dialect, settings: ZoneReadSettings) -> int:
+    """How many lines above the header hold no table: empty (`,,,,,,,,`) or one value only, a report's title
+    (`Number of … by State During FY 2010,,,,`), in a table of three columns or more. RatError naming the
+    lines when the first line of several values is narrower than the rows under it (a title of several
+    values: Spark would fail on the first row wider than the header)."""
+    reader = _reader(text, dialect)
+    rows = []  # (last line, values, width) of the first records
+    try:
+        for record in itertools.islice(reader, 50):
+            rows.append((reader.line_num, sum(1 for v in record if v.strip()), len(record)))
+    except csv.Error:
+        pass
+    widths = Counter(width for _, values, width in rows if values >= 2)
+    if not widths or (table := widths.most_common(1)[0][0]) < 3:
+        return 0
+    skip = 0
+    for line, values, width in rows:
+        if values > 1:
+            if width < table:  # a title of several values, or a header narrower than the rows
+                above = f"lines 1-{line}" if line > 1 else "line 1"
+                raise RatError(
+                    f"{path.name} {above} hold(s) {width} column(s) where the rows under it have {table}: a title "
+                    f"above the header? Set the number of lines above the header in rat.yaml (zones: "
+                    f"{{{settings.label}: {{csv: {{skip_rows: {line}}}}}}}), or fix the header")
+            return skip
+        skip = line
+    return 0
 
 
 def swapped_order(pattern: str | None) -> str | None:
@@ -323,7 +428,8 @@ def _reads(value: str, strftime: str) -> bool:
         return False
 
 
-def _sniffed_dialect(path: Path, text: str, settings: ZoneReadSettings, strict: bool) -> tuple[Dialect, list[str]]:
+def _sniffed_dialect(path: Path, text: str, settings: ZoneReadSettings, encoding: str,
+                     strict: bool) -> tuple[Dialect, list[str]]:
     """The dialect from DuckDB's sniffer with the zone's settings over it, and the sample's first record."""
     pinned = settings.csv
     sniffed = _sniff(path, text, settings, strict)
@@ -334,7 +440,7 @@ def _sniffed_dialect(path: Path, text: str, settings: ZoneReadSettings, strict: 
         quote=quote,
         escape=escape,
         header=pinned.header if pinned.header is not None else sniffed["header"],
-        encoding=pinned.encoding or "utf-8",
+        encoding=encoding,
         null_value=pinned.null_value,
         date_format=pinned.date_format or spark_pattern(sniffed["date_format"]),
         timestamp_format=pinned.timestamp_format or spark_pattern(sniffed["timestamp_format"]),

@@ -9,7 +9,7 @@ from ..errors import RatError
 from ..project.model import landing_format
 from ..text import one_line
 from ..values import json_value
-from .dialect import detect, sample_text
+from .dialect import body_text, detect
 from .zone_settings import ZoneReadSettings
 
 _READERS = {"parquet": "read_parquet(?)", "json": "read_json_auto(?)"}
@@ -28,7 +28,7 @@ def read_head(path: Path, limit: int, settings: ZoneReadSettings | None = None) 
             dialect = detect(path, settings or ZoneReadSettings())
             fd, temp = tempfile.mkstemp(prefix="rat-head-", suffix=".csv")
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(sample_text(path, dialect.encoding, ""))
+                fh.write(body_text(path, dialect, ""))
             reader = "read_csv(?, delim = ?, quote = ?, escape = ?, header = ?, names = ?)"
             params = [temp, dialect.delimiter, dialect.quote, dialect.escape, dialect.header, list(dialect.names)]
         else:

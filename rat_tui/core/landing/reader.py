@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
 from .dialect import Dialect
+from .numbers import as_read, converted, typed
 from .zone_settings import ZoneReadSettings
 
 # What a value in the column of a delimiter ending every line fails the read with (widening.explain)
@@ -38,10 +39,12 @@ class FileGroup:
 def csv_frame(spark: "SparkSession", uris: list[str], dialect: Dialect, schema: "StructType", mode: str,
               **options: str) -> "DataFrame":
     """Text files read with their dialect and a known schema (FAILFAST: a value that does not fit is an
-    error, never a silent NULL)."""
+    error, never a silent NULL). Numbers written with a decimal comma or thousands separators are read as
+    text and turned into the schema's numbers (numbers.py)."""
     list_locally(spark, uris)
-    df = spark.read.options(**dialect.spark_options(), mode=mode, **options).schema(schema).csv(uris)
-    return _without_unnamed_last(df, dialect, schema)
+    df = spark.read.options(**dialect.spark_options(), mode=mode, **options).schema(
+        as_read(schema, dialect.numbers)).csv(uris)
+    return converted(_without_unnamed_last(df, dialect, schema), schema, dialect.numbers)
 
 
 def _without_unnamed_last(df: "DataFrame", dialect: Dialect, schema: "StructType") -> "DataFrame":
@@ -72,6 +75,15 @@ def named(schema: "StructType", dialect: Dialect | None) -> "StructType":
     if dialect is None or dialect.header or len(dialect.names) != len(schema.fields):
         return schema
     return StructType([StructField(n, f.dataType, f.nullable) for n, f in zip(dialect.names, schema.fields)])
+
+
+def typed_schema(inferred: "StructType", dialect: Dialect | None, settings: ZoneReadSettings) -> "StructType":
+    """The schema a group of text files is read with: Spark's inferred types, named, with the zone's number
+    formats and identifiers (numbers.py), and `schema:` of the zone settings over them."""
+    schema = named(inferred, dialect)
+    if dialect is not None:
+        schema = typed(schema, dialect.numbers, dialect.text_columns)
+    return pin_types(schema, settings)
 
 
 def pin_types(schema: "StructType", settings: ZoneReadSettings) -> "StructType":

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .dialect import Dialect, sample_text
+from .dialect import Dialect, body_text
 from .identity import FileIdentity
 from .reader import list_locally
 
@@ -57,7 +57,7 @@ def sampled_csv_schema(spark: "SparkSession", files: list[Path], dialect: Dialec
     with tempfile.NamedTemporaryFile(prefix="rat-sample-", suffix=".csv", mode="w", encoding="utf-8",
                                      newline="") as sample:
         for index, path in enumerate(sampled):
-            head = sample_text(path, dialect.encoding, "", min(per_file, SAMPLE_BYTES_PER_FILE))
+            head = body_text(path, dialect, "", min(per_file, SAMPLE_BYTES_PER_FILE))
             if index and dialect.header:  # one header line: the others would read as data
                 head = head.partition("\n")[2]
             if head and not head.endswith("\n"):

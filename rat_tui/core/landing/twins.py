@@ -32,9 +32,10 @@ from typing import TYPE_CHECKING
 from ..errors import RatError
 from ..lake.spark_errors import summarise
 from ..project.model import TYPED_TWIN_FOLDER, active_landing_files, landing_format
-from .dialect import Dialect, detect
+from .cleaning import cleaned
+from .dialect import Dialect, detect, zone_dialects
 from .identity import FileIdentity
-from .reader import csv_frame, named, pin_types
+from .reader import csv_frame, typed_schema
 from .schema import sampled_csv_schema
 from .zone_settings import ZoneReadSettings
 
@@ -138,15 +139,17 @@ def make_group_twins(spark: "SparkSession", zone_dir: Path, files: list[Path], d
 
     made_from = {f: _identity(zone_dir, f, dialect) for f in files}
     folders = {f: twin_folder(zone_dir, f, dialect) for f in files}
-    schema = pin_types(named(sampled_csv_schema(spark, files, dialect), dialect), settings)
+    schema = typed_schema(sampled_csv_schema(spark, files, dialect), dialect, settings)
     temp = zone_dir / TYPED_TWIN_FOLDER / f".batch.{os.getpid()}-{threading.get_ident()}.converting"
     shutil.rmtree(temp, ignore_errors=True)
     # Each row's file, as the key of its twin: the path Spark reports, %-decoded ('+' kept), is the file's
-    keys = F.create_map(*(F.lit(x) for f in files for x in (str(f), folders[f].name)))
+    # (a file with a title or rows with no value is read from its copy without them: cleaning.py)
+    read_from = {f: cleaned(f, dialect).copy or f for f in files}
+    keys = F.create_map(*(F.lit(x) for f in files for x in (str(read_from[f]), folders[f].name)))
     path = F.url_decode(F.regexp_replace(F.input_file_name(), r"\+", "%2B"))
     key = F.element_at(keys, F.regexp_replace(path, "^file:(//)?", ""))
     try:
-        df = csv_frame(spark, [uri_of(f) for f in files], dialect, schema, "FAILFAST")
+        df = csv_frame(spark, [uri_of(read_from[f]) for f in files], dialect, schema, "FAILFAST")
         schema = df.schema  # the columns written: a delimiter ending every line adds none (reader.csv_frame)
         df.withColumn(TWIN_KEY, key).write.partitionBy(TWIN_KEY).mode("errorifexists").parquet("file:" + str(temp))
         twins = []
@@ -212,15 +215,14 @@ def files_without_twin(zone_dir: Path, uri_of: Callable[[Path], str], settings: 
     """The zone's active local CSV files that have no twin of their dialect (stale twins are removed
     first); a file whose dialect cannot be detected is one too (make_twins says why)."""
     remove_stale_twins(zone_dir)
+    dialects = zone_dialects(zone_dir, settings)
     wanted = []
     for file in active_landing_files(zone_dir):
         if landing_format(file) != "csv" or not uri_of(file).startswith("file:"):
             continue
         try:
-            if find_twin(zone_dir, file, detect(file, settings)) is None:
+            if file not in dialects or find_twin(zone_dir, file, dialects[file]) is None:
                 wanted.append(file)
-        except RatError:
-            wanted.append(file)
         except FileNotFoundError:
             continue
     return wanted
@@ -245,9 +247,10 @@ def make_twins(spark: "SparkSession", zone_dir: Path, files: list[Path], uri_of:
                               "reason": f"one of {len(small)} small files, which runs read as CSV as fast as Parquet"})
         skipped = set(small)
         files = [f for f in files if f not in skipped]
+    dialects = zone_dialects(zone_dir, settings)
     for file in files:
         try:
-            dialect = detect(file, settings)
+            dialect = dialects.get(file) or detect(file, settings)  # detect: the sentence why it is not
         except (RatError, FileNotFoundError) as exc:
             refuse(file, exc)
             continue

@@ -1,8 +1,6 @@
 """Uploading files into a landing zone: checked first, copied atomically, sampled for previews."""
 from __future__ import annotations
 
-import codecs
-import gzip
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,7 +14,8 @@ from ..project.paths import inside
 from ..text import one_line
 from .archive import kept_copy_folder
 from .checks import file_problem, one_format
-from .dialect import Dialect, detect, unreadable_as_sentence
+from .dialect import Dialect, detect
+from .encodings import check_text
 from .sample_sources import record_samples, remove_orphan_samples
 from .zone_settings import ZoneReadSettings
 
@@ -46,24 +45,6 @@ def create_zone(project: Project, namespace: str, zone: str) -> Path:
     return zone_dir
 
 
-def _check_encoding(path: Path, encoding: str, label: str) -> None:
-    """The whole file decodes with the zone's encoding (a run reads it so; a bad byte is a refusal here)."""
-    decoder = codecs.getincrementaldecoder(encoding)()
-    offset = 0
-    opener = gzip.open if path.name.lower().endswith(".gz") else open
-    with unreadable_as_sentence(path), opener(path, "rb") as fh:
-        while chunk := fh.read(CHUNK):
-            try:
-                decoder.decode(chunk)
-            except UnicodeDecodeError as exc:
-                where = "UTF-8 text" if encoding == "utf-8" else f"{encoding} text"
-                raise RatError(f"{path.name} is not {where} (bad byte at offset {offset + exc.start}); save it as "
-                               f"UTF-8, or set the zone's encoding in rat.yaml (zones: {{{label}: {{csv: "
-                               "{encoding: cp1252}}}})") from None
-            offset += len(chunk)
-    decoder.decode(b"", final=True)
-
-
 def check_file(path: Path, expected: Expected | None = None, settings: ZoneReadSettings | None = None) -> str:
     """The file's format, or a RatError naming the file and what is wrong with it."""
     settings = settings or ZoneReadSettings()
@@ -86,8 +67,9 @@ def check_file(path: Path, expected: Expected | None = None, settings: ZoneReadS
         except Exception as exc:
             raise RatError(f"{path.name} is not a readable Parquet file ({one_line(str(exc))})") from None
     elif fmt == "csv":
-        _check_encoding(path, settings.encoding, settings.label)
-        columns = list(detect(path, settings).names)  # the run's dialect, and its refusals
+        dialect = detect(path, settings)  # the run's dialect (its encoding: the file's BOM, else the zone's)
+        check_text(path, dialect.encoding, settings.label)
+        columns = list(dialect.names)
     else:
         from .preview import read_head
 

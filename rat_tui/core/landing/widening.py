@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 from ..errors import RatError
 from ..lake.spark_errors import root_cause
 from .dialect import Dialect, text_lines
+from .numbers import NUMBER_MISFIT
 from .schema import full_csv_schema
-from .reader import UNNAMED_VALUE, FileGroup, csv_frame, named, pin_types
+from .reader import UNNAMED_VALUE, FileGroup, csv_frame, typed_schema
 from .zone_settings import ZoneReadSettings
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def widen(spark: "SparkSession", groups: list[FileGroup], uri_of: Callable[[Path
         if group.fmt != "csv" or group.full_pass or group.twins or group.schema is None:
             continue
         uris = [uri_of(f) for f in group.files]
-        full = pin_types(named(full_csv_schema(spark, uris, group.dialect), group.dialect), settings)
+        full = typed_schema(full_csv_schema(spark, uris, group.dialect), group.dialect, settings)
         group.full_pass = True
         old = group.schema
         if [f.name for f in full.fields] != [f.name for f in old.fields]:
@@ -103,16 +104,19 @@ def first_misfit(spark: "SparkSession", group: FileGroup, uris: list[str], colum
 
 
 def records(path: Path, dialect: Dialect):
-    """(first line number, record) of a CSV file, the header's included."""
+    """(first line number, record) of a CSV file from its header on (the header's included)."""
     doubled = dialect.escape == dialect.quote
-    reader = csv.reader(text_lines(path, dialect.encoding), delimiter=dialect.delimiter, quotechar=dialect.quote or None,
+    lines = text_lines(path, dialect.encoding)
+    for _ in range(dialect.skip_rows):  # a title above the header
+        next(lines, None)
+    reader = csv.reader(lines, delimiter=dialect.delimiter, quotechar=dialect.quote or None,
                         quoting=csv.QUOTE_MINIMAL if dialect.quote else csv.QUOTE_NONE, doublequote=doubled,
                         escapechar=None if doubled else dialect.escape)
-    start = 1
+    start = dialect.skip_rows + 1
     try:
         for record in reader:
             yield start, record
-            start = reader.line_num + 1
+            start = dialect.skip_rows + reader.line_num + 1
     except csv.Error:
         return
 
@@ -140,6 +144,8 @@ def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | No
         return bad
     if UNNAMED_VALUE in cause:
         return _unnamed_value(groups, cause)
+    if NUMBER_MISFIT in cause:
+        return _number_misfit(groups, label, cause)
     raw = cause.split("Malformed CSV record:", 1)[1].strip() if "Malformed CSV record:" in cause else None
     for group in groups:
         if group.fmt != "csv" or group.dialect is None:
@@ -155,6 +161,27 @@ def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | No
     if raw is not None:
         return _late_multiline(groups, label, raw) or f"a record of landing zone {label} is malformed ({raw!r})"
     return None
+
+
+def _number_misfit(groups: list[FileGroup], label: str, cause: str) -> str:
+    """A value of a column read with the zone's number format (numbers.converted) written otherwise."""
+    from urllib.parse import unquote
+
+    what, _, uri = cause.split(NUMBER_MISFIT, 1)[1].strip().rpartition(" in ")
+    column, _, value = what.partition(" ")
+    name = unquote(uri.rsplit("/", 1)[-1])
+    for group in groups:
+        number = next((c for c in (group.dialect.numbers if group.dialect else ()) if c.name == column), None)
+        path = next((f for f in group.files if f.name == name), None)
+        if number is None or path is None or group.schema is None:
+            continue
+        line = line_of(path, group.dialect, group.schema, column, value)
+        zone = label.replace("/landing/", "/", 1)
+        return (f"{path.name}{f' line {line:,}' if line else ''}: {column} {value!r} is not written like the column's "
+                f"other numbers ({number.describe()}, read from the first lines of the zone's files); fix the file, "
+                f"or pin how the zone writes numbers (zones: {{{zone}: {{csv: {{decimal: ..., thousands: ...}}}}}}) "
+                f"or the column's type (schema: {{{column}: string}})")
+    return f"{name}: {column} {value!r} is not written like the column's other numbers"
 
 
 def _unnamed_value(groups: list[FileGroup], cause: str) -> str | None:

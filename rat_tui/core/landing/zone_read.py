@@ -19,27 +19,32 @@ from typing import TYPE_CHECKING, Any
 from ..errors import RatError
 from ..notes import RunNote
 from .checks import is_json_array, one_format
-from .dialect import Dialect, detect, order_proof, sample_text, swapped_order
+from .cleaning import cleaned, empty_rows_note, read_uri
+from .dialect import Dialect, body_text, detect, order_proof, swapped_order
+from .encodings import check_text, shown
 from .quarantine import read_setting_aside, write_rejected
-from .reader import FileGroup, csv_frame, list_locally, named, pin_types
+from .numbers import ZoneNumbers, in_zone
+from .reader import FileGroup, csv_frame, list_locally, typed_schema
 from .schema import sampled_csv_schema
 from .widening import explain, widen
 from .zone_settings import ZoneReadSettings
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
-    from pyspark.sql.types import StructType
 
 TwinsOf = Callable[[list[Path], Dialect], "list[Any] | None"]  # twins.twins_for of a zone
 
 
-def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings) -> list[FileGroup]:
-    """The zone's files in reader groups, in the order of their first file; RatError for a file that
-    cannot be read right (dialect.py's sentences)."""
+def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings) -> tuple[list[FileGroup], ZoneNumbers]:
+    """The zone's files in reader groups, in the order of their first file, and how the zone writes its
+    numbers; RatError for a file that cannot be read right (dialect.py's sentences)."""
     groups: dict[tuple, FileGroup] = {}
+    dialects, numbers = in_zone({f: detect(f, settings) for f in files} if fmt == "csv" else {},
+                                settings.csv.decimal, settings.csv.thousands)
     for file in files:
         if fmt == "csv":
-            dialect = detect(file, settings)
+            dialect = dialects[file]
+            check_text(file, dialect.encoding, settings.label)  # mojibake never reaches a table
             key: tuple = ("csv", dialect.read_key())
             groups.setdefault(key, FileGroup("csv", [], dialect)).files.append(file)
         elif fmt == "json":
@@ -49,7 +54,7 @@ def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings) -> list
             groups.setdefault((fmt,), FileGroup(fmt, [])).files.append(file)
     if fmt == "csv":
         _refuse_swapped_day_month(list(groups.values()), settings)
-    return list(groups.values())
+    return list(groups.values()), numbers
 
 
 def _refuse_swapped_day_month(groups: list[FileGroup], settings: ZoneReadSettings) -> None:
@@ -78,7 +83,7 @@ def _refuse_swapped_day_month(groups: list[FileGroup], settings: ZoneReadSetting
 def _proof(group: FileGroup, key: str, settings: ZoneReadSettings) -> str:
     """`b.csv line 2, column day: 25/12/2024; `: where a file of the group shows its order, if one does."""
     for file in group.files:
-        found = order_proof(sample_text(file, group.dialect.encoding, settings.label), group.dialect, key)
+        found = order_proof(body_text(file, group.dialect, settings.label), group.dialect, key)
         if found is not None:
             line, column, value = found
             return f"{file.name} line {line}, column {column}: {value}; "
@@ -98,13 +103,18 @@ class ZoneReader:
     twins_of: TwinsOf | None = None
     run_id: str | None = None  # where quarantined rows go; None (a preview): nowhere
     groups: list[FileGroup] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    run_notes: list[RunNote] = field(default_factory=list)  # typed notes for the run (notes.py)
+    notes: list[str] = field(default_factory=list)  # logged by the run
+    # what a green run tells about the data it read (kept as text, rows with no value, number formats,
+    # encodings): each also one of `notes`
+    run_notes: list[RunNote] = field(default_factory=list)
     rejected_rows: int = 0
     columns: list[str] = field(default_factory=list)  # those every file read had (after read())
 
     def __post_init__(self) -> None:
-        self.groups = plan_groups(self.files, one_format(self.label, self.files), self.settings)
+        self.groups, numbers = plan_groups(self.files, one_format(self.label, self.files), self.settings)
+        for kind, text in numbers.said:
+            self.tell(kind, text)
+        self._leave_out_lines_that_are_no_rows()
         if self.twins_of is not None:
             for group in self.groups:
                 if group.fmt == "csv" and all(self.uri_of(f).startswith("file:") for f in group.files):
@@ -112,6 +122,31 @@ class ZoneReader:
         if len(self.groups) > 1 and self.groups[0].fmt == "csv":
             self.note("files read with different dialects: " + "; ".join(
                 f"{g.names()}: {g.dialect.describe()}" for g in self.groups if g.dialect is not None))
+        self._tell_encodings()
+
+    def _leave_out_lines_that_are_no_rows(self) -> None:
+        """Spark reads a file with a title above its header, or rows with no value, from a copy without them."""
+        dialects = {f: g.dialect for g in self.groups if g.fmt == "csv" and g.dialect is not None for f in g.files}
+        for file, dialect in dialects.items():
+            found = cleaned(file, dialect)
+            if dialect.skip_rows:
+                lines = "line 1" if dialect.skip_rows == 1 else f"lines 1-{dialect.skip_rows}"
+                self.tell("other", f"{file.name}: {lines} above the header (a title) not loaded", file, 1)
+            if found.empty_count:
+                self.tell("empty_rows", empty_rows_note(file, found), file, found.empty_rows[0])
+        if any(cleaned(f, d).copy for f, d in dialects.items()):
+            plain = self.uri_of
+            self.uri_of = lambda f: read_uri(f, dialects[f], plain) if f in dialects else plain(f)
+
+    def _tell_encodings(self) -> None:
+        """A file read in another encoding than the zone's (its BOM settled it), or a zone read in several."""
+        zone = self.settings.csv.encoding
+        read = [(f, g.dialect.encoding) for g in self.groups if g.dialect is not None for f in g.files]
+        if len({e for _, e in read}) < 2 and all(zone in (None, e) for _, e in read):
+            return
+        for file, encoding in read:
+            why = "the zone's encoding" if encoding == (zone or "utf-8") else "its byte-order mark"
+            self.tell("encoding", f"{file.name} read as {shown(encoding)} ({why})", file)
 
     def date_orders(self) -> list[tuple[str, str]]:
         """The (key, pattern) the zone's dates were read with where day and month could trade places: what
@@ -123,6 +158,14 @@ class ZoneReader:
     def note(self, message: str) -> None:
         if message not in self.notes:
             self.notes.append(message)
+
+    def tell(self, kind: str, text: str, file: Path | None = None, line: int | None = None) -> None:
+        """A fact the run's result shows (a RunNote, its file named from the project's root), logged too."""
+        where = f"{self.label}/{file.relative_to(self.zone_dir).as_posix()}" if file is not None else None
+        note = RunNote(kind, text, where, line)
+        if note not in self.run_notes:
+            self.run_notes.append(note)
+        self.note(text)
 
     # -- reading ---------------------------------------------------------------------
     def read(self) -> tuple["DataFrame", "Column"]:
@@ -157,7 +200,8 @@ class ZoneReader:
             # by default Spark takes one file's schema for all: a column only a later file has was dropped
             return reader.option("mergeSchema", "true").parquet(*uris)
         if group.schema is None:
-            group.schema = self.pinned(named(sampled_csv_schema(self.spark, group.files, group.dialect), group.dialect))
+            group.schema = typed_schema(sampled_csv_schema(self.spark, group.files, group.dialect), group.dialect,
+                                        self.settings)
         if self.settings.quarantine:
             return self._set_aside(group, uris)
         return csv_frame(self.spark, uris, group.dialect, group.schema, "FAILFAST")
@@ -178,9 +222,6 @@ class ZoneReader:
 
             raise RatError(f"the files of landing zone {self.label} disagree on a column's type "
                            f"({summarise(exc)[0]}); pin it with schema: in the zone settings") from None
-
-    def pinned(self, schema: "StructType") -> "StructType":
-        return pin_types(schema, self.settings)
 
     # -- after a failed read, and rows set aside ------------------------------------------
     def widen(self) -> list[str]:

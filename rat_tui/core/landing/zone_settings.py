@@ -14,9 +14,11 @@ from ..errors import RatError
 from ..project.settings import Settings
 
 CSV_KEYS = ("delimiter", "quote", "escape", "header", "encoding", "null_values", "date_format",
-            "timestamp_format", "multiline")
+            "timestamp_format", "multiline", "decimal", "thousands", "skip_rows")
 BAD_ROWS = ("fail", "quarantine")
 _SEPARATOR_NAMES = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
+DECIMALS = (".", ",")
+THOUSANDS = (",", ".", " ", "'")
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,9 @@ class CsvSettings:
     date_format: str | None = None  # Spark's pattern letters (dd/MM/yyyy)
     timestamp_format: str | None = None
     multiline: bool | None = None
+    decimal: str | None = None  # the zone's decimal mark, "." or ","
+    thousands: str | None = None  # the zone's thousands separator: ",", ".", " " or "'"
+    skip_rows: int | None = None  # lines above the header (a report's title)
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,18 @@ def read_settings(settings: Settings, namespace: str, zone: str) -> ZoneReadSett
             parsed[key] = str(csv[key])
     if csv.get("encoding") is not None:
         parsed["encoding"] = _encoding(f"{where}.csv.encoding", csv["encoding"])
+    for key, allowed in (("decimal", DECIMALS), ("thousands", THOUSANDS)):
+        if csv.get(key) is not None:
+            value = "'" if csv[key] == "apostrophe" else " " if csv[key] in ("space", " ") else str(csv[key])
+            if value not in allowed:
+                raise RatError(f"{where}.csv.{key} must be one of {', '.join(repr(a) for a in allowed)}, not {csv[key]!r}")
+            parsed[key] = value
+    if parsed.get("decimal") is not None and parsed.get("decimal") == parsed.get("thousands"):
+        raise RatError(f"{where}.csv: decimal and thousands cannot both be {parsed['decimal']!r}")
+    if csv.get("skip_rows") is not None:
+        if isinstance(csv["skip_rows"], bool) or not isinstance(csv["skip_rows"], int) or csv["skip_rows"] < 0:
+            raise RatError(f"{where}.csv.skip_rows must be a number of lines (0 or more), not {csv['skip_rows']!r}")
+        parsed["skip_rows"] = csv["skip_rows"]
     if csv.get("null_values") is not None:
         parsed["null_value"] = _null_value(f"{where}.csv.null_values", csv["null_values"])
     columns = own.get("columns")

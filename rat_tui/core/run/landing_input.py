@@ -232,7 +232,9 @@ class LandingInput:
         notes += [RunNote("nothing_new", f"nothing new in {label}") for label in self.nothing_new]
         for zone, reader in self.readers.items():
             label = self.label(zone)
-            notes += [RunNote(_kind_of(note), f"{label}: {note}") for note in reader.notes if not _set_aside(note)]
+            typed = {note.text for note in reader.run_notes}  # the reader logs each of these as a string too
+            notes += [RunNote(_kind_of(note), f"{label}: {note}") for note in reader.notes
+                      if not _set_aside(note) and note not in typed]
             notes += reader.run_notes
             rejected = self.rejected_folder(zone) if reader.rejected_rows else None
             if rejected is not None:

@@ -98,7 +98,7 @@ def test_a_bom_never_becomes_part_of_a_column_name_and_an_encoding_setting_reads
     other = path.with_name("b.csv")
     other.write_bytes("id,name\n2,Zoë\n".encode("cp1252"))
     failed = load_zone(scratch, "enc")
-    assert failed["status"] == "failed" and "b.csv is not utf-8 text" in failed["error"]
+    assert failed["status"] == "failed" and "b.csv is not UTF-8 text" in failed["error"]
     assert "encoding: cp1252" in failed["error"]
     other.unlink()
     run = load_zone(scratch, "enc", "p2")

@@ -70,7 +70,7 @@ def test_a_file_that_would_read_as_one_column_is_refused_naming_the_setting(tmp_
 
 def test_a_file_that_is_not_utf8_names_the_encoding_setting_and_reads_with_it(tmp_path):
     path = _file(tmp_path, "lat.csv", "id,name\n1,Müller\n2,Zoë\n".encode("cp1252"))
-    with pytest.raises(RatError, match=r"lat.csv is not utf-8 text .*encoding: cp1252"):
+    with pytest.raises(RatError, match=r"lat.csv is not UTF-8 text .*encoding: cp1252"):
         detect(path, _zone())
     dialect = detect(path, _zone({"shop/z": {"csv": {"encoding": "cp1252"}}}))
     assert dialect.names == ("id", "name") and dialect.spark_options()["encoding"] == "windows-1252"

@@ -1,0 +1,141 @@
+"""Lines of a landing file that are no rows: a report's title above the header, and rows with no value.
+
+Spark's CSV reader drops one header line and nothing else: a title above the header became a row (or
+failed the read), and a trailing `,,,,,,,,,` became a row of NULLs. Such a file is read from a copy
+without those lines, made once per version of the file under the zone's `_cleaned/` folder (the copy
+keeps the file's name, so each row still names its file); the run's notes count the rows dropped.
+Every file is scanned for rows with no value: bytes matched by one regular expression, so a file without
+any costs a scan at memory speed; a file of quoted values spanning lines has its matches confirmed record
+by record (a line of commas inside a quoted value is no row).
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import itertools
+import os
+import re
+import shutil
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from .dialect import Dialect, text_lines
+from .encodings import wide
+from .identity import FileIdentity
+
+CLEANED_FOLDER = "_cleaned"
+_CHUNK = 16 << 20
+_cache: OrderedDict[tuple, "Cleaned"] = OrderedDict()
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Cleaned:
+    copy: Path | None  # what Spark reads instead of the file; None: the file itself
+    empty_rows: tuple[int, ...] = ()  # lines holding a row with no value (at most the first 1,000 are named)
+    empty_count: int = 0
+
+
+def cleaned(path: Path, dialect: Dialect) -> Cleaned:
+    """The file as Spark should read it; cached by the file's identity and its dialect."""
+    key = (str(path), FileIdentity.of(path), dialect.read_key())
+    with _lock:
+        if key in _cache:
+            return _cache[key]
+    lines = _empty_rows(path, dialect)
+    found = Cleaned(_copy(path, dialect, set(lines)) if lines or dialect.skip_rows else None, tuple(lines[:1000]),
+                    len(lines))
+    with _lock:
+        _cache[key] = found
+        while len(_cache) > 1024:
+            _cache.popitem(last=False)
+    return found
+
+
+def _empty_rows(path: Path, dialect: Dialect) -> list[int]:
+    """The lines below the header that hold a row with no value (delimiters, spaces, empty quotes)."""
+    cell = r'[ \t]*(?:""[ \t]*)?' if dialect.quote == '"' else r"[ \t]*"
+    pattern = cell + "(?:" + re.escape(dialect.delimiter) + cell + ")+\r?(?:\n|$)"
+    if wide(dialect.encoding) or path.name.lower().endswith(".gz"):
+        lines = _text_matches(path, dialect, pattern)
+    else:
+        first = "[" + re.escape(dialect.delimiter) + ' \t"]'  # how a line of an empty row starts
+        lines = _byte_matches(path, re.compile(pattern.encode()), re.compile(("\n" + first).encode()))
+    lines = [n for n in lines if n > dialect.skip_rows + int(dialect.header)]
+    if lines and dialect.multiline:  # a line of commas inside a quoted value is no row
+        from .widening import records
+
+        wanted = set(lines)
+        lines = [n for n, record in records(path, dialect) if n in wanted and not any(v.strip() for v in record)]
+    return lines
+
+
+def _byte_matches(path: Path, compiled: re.Pattern, starts: re.Pattern) -> list[int]:
+    """Numbers of the lines the pattern matches whole. Only lines that start as an empty row does (a line end,
+    then the delimiter, a space or a quote) are tried: a scan at memory speed for the usual file, whose lines
+    start with a value. Read in chunks cut at line ends (the delimiter is ASCII in the encodings read here)."""
+    found, line, rest = [], 1, b""
+    with open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(_CHUNK)
+            data = rest + chunk
+            cut = data.rfind(b"\n") + 1 if chunk else len(data)
+            data, rest = data[:cut], data[cut:]
+            counted = 0
+            # the chunk starts a line (position -1 stands for a line end before it)
+            for position in itertools.chain([-1], (m.start() for m in starts.finditer(data))):
+                if compiled.match(data, position + 1):
+                    line += data.count(b"\n", counted, position + 1)
+                    counted = position + 1
+                    found.append(line)
+            line += data.count(b"\n", counted)
+            if not chunk:
+                return found
+
+
+def _text_matches(path: Path, dialect: Dialect, pattern: str) -> list[int]:
+    compiled = re.compile(pattern)
+    return [number for number, text in enumerate(text_lines(path, dialect.encoding), 1) if compiled.fullmatch(text)]
+
+
+def _copy(path: Path, dialect: Dialect, empty: set[int]) -> Path:
+    """The file without the lines above its header and its rows with no value, in its own encoding."""
+    identity = FileIdentity.of(path)
+    version = "-".join(str(v) for v in identity) + f"-{dialect.skip_rows}"
+    folder = path.parent / CLEANED_FOLDER / hashlib.sha256(f"{path.name} {version}".encode()).hexdigest()[:24]
+    copy = folder / path.name  # its name: each row names its file
+    if copy.exists():
+        return copy
+    _remove_stale(path)
+    folder.mkdir(parents=True, exist_ok=True)
+    temp = folder / f".{copy.name}.{os.getpid()}-{threading.get_ident()}"
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(temp, "wt", encoding=dialect.encoding, newline="") as out:
+        for number, text in enumerate(text_lines(path, dialect.encoding), 1):
+            if number > dialect.skip_rows and number not in empty:
+                out.write(text)
+    os.replace(temp, copy)
+    return copy
+
+
+def _remove_stale(path: Path) -> None:
+    """Copies of earlier versions of the file, and of files no longer in the folder (archived, deleted)."""
+    root = path.parent / CLEANED_FOLDER
+    if not root.is_dir():
+        return
+    for folder in root.iterdir():
+        names = [f.name for f in folder.iterdir() if not f.name.startswith(".")] if folder.is_dir() else []
+        if path.name in names or not any((path.parent / name).exists() for name in names):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def read_uri(path: Path, dialect: Dialect, uri_of) -> str:
+    """Where Spark reads the file: its copy without the lines that are no rows, or the file itself."""
+    return uri_of(cleaned(path, dialect).copy or path)
+
+
+def empty_rows_note(path: Path, found: Cleaned) -> str:
+    shown = ", ".join(f"{n:,}" for n in found.empty_rows[:5]) + (", …" if found.empty_count > 5 else "")
+    return f"{found.empty_count} row(s) of {path.name} with no value not loaded (line {shown})"

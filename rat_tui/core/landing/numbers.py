@@ -1,0 +1,256 @@
+"""How a zone writes its numbers, decided per column over the zone's sample, and identifiers kept as text.
+
+Spark reads `1.500` as the double 1.5 and `12,50` as text: a `;` export's thousands became decimals. Each
+file's sample gives, per column, the conventions (decimal mark, thousands separator) every value fits.
+Over the zone, a column is read as the numbers its values mean: `1.234,56` and `12,50` say a decimal
+comma; `1,234,567` says `,` groups thousands. Where the column cannot tell (every value one separator
+and exactly three digits: `1.500`, `6,718`) the zone's own convention decides (a decimal comma or
+point elsewhere); without one the column is kept as text, and the run says so. rat.yaml may pin
+`decimal` and `thousands`. A column in which a value has a leading zero (`01`, `08123`: state codes,
+ZIP codes, account numbers) is text: as numbers they lost the zero.
+"""
+from __future__ import annotations
+
+import csv
+import itertools
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+    from pyspark.sql.types import StructType
+
+SPACES = " \u00a0\u202f"  # a space, and the no-break spaces French and Swiss exports group with
+CONVENTIONS = tuple((decimal, thousands) for decimal in (".", ",")
+                    for thousands in (None, ",", ".", " ", "'") if thousands != decimal)
+_SEPARATORS = set(".,'" + SPACES)
+_MOST_VALUES = 200  # distinct values with a separator kept per column: enough to tell, bounded in cost
+
+
+def _pattern(decimal: str, thousands: str | None, flavour: str = "python") -> str:
+    group = "[" + SPACES + "]" if thousands == " " else re.escape(thousands) if thousands else None
+    if flavour == "java" and thousands == " ":
+        group = "[ \\u00a0\\u202f]"
+    whole = rf"(?:\d+|\d{{1,3}}(?:{group}\d{{3}})+)" if group else r"\d+"
+    mark = re.escape(decimal)
+    return rf"[+-]?(?:{whole}(?:{mark}\d+)?|{mark}\d+)"
+
+
+# a column's distinct values, one a line, every one a number in the convention (or only spaces)
+_COLUMN_MATCHERS = {c: re.compile(rf"[ \t]*(?:{_pattern(*c)})?[ \t]*(?:\n[ \t]*(?:{_pattern(*c)})?[ \t]*)*")
+                    for c in CONVENTIONS}
+_PLAIN_COLUMN = re.compile(r"[ \t]*(?:[+-]?\d+)?[ \t]*(?:\n[ \t]*(?:[+-]?\d+)?[ \t]*)*")
+_SEPARATOR = re.compile("[.,'" + SPACES + "]")
+_WRITTEN = re.compile(r"(?m)^[ \t]*([^\n]*?[.,'" + SPACES + r"][^\n]*?)[ \t]*$")  # values holding a separator
+_LEADING_ZEROS = re.compile(r"(?m)^[ \t]*([+-]?0\d[^\n]*?)[ \t]*$")
+
+
+def canonical(value: str, decimal: str, thousands: str | None) -> str:
+    """`1.234,5` with (",", ".") -> `1234.5`."""
+    out = value.strip()
+    if thousands == " ":
+        out = re.sub("[" + SPACES + "]", "", out)
+    elif thousands:
+        out = out.replace(thousands, "")
+    return out.replace(decimal, ".") if decimal != "." else out
+
+
+@dataclass(frozen=True)
+class ColumnSample:
+    """What one file's sample says of one column."""
+
+    numeric: bool  # every value is a number in some convention (an empty value counts as none)
+    fits: frozenset  # the (decimal, thousands) conventions every value fits
+    written: tuple[str, ...] = ()  # distinct values holding a separator (at most _MOST_VALUES)
+    leading_zero: str | None = None  # the first value with a leading zero
+
+
+def column_samples(records, names: tuple[str, ...], null_value: str | None) -> dict[str, ColumnSample]:
+    """Per column name, what the records (a file's sample, header left out) say of its numbers. Each column's
+    distinct values are matched at once, one line each (a 256 KB sample: milliseconds, not a loop a value)."""
+    rows = []
+    try:
+        rows.extend(records)
+    except csv.Error:  # a record the sample cut: what came before decides
+        pass
+    columns = list(itertools.zip_longest(*rows, fillvalue=""))[:len(names)] if rows else []
+    out = {}
+    for name, values in zip(names, columns):
+        if not name:
+            continue
+        distinct = dict.fromkeys(values)  # in the order they came
+        distinct.pop("", None)
+        distinct.pop(null_value, None)
+        blob = "\n".join(distinct)
+        if _PLAIN_COLUMN.fullmatch(blob):  # whole numbers only (ids, counts): one match, not eight
+            zero = _LEADING_ZEROS.search(blob)
+            out[name] = ColumnSample(True, frozenset(CONVENTIONS), (), zero.group(1) if zero else None)
+            continue
+        fits = frozenset(c for c, whole in _COLUMN_MATCHERS.items() if whole.fullmatch(blob)) \
+            if _SEPARATOR.search(blob) else frozenset()
+        if not fits:
+            out[name] = ColumnSample(False, fits)
+            continue
+        zero = _LEADING_ZEROS.search(blob)
+        written = tuple(m.group(1) for m in itertools.islice(_WRITTEN.finditer(blob), _MOST_VALUES))
+        out[name] = ColumnSample(True, fits, written, zero.group(1) if zero else None)
+    return out
+
+
+@dataclass(frozen=True)
+class NumberColumn:
+    """A column read as text and turned into numbers written (decimal, thousands)."""
+
+    name: str
+    decimal: str
+    thousands: str | None
+    integral: bool
+
+    def describe(self) -> str:
+        grouping = {None: "no", " ": "space", "'": "'", ",": "','", ".": "'.'"}[self.thousands]
+        return f"decimal {self.decimal!r}, {grouping} thousands separator"
+
+
+@dataclass(frozen=True)
+class ZoneNumbers:
+    """How the zone's numbers are read: per column, and the zone's convention (for pinning)."""
+
+    decimal: str | None = None
+    thousands: str | None = None
+    columns: tuple[NumberColumn, ...] = ()
+    text: tuple[str, ...] = ()  # numeric-looking columns kept as text (leading zeros, ambiguous)
+    said: tuple[tuple[str, str], ...] = ()  # (kind, sentence) the run tells
+
+
+def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | None = None,
+                 pinned_thousands: str | None = None) -> ZoneNumbers:
+    """The zone's reading of numbers from every file's column samples and what rat.yaml pins."""
+    merged: dict[str, ColumnSample] = {}
+    for sample in samples:
+        for name, column in sample.items():
+            seen = merged.get(name)
+            merged[name] = column if seen is None else ColumnSample(
+                seen.numeric and column.numeric, seen.fits & column.fits,
+                tuple(dict.fromkeys(seen.written + column.written))[:_MOST_VALUES],
+                seen.leading_zero or column.leading_zero)
+    numeric = {n: c for n, c in merged.items() if c.numeric and c.fits}
+    decimal = pinned_decimal or _convention(numeric.values())
+    columns, text, said = [], [], []
+    for name, column in numeric.items():
+        if column.leading_zero is not None:
+            text.append(name)
+            said.append(("kept_as_text", f"{name} kept as text: {column.leading_zero!r} has a leading zero "
+                                         "(an identifier, which a number would lose)"))
+            continue
+        if not column.written:
+            continue  # whole numbers only: Spark reads them
+        fits = [c for c in CONVENTIONS if c in column.fits and (pinned_decimal is None or c[0] == pinned_decimal)
+                and (pinned_thousands is None or c[1] in (None, pinned_thousands))]
+        meanings = _meanings(fits, column.written)
+        if len(meanings) > 1 and decimal is not None:
+            meanings = _meanings([c for c in fits if c[0] == decimal], column.written)
+        if len(meanings) != 1:
+            if fits:
+                text.append(name)
+                shown = ", ".join(column.written[:2])
+                said.append(("kept_as_text", f"{name} kept as text: {shown} may be thousands or decimals, and the "
+                                             "zone shows no decimal mark; pin decimal and thousands in the zone's csv "
+                                             "settings"))
+            continue
+        convention, values = next(iter(meanings.items()))
+        if convention == (".", None):
+            continue  # Spark's own reading
+        integral = all("." not in v for v in values)
+        columns.append(NumberColumn(name, convention[0], convention[1], integral))
+        if convention[1] is not None and any(_SEPARATORS.intersection(v.replace(convention[0], ""))
+                                             for v in column.written):
+            example = next(v for v in column.written if convention[1] in v or convention[1] == " ")
+            said.append(("number_format", f"{name}: {example} read as {canonical(example, *convention)} "
+                                          f"({NumberColumn(name, *convention, integral).describe()})"))
+    thousands = pinned_thousands or next((c.thousands for c in columns if c.thousands), None)
+    return ZoneNumbers(decimal, thousands, tuple(columns), tuple(text), tuple(said))
+
+
+def _convention(columns) -> str | None:
+    """The decimal mark the zone's values show (`12,50`, `1.234,5`), None when none or both."""
+    marks = set()
+    for column in columns:
+        decimals = {c[0] for c in column.fits}
+        if len(decimals) == 1 and column.written:
+            marks |= decimals
+    return next(iter(marks)) if len(marks) == 1 else None
+
+
+def _meanings(fits: list, written: tuple[str, ...]) -> dict:
+    """The conventions of `fits` that read the values differently: one per distinct reading (the first)."""
+    readings: dict[tuple, tuple] = {}
+    for convention in fits:
+        try:
+            values = tuple(canonical(v, *convention) for v in written)
+            key = tuple(Decimal(v) for v in values)
+        except InvalidOperation:
+            continue
+        readings.setdefault(key, (convention, values))
+    # Spark's own reading first, when it is one of them
+    ordered = sorted(readings.values(), key=lambda cv: cv[0] != (".", None))
+    return dict(ordered)
+
+
+def in_zone(dialects: dict, decimal: str | None, thousands: str | None) -> tuple[dict, ZoneNumbers]:
+    """Each file's dialect (dialect.Dialect, by path) with the numbers of the zone its files make up."""
+    numbers = zone_numbers([d.samples for d in dialects.values() if d.samples], decimal, thousands)
+    return {path: d.with_numbers(numbers) for path, d in dialects.items()}, numbers
+
+
+# -- Spark ---------------------------------------------------------------------------------------------
+NUMBER_MISFIT = "rat: a number written unlike its column's others: "
+
+
+def typed(schema: "StructType", numbers: tuple[NumberColumn, ...], text: tuple[str, ...]) -> "StructType":
+    """The sampled schema with the zone's number columns typed, and identifier columns as text."""
+    from pyspark.sql.types import DoubleType, LongType, NumericType, StringType, StructField, StructType
+
+    by_name = {c.name: c for c in numbers}
+    fields = []
+    for f in schema.fields:
+        if f.name in text and isinstance(f.dataType, NumericType):
+            f = StructField(f.name, StringType(), True)
+        elif f.name in by_name:
+            f = StructField(f.name, LongType() if by_name[f.name].integral else DoubleType(), True)
+        fields.append(f)
+    return StructType(fields)
+
+
+def as_read(schema: "StructType", numbers: tuple[NumberColumn, ...]) -> "StructType":
+    """What Spark reads: the number columns as text, turned into numbers by `converted`."""
+    from pyspark.sql.types import NumericType, StringType, StructField, StructType
+
+    names = {c.name for c in numbers}
+    return StructType([StructField(f.name, StringType(), True) if f.name in names and isinstance(f.dataType, NumericType)
+                       else f for f in schema.fields])
+
+
+def converted(df: "DataFrame", schema: "StructType", numbers: tuple[NumberColumn, ...]) -> "DataFrame":
+    """The number columns as `schema` types them; a value written otherwise fails the read (never NULL)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import NumericType
+
+    types = {f.name: f.dataType for f in schema.fields}
+    for column in numbers:
+        wanted = types.get(column.name)
+        if not isinstance(wanted, NumericType):
+            continue
+        raw = F.col(f"`{column.name}`")
+        grouping = "[ \u00a0\u202f]" if column.thousands == " " else re.escape(column.thousands or "")
+        text = F.regexp_replace(raw, grouping, "") if column.thousands else raw
+        if column.decimal != ".":
+            text = F.translate(text, column.decimal, ".")
+        value = text.cast(wanted)
+        misfit = F.raise_error(F.concat(F.lit(NUMBER_MISFIT + column.name + " "), raw, F.lit(" in "),
+                                        F.input_file_name()))
+        pattern = "^" + _pattern(column.decimal, column.thousands, "java") + "$"
+        df = df.withColumn(column.name, F.when(raw.isNull(), F.lit(None).cast(wanted))
+                           .when(raw.rlike(pattern), value).otherwise(misfit.cast(wanted)))
+    return df

@@ -1,0 +1,200 @@
+"""Files read as their senders meant them (issue 35): a BOM settles its file's encoding, numbers and
+identifiers keep what they were written as, a title above the header is no row. Each test writes its
+files in the encodings and layouts named and asserts the table's rows and types after a real run."""
+from __future__ import annotations
+
+import pytest
+
+from tests.core.landing.zone_runs import load_zone, table_columns
+from tests.lakehelpers import Scratch
+
+pytestmark = pytest.mark.spark
+
+
+def _zone_file(scratch: Scratch, zone: str, name: str, data: bytes):
+    path = scratch.root / "landing" / zone / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def _types(scratch: Scratch, fqn: str) -> dict[str, str]:
+    return {r[0]: r[1] for r in scratch.rows(f"DESCRIBE {fqn}") if r[0] and not r[0].startswith("#")}
+
+
+def _logged(scratch: Scratch, run: dict) -> list[str]:
+    return [e.get("message", "") for e in scratch.wb.run_log.read(run["run_id"]) if e["event"] == "LogLine"]
+
+
+def test_a_bom_settles_its_file_in_a_cp1252_zone(scratch: Scratch):
+    """A UTF-8 file with a BOM (`;`, CRLF) beside a cp1252 file, the zone set to cp1252: each file is read
+    in its own encoding; no `ï»¿id` column, no NULL ids, no mojibake."""
+    _zone_file(scratch, "mixed", "a.csv", "\ufeffid;name\r\n1;Nguyễn Co\r\n2;Zoë\r\n".encode("utf-8"))
+    _zone_file(scratch, "mixed", "b.csv", "id;name\r\n3;Café Noël\r\n".encode("cp1252"))
+    scratch.wb.set_zone_settings(scratch.ns, "mixed", csv={"encoding": "cp1252"})
+    run = load_zone(scratch, "mixed")
+    assert run["status"] == "success", run["error"]
+    assert table_columns(scratch, run["fqn"]) == ["id", "name"]
+    assert scratch.rows(f"SELECT id, name FROM {run['fqn']} ORDER BY id") == [
+        [1, "Nguyễn Co"], [2, "Zoë"], [3, "Café Noël"]]
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_files_with_a_bom_read_as_text(scratch: Scratch, codec: str):
+    bom = "\ufeff".encode(codec)
+    _zone_file(scratch, "u16", "a.csv", bom + "id;name;amount\r\n1;Zoë;2,50\r\n2;Łódź;3,75\r\n".encode(codec))
+    run = load_zone(scratch, "u16")
+    assert run["status"] == "success", run["error"]
+    assert table_columns(scratch, run["fqn"]) == ["id", "name", "amount"]
+    assert scratch.rows(f"SELECT id, name, amount FROM {run['fqn']} ORDER BY id") == [
+        [1, "Zoë", 2.5], [2, "Łódź", 3.75]]
+
+
+def test_a_file_not_valid_in_its_encoding_is_refused_with_offset_and_line(scratch: Scratch):
+    """A UTF-8 zone (no setting) with a cp1252 byte on line 3, and another whose bad byte lies past the part
+    of the file read to detect it: each run refuses, naming file, offset, line and a likely encoding."""
+    _zone_file(scratch, "bad", "a.csv", b"id;name\n1;ok\n2;Caf\xe9\n")
+    run = load_zone(scratch, "bad")
+    assert run["status"] == "failed"
+    assert "a.csv is not UTF-8 text (bad byte 0xe9 at byte offset 18, line 3)" in run["error"]
+    assert "encoding: cp125" in run["error"]
+    rows = "".join(f"{i};name {i}\n" for i in range(1, 40_001)).encode()
+    _zone_file(scratch, "late", "big.csv", b"id;name\n" + rows + "40001;Müller\n".encode("cp1252"))
+    run = load_zone(scratch, "late", "p2")
+    assert run["status"] == "failed"
+    assert f"big.csv is not UTF-8 text (bad byte 0xfc at byte offset {8 + len(rows) + 7:,}, line 40,002)" in run["error"]
+
+
+def test_thousands_separators_read_as_the_zone_writes_numbers(scratch: Scratch):
+    """A `;` feed with qty 1.500 and 2.250, and 12,50 decimal commas in another file of the zone: qty is 1500
+    and 2250 (BIGINT), price 12.5 (DOUBLE), and the run says how it read qty."""
+    scratch.landing("eu", "a.csv", "id;qty\n1;1.500\n2;2.250\n")
+    scratch.landing("eu", "b.csv", "id;price\n3;12,50\n4;7,25\n")
+    run = load_zone(scratch, "eu")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, qty, price FROM {run['fqn']} ORDER BY id") == [
+        [1, 1500, None], [2, 2250, None], [3, None, 12.5], [4, None, 7.25]]
+    types = _types(scratch, run["fqn"])
+    assert types["qty"] == "bigint" and types["price"] == "double"
+    assert any("qty: 1.500 read as 1500 (decimal ',', '.' thousands separator)" in m for m in _logged(scratch, run))
+
+
+def test_us_grouping_becomes_a_number_or_text_never_a_decimal(scratch: Scratch):
+    """A quoted "6,718" (US grouping): in a zone that shows decimal points it is 6718; alone, where the values
+    cannot tell, it stays text ("6,718"), never 6.718."""
+    scratch.landing("us", "a.csv", 'id,students,share\n1,"6,718",0.25\n2,"12,001",0.5\n')
+    run = load_zone(scratch, "us")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, students, share FROM {run['fqn']} ORDER BY id") == [[1, 6718, 0.25], [2, 12001, 0.5]]
+    scratch.landing("alone", "a.csv", 'id,students\n1,"6,718"\n2,"12,001"\n')
+    run = load_zone(scratch, "alone", "p2")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, students FROM {run['fqn']} ORDER BY id") == [[1, "6,718"], [2, "12,001"]]
+    assert _types(scratch, run["fqn"])["students"] == "string"
+    assert any("students kept as text: 6,718, 12,001 may be thousands or decimals" in m for m in _logged(scratch, run))
+
+
+def test_pinned_number_format_reads_ambiguous_values(scratch: Scratch):
+    """`decimal: ","` and `thousands: "."` pinned: 1.500 alone reads as 1500."""
+    scratch.landing("pin", "a.csv", "id;qty\n1;1.500\n2;2.250\n")
+    scratch.wb.set_zone_settings(scratch.ns, "pin", csv={"decimal": ",", "thousands": "."})
+    run = load_zone(scratch, "pin")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, qty FROM {run['fqn']} ORDER BY id") == [[1, 1500], [2, 2250]]
+
+
+def test_identifiers_with_leading_zeros_stay_text(scratch: Scratch):
+    """State codes 01, 02 and ZIP codes 08123: text, the zeros kept; a plain count beside them stays a number."""
+    scratch.landing("zip", "a.csv", "state,zip,count\n01,08123,5\n02,10001,7\n10,0,0\n")
+    run = load_zone(scratch, "zip")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT state, zip, count FROM {run['fqn']} ORDER BY state") == [
+        ["01", "08123", 5], ["02", "10001", 7], ["10", "0", 0]]
+    types = _types(scratch, run["fqn"])
+    assert types["state"] == "string" and types["zip"] == "string" and types["count"] == "int"
+
+
+GOV_REPORT = (",,,,,,,,\r\n"
+              "Number of Students Enrolled by State During FY 2010,,,,\r\n"
+              "State,Code,Zip,Students,Y2008,Y2009,Y2010,Share,Note\r\n"
+              'Alabama,01,35004,"6,718",1.5,2.5,3.5,0.25,a\r\n'
+              'Alaska,02,99501,"12,001",1.5,2.5,3.5,0.5,b\r\n'
+              'New Jersey,34,08123,"987",1.5,2.5,3.5,0.75,c\r\n'
+              ",,,,,,,,\r\n")
+
+
+def test_a_report_with_a_title_above_its_header_loads_its_table(scratch: Scratch):
+    """A government report: an empty line and a title above the header, a trailing `,,,,,,,,`: the table has
+    the header's columns, no title row, no empty row, and the run tells both."""
+    _zone_file(scratch, "gov", "fy2010.csv", GOV_REPORT.encode())
+    run = load_zone(scratch, "gov")
+    assert run["status"] == "success", run["error"]
+    assert table_columns(scratch, run["fqn"]) == ["State", "Code", "Zip", "Students", "Y2008", "Y2009", "Y2010",
+                                                  "Share", "Note"]
+    assert scratch.rows(f"SELECT State, Code, Zip, Students, Share FROM {run['fqn']} ORDER BY State") == [
+        ["Alabama", "01", "35004", 6718, 0.25], ["Alaska", "02", "99501", 12001, 0.5],
+        ["New Jersey", "34", "08123", 987, 0.75]]
+    logged = _logged(scratch, run)
+    assert any("fy2010.csv: lines 1-2 above the header (a title) not loaded" in m for m in logged)
+    assert any("1 row(s) of fy2010.csv with no value not loaded (line 7)" in m for m in logged)
+
+
+def test_skip_rows_pins_the_lines_above_the_header(scratch: Scratch):
+    """A title of several values, which detection cannot tell from a header: refused naming the lines; with
+    skip_rows pinned the table loads."""
+    _zone_file(scratch, "title", "r.csv", b"Report,FY 2010,all states\nid,name,amount,day\n1,a,2.5,x\n2,b,3.5,y\n")
+    run = load_zone(scratch, "title")
+    assert run["status"] == "failed"
+    assert "r.csv line 1 hold(s) 3 column(s) where the rows under it have 4" in run["error"]
+    assert "skip_rows: 1" in run["error"]
+    scratch.wb.set_zone_settings(scratch.ns, "title", csv={"skip_rows": 1})
+    run = load_zone(scratch, "title", "p2")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, name, amount FROM {run['fqn']} ORDER BY id") == [[1, "a", 2.5], [2, "b", 3.5]]
+
+
+def test_pin_dialect_writes_the_zone_s_number_format_and_later_files_read_by_it(scratch: Scratch):
+    """`pin-dialect` (`E`) writes the decimal mark and thousands separator the zone's files show; a later file
+    whose values alone cannot tell (1.500) then reads as 1500, not as text."""
+    scratch.landing("feed", "a.csv", "id;qty;price\n1;1.500;12,50\n")
+    pinned = scratch.wb.pin_dialect(scratch.ns, "feed", "a.csv")
+    assert pinned["csv"]["decimal"] == "," and pinned["csv"]["thousands"] == "."
+    assert "decimal: ','" in (scratch.wb.project.root / "rat.yaml").read_text()
+    (scratch.root / "landing" / "feed" / "a.csv").unlink()
+    scratch.landing("feed", "b.csv", "id;qty\n2;2.250\n3;3.125\n")
+    run = load_zone(scratch, "feed")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, qty FROM {run['fqn']} ORDER BY id") == [[2, 2250], [3, 3125]]
+
+
+def test_a_number_written_otherwise_past_the_sample_fails_naming_its_line(scratch: Scratch):
+    """qty grouped with '.' in the zone's first lines (beside 12,50 decimal commas), then `2.5` on line 6,002:
+    the run fails naming file, line, column and value, rather than load 25."""
+    rows = "".join(f"{i};{i % 9 + 1}.{i % 1000:03d};{i % 90},50\n" for i in range(1, 6001))
+    scratch.landing("late", "a.csv", "id;qty;price\n" + rows + "6001;2.5;1,50\n")
+    run = load_zone(scratch, "late")
+    assert run["status"] == "failed"
+    assert "a.csv line 6,002: qty '2.5' is not written like the column's other numbers (decimal ','" in run["error"]
+
+
+def test_upload_takes_a_bom_file_into_a_cp1252_zone_and_its_twin_reads_right(scratch: Scratch, tmp_path):
+    """Upload checks each file in the encoding it is read with: a UTF-8 file with a BOM in a cp1252 zone is
+    UTF-8 (its twin and sample too), a cp1252 file with a byte cp1252 lacks is refused with offset and line."""
+    scratch.wb.create_zone(scratch.ns, "up")
+    scratch.wb.set_zone_settings(scratch.ns, "up", csv={"encoding": "cp1252"})
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes("\ufeffid;name;qty\r\n1;Nguyễn Co;1.500\r\n2;Zoë;2.250\r\n".encode("utf-8"))
+    west = tmp_path / "west.csv"
+    west.write_bytes("id;name;price\r\n3;Café;12,50\r\n".encode("cp1252"))
+    assert scratch.wb.upload(scratch.ns, "up", [str(bom), str(west)])["typed"] == ["bom.csv", "west.csv"]
+    assert [r[:2] for r in scratch.wb.sample(scratch.ns, "up", "_samples/bom_sample.csv")["rows"]] == [
+        [1, "Nguyễn Co"], [2, "Zoë"]]
+    run = load_zone(scratch, "up")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, name, qty, price FROM {run['fqn']} ORDER BY id") == [
+        [1, "Nguyễn Co", 1500, None], [2, "Zoë", 2250, None], [3, "Café", None, 12.5]]
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(b"id;name\r\n4;x\x81y\r\n")
+    with pytest.raises(Exception) as refused:
+        scratch.wb.upload(scratch.ns, "up", [str(bad)])
+    assert "bad.csv is not cp1252 text (bad byte 0x81 at byte offset 12, line 2)" in str(refused.value)

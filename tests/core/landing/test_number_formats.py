@@ -1,0 +1,114 @@
+"""How a zone writes its numbers, identifiers and titles, read without the JVM (issue 35): what the zone
+reader plans and the notes a green run carries (`ZoneReader.run_notes`), and what pinning writes."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rat_tui.core.errors import RatError
+from rat_tui.core.landing.dialect import detect, zone_dialects
+from rat_tui.core.landing.zone_read import ZoneReader
+from rat_tui.core.landing.zone_settings import read_settings
+from rat_tui.core.project.settings import Settings
+
+
+def _settings(csv: dict | None = None):
+    return read_settings(Settings(zones={"shop/z": {"csv": csv}} if csv else {}), "shop", "z")
+
+
+def _zone(tmp_path: Path, files: dict[str, bytes]) -> Path:
+    zone = tmp_path / "shop" / "landing" / "z"
+    zone.mkdir(parents=True)
+    for name, data in files.items():
+        (zone / name).write_bytes(data)
+    return zone
+
+
+def _reader(zone: Path, csv: dict | None = None) -> ZoneReader:
+    """The zone reader as a run builds it: planning reads no row with Spark (none is started)."""
+    files = sorted(p for p in zone.iterdir() if p.is_file())
+    return ZoneReader(None, zone, "shop/landing/z", files, lambda p: "file:" + str(p), _settings(csv))
+
+
+def _notes(reader: ZoneReader) -> list[tuple]:
+    return [(n.kind, n.file, n.line, n.text) for n in reader.run_notes]
+
+
+def test_grouping_in_a_decimal_comma_zone_is_a_run_note(tmp_path):
+    zone = _zone(tmp_path, {"a.csv": b"id;qty\n1;1.500\n2;2.250\n", "b.csv": b"id;price\n3;12,50\n"})
+    reader = _reader(zone)
+    numbers = {g.files[0].name: g.dialect.numbers for g in reader.groups}
+    assert [(c.name, c.decimal, c.thousands, c.integral) for c in numbers["a.csv"]] == [("qty", ",", ".", True)]
+    assert [(c.name, c.decimal, c.thousands, c.integral) for c in numbers["b.csv"]] == [("price", ",", None, False)]
+    assert ("number_format", None, None, "qty: 1.500 read as 1500 (decimal ',', '.' thousands separator)") \
+        in _notes(reader)
+
+
+def test_values_that_cannot_tell_are_kept_as_text_and_said(tmp_path):
+    reader = _reader(_zone(tmp_path, {"a.csv": b'id,students\n1,"6,718"\n2,"12,001"\n'}))
+    assert reader.groups[0].dialect.text_columns == ("students",)
+    assert [n[0] for n in _notes(reader)] == ["kept_as_text"]
+    assert "students kept as text: 6,718, 12,001 may be thousands or decimals" in _notes(reader)[0][3]
+
+
+def test_leading_zeros_make_a_column_text(tmp_path):
+    reader = _reader(_zone(tmp_path, {"a.csv": b"state,zip,count,share\n01,08123,5,0.5\n10,10001,0,0\n"}))
+    assert reader.groups[0].dialect.text_columns == ("state", "zip")
+    assert ("kept_as_text", None, None, "zip kept as text: '08123' has a leading zero (an identifier, which a number "
+            "would lose)") in _notes(reader)
+
+
+def test_encodings_per_file_and_rows_with_no_value_are_run_notes(tmp_path):
+    zone = _zone(tmp_path, {"a.csv": "\ufeffid;name\r\n1;Zoë\r\n;\r\n".encode("utf-8"),
+                            "b.csv": "id;name\r\n2;Noël\r\n".encode("cp1252")})
+    reader = _reader(zone, {"encoding": "cp1252"})
+    assert {g.files[0].name: g.dialect.encoding for g in reader.groups} == {"a.csv": "utf-8", "b.csv": "cp1252"}
+    notes = _notes(reader)
+    assert ("encoding", "shop/landing/z/a.csv", None, "a.csv read as UTF-8 (its byte-order mark)") in notes
+    assert ("encoding", "shop/landing/z/b.csv", None, "b.csv read as cp1252 (the zone's encoding)") in notes
+    assert ("empty_rows", "shop/landing/z/a.csv", 3, "1 row(s) of a.csv with no value not loaded (line 3)") in notes
+    # Spark reads a.csv from a copy without that row
+    assert reader.uri_of(zone / "a.csv").startswith(f"file:{zone}/_cleaned/")
+    assert reader.uri_of(zone / "b.csv") == f"file:{zone}/b.csv"
+
+
+def test_a_title_above_the_header_is_skipped_and_pinned(tmp_path):
+    zone = _zone(tmp_path, {"r.csv": b",,,,\nSales by region FY 2010,,,,\nregion,code,q1,q2,q3\nNorth,01,1,2,3\n"})
+    dialect = detect(zone / "r.csv", _settings())
+    assert dialect.skip_rows == 2 and dialect.names == ("region", "code", "q1", "q2", "q3")
+    assert zone_dialects(zone, _settings())[zone / "r.csv"].pinned()["skip_rows"] == 2
+
+
+def test_the_zone_s_number_convention_is_what_pinning_writes(tmp_path):
+    zone = _zone(tmp_path, {"a.csv": b"id;qty\n1;1.500\n", "b.csv": b"id;price\n3;12,50\n"})
+    pinned = zone_dialects(zone, _settings())[zone / "a.csv"].pinned()
+    assert pinned["decimal"] == "," and pinned["thousands"] == "."
+
+
+@pytest.mark.parametrize("csv, why", [
+    ({"decimal": ";"}, "decimal must be one of '.', ','"),
+    ({"decimal": ",", "thousands": ","}, "decimal and thousands cannot both be ','"),
+    ({"skip_rows": -1}, "skip_rows must be a number of lines"),
+])
+def test_pinned_number_formats_and_skip_rows_are_checked(csv, why):
+    with pytest.raises(RatError, match=why):
+        _settings(csv)
+
+
+def test_a_file_with_a_bad_byte_past_the_sample_is_refused_with_its_line(tmp_path):
+    rows = b"".join(b"%d;name %d\n" % (i, i) for i in range(1, 30_001))
+    zone = _zone(tmp_path, {"big.csv": b"id;name\n" + rows + b"30001;M\xfcller\n"})
+    with pytest.raises(RatError, match=rf"big.csv is not UTF-8 text \(bad byte 0xfc at byte offset "
+                                       rf"{8 + len(rows) + 7:,}, line 30,002\)"):
+        _reader(zone)
+
+
+def test_a_typed_twin_key_holds_the_zone_s_number_format(tmp_path):
+    """Twins are keyed by the dialect they were read with (its JSON): a zone's number format changes the key."""
+    from rat_tui.core.landing.twins import twin_folder
+
+    zone = _zone(tmp_path, {"a.csv": b"id;qty\n1;1.500\n", "b.csv": b"id;price\n3;12,50\n"})
+    grouped = zone_dialects(zone, _settings())[zone / "a.csv"]
+    alone = detect(zone / "a.csv", _settings())
+    assert twin_folder(zone, zone / "a.csv", grouped) != twin_folder(zone, zone / "a.csv", alone)
