@@ -11,7 +11,7 @@ from devkit.pilot import screen, select, until
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.lineage_view import LineageView
 from rat_tui.tui.components.pipeline_view import PipelineView
-from rat_tui.tui.components.project_tree import ProjectTree
+from tests.tuihelpers import tree_label
 from rat_tui.tui.components.run_view import RunView
 from tests.lakehelpers import Scratch
 
@@ -58,12 +58,6 @@ async def test_pin_without_a_text_file_says_why(scratch: Scratch):
         await pilot.press("E")
         await until(pilot, lambda: any("has no active delimited text file" in str(n.message)
                                        for n in app._notifications), 10, "the notice")
-
-
-def tree_label(app: RatApp, fqn: str) -> str:
-    tree = app.query_one(ProjectTree)
-    return next(str(n.label) for n in tree._walk(tree.root)
-                if n.data is not None and n.data.kind == "pipeline" and n.data.ref.fqn == fqn)
 
 
 def archiving(scratch: Scratch, zone: str) -> str:

@@ -8,19 +8,10 @@ from devkit.pilot import screen, select, until
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.pipeline_view import PipelineView
 from tests.lakehelpers import Scratch
-from tests.tui.test_tui_landing import tree_label
+from tests.tuihelpers import run_from_the_tree, tree_label
 
 pytestmark = pytest.mark.spark
 SIZE = (200, 45)
-
-
-async def run_from_the_tree(pilot, scratch: Scratch, fqn: str) -> dict:
-    """`r` on the pipeline in the tree; its stored run once it ended."""
-    await select(pilot, "pipeline", fqn)
-    await pilot.press("r")
-    ended = lambda: (scratch.wb.runs(fqn)["runs"] or [{"status": "queued"}])[0]  # noqa: E731
-    await until(pilot, lambda: ended()["status"] in ("success", "failed", "cancelled"), 120, "the run")
-    return ended()
 
 
 async def show_run_tab(pilot, app: RatApp, fqn: str) -> None:

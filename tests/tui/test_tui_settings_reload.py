@@ -11,7 +11,7 @@ from ruamel.yaml import YAML
 from devkit.pilot import screen, select, until
 from rat_tui.tui.app import RatApp
 from tests.lakehelpers import Scratch
-from tests.tui.test_tui_run_notes import run_from_the_tree
+from tests.tuihelpers import run_from_the_tree
 
 pytestmark = pytest.mark.spark
 SIZE = (160, 45)
