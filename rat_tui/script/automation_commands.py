@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.automation.schedule import parse_at
 from ..core.errors import RatError
 from .as_json import as_json
 from .commands import ScriptContext, arg, command
@@ -17,6 +16,8 @@ def _triggers(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> di
 @command("tick", arg("--at"))
 def _tick(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     """Evaluate every trigger once as if the clock read --at; start what is due and wait for it."""
+    from ..core.automation.schedule import parse_at  # cron and zone libraries: an attached client needs neither
+
     result = ctx.wb.automation.tick(parse_at(a.at) if a.at else None)
     fields = as_json(result)
     if result.failed:

@@ -1,7 +1,10 @@
 """Column lineage results as the script's JSON (SCRIPT.md: `lineage --column`)."""
 from __future__ import annotations
 
-from ..core.lineage.service import ColumnTrace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the service imports sqlglot: 0.2 s an attached client does not pay
+    from ..core.lineage.service import ColumnTrace
 
 
 def column_trace_json(trace: ColumnTrace) -> dict:
