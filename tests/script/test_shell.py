@@ -3,7 +3,10 @@ repository, output for people (or --json), exit codes 0 ok / 1 failed / 2 misuse
 from __future__ import annotations
 
 import io
+import os
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -109,3 +112,14 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch: pytest.M
     out, err = _Terminal(), _Terminal()
     HumanOutput(out, err).write(text)
     assert err.getvalue() == "✗ shop.bronze.orders  failed  0 rows  (boom)\n"
+
+
+def test_a_shell_command_imports_no_engine_library_before_it_knows_it_needs_one():
+    """An attached `rat-tui query …` is a short process (0.3 s on a quiet machine): Spark, Textual, sqlglot,
+    DuckDB and the cron libraries load only in the process that runs the command, never in the client."""
+    probe = ("import sys, rat_tui.cli, rat_tui.script.attach; "
+             "print(' '.join(sorted({m.split('.')[0] for m in sys.modules} & "
+             "{'pyspark', 'textual', 'sqlglot', 'duckdb', 'cronsim', 'pyiceberg', 'pyarrow', 'pandas'})))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}).stdout.split()
+    assert loaded == []
