@@ -10,10 +10,12 @@ from typing import TypeVar
 
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Tree
+from textual.widgets.tree import TreeNode
 from textual.worker import WorkerState
 
 from ..core.commands import watching
@@ -36,6 +38,7 @@ from .components.status_bar import StatusBar
 from .components.table_view import TableView
 from .components.zone_view import ZoneView
 from .heap import freeze_long_lived, release
+from .internal_errors import InternalErrors
 from .jobs import Jobs
 from .keymap import DEFAULT_KEYMAP, bindings, key_label, label_of, resolve_keymap
 from .keys.graph import GraphKeys, ran_message
@@ -84,6 +87,7 @@ class RatApp(App):
         self.pipeline_keys, self.table_keys, self.review_keys = PipelineKeys(self), TableKeys(self), ReviewKeys(self)
         self.landing_keys, self.upkeep_keys, self.graph_keys = LandingKeys(self), UpkeepKeys(self), GraphKeys(self)
         self.view_keys = ViewKeys(self)
+        self.internal_errors = InternalErrors(self)
 
     # -- layout ---------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -137,6 +141,35 @@ class RatApp(App):
         self.workbench.watching.stop()
         self.workbench.outside.stop()
 
+    # -- errors: a bug is logged and said once; the app stays -------------------------
+    def _handle_exception(self, error: Exception) -> None:
+        if not self.internal_errors.survivable(error):
+            super()._handle_exception(error)
+            return
+        widget = self.internal_errors.failed_widget()
+        self.internal_errors.report(error, "the screen" if widget is None else type(widget).__name__)
+        if widget is not None and self.detail in widget.ancestors:
+            self.call_later(self.show_cursor_node)  # a panel whose handler failed handles nothing more
+
+    async def _dispatch_message(self, message) -> None:
+        try:
+            await super()._dispatch_message(message)
+        except Exception as exc:
+            if not self.internal_errors.app_runs:
+                raise
+            self.internal_errors.report(exc, "the app")
+
+    async def _dispatch_action(self, namespace, action_name, params) -> bool:
+        try:
+            return await super()._dispatch_action(namespace, action_name, params)
+        except SkipAction:
+            raise
+        except Exception as exc:
+            if not self.internal_errors.app_runs:
+                raise
+            self.internal_errors.report(exc, f"the key {action_name}")
+            return True
+
     @property
     def closing(self) -> bool:
         return app_closing(self)
@@ -180,14 +213,22 @@ class RatApp(App):
     # -- the selection and the right side ---------------------------------------------
     @on(Tree.NodeHighlighted, "#project-tree")
     def node_highlighted(self, event: Tree.NodeHighlighted) -> None:
-        data = event.node.data
-        if data is None or data == self.selected:
-            return
+        if event.node.data is not None and event.node.data != self.selected:
+            self.show_node(event.node)
+
+    def show_node(self, node: TreeNode[NodeData]) -> None:
+        data = node.data
         self.selected = data
         if data.kind in ("namespace", "layer", "group"):
-            self.run_worker(self.detail.replace(GroupView(event.node)), group="detail", exclusive=True)
+            self.detail.show(lambda: GroupView(node))
         else:
-            self.load_detail(data)
+            self.detail.show(lambda: self.node_view(data), self._opened)
+
+    def show_cursor_node(self) -> None:
+        """A fresh panel for the node under the tree's cursor, whatever the right side shows now."""
+        node = self.query_one(ProjectTree).cursor_node
+        if node is not None and node.data is not None:
+            self.show_node(node)
 
     def load_detail(self, node: NodeData) -> None:
         """Show the node's panel, or reload it in place. A reload of the node a lineage or selection panel
@@ -201,18 +242,22 @@ class RatApp(App):
         if shown is not None and shown.node == node:
             shown.load()
         else:
-            self.run_worker(self.show_detail(node), group="detail", exclusive=True)
+            self.detail.show(lambda: self.node_view(node), self._opened)
 
     async def show_detail(self, node: NodeData) -> None:
-        """A new panel for a pipeline, zone or table; it loads what it shows once mounted."""
+        """A new panel for a pipeline, zone or table now; it loads what it shows once mounted."""
+        view = self.node_view(node)
+        if await self.detail.replace(view):
+            self._opened(view)
+
+    def node_view(self, node: NodeData) -> Widget:
         if node.kind == "pipeline":
-            view = PipelineView(self.workbench, node, self.live_runs)
-            if await self.detail.replace(view) and self.live_runs.in_flight(view.fqn):
-                view.show_tab("tab-run")  # opening a pipeline that is running shows the run
-        elif node.kind == "zone":
-            await self.detail.replace(ZoneView(self.workbench, node))
-        elif node.kind == "table":
-            await self.detail.replace(TableView(self.workbench, node))
+            return PipelineView(self.workbench, node, self.live_runs)
+        return ZoneView(self.workbench, node) if node.kind == "zone" else TableView(self.workbench, node)
+
+    def _opened(self, view: Widget) -> None:
+        if isinstance(view, PipelineView) and self.live_runs.in_flight(view.fqn):
+            view.show_tab("tab-run")  # opening a pipeline that is running shows the run
 
     async def show_selection(self, title: str, names: list[str], opened_on: NodeData | None = None) -> None:
         self.selection = SelectionProgress(title, names)
