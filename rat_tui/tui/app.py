@@ -21,7 +21,7 @@ from textual.worker import WorkerState
 from ..core.commands import watching
 from ..core.commands.failures import failure_sentence
 from ..core.commands.workbench import Workbench
-from ..core.events import RunFinished, RunQueued, RunStarted, SessionStateChanged
+from ..core.events import RunFinished, RunQueued, RunStarted, SessionStateChanged, WarmUpProgress
 from .background import Background
 from .components.console import ConsolePanel
 from .components.detail_area import DetailArea
@@ -110,7 +110,9 @@ class RatApp(App):
         self._unsubscribe = [wb.events.subscribe(lambda e: self.post_message(CoreEvent(e))),
                              wb.watching.notices.subscribe(lambda n: self.post_message(WatchNotice(n))),
                              self.background.watch_outside()]
-        self.query_one(StatusBar).update_status(master=wb.project.settings.spark_master, watching=self.watch_at_start)
+        self.query_one(StatusBar).update_status(master=wb.project.settings.spark_master, watching=self.watch_at_start,
+                                                spark_state=wb.spark.state.value,  # a session started before
+                                                warm="pending" if self.warm_spark else "")
         self.query_one(ProjectTree).focus()
         self.refresh_tree()
         if self.watch_at_start:
@@ -305,6 +307,8 @@ class RatApp(App):
             elif event.state == "ready" and not self.spark_heap_frozen:
                 self.spark_heap_frozen = True
                 freeze_long_lived()  # pyspark and the gateway's objects are there now
+        elif isinstance(event, WarmUpProgress):
+            status.update_status(warm=event.state, warm_done=event.done, warm_total=event.total)
         if self.selection is not None and self.selection.apply(event):
             view = self.detail.current(SelectionView)
             if view is not None and view.progress is self.selection:
