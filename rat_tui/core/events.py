@@ -67,6 +67,7 @@ class PhaseFinished(Event):
     ok: bool
     rows: int | None = None
     message: str = ""
+    cancelled: bool = False  # stopped by a cancel (the message says "cancelled"; its stack is in app.log)
 
 
 @dataclass(frozen=True)
