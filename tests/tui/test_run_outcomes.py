@@ -32,10 +32,10 @@ async def test_a_cancel_says_one_line_and_marks_its_phase_cancelled(scratch: Scr
         view = app.query_one(RunView)
         running = lambda: view.state is not None and any(  # noqa: E731
             p.status == "running" and p.tasks for p in view.state.phases.values())
-        await until(pilot, running, 120, "a phase's Spark job")
+        await until(pilot, running, 300, "a phase's Spark job")
         phase = next(name for name, p in view.state.phases.items() if p.status == "running")
         await pilot.press("c")
-        await until(pilot, lambda: not app.workbench.runner.active, 120, "the run to stop")
+        await until(pilot, lambda: not app.workbench.runner.active, 300, "the run to stop")
         await until(pilot, lambda: "CANCELLED" in screen(app).upper() and "■" in screen(app), 30, "the phase marked")
         await pilot.press("l")  # the log panel: a hidden RichLog renders nothing
         await app.wait_for_idle_screen()
@@ -57,7 +57,7 @@ async def test_a_run_held_for_review_says_its_rows_are_held(scratch: Scratch):
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", fqn)
         await pilot.press("v")
-        await until(pilot, lambda: any(n.message == "8 rows held for review" for n in app._notifications), 120,
+        await until(pilot, lambda: any(n.message == "8 rows held for review" for n in app._notifications), 300,
                     "the review toast")
         assert not any("written" in n.message for n in app._notifications)
         await pilot.press("l")
