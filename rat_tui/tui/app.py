@@ -511,4 +511,9 @@ class RatApp(App):
         self.query_one(ProjectTree).focus()
 
     def action_focus_detail(self) -> None:
-        self.detail.focus()
+        """The detail panel's first focusable part (the container itself takes no focus)."""
+        target = next((w for w in self.detail.query("*") if w.focusable), None)
+        if target is not None:
+            target.focus()
+        else:
+            self.notify("The detail panel has nothing to focus.", severity="warning")

@@ -17,6 +17,9 @@ EXTRA_KEYS = [
     ("Tab / Shift+Tab", "move focus between panels"),
     ("Tab to the tab bar, then ← / →", "switch detail tabs there ([ / ] work from anywhere; ← / → in a tab do not)"),
     ("Ctrl+P", "command palette: every action by name"),
+    ("After L / G", "the lineage panel has the focus: ↑ / ↓ move in it, Enter shows that node in the tree; "
+                    "Esc or F1 returns to the tree"),
+    ("F2", "focus the detail panel (its tab bar, table or editor)"),
     ("Escape", "close a dialog"),
 ]
 
