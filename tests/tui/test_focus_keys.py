@@ -62,3 +62,17 @@ async def test_after_lineage_the_panel_has_the_keys_and_esc_gives_them_back(samp
         help_text = " ".join(screen(app).split())
         assert "the lineage panel has the focus: ↑ / ↓ move in it" in help_text
         assert "F2 focus the detail panel" in help_text
+
+
+async def test_a_long_confirmation_question_wraps_whole(sample_copy: Path):
+    """The `t` confirmation was cut: `Point main of … at snapshot 5563610973342222881 (main after ru` (36.6)."""
+    from rat_tui.tui.components.modals import Confirm
+
+    question = ("Point main of ecommerce.silver.clean_orders at snapshot 5563610973342222881 "
+                "(main after run 4f9c2a1b-long-run-id-of-a-pipeline)?")
+    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(Confirm(question, "Later runs stay in history until purged, so this can be undone."))
+        await pilot.pause()
+        inside = [line.split("█")[1].strip() for line in screen(app).splitlines() if line.count("█") >= 2]
+        assert question in " ".join(part for part in inside if part)

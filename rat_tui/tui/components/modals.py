@@ -70,7 +70,7 @@ class Confirm(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(Text(self.question, style="bold"))
+            yield Static(Text(self.question, style="bold"))  # a Label would cut a long question at the edge
             if self.detail:
                 yield VerticalScroll(Static(self.detail), classes="dialog-detail")
             with Horizontal(classes="dialog-buttons"):
