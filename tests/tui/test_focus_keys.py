@@ -61,7 +61,7 @@ async def test_after_lineage_the_panel_has_the_keys_and_esc_gives_them_back(samp
         assert isinstance(app.screen, HelpScreen)
         help_text = " ".join(screen(app).split())
         assert "the lineage panel has the focus: ↑ / ↓ move in it" in help_text
-        assert "F2 focus the detail panel" in help_text
+        assert "F2 Focus detail" in help_text
 
 
 async def test_a_long_confirmation_question_wraps_whole(sample_copy: Path):

@@ -19,7 +19,6 @@ EXTRA_KEYS = [
     ("Ctrl+P", "command palette: every action by name"),
     ("After L / G", "the lineage panel has the focus: ↑ / ↓ move in it, Enter shows that node in the tree; "
                     "Esc or F1 returns to the tree"),
-    ("F2", "focus the detail panel (its tab bar, table or editor)"),
     ("Escape", "close a dialog"),
 ]
 
