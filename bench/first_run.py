@@ -1,7 +1,8 @@
 """The first runs after opening the sample, each way in a fresh process (a cold JVM):
 
   cold      the session is ready, no warm-up: what `r` cost before the warm-up existed
-  warmed    the session is ready and the warm-up has finished (the user browsed a few seconds)
+  warmed    the session is ready and the warm-up has finished: the TUI's status bar says "Spark ready"
+            only now (before: "Spark warming k/19"), so this is the first `r` after "ready"
   at once   a run submitted before Spark has started (`--script run ...`): what it waited for
 
     python bench/first_run.py [--ways cold,warmed,at-once]

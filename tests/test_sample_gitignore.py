@@ -28,6 +28,9 @@ def test_git_status_lists_only_the_users_files_after_first_use(sample_copy: Path
     twin.mkdir(parents=True)
     (twin / "part-0.parquet").write_bytes(b"PAR1")
     archive_files(zone, [zone / "late.csv"], "run1")
+    rejected = zone / "_rejected" / "run1" / "rejected.jsonl"  # rows a quarantine run set aside
+    rejected.parent.mkdir(parents=True)
+    rejected.write_text('{"file": "late.csv", "line": 2}\n')
     (sample_copy / "exports").mkdir()
     (sample_copy / "exports" / "result.csv").write_text("a\n1\n")
     Project(sample_copy).state_dir.mkdir(exist_ok=True)

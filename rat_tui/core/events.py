@@ -32,6 +32,15 @@ class SessionStateChanged(Event):
 
 
 @dataclass(frozen=True)
+class WarmUpProgress(Event):
+    """The warm-up (commands/warm_up.py) ran `done` of its `total` steps; `state` warming | done | stopped
+    (a run, preview or query took the session, or the warm-up failed: it is only a favour)."""
+    done: int
+    total: int
+    state: str
+
+
+@dataclass(frozen=True)
 class RunQueued(Event):
     run_id: str
     pipeline: str
@@ -58,6 +67,7 @@ class PhaseFinished(Event):
     ok: bool
     rows: int | None = None
     message: str = ""
+    cancelled: bool = False  # stopped by a cancel (the message says "cancelled"; its stack is in app.log)
 
 
 @dataclass(frozen=True)

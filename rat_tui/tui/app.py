@@ -10,10 +10,12 @@ from typing import TypeVar
 
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Tree
+from textual.widgets.tree import TreeNode
 from textual.worker import WorkerState
 
 from ..core.automation.scheduler import INTERVAL_SECONDS
@@ -21,7 +23,7 @@ from ..core.commands import watching
 from ..core.commands.failures import failure_sentence
 from ..core.commands.settings_watch import SettingsReloaded
 from ..core.commands.workbench import Workbench
-from ..core.events import RunFinished, RunQueued, RunStarted, SessionStateChanged
+from ..core.events import RunFinished, RunQueued, RunStarted, SessionStateChanged, WarmUpProgress
 from .background import Background
 from .components.automation_pane import AutomationScreen
 from .components.console import ConsolePanel
@@ -39,6 +41,7 @@ from .components.status_bar import StatusBar
 from .components.table_view import TableView
 from .components.zone_view import ZoneView
 from .heap import freeze_long_lived, release
+from .internal_errors import InternalErrors
 from .jobs import Jobs
 from .keymap import DEFAULT_KEYMAP, bindings, key_label, label_of, resolve_keymap
 from .keys.graph import GraphKeys, ran_message
@@ -87,6 +90,7 @@ class RatApp(App):
         self.pipeline_keys, self.table_keys, self.review_keys = PipelineKeys(self), TableKeys(self), ReviewKeys(self)
         self.landing_keys, self.upkeep_keys, self.graph_keys = LandingKeys(self), UpkeepKeys(self), GraphKeys(self)
         self.view_keys = ViewKeys(self)
+        self.internal_errors = InternalErrors(self)
 
     # -- layout ---------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -110,7 +114,9 @@ class RatApp(App):
                              wb.watching.notices.subscribe(lambda n: self.post_message(WatchNotice(n))),
                              wb.settings_watch.notices.subscribe(lambda n: self.post_message(WatchNotice(n))),
                              self.background.watch_outside()]
-        self.query_one(StatusBar).update_status(master=wb.project.settings.spark_master, watching=self.watch_at_start)
+        self.query_one(StatusBar).update_status(master=wb.project.settings.spark_master, watching=self.watch_at_start,
+                                                spark_state=wb.spark.state.value,  # a session started before
+                                                warm="pending" if self.warm_spark else "")
         self.query_one(ProjectTree).focus()
         self.refresh_tree()
         if self.watch_at_start:
@@ -144,6 +150,35 @@ class RatApp(App):
         self.workbench.watching.stop()
         self.workbench.outside.stop()
         self.workbench.settings_watch.stop()
+
+    # -- errors: a bug is logged and said once; the app stays -------------------------
+    def _handle_exception(self, error: Exception) -> None:
+        if not self.internal_errors.survivable(error):
+            super()._handle_exception(error)
+            return
+        widget = self.internal_errors.failed_widget()
+        self.internal_errors.report(error, "the screen" if widget is None else type(widget).__name__)
+        if widget is not None and self.detail in widget.ancestors:
+            self.call_later(self.show_cursor_node)  # a panel whose handler failed handles nothing more
+
+    async def _dispatch_message(self, message) -> None:
+        try:
+            await super()._dispatch_message(message)
+        except Exception as exc:
+            if not self.internal_errors.app_runs:
+                raise
+            self.internal_errors.report(exc, "the app")
+
+    async def _dispatch_action(self, namespace, action_name, params) -> bool:
+        try:
+            return await super()._dispatch_action(namespace, action_name, params)
+        except SkipAction:
+            raise
+        except Exception as exc:
+            if not self.internal_errors.app_runs:
+                raise
+            self.internal_errors.report(exc, f"the key {action_name}")
+            return True
 
     @property
     def closing(self) -> bool:
@@ -188,14 +223,22 @@ class RatApp(App):
     # -- the selection and the right side ---------------------------------------------
     @on(Tree.NodeHighlighted, "#project-tree")
     def node_highlighted(self, event: Tree.NodeHighlighted) -> None:
-        data = event.node.data
-        if data is None or data == self.selected:
-            return
+        if event.node.data is not None and event.node.data != self.selected:
+            self.show_node(event.node)
+
+    def show_node(self, node: TreeNode[NodeData]) -> None:
+        data = node.data
         self.selected = data
         if data.kind in ("namespace", "layer", "group"):
-            self.run_worker(self.detail.replace(GroupView(event.node)), group="detail", exclusive=True)
+            self.detail.show(lambda: GroupView(node))
         else:
-            self.load_detail(data)
+            self.detail.show(lambda: self.node_view(data), self._opened)
+
+    def show_cursor_node(self) -> None:
+        """A fresh panel for the node under the tree's cursor, whatever the right side shows now."""
+        node = self.query_one(ProjectTree).cursor_node
+        if node is not None and node.data is not None:
+            self.show_node(node)
 
     def load_detail(self, node: NodeData) -> None:
         """Show the node's panel, or reload it in place. A reload of the node a lineage or selection panel
@@ -209,18 +252,22 @@ class RatApp(App):
         if shown is not None and shown.node == node:
             shown.load()
         else:
-            self.run_worker(self.show_detail(node), group="detail", exclusive=True)
+            self.detail.show(lambda: self.node_view(node), self._opened)
 
     async def show_detail(self, node: NodeData) -> None:
-        """A new panel for a pipeline, zone or table; it loads what it shows once mounted."""
+        """A new panel for a pipeline, zone or table now; it loads what it shows once mounted."""
+        view = self.node_view(node)
+        if await self.detail.replace(view):
+            self._opened(view)
+
+    def node_view(self, node: NodeData) -> Widget:
         if node.kind == "pipeline":
-            view = PipelineView(self.workbench, node, self.live_runs)
-            if await self.detail.replace(view) and self.live_runs.in_flight(view.fqn):
-                view.show_tab("tab-run")  # opening a pipeline that is running shows the run
-        elif node.kind == "zone":
-            await self.detail.replace(ZoneView(self.workbench, node))
-        elif node.kind == "table":
-            await self.detail.replace(TableView(self.workbench, node))
+            return PipelineView(self.workbench, node, self.live_runs)
+        return ZoneView(self.workbench, node) if node.kind == "zone" else TableView(self.workbench, node)
+
+    def _opened(self, view: Widget) -> None:
+        if isinstance(view, PipelineView) and self.live_runs.in_flight(view.fqn):
+            view.show_tab("tab-run")  # opening a pipeline that is running shows the run
 
     async def show_selection(self, title: str, names: list[str], opened_on: NodeData | None = None) -> None:
         self.selection = SelectionProgress(title, names)
@@ -268,6 +315,8 @@ class RatApp(App):
             elif event.state == "ready" and not self.spark_heap_frozen:
                 self.spark_heap_frozen = True
                 freeze_long_lived()  # pyspark and the gateway's objects are there now
+        elif isinstance(event, WarmUpProgress):
+            status.update_status(warm=event.state, warm_done=event.done, warm_total=event.total)
         if self.selection is not None and self.selection.apply(event):
             view = self.detail.current(SelectionView)
             if view is not None and view.progress is self.selection:
@@ -477,4 +526,9 @@ class RatApp(App):
         self.query_one(ProjectTree).focus()
 
     def action_focus_detail(self) -> None:
-        self.detail.focus()
+        """The detail panel's first focusable part (the container itself takes no focus)."""
+        target = next((w for w in self.detail.query("*") if w.focusable), None)
+        if target is not None:
+            target.focus()
+        else:
+            self.notify("The detail panel has nothing to focus.", severity="warning")

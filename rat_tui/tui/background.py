@@ -57,6 +57,7 @@ class Background:
             done = wb.cleanup_leftovers()
         except RatError as exc:
             self.app.post_message(ActionFailed("start Spark", exc.sentence()))
+            self.app.update_from_thread(StatusBar, "update_status", warm="stopped")  # no warm-up to wait for
             return
         for line in done:
             self.app.post_message(ActionDone("recovery", line))

@@ -33,6 +33,8 @@ def run_outcome(event: RunFinished, log_key: str) -> tuple[str, str]:
     severity = {"success": "information", "cancelled": "warning", "awaiting_review": "warning"}.get(event.status, "error")
     if event.error:
         return toast(event.error, f"the Run tab and the log ({log_key})"), severity
+    if event.status == "awaiting_review":  # on its branch: nothing reached main yet
+        return f"{count(event.rows_written, 'row')} held for review", severity
     return event.note or f"{count(event.rows_written, 'row')} written", severity
 
 

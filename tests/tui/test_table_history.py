@@ -2,6 +2,8 @@
 `d` diffs a whole run, and after `t` the preview shows the new main."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from devkit.pilot import screen, select, until
@@ -42,7 +44,10 @@ async def test_table_view_lists_runs_diffs_one_and_previews_main_after_a_rollbac
         await until(pilot, lambda: f"Diff of run {run_ids[1]}" in screen(app), 60, "the run's diff")
         # the whole run by the table's key (not the append alone, +2, -0): key 4 added, key 2 changed
         assert "by id: +1 row, -0 rows, ~1 row changed" in screen(app)
-        assert "~ [2, 'b'] → [2, 'B']" in screen(app)
+        # the rows under their column names, as the preview shows them (not Python lists)
+        assert any(re.search(r"changed\s+2\s+b → B", line) for line in screen(app).splitlines()), screen(app)
+        assert any(re.search(r"added\s+4\s+d", line) for line in screen(app).splitlines())
+        assert "[2, 'b']" not in screen(app)
         await pilot.press("t")
         await until(pilot, lambda: "Yes (y)" in screen(app), 10, "the confirmation")
         await pilot.press("y")
@@ -51,3 +56,19 @@ async def test_table_view_lists_runs_diffs_one_and_previews_main_after_a_rollbac
         await until(pilot, lambda: preview_names(app) == ["B", "a", "c", "d"], 10, "main's rows")
         assert view(app).selected_entry()["kind"] == "rollback"  # the newest row, and main's
     assert sorted(r[0] for r in scratch.rows(f"SELECT name FROM {fqn}")) == ["B", "a", "c", "d"]
+
+
+async def test_a_diffs_rows_print_null_as_the_preview_does(scratch: Scratch):
+    """Diff rows printed `None` and Python lists (`+ [1, None]`), issue 36.6."""
+    fqn = scratch.pipeline("silver", "nulls", "SELECT id, CAST(NULL AS STRING) AS note FROM range(2) AS r(id)")
+    assert scratch.run(fqn)["status"] == "success"
+    app = RatApp(scratch.wb, watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "table", fqn)
+        await until(pilot, lambda: len(app.query(TableView)) and view(app).selected_snapshot(), 20, "the history")
+        app.query_one("#snapshots-table").focus()
+        await pilot.press("d")
+        await until(pilot, lambda: "Diff of run" in screen(app), 60, "the run's diff")
+        rows = [line for line in screen(app).splitlines() if re.search(r"added\s+[01]\s", line)]
+        assert len(rows) == 2 and all("NULL" in line for line in rows), screen(app)
+        assert "None" not in screen(app) and "+ [" not in screen(app)

@@ -72,4 +72,4 @@ async def test_zone_settings_are_edited_from_the_panel_keeping_comments(sample_c
         await until(pilot, lambda: "kept 5 days (auto-purge)" in app.screen_text(), 10, "the saved settings")
     text = (sample_copy / "rat.yaml").read_text()
     assert text.startswith("# Project settings.")
-    assert "ecommerce/orders:\n    processed_max_age_days: 5.0\n    auto_purge: true" in text
+    assert "ecommerce/orders:\n    processed_max_age_days: 5\n    auto_purge: true" in text

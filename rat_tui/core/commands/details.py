@@ -7,6 +7,7 @@ from pathlib import Path
 from ..errors import RatError
 from ..landing.checks import file_problem
 from ..landing.dialect import detect
+from ..landing.quarantine import REJECTED_FOLDER
 from ..landing.zone_settings import ZoneReadSettings
 from ..landing.twins import find_twin
 from ..project.model import TYPED_TWIN_FOLDER, PipelineRef, landing_format
@@ -34,7 +35,7 @@ def pipeline_detail(wb: WorkbenchParts, ref: PipelineRef) -> dict:
 
 
 def zone_files(wb: WorkbenchParts, namespace: str, zone: str) -> list[dict]:
-    """Active files, `_samples/` and `_processed/<run>/` files, newest first within each kind."""
+    """Active files, `_samples/`, `_processed/<run>/` and `_rejected/<run>/` files, newest first within each kind."""
     base = wb.project.zone_dir(namespace, zone)
     consumed = wb.state.consumed_files()
     try:
@@ -49,7 +50,10 @@ def zone_files(wb: WorkbenchParts, namespace: str, zone: str) -> list[dict]:
         top = relative.parts[0]
         if top == TYPED_TWIN_FOLDER or any(p.startswith(".") for p in relative.parts):
             continue
-        kind = "sample" if top == "_samples" else f"processed {relative.parts[1]}" if top == "_processed" else "active"
+        kind = "sample" if top == "_samples" else f"processed {relative.parts[1]}" if top == "_processed" else \
+            f"rejected {relative.parts[1]}" if top == REJECTED_FOLDER else "active"
+        if kind == "active" and any(p.startswith("_") for p in relative.parts):
+            continue  # runs never read it (active_landing_files)
         stat = path.stat()
         problem = file_problem(path) if kind == "active" else None
         found.append({"path": relative.as_posix(), "kind": kind, "bytes": stat.st_size,

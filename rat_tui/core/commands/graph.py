@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable
 
 from ..errors import RatError
+from ..lake.history import same_rows_as
 from ..lake.metadata import ancestry, load_table, run_ends, snapshot_run_id
 from ..project.graph import GraphCache, ProjectGraph
 from ..project.model import PipelineRef
@@ -97,9 +98,11 @@ class GraphCommands(WorkbenchParts):
 
     def stale_downstream(self, ref: PipelineRef, new_main: int) -> list[str]:
         """Downstream pipelines whose table's current snapshot was built from a snapshot of `ref`
-        that main no longer contains, and everything built on them."""
+        that main no longer contains, and everything built on them. A snapshot whose rows main still
+        has (a run that changed no row, on what main kept) leaves its readers as they were."""
         graph = self.graph()
-        kept = ancestry(load_table(self.project.table_dir(ref), ref.fqn), new_main)
+        upstream = load_table(self.project.table_dir(ref), ref.fqn)
+        kept = same_rows_as(upstream, ancestry(upstream, new_main))
         stale: set[str] = set()
         for name in sorted(graph.downstream.get(ref.fqn, ())):
             if graph.nodes[name].kind != "pipeline" or name in stale:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..events import WarmUpProgress
 from ..lake.diff import table_diff
 from ..lake.session import SparkManager, catalog_conf
 from ..lake.table import IcebergTable, quote, run_branch
@@ -52,15 +53,18 @@ def warm_up(spark: SparkManager) -> bool:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)  # this thread only (Linux)
     except (AttributeError, OSError):
         pass
-    done, finished = 0, False
+    done, total, finished = 0, 0, False
     folder = Path(tempfile.mkdtemp(prefix="rat-warm-up-"))
     try:
         with spark.idle_work(WARM_UP_GROUP) as (session, stop):
             for key, value in catalog_conf(WARM_UP_CATALOG, folder.as_uri(), "hadoop", {}).items():
                 session.conf.set(key, value)
-            for step in _steps(session, folder):
+            steps = list(_steps(session, folder))  # the zone read (schema sampled) runs here
+            total = len(steps)
+            for step in steps:
                 if stop.is_set():
                     break
+                spark.events.publish(WarmUpProgress(done, total, "warming"))
                 step()
                 done += 1
             else:
@@ -69,6 +73,7 @@ def warm_up(spark: SparkManager) -> bool:
         log.debug("warm-up stopped after %d steps: %s", done, exc)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        spark.events.publish(WarmUpProgress(done, total, "done" if finished else "stopped"))
     log.info("warm-up ran %d steps%s", done, "" if finished else " and stopped")
     return finished
 

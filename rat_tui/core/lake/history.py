@@ -178,6 +178,18 @@ def history(table: "StaticTable") -> list[HistoryEntry]:
     return entries
 
 
+def same_rows_as(table: "StaticTable", kept: set[int]) -> set[int]:
+    """`kept` and every snapshot whose rows equal one of them: those of runs on top of it that changed
+    no row (+0 -0 ~0) and of compactions (files rewritten, never rows)."""
+    same = set(kept)
+    for entry in history(table):  # oldest first: a chain of such runs follows its base
+        unchanged = entry.kind == "compaction" or (
+            entry.kind == "run" and not (entry.added_rows or entry.updated_rows or entry.deleted_rows))
+        if unchanged and entry.base_snapshot_id in same:
+            same |= {entry.snapshot_id, *entry.snapshot_ids}
+    return same
+
+
 def runs_on_main(table: "StaticTable") -> list[HistoryEntry]:
     """The runs whose head is on main now, oldest first: a diff of one takes (base, head)."""
     return [e for e in history(table) if e.kind == "run" and e.on_main]

@@ -7,10 +7,23 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 SOURCES = ".sample_sources.json"
 _LOCK = threading.Lock()  # an upload and a zone refresh may write samples at once
+_WRITERS: dict[Path, threading.Lock] = {}  # one writer at a time per sample file
+
+
+@contextmanager
+def one_writer(sample: Path) -> Iterator[None]:
+    """While one thread writes `sample`: an upload and the watcher's zone refresh sampling the same file
+    shared its temp file, and the second rename failed (an upload that succeeded said it failed)."""
+    with _LOCK:
+        lock = _WRITERS.setdefault(sample, threading.Lock())
+    with lock:
+        yield
 
 
 def record_samples(zone_dir: Path, written: list[tuple[Path, Path]]) -> None:

@@ -16,7 +16,7 @@ from .archive import kept_copy_folder
 from .checks import file_problem, one_format
 from .dialect import Dialect, detect
 from .encodings import check_text
-from .sample_sources import record_samples, remove_orphan_samples
+from .sample_sources import one_writer, record_samples, remove_orphan_samples
 from .zone_settings import ZoneReadSettings
 
 SAMPLE_ROWS = 1000
@@ -104,12 +104,18 @@ def write_samples(zone_dir: Path, files: list[Path], settings: ZoneReadSettings 
 def _write_sample(zone_dir: Path, file: Path, settings: ZoneReadSettings | None) -> Path:
     """The first SAMPLE_ROWS rows in the same format, written atomically into `_samples/` (delimited
     text in its own dialect and encoding, so a sample reads with the zone's settings as its file does)."""
-    import duckdb
-
     target = sample_path(zone_dir, file)
     target.parent.mkdir(parents=True, exist_ok=True)
+    with one_writer(target):
+        _write_sample_file(file, target, settings)
+    return target
+
+
+def _write_sample_file(file: Path, target: Path, settings: ZoneReadSettings | None) -> None:
+    import duckdb
+
     fmt = landing_format(file)
-    temp = target.with_name(f".{target.name}.tmp")
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")  # another process may sample it too
     if fmt == "csv":
         _write_text_sample(file, temp, detect(file, settings or ZoneReadSettings()))
     else:
@@ -123,7 +129,6 @@ def _write_sample(zone_dir: Path, file: Path, settings: ZoneReadSettings | None)
             temp.unlink(missing_ok=True)
             raise RatError(f"cannot sample {file.name}: {one_line(str(exc))}") from None
     os.replace(temp, target)
-    return target
 
 
 def _write_text_sample(file: Path, temp: Path, dialect: Dialect) -> None:

@@ -140,14 +140,17 @@ class Execution:
         info: dict = {"rows": None}
         self.events.publish(PhaseStarted(self.record.run_id, name))
         began = time.monotonic()
-        ok, message = False, ""
+        ok, message, cancelled = False, "", False
         try:
             with watch_tasks(self.spark.sparkContext, self.record.run_id, lambda done, total: self.events.publish(
                     PhaseProgress(self.record.run_id, name, done, total))):
                 yield info
             ok = True
         except BaseException as exc:
-            message = exc.sentence() if isinstance(exc, RatError) else ("cancelled" if isinstance(exc, RunCancelled) else str(exc))
+            cancelled = isinstance(exc, RunCancelled) or (is_cancellation(exc) and self.cancelled.is_set())
+            if cancelled and not isinstance(exc, RunCancelled):  # Spark's "Job 74 cancelled" and its JVM stack
+                log.info("[%s] %s cancelled", self.record.run_id, name, exc_info=exc)
+            message = "cancelled" if cancelled else exc.sentence() if isinstance(exc, RatError) else str(exc)
             raise
         finally:
             ms = int((time.monotonic() - began) * 1000)
@@ -155,7 +158,8 @@ class Execution:
             if info["rows"] is not None:
                 self.record.phase_rows[name] = info["rows"]
             self.state.update_run(self.record.run_id, phases=self.record.phases, phase_rows=self.record.phase_rows)
-            self.events.publish(PhaseFinished(self.record.run_id, name, ms, ok, info["rows"], message or info.get("message", "")))
+            self.events.publish(PhaseFinished(self.record.run_id, name, ms, ok, info["rows"],
+                                              message or info.get("message", ""), cancelled))
             testpoints.reached(f"after:{name}")
 
     # -- the phases -------------------------------------------------------------------

@@ -3,6 +3,7 @@ group's summary), replaced as the selection moves."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TypeVar
 
 from rich.text import Text
@@ -19,6 +20,29 @@ class DetailArea(Container):
     def __init__(self, welcome: Text) -> None:
         super().__init__(Static(welcome, id="welcome"), id="detail")
         self._lock = asyncio.Lock()  # two removes then two mounts would mount twice
+        self._wanted: tuple[Callable[[], Widget], Callable[[Widget], None] | None] | None = None
+        self._showing = False
+
+    def show(self, make: Callable[[], Widget], then: Callable[[Widget], None] | None = None) -> None:
+        """Show the view `make` builds (then call `then` with it), after the replacement in flight: a
+        replacement is never cancelled halfway, since a view removed while its parts still mount fails in
+        Textual's own code (a TabbedContent: "No Tab with id"), which closed the app on fast keys. Calls
+        made meanwhile supersede each other: only the newest is shown."""
+        self._wanted = (make, then)
+        if not self._showing:
+            self._showing = True
+            self.run_worker(self._show_wanted(), group="detail")
+
+    async def _show_wanted(self) -> None:
+        try:
+            while self._wanted is not None:
+                make, then = self._wanted
+                self._wanted = None
+                widget = make()
+                if await self.replace(widget) and then is not None and self._wanted is None:
+                    then(widget)
+        finally:
+            self._showing = False
 
     async def replace(self, widget: Widget) -> bool:
         """Show `widget`; False when another replacement took its place meanwhile (two reloads at once),

@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ...core.text import count
+from .result_table import cell_text
 
 CHANGE_STYLE = {"changed": "yellow", "removed": "red", "added": "green"}
 
@@ -27,10 +28,24 @@ def diff_summary(diff: dict) -> Text:
 def _cell(old: dict | None, new: dict | None, column: str) -> Text:
     if old is None or new is None:
         side = new if old is None else old
-        return Text(str((side or {}).get(column)), style="green" if old is None else "red")
+        return Text(cell_text((side or {}).get(column)), style="green" if old is None else "red")
     if old.get(column) == new.get(column):
-        return Text(str(new.get(column)), style="grey70")
-    return Text.assemble((str(old.get(column)), "red"), " → ", (str(new.get(column)), "green"))
+        return Text(cell_text(new.get(column)), style="grey70")
+    return Text.assemble((cell_text(old.get(column)), "red"), " → ", (cell_text(new.get(column)), "green"))
+
+
+def changed_rows(sample: list[dict]) -> Table:
+    """The sample's rows side by side under their column names (a changed value as `old → new`)."""
+    names = list((sample[0]["new"] or sample[0]["old"]).keys())
+    rows = Table(title=f"Changed rows ({count(len(sample), 'row')} shown, old → new)", title_justify="left",
+                 box=None, header_style="bold")
+    rows.add_column("")
+    for name in names:
+        rows.add_column(name)
+    for row in sample:
+        rows.add_row(Text(row["change"], style=CHANGE_STYLE.get(row["change"], "")),
+                     *[_cell(row["old"], row["new"], name) for name in names])
+    return rows
 
 
 def diff_view(diff: dict) -> Group:
@@ -45,14 +60,5 @@ def diff_view(diff: dict) -> Group:
         parts.append(columns)
     sample = diff.get("sample") or []
     if sample:
-        names = list((sample[0]["new"] or sample[0]["old"]).keys())
-        rows = Table(title=f"Changed rows ({count(len(sample), 'row')} shown, old → new)", title_justify="left",
-                     box=None, header_style="bold")
-        rows.add_column("")
-        for name in names:
-            rows.add_column(name)
-        for row in sample:
-            rows.add_row(Text(row["change"], style=CHANGE_STYLE.get(row["change"], "")),
-                         *[_cell(row["old"], row["new"], name) for name in names])
-        parts.append(rows)
+        parts.append(changed_rows(sample))
     return Group(*parts)

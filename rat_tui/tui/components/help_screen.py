@@ -17,6 +17,8 @@ EXTRA_KEYS = [
     ("Tab / Shift+Tab", "move focus between panels"),
     ("Tab to the tab bar, then ← / →", "switch detail tabs there ([ / ] work from anywhere; ← / → in a tab do not)"),
     ("Ctrl+P", "command palette: every action by name"),
+    ("After L / G", "the lineage panel has the focus: ↑ / ↓ move in it, Enter shows that node in the tree; "
+                    "Esc or F1 returns to the tree"),
     ("Escape", "close a dialog"),
 ]
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static, Tree
@@ -36,6 +37,10 @@ def when(at: float | None) -> str:
 class LineageView(Vertical):
     """`center` is a graph node name (`ns.layer.name` / `ns.landing.zone`), or None for the whole project.
     `opened_on` is the tree node the panel was opened on: reloads for that node refresh this panel."""
+
+    # The panel takes the focus once drawn (↑ / ↓ move in it, Enter shows the node in the tree); Esc, like
+    # F1, gives it back to the project tree (the help says so).
+    BINDINGS = [Binding("escape", "app.focus_tree", "Back to the tree", show=False)]
 
     class Jump(Message):
         def __init__(self, name: str) -> None:

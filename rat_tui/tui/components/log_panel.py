@@ -44,6 +44,8 @@ class LogPanel(RichLog):
         if isinstance(event, LogLine):
             style = {"error": "red", "warn": "yellow"}.get(event.level, "")
             self.line(f"[{event.run_id or '-'}] {event.message}", style, at)
+        elif isinstance(event, PhaseFinished) and event.cancelled:
+            self.line(f"[{event.run_id}] cancelled during {event.phase} after {event.ms} ms", "yellow", at)
         elif isinstance(event, PhaseFinished):
             self.line(f"[{event.run_id}] {event.phase} {'ok' if event.ok else 'FAILED'} in {event.ms} ms"
                       f"{'' if event.ok else ': ' + event.message}", "" if event.ok else "red", at)
@@ -51,7 +53,8 @@ class LogPanel(RichLog):
             self.line(f"[{event.run_id}] quality test {event.name}: {event.status} "
                       f"({count(event.violations, 'violation', 'violations')})", at=at)
         elif isinstance(event, RunFinished):
-            rows = f", {count(event.rows_written, 'row', 'rows')} written" if event.status == "success" else ""
+            rows = f", {count(event.rows_written, 'row', 'rows')} written" if event.status == "success" else \
+                f", {count(event.rows_written, 'row', 'rows')} held for review" if event.status == "awaiting_review" else ""
             rows = f": {event.note}, nothing written" if event.note else rows
             self.line(f"[{event.run_id}] {event.pipeline}: run {event.status}{rows}"
                       + (f": {event.error}" if event.error else ""), "" if event.status == "success" else "red", at)

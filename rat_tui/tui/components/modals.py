@@ -4,9 +4,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Button, Input, Label, Static, Switch
@@ -68,7 +70,7 @@ class Confirm(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(Text(self.question, style="bold"))
+            yield Static(Text(self.question, style="bold"))  # a Label would cut a long question at the edge
             if self.detail:
                 yield VerticalScroll(Static(self.detail), classes="dialog-detail")
             with Horizontal(classes="dialog-buttons"):
@@ -80,6 +82,16 @@ class Confirm(ModalScreen[bool]):
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
+
+
+class NumberInput(Input):
+    """A number field that says why a typed letter did not appear (Textual's number Input drops it silently)."""
+
+    class Refused(Message):
+        pass
+
+    def restricted(self) -> None:
+        self.post_message(self.Refused())
 
 
 class ZoneSettingsForm(ModalScreen[dict | None]):
@@ -95,7 +107,7 @@ class ZoneSettingsForm(ModalScreen[dict | None]):
         with Vertical(classes="dialog"):
             yield Label(Text(self.title_text, style="bold"))
             yield Label("Keep processed files for (days)")
-            yield Input(value=f"{self.settings['processed_max_age_days']:g}", type="number", id="max-age")
+            yield NumberInput(value=f"{self.settings['processed_max_age_days']:g}", type="number", id="max-age")
             yield Label("", id="max-age-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Label("Purge them automatically (at start and daily)  ")
@@ -118,17 +130,26 @@ class ZoneSettingsForm(ModalScreen[dict | None]):
         and what was typed stays."""
         days = self.query_one("#max-age", Input).value.strip()
         try:
-            values = {"processed_max_age_days": float(days), "auto_purge": self.query_one("#auto-purge", Switch).value}
+            number = float(days)
+            values = {"processed_max_age_days": int(number) if number.is_integer() else number,  # 30, not 30.0
+                      "auto_purge": self.query_one("#auto-purge", Switch).value}
             problem = zone_settings_problem(values)
         except ValueError:
             problem = f"'{days}' is not a number of days"
+        self._say(problem)
+        if problem:
+            self.query_one("#max-age", Input).focus()
+        else:  # only what changed: an unchanged dialog writes nothing into rat.yaml
+            self.dismiss({key: value for key, value in values.items() if value != self.settings[key]})
+
+    @on(NumberInput.Refused)
+    def _refused(self) -> None:
+        self._say("Only a number of days goes here (digits and a point).")
+
+    def _say(self, problem: str | None) -> None:
         error = self.query_one("#max-age-error", Label)
         error.update(Text(problem or ""))
         error.display = bool(problem)
-        if problem:
-            self.query_one("#max-age", Input).focus()
-        else:
-            self.dismiss(values)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

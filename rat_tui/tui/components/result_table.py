@@ -4,11 +4,16 @@ from __future__ import annotations
 from textual.widgets import DataTable
 
 
+def cell_text(value: object) -> str:
+    """A JSON-scalar value as every grid shows it (a preview, a diff's rows): NULL for None."""
+    return "NULL" if value is None else str(value)
+
+
 def show_rows(table: DataTable, columns: list[str], rows: list[list]) -> None:
     table.clear(columns=True)
     table.add_columns(*columns)
     for row in rows:
-        table.add_row(*["NULL" if value is None else str(value) for value in row])
+        table.add_row(*[cell_text(value) for value in row])
 
 
 def selected_key(table: DataTable) -> str | None:

@@ -27,7 +27,7 @@ QUALITY_STYLE = {"passed": "green", "warned": "yellow", "failed": "red", "error"
 
 @dataclass
 class PhaseState:
-    status: str = "pending"  # pending | running | done | failed
+    status: str = "pending"  # pending | running | done | failed | cancelled
     started: float | None = None
     ms: int | None = None
     rows: int | None = None
@@ -55,9 +55,9 @@ class RunState:
                     record["finished_at"], record["error"], record.get("note") if record["status"] == "success" else None)
         for name, ms in record["phases"].items():
             state.phases[name] = PhaseState("done", ms=ms, rows=record["phase_rows"].get(name))
-        if record["status"] == "failed" and record["phases"]:
-            last = list(record["phases"])[-1]
-            state.phases[last].status, state.phases[last].message = "failed", record["error"] or ""
+        if record["status"] in ("failed", "cancelled") and record["phases"]:
+            last = state.phases[list(record["phases"])[-1]]
+            last.status, last.message = record["status"], record["error"] or ""
         state.quality = record["quality"]
         state.diff = record.get("diff")
         state.notes = record.get("notes", [])
@@ -70,7 +70,7 @@ class RunState:
             self.phases[event.phase] = PhaseState("running", started=event.at)
         elif isinstance(event, PhaseFinished):
             phase = self.phases[event.phase]
-            phase.status = "done" if event.ok else "failed"
+            phase.status = "done" if event.ok else "cancelled" if event.cancelled else "failed"
             phase.ms, phase.rows, phase.message, phase.tasks = event.ms, event.rows, event.message, None
         elif isinstance(event, PhaseProgress) and self.phases[event.phase].status == "running":
             self.phases[event.phase].tasks = (event.tasks_done, event.tasks_total)
@@ -188,7 +188,8 @@ class RunView(Static):
         for column in ("", "phase", "time", "rows"):
             table.add_column(column, no_wrap=True)
         table.add_column("", overflow="fold")  # a failed phase's whole sentence, wrapped
-        marks = {"pending": ("·", "grey50"), "running": ("▶", "cyan"), "done": ("✔", "green"), "failed": ("✘", "red")}
+        marks = {"pending": ("·", "grey50"), "running": ("▶", "cyan"), "done": ("✔", "green"), "failed": ("✘", "red"),
+                 "cancelled": ("■", "yellow")}
         assert self.state is not None
         for name, phase in self.state.phases.items():
             mark, style = marks[phase.status]
@@ -198,7 +199,7 @@ class RunView(Static):
                 elapsed = f"{phase.ms} ms"
             else:
                 elapsed = ""
-            note = Text(phase.message, style="red" if phase.status == "failed" else "grey70")
+            note = Text(phase.message, style={"failed": "red", "cancelled": "yellow"}.get(phase.status, "grey70"))
             if phase.status == "running" and phase.tasks:
                 note = Text(task_bar(*phase.tasks), style="cyan")
             table.add_row(Text(mark, style=style), Text(name, style=style if phase.status != "pending" else "grey50"),

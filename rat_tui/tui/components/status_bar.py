@@ -18,6 +18,8 @@ class StatusBar(Static):
         self.executors, self.cores = 0, 0
         self.bucket, self.bucket_state = "", ""  # e.g. "rat", "2 changes to pull" / "unreachable"
         self.next_run = ""  # e.g. "next ns.bronze.a 06:00 (in 3h 12m)"; "" with no cron trigger
+        # The warm-up: "" none, "pending" (Spark starting), "warming", "done" or "stopped"; and its steps.
+        self.warm, self.warm_done, self.warm_total = "", 0, 0
 
     def on_mount(self) -> None:
         self.render_status()
@@ -33,9 +35,16 @@ class StatusBar(Static):
         executors = f" · {count(self.executors, 'executor')}" if self.executors else ""
         return f"{executors} · {count(self.cores, 'core')}"
 
+    def _spark(self) -> tuple[str, str]:
+        """"ready" only once the warm-up is over: the first `r` before it pays Spark's first use."""
+        if self.spark_state == "ready" and self.warm in ("pending", "warming"):
+            steps = f" {self.warm_done}/{self.warm_total}" if self.warm_total else ""
+            return f"warming{steps}", "yellow"
+        return self.spark_state, STATE_STYLE.get(self.spark_state, "")
+
     def render_status(self) -> None:
         text = Text.assemble(
-            "Spark ", (self.spark_state, STATE_STYLE.get(self.spark_state, "")),
+            "Spark ", self._spark(),
             (f" ({self.master}{self._resources()})" if self.master else "", "grey50"),
         )
         if self.spark_state == "failed" and self.spark_reason:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rich.console import Group
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -26,6 +27,7 @@ from ..outcomes import diffed
 from .column_lineage import ColumnLineageScreen
 from .loading import app_closing, post_loaded
 from .project_tree import NodeData
+from .diff_view import changed_rows
 from .result_table import selected_key, show_rows
 
 if TYPE_CHECKING:
@@ -158,7 +160,6 @@ class TableView(Vertical):
                  f"~{count(diff['changed'], 'row')} changed"]
         for change in diff["schema_changes"]:
             lines.append(f"  column {change['column']}: {change['change']} {change.get('type', '')}{change.get('to', '')}")
-        lines += [f"  ~ {list(s['old'].values())} → {list(s['new'].values())}"
-                  for s in diff["sample"] if s["change"] == "changed"][:5]
-        lines += [f"  + {row}" for row in diff["added_rows"][:5]] + [f"  - {row}" for row in diff["removed_rows"][:5]]
-        self.query_one("#table-detail", Static).update(Text("\n".join(lines)))
+        shown = [s for change in ("changed", "added", "removed") for s in diff["sample"] if s["change"] == change][:15]
+        text = Text("\n".join(lines))
+        self.query_one("#table-detail", Static).update(Group(text, changed_rows(shown)) if shown else text)

@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Static
 from ...core.text import count
 from ...core.unittests.spec import UNIT_FOLDER
 from ..keymap import key_label
+from .result_table import cell_text
 
 STATUS_STYLE = {"passed": "green", "failed": "red", "error": "red", "running": "cyan"}
 
@@ -85,5 +86,5 @@ def rows_table(rows: list[dict]) -> Table:
     for column in columns:
         table.add_column(column)
     for row in rows:
-        table.add_row(*["NULL" if row.get(c) is None else str(row.get(c)) for c in columns])
+        table.add_row(*[cell_text(row.get(c)) for c in columns])
     return table

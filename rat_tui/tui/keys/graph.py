@@ -73,8 +73,8 @@ class GraphKeys:
         if view is not None and view.center == center:
             view.load()
         else:
-            app.run_worker(app.detail.replace(LineageView(app.workbench, center, app.selected)), group="detail",
-                           exclusive=True)
+            opened_on = app.selected
+            app.detail.show(lambda: LineageView(app.workbench, center, opened_on))
 
     def offer_rebuild(self, stale: list[str]) -> None:
         """After a table rollback: offer to rebuild the tables built from the data it removed."""

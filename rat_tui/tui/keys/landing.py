@@ -54,7 +54,9 @@ class LandingKeys:
         namespace, zone = selected
 
         def save(values: dict | None) -> None:
-            if values is not None:
+            if values == {}:
+                app.notify(f"{namespace}/{zone}: nothing changed; rat.yaml left as it was.")
+            elif values is not None:
                 app.jobs.run("zone settings", partial(app.workbench.set_zone_settings, namespace, zone, **values),
                              f"{namespace}/{zone}: settings saved to rat.yaml", reload=True)
 

@@ -108,3 +108,27 @@ def test_a_broken_pipeline_elsewhere_never_breaks_the_graph(scratch: Scratch):
     graph = scratch.wb.lineage()
     assert f"{scratch.ns}.silver.broken" in [node["name"] for node in graph["nodes"]]
     assert [n["orders"], n["stg_orders"]] in graph["edges"]
+
+
+def test_a_rollback_past_runs_that_changed_no_row_leaves_nothing_stale(scratch: Scratch):
+    """`t` back past two runs that changed no rows (+0 -0 ~0) offered "Rebuild 1 stale table? Built from
+    data the rollback removed": the data is the same; only what the rollback removed makes a table stale
+    (issue 36.9)."""
+    up = scratch.pipeline("bronze", "up", "-- @merge_strategy: incremental\n-- @unique_key: id\n"
+                                          "SELECT id FROM range(3) AS r(id)")
+    down = scratch.pipeline("silver", "down", f"SELECT id * 2 AS twice FROM {{{{ ref('{up}') }}}}")
+    scratch.wb.run(f"{up}+")
+    before = scratch.refs(up)["main"]
+    scratch.pipeline("bronze", "up", "-- @merge_strategy: incremental\n-- @unique_key: id\n"
+                                     "SELECT id FROM range(3) AS r(id) WHERE id < 0")
+    for _ in range(2):
+        assert [r["status"] for r in scratch.wb.run(f"{up}+")["runs"]] == ["success", "success"]
+    runs = [s for s in scratch.wb.history(up)["snapshots"] if s["kind"] == "run"]
+    assert [(s["added_rows"], s["deleted_rows"], s["updated_rows"]) for s in runs[1:]] == [(0, 0, 0)] * (len(runs) - 1)
+    assert scratch.refs(up)["main"] != before  # the runs made snapshots, which the rollback removes
+    assert scratch.wb.rollback_table(up, before)["stale_downstream"] == []
+    # a run that did change rows still makes its readers stale
+    scratch.pipeline("bronze", "up", "-- @merge_strategy: incremental\n-- @unique_key: id\n"
+                                     "SELECT id FROM range(5) AS r(id)")
+    scratch.wb.run(f"{up}+")
+    assert scratch.wb.rollback_table(up, before)["stale_downstream"] == [down]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from rat_tui.core.commands.warm_up import warm_up
+from rat_tui.core.events import WarmUpProgress
 
 SQL = """\
 -- @merge_strategy: incremental
@@ -35,7 +36,14 @@ def private_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_warm_up_runs_every_step_and_leaves_no_trace(lake, private_temp: Path):
     before = _trace(lake)
-    assert warm_up(lake.spark) is True
+    progress: list[WarmUpProgress] = []
+    unsubscribe = lake.events.subscribe(lambda e: isinstance(e, WarmUpProgress) and progress.append(e))
+    try:
+        assert warm_up(lake.spark) is True
+    finally:
+        unsubscribe()
+    # Each step said before it starts, then the end: the status bar's "warming 7/19", then "ready".
+    assert [(e.done, e.total, e.state) for e in progress] == [(n, 19, "warming") for n in range(19)] + [(19, 19, "done")]
     assert _trace(lake) == before
     assert list(private_temp.iterdir()) == []  # its scratch catalog's folder is gone
     assert lake.spark.state.value == "ready"
@@ -44,6 +52,8 @@ def test_warm_up_runs_every_step_and_leaves_no_trace(lake, private_temp: Path):
 def test_a_run_during_the_warm_up_succeeds_and_stops_it(scratch, private_temp: Path):
     fqn = scratch.pipeline("bronze", "during", SQL)
     finished: list[bool] = []
+    last_progress: list[WarmUpProgress] = []
+    unsubscribe = scratch.wb.events.subscribe(lambda e: isinstance(e, WarmUpProgress) and last_progress.append(e))
     thread = threading.Thread(target=lambda: finished.append(warm_up(scratch.wb.spark)))
     thread.start()
     deadline = time.monotonic() + 60
@@ -52,7 +62,9 @@ def test_a_run_during_the_warm_up_succeeds_and_stops_it(scratch, private_temp: P
     assert scratch.wb.spark._idle is not None, "the warm-up never started its work"
     record = scratch.run(fqn)
     thread.join(60)
+    unsubscribe()
     assert record["status"] == "success", record["error"]
     assert finished == [False]  # it stopped when the run arrived
+    assert last_progress[-1].state == "stopped" and last_progress[-1].done < 19
     assert scratch.rows(f"SELECT count(*) FROM {fqn}") == [[50]]
     assert list(private_temp.iterdir()) == []

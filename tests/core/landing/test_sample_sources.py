@@ -34,3 +34,46 @@ def test_the_sample_of_a_deleted_file_goes_and_the_others_stay(sample_copy: Path
     assert remove_orphan_samples(zone) == []  # nothing more to remove; a file uploaded again is sampled again
     upload(zone, [tmp_path / "may.csv"])
     assert sample_path(zone, may).exists()
+
+
+def test_uploads_and_the_watcher_sampling_the_same_files_at_once_all_succeed(sample_copy: Path, tmp_path: Path):
+    """`u` wrote a new file's sample while the watcher's zone refresh wrote the same one: both through one
+    temp file, so one writer's rename found it gone (FileNotFoundError … .X_sample.csv.tmp) and a
+    successful upload said it failed (issue 36.2). One writer at a time per sample."""
+    import threading
+
+    zone = sample_copy / "ecommerce" / "landing" / "orders"
+    sources = []
+    for day in range(100):
+        sources.append(tmp_path / f"april_{day:02d}.csv")
+        sources[-1].write_text("order_id,amount\n" + "".join(f"{i},{i}.5\n" for i in range(1500)))
+    uploading, failures = threading.Event(), []
+
+    def uploads() -> None:
+        uploading.set()
+        try:
+            for source in sources:
+                upload(zone, [source])
+        except Exception as exc:
+            failures.append(exc)
+        finally:
+            uploading.clear()
+
+    def watcher() -> None:
+        uploading.wait()
+        while uploading.is_set():
+            try:
+                refresh_samples(zone, active_landing_files(zone))
+            except Exception as exc:  # the race's FileNotFoundError
+                failures.append(exc)
+
+    threads = [threading.Thread(target=uploads), *(threading.Thread(target=watcher) for _ in range(3))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    for source in sources:
+        sample = sample_path(zone, zone / source.name).read_text().splitlines()
+        assert sample[0] == "order_id,amount" and len(sample) == 1001
+    assert not [p.name for p in (zone / "_samples").iterdir() if p.name.endswith(".tmp")]

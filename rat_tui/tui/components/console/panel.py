@@ -103,6 +103,7 @@ class ConsolePanel(Vertical):
         self.remove_class("shown")
         self.app.query_one("#detail").display = True
         self.app.action_focus_tree()
+        self.app.show_cursor_node()  # not what the right side showed before the console (a finished rebuild)
 
     def action_escape(self) -> None:
         """Esc: closes the completion list, else cancels what runs, else closes the console."""

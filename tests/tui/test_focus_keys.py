@@ -1,0 +1,78 @@
+"""Keys that move the focus and what the right side shows (issue 36.7)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from devkit.pilot import screen, select, until
+from rat_tui.core.commands.workbench import Workbench
+from rat_tui.tui.app import RatApp
+from rat_tui.tui.components.help_screen import HelpScreen
+from rat_tui.tui.components.lineage_view import LineageView
+from rat_tui.tui.components.pipeline_view import PipelineView
+from rat_tui.tui.components.project_tree import ProjectTree
+from rat_tui.tui.components.selection_view import SelectionView
+
+SIZE = (160, 48)
+PIPELINE = "ecommerce.silver.clean_orders"
+
+
+async def test_f2_focuses_the_detail_panel_and_f1_the_tree(sample_copy: Path):
+    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", PIPELINE)
+        await app.wait_for_idle_screen()
+        await pilot.press("f2")
+        assert app.focused is not None and app.detail in app.focused.ancestors
+        await pilot.press("f1")
+        assert isinstance(app.focused, ProjectTree)
+
+
+async def test_esc_from_the_console_shows_the_node_under_the_cursor(sample_copy: Path):
+    """A finished selection's progress (a rebuild) was shown again when the console closed, instead of
+    the pipeline under the tree's cursor."""
+    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", PIPELINE)
+        await app.show_selection("rebuild", [PIPELINE])
+        assert app.detail.current(SelectionView) is not None
+        await pilot.press("s")
+        await pilot.press("escape")
+        await app.wait_for_idle_screen()
+        view = app.detail.current(PipelineView)
+        assert view is not None and view.fqn == PIPELINE and app.detail.current(SelectionView) is None
+        assert isinstance(app.focused, ProjectTree)
+
+
+async def test_after_lineage_the_panel_has_the_keys_and_esc_gives_them_back(sample_copy: Path):
+    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", PIPELINE)
+        await pilot.press("L")
+        await until(pilot, lambda: app.detail.current(LineageView) is not None
+                    and app.detail.current(LineageView).drawn, 20, "the lineage")
+        await app.wait_for_idle_screen()
+        assert app.focused.id == "lineage-tree"  # ↓ moves in the lineage, as the help says
+        await pilot.press("escape")
+        assert isinstance(app.focused, ProjectTree)
+        await pilot.press("down")
+        await app.wait_for_idle_screen()
+        assert app.selected.name != "clean_orders"
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        help_text = " ".join(screen(app).split())
+        assert "the lineage panel has the focus: ↑ / ↓ move in it" in help_text
+        assert "F2 Focus detail" in help_text
+
+
+async def test_a_long_confirmation_question_wraps_whole(sample_copy: Path):
+    """The `t` confirmation was cut: `Point main of … at snapshot 5563610973342222881 (main after ru` (36.6)."""
+    from rat_tui.tui.components.modals import Confirm
+
+    question = ("Point main of ecommerce.silver.clean_orders at snapshot 5563610973342222881 "
+                "(main after run 4f9c2a1b-long-run-id-of-a-pipeline)?")
+    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(Confirm(question, "Later runs stay in history until purged, so this can be undone."))
+        await pilot.pause()
+        inside = [line.split("█")[1].strip() for line in screen(app).splitlines() if line.count("█") >= 2]
+        assert question in " ".join(part for part in inside if part)
