@@ -9,6 +9,7 @@ import os
 import re
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import time
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_script
+from tests.helpers import run_cli, run_script
 
 pytestmark = pytest.mark.spark
 
@@ -93,6 +94,11 @@ def test_serve_webhooks_cron_sigkill_restart_and_sigterm(sample_copy: Path, tmp_
         assert wait_status(sample_copy, answer["run_id"]) == "success"
         with sqlite3.connect(sample_copy / ".rat" / "state.db") as db:
             assert db.execute("SELECT count(*) FROM runs WHERE pipeline = 'auto.bronze.hook'").fetchone()[0] == 1
+        # serve holds the project's engine: a script attaches to it (issue 41) and reads what serve wrote
+        engine = sample_copy / ".rat" / "engine.sock"
+        assert stat.S_ISSOCK(engine.stat().st_mode) and stat.S_IMODE(engine.stat().st_mode) == 0o600
+        attached = run_cli(str(sample_copy), "--script", "-", stdin="query SELECT x FROM auto.bronze.hook\n")
+        assert attached.returncode == 0 and json.loads(attached.stdout)["rows"] == [[1]], attached
 
         (tmp_path / "resume").unlink()  # the next run holds mid-run
         first.marker.unlink(missing_ok=True)
@@ -119,6 +125,7 @@ def test_serve_webhooks_cron_sigkill_restart_and_sigterm(sample_copy: Path, tmp_
         (tmp_path / "resume").write_text("go")
         assert second.proc.wait(120) == 0, second.lines()
         assert "stopped" in second.lines().splitlines()[-1]
+        assert not (sample_copy / ".rat" / "engine.sock").exists()  # later scripts start an engine of their own
         assert run_status(sample_copy, cron.group(2)) == "success"
     finally:
         second.stop()
