@@ -1,7 +1,7 @@
 """The sample project as committed, for tests, benchmarks and screenshots.
 
-A user who follows the README runs the sample in place: its order files move to
-`_processed/`, tables and state appear. Nothing here may depend on that, so copies come
+A user who follows the README runs the sample in place: tables, state and samples
+appear. Nothing here may depend on that, so copies come
 from git's committed tree (or, outside a git checkout, from the data generator).
 """
 from __future__ import annotations

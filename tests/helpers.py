@@ -70,6 +70,12 @@ def run_script_here(project: Path, script: str, *flags: str) -> tuple[int, list[
     return results_of(run_cli_here(str(project), "--script", "-", *flags, stdin=script))
 
 
+def archiving_raw_orders(namespace_dir: Path) -> None:
+    """The sample's raw_orders under `namespace_dir` archives its zone (the sample itself leaves its files in place)."""
+    sql = namespace_dir / "pipelines" / "bronze" / "raw_orders" / "pipeline.sql"
+    sql.write_text("-- @archive_landing_zones: true\n" + sql.read_text())
+
+
 def dead_pid() -> int:
     """The pid of a process that has exited (a stuck run's process is gone)."""
     child = subprocess.Popen(["true"])

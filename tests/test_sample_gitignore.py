@@ -5,10 +5,13 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from rat_tui.core.landing.twins import twin_folder
 from rat_tui.core.landing.uploads import upload
 from rat_tui.core.project.model import Project
 from rat_tui.core.landing.archive import archive_files
+from tests.helpers import run_script_here
 
 
 def git(root: Path, *args: str) -> str:
@@ -41,3 +44,18 @@ def test_git_status_lists_only_the_users_files_after_first_use(sample_copy: Path
 
     status = git(sample_copy, "status", "--porcelain", "--untracked-files=all").splitlines()
     assert status == ["?? ecommerce/landing/orders/later.csv"]
+
+
+@pytest.mark.spark
+def test_git_status_lists_nothing_after_the_first_run_of_raw_orders(sample_copy: Path):
+    """The load history keeps each order file from being read twice, so the sample leaves its tracked
+    files where they are: running raw_orders changes nothing git tracks."""
+    git(sample_copy, "init", "-q")
+    git(sample_copy, "add", "-A")
+    git(sample_copy, "commit", "-q", "-m", "the sample")
+
+    status, results, stderr = run_script_here(sample_copy, "run ecommerce.bronze.raw_orders\n")
+
+    assert status == 0, stderr
+    assert results[-1]["ok"], results
+    assert git(sample_copy, "status", "--porcelain", "--untracked-files=all") == ""

@@ -39,7 +39,7 @@ DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
               show=False),
     KeyAction("review_downstream", "V", "review('downstream')", "Review with downstream", "Graph",
               "Run the selected pipeline and its downstream for review (NAME+): each on its branch, "
-              "later ones reading their upstream's", "pipeline", show=False),
+              "later ones reading their upstream's branch", "pipeline", show=False),
     KeyAction("approve", "a", "review('approve')", "Approve", "Run",
               "Approve the selected pipeline's run awaiting review: publish it to main", "pipeline", show=False),
     KeyAction("preview", "p", "preview", "Preview", "Run", "Preview the selected pipeline (writes nothing)", "pipeline"),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from devkit.pilot import screen, select, until
+from devkit.pilot import holds_whole, screen, select, until
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.project_tree import ProjectTree
@@ -165,3 +165,15 @@ async def test_purge_lists_only_what_applies(sample_copy: Path):
         await pilot.press("y")
         await until(pilot, lambda: any("Purged 1 processed landing file" in m for m in notices(app)), 20, "purge")
     assert not old.exists()
+
+
+async def test_the_review_with_downstream_palette_entry_is_whole_at_160x48(sample_copy: Path):
+    """It ended `…later ones reading their upstream's`, which reads as cut: it names what they read."""
+    app = make_app(sample_copy)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.wait_for_idle_screen()
+        await pilot.press("ctrl+p")
+        await pilot.press(*"downstream for review")
+        await until(pilot, lambda: "NAME+" in screen(app), 10, "the entry")
+        assert holds_whole(screen(app), "Graph: Run the selected pipeline and its downstream for review (NAME+): "
+                                        "each on its branch, later ones reading their upstream's branch"), screen(app)

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.helpers import script
+from tests.helpers import archiving_raw_orders, script
 from tests.lakehelpers import Scratch, copy_sample_namespace
 
 pytestmark = pytest.mark.spark
@@ -74,6 +74,7 @@ def test_build_then_build_on_the_sample_both_succeed(scratch: Scratch):
 
 def test_preview_of_a_pipeline_whose_zone_holds_nothing_new_reads_its_samples(scratch: Scratch):
     copy_sample_namespace(scratch)
+    archiving_raw_orders(scratch.root)  # the zone is emptied by the run
     fqn = f"{scratch.ns}.bronze.raw_orders"
     assert scratch.run(fqn)["status"] == "success"
     preview = scratch.wb.preview(fqn, limit=5)
@@ -83,6 +84,7 @@ def test_preview_of_a_pipeline_whose_zone_holds_nothing_new_reads_its_samples(sc
 
 def test_an_archived_file_dropped_back_is_skipped_archived_again_and_reloaded_only_when_asked(scratch: Scratch):
     copy_sample_namespace(scratch)
+    archiving_raw_orders(scratch.root)
     fqn = f"{scratch.ns}.bronze.raw_orders"
     zone = scratch.root / "landing" / "orders"
     first = scratch.run(fqn)

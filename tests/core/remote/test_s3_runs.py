@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLE
-from tests.helpers import run_script, run_script_here
+from tests.helpers import archiving_raw_orders, run_script, run_script_here
 from tests.s3helpers import bucket_project, keys, new_bucket
 
 pytestmark = pytest.mark.spark
@@ -18,7 +18,9 @@ def by_cmd(results: list[dict]) -> dict[str, dict]:
 
 def test_the_sample_project_pushed_to_a_bucket_runs_from_another_folder(s3_env, tmp_path: Path):
     bucket = new_bucket(s3_env)
-    status, results, stderr = run_script_here(bucket_project(tmp_path / "laptop", s3_env, bucket, SAMPLE), "push\n")
+    laptop = bucket_project(tmp_path / "laptop", s3_env, bucket, SAMPLE)
+    archiving_raw_orders(laptop / "ecommerce")
+    status, results, stderr = run_script_here(laptop, "push\n")
     assert status == 0, stderr
     assert "ecommerce/pipelines/bronze/raw_orders/pipeline.sql" in results[0]["pipelines"]
 
@@ -34,7 +36,7 @@ def test_the_sample_project_pushed_to_a_bucket_runs_from_another_folder(s3_env, 
     run_id = results[1]["run"]["run_id"]
     assert results[3]["rows"][0][0] > 0
 
-    # raw_orders archives what it read: the objects moved in the bucket, and in the local cache
+    # the archiving raw_orders moved what it read: the objects moved in the bucket, and in the local cache
     stored = keys(s3_env, bucket, "ecommerce/landing/orders/")
     active = [k for k in stored if k.count("/") == 3]
     archived = sorted(k.rsplit("/", 1)[-1] for k in stored if f"/_processed/{run_id}/" in k)
@@ -97,6 +99,7 @@ def test_killed_between_copy_and_delete_in_the_bucket_the_next_start_puts_everyt
 
     bucket = new_bucket(s3_env)
     project = bucket_project(tmp_path / "p", s3_env, bucket, SAMPLE)
+    archiving_raw_orders(project / "ecommerce")
     Workbench(project).push()
     zone = "ecommerce/landing/orders/"
     before = [k for k in keys(s3_env, bucket, zone) if k.count("/") == 3]

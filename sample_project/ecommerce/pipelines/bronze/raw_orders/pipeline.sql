@@ -1,5 +1,4 @@
 -- @merge_strategy: append_only
--- @archive_landing_zones: true
 -- @description: Raw orders as uploaded, one row per CSV line; _source_file names the file it came from
 SELECT
   *,
