@@ -14,8 +14,8 @@ from ..project.paths import inside
 from ..text import one_line
 from .archive import kept_copy_folder
 from .checks import file_problem, one_format
-from .dialect import Dialect, detect
-from .encodings import check_text
+from .dialect import Dialect, detect, open_text_bytes
+from .encodings import bom_encoding, check_text
 from .sample_sources import one_writer, record_samples, remove_orphan_samples
 from .zone_settings import ZoneReadSettings
 
@@ -138,7 +138,11 @@ def _write_text_sample(file: Path, temp: Path, dialect: Dialect) -> None:
 
     from .widening import records
 
-    with temp.open("w", encoding=dialect.encoding, newline="") as out:
+    # A file whose BOM settled its encoding gets a sample with that BOM, so the sample too is read in it and not
+    # in the zone's encoding (Python's "utf-16" writes its BOM; "utf-8-sig" writes UTF-8's).
+    bom = bom_encoding(open_text_bytes(file, 4))
+    encoding = ("utf-8-sig" if bom == "utf-8" else bom) if bom else dialect.encoding
+    with temp.open("w", encoding=encoding, newline="") as out:
         writer = csv.writer(out, delimiter=dialect.delimiter, quotechar=dialect.quote or '"',
                             lineterminator="\n", escapechar=None if dialect.escape == dialect.quote else dialect.escape,
                             doublequote=dialect.escape == dialect.quote)
