@@ -7,6 +7,8 @@ from dataclasses import replace
 from textual import on
 from textual.message import Message
 from textual_textarea import TextEditor
+from textual_textarea.autocomplete import CompletionList
+from textual_textarea.messages import TextAreaHideCompletionList
 from textual_textarea.text_editor import TextAreaPlus
 
 from ....core.commands.completion import Completions, Item
@@ -33,8 +35,45 @@ class SqlEditor(TextEditor):
         event.stop()
         self.post_message(self.Edited())
 
-    # The completer runs in the completion list's thread worker: it only reads the text. The editor
-    # calls it with the word it will replace: a bare word, or after a dot its member word (`silver.or`).
+    # Burst typing (a paste, a fast typist) queues keys faster than they are handled. The editor
+    # answered each prefix in a thread worker, so a Tab or Enter right behind the prefix found the
+    # list still empty (and was lost), and a late answer opened the list over text that had moved on
+    # (where Tab then indented and Enter broke the line under a visible list). Here the list is
+    # filled in order with the keys, only for the word still under the cursor.
+    @on(TextAreaPlus.ShowCompletionList)
+    def _show_completions(self, event: TextAreaPlus.ShowCompletionList) -> None:
+        event.stop()
+        event.prevent_default()  # not the editor's own handler, which starts the worker
+        area = self.text_input
+        # The editor's mode may have been reset since by a hide queued before this message: the mode
+        # is read from the prefix (the console's word and member completer is one function).
+        mode = "path" if area.completer_active == "path" else "member" if "." in event.prefix else "word"
+        area.completer_active = mode
+        if area._get_word_before_cursor() != event.prefix:
+            return  # a later key changed the word: its own message shows or hides the list
+        self.update_completion_list_offset(event)
+        items = (self.path_completer if mode == "path" else self._complete)(event.prefix)
+        if items:
+            self.completion_list.populate_and_position_list(CompletionList.CompletionsReady(event.prefix, items))
+        else:
+            self.hide_completion_list(TextAreaHideCompletionList())
+
+    @on(TextAreaPlus.CompletionListKey)
+    def _completion_key(self, event: TextAreaPlus.CompletionListKey) -> None:
+        """A key the editor kept for a list that, once its prefix was answered, is not there (nothing
+        matched): Tab, Shift+Tab and Enter edit the text as they do without a list."""
+        if self.completion_list.is_open:
+            return  # the editor's own handler gives it to the list
+        event.stop()
+        event.prevent_default()
+        self.hide_completion_list(TextAreaHideCompletionList())
+        handle = {"tab": self.text_input._handle_tab, "shift+tab": self.text_input._handle_shift_tab,
+                  "enter": self.text_input._handle_enter}.get(event.key.key)
+        if handle is not None:
+            handle(event.key)
+
+    # The completer only reads the text. The editor calls it with the word it will replace: a bare
+    # word, or after a dot its member word (`silver.or`).
     def _complete(self, replaced: str) -> list[Item]:
         row, column = self.selection.end
         before = str(self.get_line(row))[:column]
@@ -57,6 +96,4 @@ class SqlEditor(TextEditor):
         return bool(self.completion_list.is_open)
 
     def close_completion(self) -> None:
-        from textual_textarea.messages import TextAreaHideCompletionList
-
         self.post_message(TextAreaHideCompletionList())
