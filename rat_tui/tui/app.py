@@ -14,7 +14,7 @@ from textual.actions import SkipAction
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.widget import Widget
-from textual.widgets import Footer, Header, Tree
+from textual.widgets import Header, Tree
 from textual.widgets.tree import TreeNode
 from textual.worker import WorkerState
 
@@ -39,6 +39,7 @@ from .components.run_view import LiveRuns, RunView
 from .components.selection_view import SelectionProgress, SelectionView
 from .components.status_bar import StatusBar
 from .components.table_view import TableView
+from .components.whole_footer import WholeHintsFooter
 from .components.zone_view import ZoneView
 from .heap import freeze_long_lived, release
 from .internal_errors import InternalErrors
@@ -103,7 +104,7 @@ class RatApp(App):
             yield ConsolePanel(self.workbench)
         yield LogPanel()
         yield StatusBar()
-        yield Footer()
+        yield WholeHintsFooter()
 
     def on_mount(self) -> None:
         wb = self.workbench

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from textual import events
 from textual._xterm_parser import XTermParser
 
 from devkit.pilot import screen, until
@@ -94,6 +95,40 @@ async def test_an_accepted_completion_stays_in_its_buffer(sample_copy: Path, mon
         store = sample_copy / ".rat" / "console" / "buffers.json"
         await until(pilot, lambda: store.exists() and "raw_orders" in store.read_text(), 5, "the buffers saved")
         assert json.loads(store.read_text())["buffers"] == ["", "SELECT * FROM ecommerce.bronze.raw_orders"]
+
+
+def type_now(app: RatApp, text: str) -> None:
+    """Keys as a paste or a fast typist sends them: all queued at once, none waiting for the one before
+    to be handled (Pilot's `press` waits, which hides the races burst typing hits)."""
+    for ch in text:
+        name = {"\t": "tab", "\r": "enter"}.get(ch) or KEY_NAMES.get(ch, ch)
+        event = events.Key(name, ch)
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+async def test_burst_typed_tab_and_enter_accept_the_completion(sample_copy: Path, monkeypatch: pytest.MonkeyPatch):
+    """A Tab right behind the prefix, before the list could be shown, accepted nothing and later the
+    list opened over text it no longer matched; a list left from a word that was typed on stayed."""
+    app = console_app(sample_copy, monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        console = await open_console(pilot)
+        type_now(app, "SELECT * FROM ecommerce.bronze.raw_o\t")
+        await until(pilot, lambda: console.editor.text.endswith("raw_orders"), 10, "the completion accepted")
+        await app.wait_for_idle_screen()
+        await pilot.pause(0.3)
+        assert console.editor.text == "SELECT * FROM ecommerce.bronze.raw_orders"
+        assert not console.editor.completion_open and "raw_orders table" not in screen(app)
+        type_now(app, " WHERE sta\r")
+        await until(pilot, lambda: console.editor.text.endswith("status"), 10, "the column accepted")
+        await app.wait_for_idle_screen()
+        await pilot.pause(0.3)
+        assert console.editor.text == "SELECT * FROM ecommerce.bronze.raw_orders WHERE status"
+        assert not console.editor.completion_open
+        type_now(app, " AND sel ")  # `sel` offers SELECT; the space leaves it behind
+        await app.wait_for_idle_screen()
+        await pilot.pause(0.3)
+        assert console.editor.text.endswith("AND sel ") and not console.editor.completion_open
 
 
 async def test_a_layer_completes_after_the_list_was_closed(sample_copy: Path, monkeypatch: pytest.MonkeyPatch):

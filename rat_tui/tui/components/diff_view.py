@@ -34,6 +34,11 @@ def _cell(old: dict | None, new: dict | None, column: str) -> Text:
     return Text.assemble((cell_text(old.get(column)), "red"), " → ", (cell_text(new.get(column)), "green"))
 
 
+def _longest_word(sample: list[dict], column: str) -> int:
+    return max((len(word) for row in sample for side in (row["old"], row["new"]) if side is not None
+                for word in cell_text(side.get(column)).split()), default=1)
+
+
 def changed_rows(sample: list[dict]) -> Table:
     """The sample's rows side by side under their column names (a changed value as `old → new`)."""
     names = list((sample[0]["new"] or sample[0]["old"]).keys())
@@ -41,7 +46,9 @@ def changed_rows(sample: list[dict]) -> Table:
                  box=None, header_style="bold")
     rows.add_column("")
     for name in names:
-        rows.add_column(name)
+        # A narrow table shrinks its columns below their values and cut them (`2024-01-…`): a column
+        # keeps at least its longest word, so a value wraps at its spaces but is shown whole.
+        rows.add_column(name, min_width=_longest_word(sample, name))
     for row in sample:
         rows.add_row(Text(row["change"], style=CHANGE_STYLE.get(row["change"], "")),
                      *[_cell(row["old"], row["new"], name) for name in names])

@@ -1,0 +1,27 @@
+"""At 160×48 the key bar cut its last hint where it ended (`c Ca`, `q ▏`): every hint it shows is
+whole, one that does not fit is left out (issue 36.6)."""
+from __future__ import annotations
+
+from textual.widgets._footer import FooterKey
+
+from devkit.pilot import screen, select
+from rat_tui.core.commands.workbench import Workbench
+from rat_tui.tui.app import RatApp
+
+SIZE = (160, 48)
+
+
+async def test_every_hint_in_the_key_bar_is_whole(sample_copy):
+    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
+        await app.wait_for_idle_screen()
+        await pilot.pause(0.3)
+        bar = screen(app).splitlines()[-1]
+        shown = [key for key in app.screen.query(FooterKey) if key.display]
+        assert len(shown) >= 8, bar
+        for key in shown:
+            assert f"{key.key_display} {key.description}".strip() in bar, bar
+        assert "c Cancel run" in bar and "^p palette" in bar
+        hidden = [key.description for key in app.screen.query(FooterKey) if not key.display]
+        assert all(description not in bar for description in hidden), bar
