@@ -153,9 +153,15 @@ async def capture(project: Path) -> None:
         await pilot.press("escape", "f6", "escape")
         await until(pilot, lambda: not console.has_class("shown"), 10, "the console to close")
 
-        month_ago = time.time() - 30 * 86400  # the archived order files, aged past the zone's 14 days
-        for file in (project / "ecommerce" / "landing" / "orders" / "_processed").rglob("*.csv"):
-            os.utime(file, (month_ago, month_ago))
+        # The sample's raw_orders keeps its files in the zone (its load history reads each once), so the purge
+        # has an archived batch of an earlier archiving pipeline to show, aged past the zone's 14 days.
+        month_ago = time.time() - 30 * 86400
+        orders = project / "ecommerce" / "landing" / "orders"
+        archived = orders / "_processed" / "20240201T000000-old"
+        archived.mkdir(parents=True, exist_ok=True)
+        for file in orders.glob("*.csv"):
+            shutil.copy(file, archived / file.name)
+            os.utime(archived / file.name, (month_ago, month_ago))
         await pilot.press("x")
         await until(pilot, lambda: "Purge " in screen(app) and "Yes (y)" in screen(app), 30, "the purge plan")
         save(app, "purge_dry_run")
