@@ -9,6 +9,7 @@ from pathlib import Path
 from ..errors import RatError
 from ..lake.metadata import current_metadata_file, load_table
 from ..landing.preview import read_head
+from ..landing.zone_settings import ZoneReadSettings
 from ..project.model import PipelineRef, Project, active_landing_files, landing_format
 
 # The column the run's landing view adds to every zone read (run/context.py names it too).
@@ -60,12 +61,15 @@ class SchemaReader:
         files = files or active_landing_files(zone_dir)
         if not files:
             return None
-        return self._cached(_identity(files[0]), lambda: self._file_columns(files[0]))
+        # Its own label, so what lineage sniffs (without the zone's settings and remembered date orders) never
+        # becomes the dialect a run takes for a file with the same header (the header cache is per label).
+        settings = ZoneReadSettings(label=f"lineage of {namespace}/{zone}")
+        return self._cached(_identity(files[0]), lambda: self._file_columns(files[0], settings))
 
     @staticmethod
-    def _file_columns(path: Path) -> Columns | None:
+    def _file_columns(path: Path, settings: ZoneReadSettings) -> Columns | None:
         try:
-            columns, _ = read_head(path, 0)
+            columns, _ = read_head(path, 0, settings)
         except (RatError, OSError, ValueError):  # a file DuckDB cannot read offers no columns
             return None
         return {**{name: "" for name in columns}, ZONE_FILE_COLUMN: "string"}
