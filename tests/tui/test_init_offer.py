@@ -13,7 +13,7 @@ async def test_an_empty_folder_is_offered_a_new_project(tmp_path: Path):
     app = InitOfferApp(tmp_path)
     async with app.run_test() as pilot:
         await pilot.pause()
-        shown = " ".join(str(label.render()) for label in app.screen.query("Label"))
+        shown = " ".join(str(widget.render()) for widget in app.screen.query("Static"))
         assert f"{tmp_path} is empty. Make a new project here?" in shown
         await pilot.press("y")
         await pilot.pause()
