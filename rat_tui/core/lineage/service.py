@@ -60,7 +60,7 @@ class ColumnLineage:
                 if name not in self._loaded or signature is None or self._signatures.get(name) != signature:
                     self._loaded[name], self._signatures[name] = self._load(name), signature
             self._loaded = {name: self._loaded[name] for name in names}
-            return self._compute(self._graph.order(names))
+            return self._compute(self._graph.order(names, leave_out_cycles=True))  # validate names a cycle
 
     def saved(self, refs: Iterable[PipelineRef]) -> dict[str, PipelineLineage]:
         """After a save of these pipelines (their files only): recompute them and what reads them."""
@@ -72,7 +72,7 @@ class ColumnLineage:
             touched = {ref.fqn for ref in refs}
             for ref in refs:
                 touched |= self._graph.downstream_of(ref.fqn)
-            return self._compute(self._graph.order(touched))
+            return self._compute(self._graph.order(touched, leave_out_cycles=True))
 
     def one(self, pipeline: LoadedPipeline) -> PipelineLineage:
         """One pipeline's lineage from its own files and its inputs' columns on disk, without reading the
@@ -172,10 +172,7 @@ class ColumnLineage:
     def working_copy_problems(self, only: PipelineRef | None = None) -> list[Problem]:
         """`validate`: each pipeline whose query no longer makes a column of its table that a downstream
         pipeline reads; a warning, or an error under `@breaks_downstream: fail`."""
-        try:
-            lineages = self.pipelines()
-        except RatError:  # a project that cannot be ordered (a ref cycle): validate names that already
-            return []
+        lineages = self.pipelines()
         graph = ColumnGraph(lineages.values())
         problems = []
         for name, lineage in lineages.items():

@@ -124,14 +124,17 @@ class ProjectGraph:
     def downstream_of(self, name: str) -> set[str]:
         return self._closure(name, self.downstream)
 
-    def order(self, names: Iterable[str]) -> list[str]:
-        """The given pipelines in dependency order (upstream first; ties by layer, then name)."""
+    def order(self, names: Iterable[str], leave_out_cycles: bool = False) -> list[str]:
+        """The given pipelines in dependency order (upstream first; ties by layer, then name). A ref cycle is a
+        RatError, or with `leave_out_cycles` its pipelines and those after them are left out."""
         wanted = set(names)
         done: list[str] = []
         placed: set[str] = set()
         while len(placed) < len(wanted):
             ready = [n for n in wanted - placed if not (self.upstream.get(n, set()) & (wanted - placed))]
             if not ready:
+                if leave_out_cycles:
+                    break
                 raise RatError(f"cyclic ref: {self.cycle_in(wanted - placed)}")
             ready.sort(key=self._sort_key)
             done += ready

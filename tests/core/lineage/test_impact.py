@@ -69,3 +69,15 @@ def test_a_python_reader_not_run_yet_is_named_as_perhaps_broken(tmp_path):
     [impact] = service.run_impacts("shop.silver.orders", ORDERS, {c: t for c, t in ORDERS.items() if c != "customer"})
     assert impact.sentence() == ("dropping `customer` breaks `gold.big_orders.customer` (direct), the window of "
                                  "`gold.ranked` (indirect) and perhaps `gold.by_python` (unknown)")
+
+
+def test_a_ref_cycle_elsewhere_leaves_every_other_pipeline_its_lineage(tmp_path):
+    """A cycle in one namespace (which validate names) made lineage raise `cyclic ref` for the whole project, so
+    every run, review and lineage query of the shared project failed after it."""
+    project = write_project(tmp_path)
+    for name, other in (("a", "b"), ("b", "a")):
+        folder = tmp_path / "loop" / "pipelines" / "silver" / name
+        folder.mkdir(parents=True)
+        (folder / "pipeline.sql").write_text(f"SELECT * FROM {{{{ ref('silver.{other}') }}}}\n")
+    lineages = lineage_service(project).pipelines()
+    assert "shop.gold.daily_revenue" in lineages and "loop.silver.a" not in lineages
