@@ -111,7 +111,7 @@ class TableView(Vertical):
 
     @on(DataTable.RowHighlighted, "#snapshots-table")
     def _snapshot_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key.value is not None:
+        if event.row_key is not None and event.row_key.value is not None:  # None: a row of a table just cleared
             self.load_preview(self.entries[int(event.row_key.value)]["snapshot_id"])
 
     @work(thread=True, group="actions")
