@@ -133,8 +133,9 @@ async def test_a_key_cancels_a_long_query(scratch: Scratch, key: str):
         await until(pilot, lambda: set(tracker.getJobIdsForGroup(group)) & set(tracker.getActiveJobsIds()), 30,
                     "the query's Spark job")
         await pilot.press(key)
-        await until(pilot, lambda: "Cancelled." in screen(app), 2, "the cancel")
-        await until(pilot, lambda: not set(tracker.getJobIdsForGroup(group)) & set(tracker.getActiveJobsIds()), 2,
+        # Generous limits: the test is that the cancel lands, not how fast it does on a loaded CI machine.
+        await until(pilot, lambda: "Cancelled." in screen(app), 20, "the cancel")
+        await until(pilot, lambda: not set(tracker.getJobIdsForGroup(group)) & set(tracker.getActiveJobsIds()), 20,
                     "no job of the statement left in Spark")
         assert console.running is None and console.has_class("shown")
         console.editor.selection = ((0, 0), (0, 6))

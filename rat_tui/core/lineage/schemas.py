@@ -17,8 +17,12 @@ ZONE_FILE_COLUMN = "_source_file"
 Columns = dict[str, str]  # column -> type, in table order
 
 
-def _identity(path: Path) -> tuple[str, int, int]:
-    stat = path.stat()
+def _identity(path: Path) -> tuple[str, int, int] | None:
+    """None for a file listed but gone (a dangling link, a file moved away since the listing)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
     return str(path), stat.st_mtime_ns, stat.st_size
 
 
@@ -32,9 +36,10 @@ class SchemaReader:
 
     def table(self, ref: PipelineRef) -> Columns | None:
         path = current_metadata_file(self.project.table_dir(ref))
-        if path is None:
+        identity = _identity(path) if path is not None else None
+        if identity is None:
             return None
-        return self._cached(_identity(path), lambda: self._iceberg_columns(ref))
+        return self._cached(identity, lambda: self._iceberg_columns(ref))
 
     def _iceberg_columns(self, ref: PipelineRef) -> Columns | None:
         try:
@@ -59,12 +64,14 @@ class SchemaReader:
         samples = zone_dir / "_samples"
         files = sorted(p for p in samples.iterdir() if landing_format(p)) if samples.is_dir() else []
         files = files or active_landing_files(zone_dir)
-        if not files:
+        readable = next(((path, identity) for path in files if (identity := _identity(path)) is not None), None)
+        if readable is None:
             return None
         # Its own label, so what lineage sniffs (without the zone's settings and remembered date orders) never
         # becomes the dialect a run takes for a file with the same header (the header cache is per label).
         settings = ZoneReadSettings(label=f"lineage of {namespace}/{zone}")
-        return self._cached(_identity(files[0]), lambda: self._file_columns(files[0], settings))
+        path, identity = readable
+        return self._cached(identity, lambda: self._file_columns(path, settings))
 
     @staticmethod
     def _file_columns(path: Path, settings: ZoneReadSettings) -> Columns | None:

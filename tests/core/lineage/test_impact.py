@@ -81,3 +81,16 @@ def test_a_ref_cycle_elsewhere_leaves_every_other_pipeline_its_lineage(tmp_path)
         (folder / "pipeline.sql").write_text(f"SELECT * FROM {{{{ ref('silver.{other}') }}}}\n")
     lineages = lineage_service(project).pipelines()
     assert "shop.gold.daily_revenue" in lineages and "loop.silver.a" not in lineages
+
+
+def test_a_dangling_file_in_a_zone_leaves_every_pipeline_its_lineage(tmp_path):
+    """A zone holding a symlink to a deleted file (listed, but no stat) raised FileNotFoundError out of lineage,
+    failing every later review and validate of the shared project (found by the full suite)."""
+    project = write_project(tmp_path)
+    zone = tmp_path / "shop" / "landing" / "orders"
+    for path in zone.iterdir():
+        path.unlink()
+    (zone / "a_gone.csv").symlink_to(tmp_path / "nowhere.csv")
+    lineages = lineage_service(project).pipelines()
+    assert lineages["shop.bronze.raw_orders"].columns == ()
+    assert "shop.silver.orders" in lineages
