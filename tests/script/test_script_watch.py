@@ -30,13 +30,21 @@ def test_a_file_landing_in_a_zone_runs_its_reader(sample_copy: Path):
               f"write ecommerce/landing/orders/orders_2024_04.csv <<EOF\n{NEW_ORDERS}EOF\n"
               "wait-idle --timeout 180\n"
               "query SELECT count(*) AS n, max(order_id) AS last FROM ecommerce.bronze.raw_orders\n"
-              "watch off\n")
+              "watch off\n"
+              "ticks ecommerce.bronze.raw_orders\n"
+              "triggers ecommerce.bronze.raw_orders\n")
     status, results, stderr = run_script_here(sample_copy, script)
     assert status == 0, (results, stderr)
     assert [(r["pipeline"], r["trigger"], r["status"]) for r in results[2]["runs"]] == [
         ("ecommerce.bronze.raw_orders", "landing", "success")]
     assert results[2]["runs"][0]["rows_written"] == 302
     assert results[3]["rows"] == [[302, 302]]
+    # the run came from the implicit landing trigger of watch.run_on_landing, as its tick says
+    assert [(t["kind"], t["outcome"], t["reason"], t["implicit"], t["run_id"]) for t in results[5]["ticks"]] == [
+        ("landing", "fired", "1 new file in orders (watch.run_on_landing)", "watch.run_on_landing",
+         results[2]["runs"][0]["run_id"])]
+    assert [(t["kind"], t["spec"], t["implicit"]) for t in results[6]["triggers"]] == [
+        ("landing", "orders (watch.run_on_landing)", "watch.run_on_landing")]
 
 
 UP = "t/pipelines/bronze/up/pipeline.sql"
@@ -53,10 +61,39 @@ def test_a_saved_pipelines_run_cascades_to_its_downstream(sample_copy: Path):
               "wait-idle --timeout 180\n"
               "query SELECT tens FROM t.silver.down\n"
               "runs t.silver.down\n"
-              "watch off\n")
+              "watch off\n"
+              "ticks t.silver.down\n")
     status, results, stderr = run_script_here(sample_copy, script)
     assert status == 0, (results, stderr)
     assert [(r["pipeline"], r["trigger"], r["status"]) for r in results[5]["runs"]] == [
-        ("t.bronze.up", "watch", "success"), ("t.silver.down", "selection", "success")]
+        ("t.bronze.up", "watch", "success"), ("t.silver.down", "after", "success")]
     assert results[6]["rows"] == [[20]]
-    assert [r["trigger"] for r in results[7]["runs"]] == ["selection"]  # once, after the saved pipeline's run
+    assert [r["trigger"] for r in results[7]["runs"]] == ["after"]  # once, after the saved pipeline's run
+    # the implicit `after` trigger of watch.cascade fired it, for the saved pipeline's run
+    assert [(t["kind"], t["outcome"], t["reason"], t["run_id"]) for t in results[9]["ticks"]] == [
+        ("after", "fired", "t.bronze.up succeeded (watch.cascade)", results[7]["runs"][0]["run_id"])]
+
+
+def test_a_cascade_obeys_the_downstreams_cooldown_and_says_so(sample_copy: Path):
+    watch_setting(sample_copy, "cascade: true")
+    script = (f"write {UP} <<EOF\nSELECT 1 AS id\nEOF\n"
+              f"write {DOWN} <<EOF\nSELECT id * 10 AS tens FROM {{{{ ref('bronze.up') }}}}\nEOF\n"
+              "write t/pipelines/silver/down/config.yaml <<EOF\ncooldown: 1h\nEOF\n"
+              "watch on\n"
+              f"write {UP} <<EOF\nSELECT 2 AS id\nEOF\n"
+              "wait-idle --timeout 180\n"
+              f"write {UP} <<EOF\nSELECT 3 AS id\nEOF\n"
+              "wait-idle --timeout 180\n"
+              "watch off\n"
+              "query SELECT tens FROM t.silver.down\n"
+              "ticks t.silver.down\n")
+    status, results, stderr = run_script_here(sample_copy, script)
+    assert status == 0, (results, stderr)
+    assert [(r["pipeline"], r["trigger"]) for r in results[5]["runs"]] == [("t.bronze.up", "watch"),
+                                                                         ("t.silver.down", "after")]
+    assert [(r["pipeline"], r["trigger"]) for r in results[7]["runs"]] == [("t.bronze.up", "watch")]
+    assert results[9]["rows"] == [[20]]  # the second save's run did not cascade
+    skipped, fired = results[10]["ticks"]
+    assert fired["outcome"] == "fired" and skipped["outcome"] == "skipped"
+    assert skipped["reason"].startswith("cooldown 1h: last fired at "), skipped
+    assert skipped["implicit"] == "watch.cascade"

@@ -44,6 +44,24 @@ async def test_review_a_run_in_the_tui_then_approve_it_and_reject_the_next(scrat
     assert list(scratch.refs(fqn)) == ["main"]
 
 
+async def test_the_review_panel_says_what_the_held_runs_change_breaks_downstream(scratch: Scratch):
+    totals = scratch.pipeline("silver", "totals", "SELECT 1 AS id, 5 AS total")
+    big = scratch.pipeline("gold", "big", "SELECT id FROM {{ ref('silver.totals') }} WHERE total > 1")
+    for fqn in (totals, big):
+        assert scratch.run(fqn)["status"] == "success"
+    scratch.pipeline("silver", "totals", "SELECT 1 AS id")
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", totals)
+        await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline source")
+        await pilot.press("v")
+        await until(pilot, lambda: "AWAITING_REVIEW" in screen(app) and "breaks" in screen(app), 120,
+                    "the held run with its impact")
+        assert "⚠ dropping `total` breaks the filter of `gold.big` (indirect)" in screen(app)
+    [held] = scratch.wb.state.held_runs(totals)
+    scratch.wb.reject(held.run_id)
+
+
 async def test_approve_on_a_pipeline_with_nothing_to_review_says_so(scratch: Scratch):
     fqn = scratch.pipeline("silver", "calm", "SELECT 1 AS id")
     app = RatApp(scratch.wb, watch=False)

@@ -1,19 +1,23 @@
 """Every pipeline's triggers, read from config.yaml again only when the file changed (an evaluation every few
-seconds reads 300 pipelines' triggers from memory), and the problems `validate` reports about them."""
+seconds reads 300 pipelines' triggers from memory), with the implicit ones of rat.yaml's `watch:` settings
+(implicit.py), and the problems `validate` reports about them."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 from ..errors import Problem, did_you_mean
+from ..project.graph import ProjectGraph
 from ..project.model import PipelineRef, Project
+from .implicit import implicit_triggers, wanted
 from .triggers import Kind, PipelineTriggers, after_cycles, cycle_sentence, parse_triggers
 
 
 class TriggerCatalog:
-    def __init__(self, project: Project):
-        self.project = project
+    def __init__(self, project: Project, graph: Callable[[], ProjectGraph] | None = None):
+        self.project, self.graph = project, graph
         self._cache: dict[PipelineRef, tuple[tuple[int, int] | None, PipelineTriggers]] = {}
         self._refs: list[PipelineRef] = []
         self._folders: dict[str, int] = {}  # folder -> mtime_ns, of every folder the last scan listed
@@ -46,10 +50,20 @@ class TriggerCatalog:
         self._cache[ref] = (stamp, parsed)
         return parsed
 
-    def all(self) -> list[PipelineTriggers]:
-        """Pipelines with at least one trigger. The `after` triggers of a cycle (which `validate` refuses) are
-        left out: they would run each other for ever."""
-        found = [parsed for ref in self.pipelines() if (parsed := self.read(ref)).triggers]
+    def all(self, implicit_only: bool = False) -> list[PipelineTriggers]:
+        """Pipelines with at least one trigger, upstream first when `watch.cascade` adds implicit ones. The
+        `after` triggers of a cycle (which `validate` refuses) are left out: they would run each other for ever."""
+        graph = self.graph() if self.graph is not None and wanted(self.project.settings) else None
+        implicit = implicit_triggers(self.project.settings, graph) if graph is not None else {}
+        found = []
+        for ref in self.pipelines():
+            parsed = self.read(ref)
+            own = () if implicit_only else parsed.triggers
+            if triggers := own + tuple(implicit.get(ref.fqn, ())):
+                found.append(replace(parsed, triggers=triggers))
+        if graph is not None:
+            order = {name: i for i, name in enumerate(graph.order(graph.pipelines(), leave_out_cycles=True))}
+            found.sort(key=lambda p: order.get(p.pipeline, len(order)))
         in_cycles = {name for cycle in after_cycles(found) for name in cycle}
         if not in_cycles:
             return found
