@@ -76,17 +76,11 @@ def test_a_saved_pipelines_run_cascades_to_its_downstream(sample_copy: Path):
 
 def test_a_cascade_obeys_the_downstreams_cooldown_and_says_so(sample_copy: Path):
     watch_setting(sample_copy, "cascade: true")
+    saves = [f"write {UP} <<EOF\nSELECT {n} AS id\nEOF\nwait-idle --timeout 180\n" for n in (2, 3)]
     script = (f"write {UP} <<EOF\nSELECT 1 AS id\nEOF\n"
               f"write {DOWN} <<EOF\nSELECT id * 10 AS tens FROM {{{{ ref('bronze.up') }}}}\nEOF\n"
               "write t/pipelines/silver/down/config.yaml <<EOF\ncooldown: 1h\nEOF\n"
-              "watch on\n"
-              f"write {UP} <<EOF\nSELECT 2 AS id\nEOF\n"
-              "wait-idle --timeout 180\n"
-              f"write {UP} <<EOF\nSELECT 3 AS id\nEOF\n"
-              "wait-idle --timeout 180\n"
-              "watch off\n"
-              "query SELECT tens FROM t.silver.down\n"
-              "ticks t.silver.down\n")
+              "watch on\n" + "".join(saves) + "watch off\nquery SELECT tens FROM t.silver.down\nticks t.silver.down\n")
     status, results, stderr = run_script_here(sample_copy, script)
     assert status == 0, (results, stderr)
     assert [(r["pipeline"], r["trigger"]) for r in results[5]["runs"]] == [("t.bronze.up", "watch"),

@@ -14,17 +14,22 @@ KEYED = """-- @merge_strategy: incremental
 SELECT * FROM VALUES {rows} AS v(id, name)"""
 
 
+async def review_in_app(pilot, app: RatApp, fqn: str, shown: str) -> None:
+    """Select the pipeline, press v, and wait until its run awaits review with `shown` on the screen."""
+    await select(pilot, "pipeline", fqn)
+    await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline source")
+    await pilot.press("v")
+    await until(pilot, lambda: "AWAITING_REVIEW" in screen(app) and shown in screen(app), 120,
+                f"the run awaiting review with {shown!r}")
+
+
 async def test_review_a_run_in_the_tui_then_approve_it_and_reject_the_next(scratch: Scratch):
     fqn = scratch.pipeline("silver", "people", KEYED.format(rows="(1, 'a'), (2, 'b')"))
     scratch.run(fqn)
     scratch.pipeline("silver", "people", KEYED.format(rows="(2, 'B'), (3, 'c')"))
     app = RatApp(scratch.wb, watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        await select(pilot, "pipeline", fqn)
-        await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline source")
-        await pilot.press("v")
-        await until(pilot, lambda: "AWAITING_REVIEW" in screen(app) and "Diff against main" in screen(app), 120,
-                    "the run awaiting review with its diff")
+        await review_in_app(pilot, app, fqn, "Diff against main")
         text = screen(app)
         assert "+1 added" in text and "−0 removed" in text and "~1 changed" in text
         assert "b → B" in text and "rows changed" in text
@@ -52,11 +57,7 @@ async def test_the_review_panel_says_what_the_held_runs_change_breaks_downstream
     scratch.pipeline("silver", "totals", "SELECT 1 AS id")
     app = RatApp(scratch.wb, watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        await select(pilot, "pipeline", totals)
-        await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline source")
-        await pilot.press("v")
-        await until(pilot, lambda: "AWAITING_REVIEW" in screen(app) and "breaks" in screen(app), 120,
-                    "the held run with its impact")
+        await review_in_app(pilot, app, totals, "breaks")
         assert "⚠ dropping `total` breaks the filter of `gold.big` (indirect)" in screen(app)
     [held] = scratch.wb.state.held_runs(totals)
     scratch.wb.reject(held.run_id)

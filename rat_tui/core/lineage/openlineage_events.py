@@ -108,8 +108,9 @@ def run_event(project_uri: str, facts: RunFacts) -> RunEvent:
     if facts.nominal_time is not None:
         run_facets["nominalTime"] = nominal_time_run.NominalTimeRunFacet(nominalStartTime=_time(facts.nominal_time))
     if facts.parent is not None:
-        run_facets["parent"] = parent_run.ParentRunFacet.create(
-            runId=run_uuid(project_uri, facts.parent.run_key), namespace=project_uri, name=facts.parent.job)
+        run_facets["parent"] = parent_run.ParentRunFacet(
+            run=parent_run.Run(runId=run_uuid(project_uri, facts.parent.run_key)),
+            job=parent_run.Job(namespace=project_uri, name=facts.parent.job))
     state = STATES.get(facts.status, RunState.FAIL)
     if state == RunState.FAIL and facts.error:
         run_facets["errorMessage"] = error_message_run.ErrorMessageRunFacet(

@@ -37,13 +37,19 @@ def dropped_amount(tmp_path):
     return tmp_path
 
 
-def test_validate_warns_before_any_run(dropped_amount):
-    wb = Workbench(dropped_amount)
+def breaking_problem(root) -> dict:
+    """The one problem `validate` reports about what a change breaks downstream."""
+    wb = Workbench(root)
     try:
         problems = wb.validate()["problems"]
     finally:
         wb.close()
     [problem] = [p for p in problems if "breaks" in p["message"]]
+    return problem
+
+
+def test_validate_warns_before_any_run(dropped_amount):
+    problem = breaking_problem(dropped_amount)
     assert problem["path"] == "shop/pipelines/silver/orders/pipeline.sql"
     assert problem["severity"] == "warning"
     assert problem["message"].startswith("dropping `amount` breaks `gold.daily_revenue.total` (direct)")
@@ -102,12 +108,7 @@ SELECT CAST(order_id AS BIGINT) AS order_id, CAST(t.amount AS STRING) AS amount,
 FROM {{ ref('bronze.raw_orders') }} t JOIN {{ ref('bronze.raw_customers') }} c ON t.customer_id = c.id"""
     project = write_project(tmp_path, {**PIPELINES, "silver/orders": retyped})
     write_table_schema(project, "shop.silver.orders", ORDERS)  # amount is a double in the table
-    wb = Workbench(tmp_path)
-    try:
-        problems = wb.validate()["problems"]
-    finally:
-        wb.close()
-    [problem] = [p for p in problems if "breaks" in p["message"]]
+    problem = breaking_problem(tmp_path)
     assert problem["path"] == "shop/pipelines/silver/orders/pipeline.sql"
     assert problem["message"].startswith("retyping `amount` (double → string) breaks `gold.daily_revenue.total` "
                                          "(direct)")

@@ -142,13 +142,15 @@ def test_a_triggered_run_names_its_tick_or_upstream_run_as_parent_and_a_cron_tim
         assert event_problems(event) == []
         facets = event["run"]["facets"]
         assert facets["nominalTime"]["nominalStartTime"] == "2025-06-01T10:00:00Z"
-        assert facets["parent"]["job"] == {"namespace": uri, "name": f"{up} trigger cron:0 * * * *"}
+        job = facets["parent"]["job"]
+        assert (job["namespace"], job["name"]) == (uri, f"{up} trigger cron:0 * * * *")
         assert facets["parent"]["run"]["runId"] == run_uuid(uri, f"tick/{up}/cron:0 * * * */2025-06-01T10:00:00Z")
     for event in events_of(scratch, after_fired.run_id):
         assert event_problems(event) == []
         facets = event["run"]["facets"]
         assert "nominalTime" not in facets  # an upstream's success is no schedule
-        assert facets["parent"]["job"] == {"namespace": uri, "name": up}
+        job = facets["parent"]["job"]
+        assert (job["namespace"], job["name"]) == (uri, up)
         assert facets["parent"]["run"]["runId"] == run_uuid(uri, cron_fired.run_id)  # the upstream run's own id
     manual = scratch.run(up)
     assert [set(e["run"]["facets"]) & {"nominalTime", "parent"} for e in events_of(scratch, manual["run_id"])] == [
