@@ -165,6 +165,6 @@ def test_a_published_runs_events_carry_the_published_code_not_the_working_copy(s
     assert (record["status"], record["version"]) == ("success", "1")
     start, complete = events_of(scratch, record["run_id"])
     for event in (start, complete):
-        assert event["job"]["facets"]["sourceCode"]["sourceCode"] == "SELECT 1 AS x\n"
+        assert event["job"]["facets"]["sourceCode"]["sourceCode"] == "SELECT 1 AS x"
         assert event["job"]["facets"]["sql"]["query"] == "SELECT 1 AS x"
     assert list(complete["outputs"][0]["facets"]["columnLineage"]["fields"]) == ["x"]
