@@ -3,10 +3,13 @@
 These scripts use no screen command, so they run without the app."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from rat_tui.core.lineage.openlineage_events import run_uuid
+from rat_tui.core.project.model import Project
 from tests.helpers import run_script_here
 
 pytestmark = pytest.mark.spark
@@ -72,6 +75,13 @@ def test_a_saved_pipelines_run_cascades_to_its_downstream(sample_copy: Path):
     # the implicit `after` trigger of watch.cascade fired it, for the saved pipeline's run
     assert [(t["kind"], t["outcome"], t["reason"], t["run_id"]) for t in results[9]["ticks"]] == [
         ("after", "fired", "t.bronze.up succeeded (watch.cascade)", results[7]["runs"][0]["run_id"])]
+    # its OpenLineage events name the saved pipeline's run as their parent
+    uri = Project(sample_copy).root.as_uri()
+    events = [json.loads(line) for line in (sample_copy / ".rat" / "lineage" / "events.jsonl").read_text().splitlines()]
+    down_run = run_uuid(uri, results[7]["runs"][0]["run_id"])
+    parents = [e["run"]["facets"]["parent"] for e in events if e["run"]["runId"] == down_run]
+    assert [(p["job"]["name"], p["run"]["runId"]) for p in parents] == [
+        ("t.bronze.up", run_uuid(uri, results[5]["runs"][0]["run_id"]))] * 2  # START and COMPLETE
 
 
 def test_a_cascade_obeys_the_downstreams_cooldown_and_says_so(sample_copy: Path):
