@@ -170,3 +170,27 @@ def test_a_tick_fires_once_across_two_processes_and_a_restart(sample_copy: Path)
     assert [(t["scheduled_for"], t["outcome"], t["run_id"]) for t in results[1]["ticks"]] == [
         ("2025-06-01T10:00:00Z", "fired", fired[0]["run_id"])]
     assert [r["run_id"] for r in results[2]["runs"]] == [fired[0]["run_id"]]
+
+
+def test_a_webhook_token_is_shown_once_and_a_webhook_inside_the_cooldown_answers_429(lake, auto):
+    import hashlib
+
+    fqn = auto.pipeline("bronze", "hooked", "SELECT 1 AS x", config="triggers:\n  - webhook: true\ncooldown: 10m\n")
+    status, results = script(lake, f"webhook-token {fqn}\nwebhook-token {fqn}\n")
+    assert status == 1 and results[0]["ok"], results
+    token = results[0]["token"]
+    assert results[1]["error"] == (f"{fqn} has a webhook token already (it was shown once); "
+                                   "`webhook-token --rotate` makes a new one")
+    [stored] = lake.state.query_one("SELECT token_hash FROM webhook_tokens WHERE pipeline = ?", (fqn,))
+    assert stored == hashlib.sha256(token.encode()).hexdigest()  # only the hash is kept
+    assert (lake.automation.webhook(fqn, "wrong").status, lake.automation.webhook(fqn, None).status) == (401, 401)
+    first = lake.automation.webhook(fqn, token)
+    assert first.status == 202 and first.run_id
+    second = lake.automation.webhook(fqn, token)
+    assert second.status == 429
+    assert second.message.startswith("cooldown 10m: last fired at ") and f"(run {first.run_id})" in second.message
+    lake.wait_idle(120)
+    assert [(r["run_id"], r["trigger"], r["status"]) for r in lake.runs(fqn)["runs"]] == [
+        (first.run_id, "webhook", "success")]
+    assert [(t["outcome"], t["reason"][:12]) for t in script(lake, f"ticks {fqn}\n")[1][0]["ticks"]] == [
+        ("skipped", "cooldown 10m"), ("fired", "")]

@@ -94,3 +94,20 @@ async def test_with_a_serve_holding_the_project_the_app_only_shows(sample_copy: 
             assert "Triggers run in rat-tui serve (pid 4242 on elsewhere)" in screen(app)
     finally:
         os.close(held)
+
+
+async def test_the_automation_tab_shows_the_implicit_triggers_of_the_watch_settings(sample_copy: Path):
+    rat_yaml = sample_copy / "rat.yaml"
+    rat_yaml.write_text(rat_yaml.read_text().replace("watch:\n", "watch:\n  cascade: true\n  run_on_landing: true\n", 1))
+    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
+        await app.wait_for_idle_screen()
+        app.query_one(PipelineView).show_tab("tab-automation")
+        await until(pilot, lambda: "Triggers" in screen(app) and "after" in screen(app), 10, "the Automation tab")
+        assert "any of ecommerce.bronze.raw_orders (watch.cascade)" in screen(app)
+        await select(pilot, "pipeline", "ecommerce.bronze.raw_orders")
+        await app.wait_for_idle_screen()
+        app.query_one(PipelineView).show_tab("tab-automation")
+        await until(pilot, lambda: "(watch.run_on_landing)" in screen(app), 10, "the landing trigger")
+        assert "orders (watch.run_on_landing)" in screen(app)

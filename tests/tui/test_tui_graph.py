@@ -174,7 +174,7 @@ async def test_watch_cascade_reruns_the_downstream_of_a_saved_pipeline_once(scra
         await pilot.pause(2.0)  # nothing more may follow
         await until(pilot, lambda: not scratch.wb.runner.active, 60, "runs to settle")
     assert [r["trigger"] for r in scratch.wb.runs(up)["runs"]] == ["watch", "manual"]
-    assert [r["trigger"] for r in scratch.wb.runs(down)["runs"]] == (["selection"] if cascade else [])
+    assert [r["trigger"] for r in scratch.wb.runs(down)["runs"]] == (["after"] if cascade else [])
     assert scratch.wb.runs(other)["runs"] == []
     if cascade:
         assert scratch.rows(f"SELECT tens FROM {down}") == [[20]]

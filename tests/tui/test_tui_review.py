@@ -14,17 +14,22 @@ KEYED = """-- @merge_strategy: incremental
 SELECT * FROM VALUES {rows} AS v(id, name)"""
 
 
+async def review_in_app(pilot, app: RatApp, fqn: str, shown: str) -> None:
+    """Select the pipeline, press v, and wait until its run awaits review with `shown` on the screen."""
+    await select(pilot, "pipeline", fqn)
+    await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline source")
+    await pilot.press("v")
+    await until(pilot, lambda: "AWAITING_REVIEW" in screen(app) and shown in screen(app), 120,
+                f"the run awaiting review with {shown!r}")
+
+
 async def test_review_a_run_in_the_tui_then_approve_it_and_reject_the_next(scratch: Scratch):
     fqn = scratch.pipeline("silver", "people", KEYED.format(rows="(1, 'a'), (2, 'b')"))
     scratch.run(fqn)
     scratch.pipeline("silver", "people", KEYED.format(rows="(2, 'B'), (3, 'c')"))
     app = RatApp(scratch.wb, watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        await select(pilot, "pipeline", fqn)
-        await until(pilot, lambda: "Effective config" in screen(app), 20, "the pipeline source")
-        await pilot.press("v")
-        await until(pilot, lambda: "AWAITING_REVIEW" in screen(app) and "Diff against main" in screen(app), 120,
-                    "the run awaiting review with its diff")
+        await review_in_app(pilot, app, fqn, "Diff against main")
         text = screen(app)
         assert "+1 added" in text and "−0 removed" in text and "~1 changed" in text
         assert "b → B" in text and "rows changed" in text
@@ -42,6 +47,20 @@ async def test_review_a_run_in_the_tui_then_approve_it_and_reject_the_next(scrat
         await until(pilot, lambda: scratch.wb.state.runs(fqn, limit=1)[0].status == "rejected", 60, "the reject")
     assert scratch.rows(f"SELECT * FROM {fqn} ORDER BY id") == [[1, "a"], [2, "B"], [3, "c"]]
     assert list(scratch.refs(fqn)) == ["main"]
+
+
+async def test_the_review_panel_says_what_the_held_runs_change_breaks_downstream(scratch: Scratch):
+    totals = scratch.pipeline("silver", "totals", "SELECT 1 AS id, 5 AS total")
+    big = scratch.pipeline("gold", "big", "SELECT id FROM {{ ref('silver.totals') }} WHERE total > 1")
+    for fqn in (totals, big):
+        assert scratch.run(fqn)["status"] == "success"
+    scratch.pipeline("silver", "totals", "SELECT 1 AS id")
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await review_in_app(pilot, app, totals, "breaks")
+        assert "⚠ dropping `total` breaks the filter of `gold.big` (indirect)" in screen(app)
+    [held] = scratch.wb.state.held_runs(totals)
+    scratch.wb.reject(held.run_id)
 
 
 async def test_approve_on_a_pipeline_with_nothing_to_review_says_so(scratch: Scratch):

@@ -1,22 +1,27 @@
 """Every pipeline's triggers, read from config.yaml again only when the file changed (an evaluation every few
-seconds reads 300 pipelines' triggers from memory), and the problems `validate` reports about them."""
+seconds reads 300 pipelines' triggers from memory), with the implicit ones of rat.yaml's `watch:` settings
+(implicit.py), and the problems `validate` reports about them."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 from ..errors import Problem, did_you_mean
-from ..project.model import PipelineRef, Project
-from .triggers import Kind, PipelineTriggers, after_cycles, cycle_sentence, parse_triggers
+from ..project.graph import ProjectGraph
+from ..project.model import SOURCE_FILES, PipelineRef, Project
+from .implicit import implicit_triggers, wanted
+from .triggers import Kind, PipelineTriggers, Trigger, after_cycles, cycle_sentence, parse_triggers
 
 
 class TriggerCatalog:
-    def __init__(self, project: Project):
-        self.project = project
+    def __init__(self, project: Project, graph: Callable[[], ProjectGraph] | None = None):
+        self.project, self.graph = project, graph
         self._cache: dict[PipelineRef, tuple[tuple[int, int] | None, PipelineTriggers]] = {}
         self._refs: list[PipelineRef] = []
         self._folders: dict[str, int] = {}  # folder -> mtime_ns, of every folder the last scan listed
+        self._implicit_cache: tuple[tuple, dict[str, list[Trigger]], dict[str, int]] | None = None
 
     def pipelines(self) -> list[PipelineRef]:
         """The project's pipelines, scanned again only when a folder that holds them changed (an entry added,
@@ -46,15 +51,42 @@ class TriggerCatalog:
         self._cache[ref] = (stamp, parsed)
         return parsed
 
-    def all(self) -> list[PipelineTriggers]:
-        """Pipelines with at least one trigger. The `after` triggers of a cycle (which `validate` refuses) are
-        left out: they would run each other for ever."""
-        found = [parsed for ref in self.pipelines() if (parsed := self.read(ref)).triggers]
+    def all(self, implicit_only: bool = False) -> list[PipelineTriggers]:
+        """Pipelines with at least one trigger, upstream first when `watch.cascade` adds implicit ones. The
+        `after` triggers of a cycle (which `validate` refuses) are left out: they would run each other for ever."""
+        implicit, order = self._implicit()
+        found = []
+        for ref in self.pipelines():
+            parsed = self.read(ref)
+            own = () if implicit_only else parsed.triggers
+            if triggers := own + tuple(implicit.get(ref.fqn, ())):
+                found.append(replace(parsed, triggers=triggers))
+        if order:
+            found.sort(key=lambda p: order.get(p.pipeline, len(order)))
         in_cycles = {name for cycle in after_cycles(found) for name in cycle}
         if not in_cycles:
             return found
         return [replace(p, triggers=tuple(t for t in p.triggers if not (t.kind == Kind.AFTER and p.pipeline in in_cycles)))
                 for p in found]
+
+    def _implicit(self) -> tuple[dict[str, list[Trigger]], dict[str, int]]:
+        """The watch: settings' implicit triggers, and every pipeline's place in dependency order; the graph is
+        read again only when a pipeline's source, the pipelines or the zones changed (a 300-pipeline graph
+        costs tens of ms: too much for every evaluation of an idle `serve`)."""
+        settings = self.project.settings
+        if self.graph is None or not wanted(settings):
+            return {}, {}
+        refs = self.pipelines()
+        root = str(self.project.root)
+        key = (settings.watch_cascade, settings.watch_run_on_landing, tuple(self._folders.items()),
+               tuple(_mtime(os.path.join(root, ns, "landing")) for ns in sorted({ref.namespace for ref in refs})),
+               tuple((ref, *(_mtime(os.path.join(root, ref.namespace, "pipelines", ref.layer, ref.name, name))
+                             for name in SOURCE_FILES)) for ref in refs))
+        if self._implicit_cache is None or self._implicit_cache[0] != key:
+            graph = self.graph()
+            order = {name: i for i, name in enumerate(graph.order(graph.pipelines(), leave_out_cycles=True))}
+            self._implicit_cache = (key, implicit_triggers(settings, graph), order)
+        return self._implicit_cache[1], self._implicit_cache[2]
 
     def problems(self, only: PipelineRef | None = None) -> list[Problem]:
         """Bad trigger entries, zones and upstream pipelines that do not exist, and cycles of `after`."""

@@ -6,7 +6,10 @@ which ticks fire and which are skipped, with the reason. No I/O here (the store 
   at most `max_catch_up`); each one not run is a skipped tick with its reason.
 - After: an upstream's successful run newer than this pipeline's last run (and than the trigger's start);
   `require: all` waits for every upstream, and its skipped tick names the ones it waits for.
-- Landing: files of the zone (matching `pattern`) written after this pipeline's last successful run began.
+- Landing: files of the zone (matching `pattern`) written after this pipeline's last successful run began
+  (an implicit landing trigger: and after it started).
+- An implicit `after` (watch.cascade) waits, without a tick, while a pipeline upstream of it is queued,
+  running, or fires in this evaluation: its upstream first, then it, once.
 - Cooldown, then overlap, turn a due tick into a skip with their reason.
 A pipeline's fired ticks of one evaluation share one run, except cron times caught up with `catch_up: all`,
 which run one after another.
@@ -36,6 +39,7 @@ class StateView:
     last_fired: Mapping[str, tuple[float, str | None]] = field(default_factory=dict)  # pipeline -> (when, run id)
     last_run_at: Mapping[str, float] = field(default_factory=dict)  # pipeline -> its newest run's queued_at
     last_success: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # -> (started_at, finished_at)
+    last_success_run: Mapping[str, str] = field(default_factory=dict)  # -> that run's id
     live: Mapping[str, tuple[LiveRun, ...]] = field(default_factory=dict)
 
 
@@ -46,6 +50,7 @@ class Decision:
     fire: bool
     reason: str = ""
     batch: int = 0  # a pipeline's fired ticks with one batch share a run; batches run in this order
+    parent_run: str | None = None  # an `after` tick's: the upstream run whose success fired it
 
     @property
     def pipeline(self) -> str:
@@ -56,28 +61,35 @@ class Decision:
 class Evaluation:
     now: float
     decisions: tuple[Decision, ...] = ()
-    starts: tuple[Trigger, ...] = ()  # triggers evaluated for the first time: their schedule starts at `now`
+    starts: tuple[Trigger, ...] = ()  # triggers evaluated for the first time: their schedule starts at `started_at`
+    started_at: float | None = None  # None: `now`
 
 
 ZoneFiles = Mapping[tuple[str, str], tuple[tuple[str, float], ...]]  # (namespace, zone) -> (file name, mtime)
 
 
 def evaluate(pipelines: list[PipelineTriggers], schedule: Schedule, view: StateView, now: float,
-             zone_files: ZoneFiles) -> Evaluation:
+             zone_files: ZoneFiles, started_at: float | None = None) -> Evaluation:
+    """`pipelines` upstream first; `started_at`: when the schedules of triggers first evaluated now start
+    (the watcher's: when it was turned on), else `now`."""
     decisions: list[Decision] = []
     starts: list[Trigger] = []
+    busy = {name for name, live in view.live.items() if live}
     for pipeline in pipelines:
         due: list[Decision] = []
         for trigger in pipeline.triggers:
-            if trigger.kind == Kind.WEBHOOK:
+            if trigger.kind == Kind.WEBHOOK or (trigger.ancestors & busy):
                 continue
             start = view.starts.get((trigger.pipeline, trigger.key))
             if start is None:
                 starts.append(trigger)
-                start = now
+                start = now if started_at is None else min(started_at, now)
             due += _trigger_ticks(trigger, schedule, view, now, start, zone_files)
-        decisions += _gate(pipeline, schedule, view, now, due)
-    return Evaluation(now, tuple(decisions), tuple(starts))
+        gated = _gate(pipeline, schedule, view, now, due)
+        if any(d.fire for d in gated):
+            busy.add(pipeline.pipeline)
+        decisions += gated
+    return Evaluation(now, tuple(decisions), tuple(starts), started_at)
 
 
 def _trigger_ticks(trigger: Trigger, schedule: Schedule, view: StateView, now: float, start: float,
@@ -89,7 +101,7 @@ def _trigger_ticks(trigger: Trigger, schedule: Schedule, view: StateView, now: f
         return [_gated_by_upstream(t, view, start) if t.fire else t for t in ticks]
     if trigger.kind == Kind.AFTER:
         return _after_ticks(trigger, view, start)
-    return _landing_ticks(trigger, view, zone_files)
+    return _landing_ticks(trigger, view, zone_files, start)
 
 
 def _cron_ticks(trigger: Trigger, schedule: Schedule, view: StateView, now: float, start: float) -> list[Decision]:
@@ -149,7 +161,7 @@ def _after_ticks(trigger: Trigger, view: StateView, start: float) -> list[Decisi
     waiting = [up for up in trigger.after if up not in news]
     if trigger.require_all and waiting:
         return [Decision(trigger, at, False, _waiting(waiting, since))]
-    return [Decision(trigger, at, True, " and ".join(sorted(news)) + " succeeded")]
+    return [Decision(trigger, at, True, _succeeded(news, trigger), parent_run=_newest_run(news, view))]
 
 
 def _gated_by_upstream(tick: Decision, view: StateView, start: float) -> Decision:
@@ -158,22 +170,34 @@ def _gated_by_upstream(tick: Decision, view: StateView, start: float) -> Decisio
     waiting = [up for up in tick.trigger.after if up not in news]
     if not news or (tick.trigger.require_all and waiting):
         return Decision(tick.trigger, tick.scheduled_for, False, _waiting(waiting, since))
-    return Decision(tick.trigger, tick.scheduled_for, True, " and ".join(sorted(news)) + " succeeded", tick.batch)
+    return Decision(tick.trigger, tick.scheduled_for, True, _succeeded(news, tick.trigger), tick.batch,
+                    _newest_run(news, view))
+
+
+def _succeeded(news: dict[str, float], trigger: Trigger) -> str:
+    return " and ".join(sorted(news)) + " succeeded" + (f" ({trigger.implicit})" if trigger.implicit else "")
+
+
+def _newest_run(news: dict[str, float], view: StateView) -> str | None:
+    return view.last_success_run.get(max(news, key=lambda up: news[up]))
 
 
 def _waiting(upstream: list[str], since: float) -> str:
     return f"waiting for {', '.join(upstream)}: no successful run since {iso_z(since)}"
 
 
-def _landing_ticks(trigger: Trigger, view: StateView, zone_files: ZoneFiles) -> list[Decision]:
+def _landing_ticks(trigger: Trigger, view: StateView, zone_files: ZoneFiles, start: float) -> list[Decision]:
     namespace = trigger.pipeline.split(".", 1)[0]
     loaded_before = view.last_success.get(trigger.pipeline, (0.0, 0.0))[0]
+    if trigger.implicit:
+        loaded_before = max(loaded_before, start)
     new = [(name, mtime) for name, mtime in zone_files.get((namespace, trigger.zone or ""), ())
            if mtime > loaded_before and (trigger.pattern is None or fnmatch.fnmatchcase(name, trigger.pattern))]
     if not new:
         return []
+    implicit = f" ({trigger.implicit})" if trigger.implicit else ""
     return [Decision(trigger, max(mtime for _, mtime in new), True,
-                     f"{len(new)} new file{'s' if len(new) > 1 else ''} in {trigger.zone}")]
+                     f"{len(new)} new file{'s' if len(new) > 1 else ''} in {trigger.zone}{implicit}")]
 
 
 def _gate(pipeline: PipelineTriggers, schedule: Schedule, view: StateView, now: float,

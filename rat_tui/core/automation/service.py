@@ -15,9 +15,12 @@ from datetime import datetime, timezone
 from typing import Protocol
 
 from ..errors import Problem, RatError
-from ..events import Event, EventBus
+from ..events import Event, EventBus, RunQueued
+from ..lineage.openlineage_events import RunCause, RunParent
+from ..project.graph import ProjectGraph
 from ..project.model import PipelineRef, Project, active_landing_files
 from .catalog import TriggerCatalog
+from .implicit import implicit_of
 from .evaluate import Decision, Evaluation, ZoneFiles, cooldown_reason, evaluate, overlap_reason
 from .schedule import Schedule, iso_z, local_text, next_cron
 from .store import TickStore
@@ -65,6 +68,7 @@ class TriggerInfo:
     next_at: datetime | None
     next_local: str | None
     last_fired_at: datetime | None
+    implicit: str | None = None  # the rat.yaml setting that gives it (watch.cascade, watch.run_on_landing)
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,7 @@ class TickEntry:
     outcome: str
     reason: str
     run_id: str | None
+    implicit: str | None = None
 
 
 @dataclass(frozen=True)
@@ -114,10 +119,14 @@ class WebhookAnswer:
 
 
 class Automation:
-    def __init__(self, project: Project, store: TickStore, events: EventBus, start_run: StartRun):
+    def __init__(self, project: Project, store: TickStore, events: EventBus, start_run: StartRun,
+                 graph: Callable[[], ProjectGraph] | None = None):
+        """`graph`: the project's graph, for the implicit triggers of rat.yaml's `watch:` settings."""
         self.project, self.store, self.events, self.start_run = project, store, events, start_run
-        self.catalog = TriggerCatalog(project)
+        self.catalog = TriggerCatalog(project, graph)
         self.recovered = store.recover()
+        self._starting: dict[int, list[Decision]] = {}  # thread -> the ticks whose run it is queueing
+        events.subscribe(self._queued)
 
     @property
     def schedule(self) -> Schedule:
@@ -138,7 +147,8 @@ class Automation:
             for trigger in pipeline.triggers:
                 next_at = next_cron(trigger.cron, zone, now) if trigger.cron else None
                 found.append(TriggerInfo(trigger.pipeline, trigger.kind.value, trigger.spec, utc(next_at),
-                                         local_text(next_at, zone), utc(fired.get((trigger.pipeline, trigger.key)))))
+                                         local_text(next_at, zone), utc(fired.get((trigger.pipeline, trigger.key))),
+                                         trigger.implicit))
         return found
 
     def next_scheduled(self, now: float | None = None) -> TriggerInfo | None:
@@ -149,17 +159,30 @@ class Automation:
     def ticks(self, pipeline: str | None = None, limit: int = 20) -> list[TickEntry]:
         name = PipelineRef.parse(pipeline).fqn if pipeline else None
         return [TickEntry(r.pipeline, r.kind, utc(r.scheduled_for), utc(r.evaluated_at), r.outcome,  # type: ignore[arg-type]
-                          r.reason, r.run_id) for r in self.store.ticks(name, limit)]
+                          r.reason, r.run_id, implicit_of(r.trigger)) for r in self.store.ticks(name, limit)]
+
+    def cause_of(self, run_id: str) -> RunCause | None:
+        """What fired a run: its cron time, and the upstream run (an `after` tick) or the tick that started it."""
+        fired = self.store.fired_by(run_id)
+        if fired is None:
+            return None
+        upstream = self.store.state.get_run(fired.parent_run) if fired.parent_run else None
+        parent = (RunParent(upstream.pipeline, upstream.run_id) if upstream is not None else
+                  RunParent(f"{fired.pipeline} trigger {fired.trigger}",
+                            f"tick/{fired.pipeline}/{fired.trigger}/{iso_z(fired.scheduled_for)}"))
+        return RunCause(fired.scheduled_for if fired.scheduled else None, parent)
 
     # -- evaluating -------------------------------------------------------------------
-    def evaluate_and_start(self, now: float | None = None) -> list[tuple[Decision, StartedRun | None]]:
-        """Evaluate every trigger at `now`, claim the ticks, queue the runs that are due (a pipeline's
-        batches one after another, in a thread); the claimed decisions with their first run."""
+    def evaluate_and_start(self, now: float | None = None, implicit_only: bool = False,
+                           started_at: float | None = None) -> list[tuple[Decision, StartedRun | None]]:
+        """Evaluate every trigger (`implicit_only`: those of rat.yaml's watch: settings) at `now`, claim the
+        ticks, queue the runs that are due (a pipeline's batches one after another, in a thread); the claimed
+        decisions with their first run. `started_at`: when a trigger evaluated for the first time starts."""
         now = time.time() if now is None else now
-        pipelines = self.catalog.all()
+        pipelines = self.catalog.all(implicit_only)
         zone_files = self._zone_files(pipelines)
         with self.store.transaction() as db:
-            evaluation = evaluate(pipelines, self.schedule, self.store.view(db), now, zone_files)
+            evaluation = evaluate(pipelines, self.schedule, self.store.view(db), now, zone_files, started_at)
             claimed = self.store.claim(db, evaluation)
         for decision in claimed:
             if not decision.fire:
@@ -213,6 +236,7 @@ class Automation:
         return started
 
     def _start_batch(self, batch: list[Decision]) -> StartedRun | None:
+        self._starting[threading.get_ident()] = batch
         try:
             handle = self.start_run(batch[0].pipeline, batch[0].trigger.kind.value)
         except RatError as exc:
@@ -220,10 +244,18 @@ class Automation:
                 self.store.not_started(decision.trigger, decision.scheduled_for, exc.sentence())
                 self._publish(decision, "skipped", exc.sentence())
             return None
+        finally:
+            self._starting.pop(threading.get_ident(), None)
         for decision in batch:
             self.store.started(decision.trigger, handle.run_id, decision.scheduled_for)
             self._publish(decision, "fired", decision.reason, handle.run_id)
         return handle
+
+    def _queued(self, event: Event) -> None:
+        """A run queued by `_start_batch` (in its thread, before the run starts): what fired it is kept now,
+        so the run's first OpenLineage event already names its parent."""
+        if isinstance(event, RunQueued) and (batch := self._starting.get(threading.get_ident())) is not None:
+            self.store.fired_run(event.run_id, batch)
 
     def _publish(self, decision: Decision, outcome: str, reason: str, run_id: str | None = None) -> None:
         self.events.publish(TickDecided(decision.pipeline, decision.trigger.kind.value, decision.scheduled_for,

@@ -46,6 +46,14 @@ CREATE TABLE IF NOT EXISTS trigger_fired (
     fired_at REAL NOT NULL,           -- evaluation clock of the last fired tick (cooldown)
     run_id TEXT
 );
+CREATE TABLE IF NOT EXISTS trigger_runs (
+    run_id TEXT PRIMARY KEY,          -- a run a tick fired (its first tick, when several share it)
+    pipeline TEXT NOT NULL,
+    trigger TEXT NOT NULL,
+    scheduled_for REAL NOT NULL,
+    scheduled INTEGER NOT NULL,       -- 1: a cron time (the run's nominal time)
+    parent_run TEXT                   -- an `after` tick's: the upstream run whose success fired it
+);
 CREATE TABLE IF NOT EXISTS webhook_tokens (
     pipeline TEXT PRIMARY KEY,
     token_hash TEXT NOT NULL,         -- sha256 of the token; the token itself is shown once
@@ -66,6 +74,15 @@ class TickRecord:
     run_id: str | None
 
 
+@dataclass(frozen=True)
+class TriggerRun:
+    pipeline: str
+    trigger: str  # kind:spec
+    scheduled_for: float
+    scheduled: bool  # a cron time
+    parent_run: str | None
+
+
 class TickStore:
     def __init__(self, state: StateDB):
         self.state = state
@@ -84,8 +101,10 @@ class TickStore:
         fired = {row[0]: (row[1], row[2]) for row in db.execute("SELECT pipeline, fired_at, run_id FROM trigger_fired")}
         last_run = {row[0]: row[1] for row in db.execute(
             "SELECT pipeline, MAX(queued_at) FROM runs WHERE status != 'skipped' GROUP BY pipeline")}
-        success = {row[0]: (row[1] or row[2], row[2]) for row in db.execute(
-            "SELECT pipeline, started_at, MAX(finished_at) FROM runs WHERE status = 'success' GROUP BY pipeline")}
+        success, success_run = {}, {}
+        for row in db.execute("SELECT pipeline, started_at, MAX(finished_at), run_id FROM runs WHERE status = 'success'"
+                              " GROUP BY pipeline"):
+            success[row[0]], success_run[row[0]] = (row[1] or row[2], row[2]), row[3]
         live: dict[str, list[LiveRun]] = {}
         for row in db.execute("SELECT run_id, pipeline, status, host, pid FROM runs WHERE status IN ('queued', 'running')"):
             if _process_alive(row[3], row[4]):
@@ -93,14 +112,15 @@ class TickStore:
         for row in db.execute("SELECT pipeline, host, pid FROM trigger_ticks WHERE outcome = 'fired' AND run_id IS NULL"):
             if _process_alive(row[1], row[2]):
                 live.setdefault(row[0], []).append(LiveRun(None, "queued"))
-        return StateView(starts, decided, fired, last_run, success, {k: tuple(v) for k, v in live.items()})
+        return StateView(starts, decided, fired, last_run, success, success_run, {k: tuple(v) for k, v in live.items()})
 
     # -- claiming ---------------------------------------------------------------------
     def claim(self, db: sqlite3.Connection, evaluation: Evaluation) -> list[Decision]:
         """Record the evaluation's ticks; the decisions no one had recorded before (the others are not ours)."""
         now, host, pid, claimed_at = evaluation.now, socket.gethostname(), os.getpid(), time.time()
+        start = now if evaluation.started_at is None else min(evaluation.started_at, now)
         db.executemany("INSERT OR IGNORE INTO trigger_cursors (pipeline, trigger, started_at) VALUES (?, ?, ?)",
-                       [(t.pipeline, t.key, now) for t in evaluation.starts])
+                       [(t.pipeline, t.key, start) for t in evaluation.starts])
         claimed = []
         for d in evaluation.decisions:
             cursor = db.execute(
@@ -123,6 +143,18 @@ class TickStore:
             db.execute("UPDATE trigger_ticks SET run_id = ? WHERE pipeline = ? AND trigger = ? AND scheduled_for = ?",
                        (run_id, trigger.pipeline, trigger.key, scheduled_for))
             db.execute("UPDATE trigger_fired SET run_id = ? WHERE pipeline = ?", (run_id, trigger.pipeline))
+
+    def fired_run(self, run_id: str, batch: list[Decision]) -> None:
+        """The run a batch of ticks queued, and what fired it: read by its OpenLineage events."""
+        first = min(batch, key=lambda d: (d.trigger.cron is None, d.parent_run is None))  # a cron time first
+        self.state.execute("INSERT OR REPLACE INTO trigger_runs VALUES (?, ?, ?, ?, ?, ?)",
+                           (run_id, first.pipeline, first.trigger.key, first.scheduled_for,
+                            int(first.trigger.cron is not None), first.parent_run))
+
+    def fired_by(self, run_id: str) -> TriggerRun | None:
+        row = self.state.query_one("SELECT pipeline, trigger, scheduled_for, scheduled, parent_run FROM trigger_runs"
+                                   " WHERE run_id = ?", (run_id,))
+        return TriggerRun(row[0], row[1], row[2], bool(row[3]), row[4]) if row else None
 
     def not_started(self, trigger: Trigger, scheduled_for: float, reason: str) -> None:
         self.state.execute("UPDATE trigger_ticks SET outcome = 'skipped', reason = ? WHERE pipeline = ? AND trigger = ?"

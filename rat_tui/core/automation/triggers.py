@@ -16,7 +16,7 @@ Each problem is a `Problem` naming config.yaml and the line of the trigger.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
 
@@ -55,11 +55,18 @@ class Trigger:
     pattern: str | None = None
     after: tuple[str, ...] = ()  # full names of the upstream pipelines
     require_all: bool = False
+    implicit: str | None = None  # the rat.yaml setting that made it (watch.cascade, watch.run_on_landing)
+    # an implicit `after`: every pipeline upstream of it, which it waits for while one of them is running
+    ancestors: frozenset[str] = field(default=frozenset(), compare=False)
 
     @property
     def spec(self) -> str:
         """What the trigger says, in one line; also its identity in state.db (a changed spec is a new trigger,
         whose schedule starts when it is first evaluated)."""
+        return f"{self._spec} ({self.implicit})" if self.implicit else self._spec
+
+    @property
+    def _spec(self) -> str:
         if self.kind == Kind.CRON:
             return self.cron or ""
         if self.kind == Kind.LANDING:

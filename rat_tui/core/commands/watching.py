@@ -7,6 +7,10 @@
 - new files in a landing zone get fresh samples; with `watch.run_on_landing` the pipelines reading the
   zone run, else, on a warm Spark session, its CSV files get typed Parquet twins.
 
+Cascade and run-on-landing are the automation's implicit `after` and `landing` triggers
+(core/automation/implicit.py): the watcher evaluates them when a save's run ends or files land (unless
+a `serve` runs the project's triggers), so they obey cooldown and overlap and leave ticks with reasons.
+
 Each batch of changes is handled in its own thread, so a run waiting for its upstream never holds up
 the watcher; `wait_idle` waits until every batch is done and its runs have finished (the script's
 `wait-idle`).
@@ -21,6 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from ..automation.evaluate import Decision
+from ..automation.scheduler import other_scheduler
+from ..automation.service import Automation, StartedRun
+from ..automation.triggers import Kind
 from ..errors import RatError
 from ..events import Event, EventBus, RunFinished, RunQueued
 from ..lake.session import SessionState, SparkManager
@@ -55,6 +63,7 @@ class Commands(Protocol):
     state: StateDB
     spark: SparkManager
     runner: Runner
+    automation: Automation
 
     def record_saves(self, relpaths: list[str]) -> dict[str, str]: ...
 
@@ -63,8 +72,6 @@ class Commands(Protocol):
     def resolve(self, text: str) -> PipelineRef: ...
 
     def graph(self) -> ProjectGraph: ...
-
-    def run_pipelines(self, names: list[str], full_refresh: bool = False) -> dict: ...
 
     def make_typed_twins(self, namespace: str, zone: str) -> dict: ...
 
@@ -105,7 +112,8 @@ class ZoneUpdated(Event):
 
 @dataclass(frozen=True)
 class CascadeRan(Event):
-    """watch.cascade ran what is downstream of a saved pipeline; `runs` in execution order."""
+    """watch.cascade's implicit `after` triggers ran what is downstream of a saved pipeline; `runs` in
+    execution order."""
 
     title: str
     runs: list[dict]
@@ -127,7 +135,7 @@ class Watching:
         self._watcher: ProjectWatcher | None = None
         self._busy = 0
         self._lock = threading.Lock()
-        self._cascaded: set[str] = set()  # run ids whose downstream already ran
+        self._since: float | None = None  # when watching began: the implicit triggers start then
 
     @property
     def running(self) -> bool:
@@ -135,6 +143,7 @@ class Watching:
 
     def set(self, on: bool) -> bool:
         if on and self._watcher is None:
+            self._since = time.time()
             settings = self.wb.project.settings
             self._watcher = ProjectWatcher(self.wb.project, self._changed, settings.watch_debounce_ms / 1000)
             self._watcher.start()
@@ -223,31 +232,27 @@ class Watching:
             self._cascade(fqn, handle)
 
     def _cascade(self, fqn: str, handle: RunHandle) -> None:
-        """Once the saved pipeline's run succeeds, run what is downstream of it. Saves that joined an
-        already queued run share its handle: only the first of them cascades."""
-        with self._lock:
-            if handle.run_id in self._cascaded:
-                return
-            self._cascaded.add(handle.run_id)
-        record = handle.wait()
-        if record.status != "success" or record.landing.get("joined"):  # a joined run's own app cascades
-            return
-        title = f"downstream of {fqn}"
+        """Once the saved pipeline's run has ended, the implicit `after` triggers run what is downstream of it,
+        each once, upstream first (a failed or joined run has no new success: nothing follows)."""
+        handle.wait()
+        runs: list[dict] = []
         try:
-            graph = self.wb.graph()
-            names = graph.order(n for n in graph.downstream_of(fqn) if graph.nodes[n].kind == "pipeline")
-            if not names:
-                return
-            runs = self.wb.run_pipelines(names)["runs"]
-        except RatError as exc:
-            if not exc.result.get("runs"):
-                self._failed(f"run {title}", exc.sentence())
-                return
-            runs = exc.result["runs"]
+            while fired := self._evaluate_implicit():
+                for run in {run.run_id: run for _, run in fired}.values():  # ticks of one run share it
+                    runs.append(run.wait().as_dict())  # type: ignore[attr-defined]  (a RunHandle's RunRecord)
         except Exception as exc:
-            self._failed(f"run {title}", failure_sentence(f"run {title}", exc))
+            self._failed(f"run downstream of {fqn}", failure_sentence(f"run downstream of {fqn}", exc))
             return
-        self.notices.publish(CascadeRan(title, runs))
+        if runs:
+            self.notices.publish(CascadeRan(f"downstream of {fqn}", runs))
+
+    def _evaluate_implicit(self) -> list[tuple[Decision, StartedRun]]:
+        """The watch: settings' implicit triggers evaluated now (unless a `serve` runs the project's triggers):
+        the ticks that fired, with their runs."""
+        if other_scheduler(self.wb.project.state_dir) is not None:
+            return []
+        started = self.wb.automation.evaluate_and_start(implicit_only=True, started_at=self._since)
+        return [(decision, run) for decision, run in started if decision.fire and run is not None]
 
     def _landed(self, change: ZoneChanged) -> None:
         wb, where = self.wb, f"{change.namespace}/{change.zone}"
@@ -259,14 +264,14 @@ class Watching:
         self.notices.publish(ZoneUpdated(change.namespace, change.zone))
         auto_run = change.active and wb.project.settings.watch_run_on_landing and active_landing_files(zone_dir)
         readers = zone_readers(wb, change.namespace, change.zone) if auto_run else []
-        for fqn in readers:
-            try:
-                handle = wb.request_run(wb.resolve(fqn), trigger="landing",
-                                        changed_at=changed_at(active_landing_files(zone_dir)))
-            except RatError as exc:
-                self._failed(f"auto-run {fqn}", exc.sentence())
-                continue
-            self.notices.publish(RunRequested(fqn, handle.run_id, f"new files in {change.zone}"))
+        try:
+            fired = self._evaluate_implicit() if readers else []
+        except Exception as exc:
+            self._failed(f"auto-run readers of {where}", failure_sentence("evaluating the landing triggers", exc))
+            fired = []
+        for decision, run in fired:
+            if decision.trigger.kind == Kind.LANDING:
+                self.notices.publish(RunRequested(decision.pipeline, run.run_id, f"new files in {decision.trigger.zone}"))
         if readers or not change.active or wb.spark.state not in (SessionState.READY, SessionState.BUSY):
             return
         # Converted now, on the warm session, so the next run reads Parquet; an auto-run reads the CSV itself.

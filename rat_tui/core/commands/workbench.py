@@ -79,7 +79,8 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.lineage_store = LineageStore(self.state)
         schemas = SchemaReader(self.project)
         self.column_lineage = ColumnLineage(self.project, self.graph_cache, schemas, self.lineage_store)
-        self.events.subscribe(RunLineage(self.project, self.state, self.column_lineage, schemas, self.lineage_store))
+        self.events.subscribe(RunLineage(self.project, self.state, self.column_lineage, schemas, self.lineage_store,
+                                         self.versions, lambda run_id: self.automation.cause_of(run_id)))
         self.selections = []
         self._selections_lock = threading.Lock()
         self.run_log = RunLog(self.project.state_dir / "logs" / "runs.jsonl")
@@ -93,7 +94,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.unit_last = {}  # (pipeline, test name) -> its last UnitResult in this process
         self.unit_catalog = ScratchCatalog()
         self.automation = Automation(self.project, TickStore(self.state), self.events,
-                                     lambda pipeline, kind: self.submit(pipeline, trigger=kind))
+                                     lambda pipeline, kind: self.submit(pipeline, trigger=kind), self.graph)
 
     @property
     def remote(self) -> BucketStorage | None:

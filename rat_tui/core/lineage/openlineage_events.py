@@ -38,6 +38,21 @@ class InputRead:
 
 
 @dataclass(frozen=True)
+class RunParent:
+    """What started a run, as OpenLineage's parent: an upstream run (its own events' job and run id), a
+    trigger's tick, or a reviewed selection."""
+    job: str
+    run_key: str  # hashed with the project's URI into the parent's run id, as run_uuid does for a run
+
+
+@dataclass(frozen=True)
+class RunCause:
+    """Why a run started, as the automation recorded it when a tick fired it."""
+    nominal_time: float | None = None  # the cron time it was scheduled for
+    parent: RunParent | None = None
+
+
+@dataclass(frozen=True)
 class RunFacts:
     """What an event says about one run, gathered by the emitter from the state and the table."""
     run_id: str
@@ -48,8 +63,8 @@ class RunFacts:
     source: str
     compiled: str | None = None
     trigger: str = "manual"
-    queued_at: float | None = None
-    group: str | None = None  # the selection (review group) the run belongs to
+    nominal_time: float | None = None  # a cron tick's scheduled time, when one fired the run
+    parent: RunParent | None = None
     inputs: tuple[InputRead, ...] = ()
     columns: tuple[tuple[str, str], ...] = ()  # (name, type) of the table written
     lineage: PipelineLineage | None = None
@@ -90,11 +105,12 @@ def _column_lineage(project_uri: str, lineage: PipelineLineage):
 
 def run_event(project_uri: str, facts: RunFacts) -> RunEvent:
     run_facets: dict = {}
-    if facts.trigger != "manual" and facts.queued_at is not None:  # a trigger fired it at this time
-        run_facets["nominalTime"] = nominal_time_run.NominalTimeRunFacet(nominalStartTime=_time(facts.queued_at))
-    if facts.group:
-        run_facets["parent"] = parent_run.ParentRunFacet.create(
-            runId=run_uuid(project_uri, facts.group), namespace=project_uri, name=f"{facts.trigger}.{facts.group}")
+    if facts.nominal_time is not None:
+        run_facets["nominalTime"] = nominal_time_run.NominalTimeRunFacet(nominalStartTime=_time(facts.nominal_time))
+    if facts.parent is not None:
+        run_facets["parent"] = parent_run.ParentRunFacet(
+            run=parent_run.Run(runId=run_uuid(project_uri, facts.parent.run_key)),
+            job=parent_run.Job(namespace=project_uri, name=facts.parent.job))
     state = STATES.get(facts.status, RunState.FAIL)
     if state == RunState.FAIL and facts.error:
         run_facets["errorMessage"] = error_message_run.ErrorMessageRunFacet(

@@ -8,6 +8,7 @@ import logging
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 
 from openlineage.client.serde import Serde
 
@@ -17,9 +18,10 @@ from ..project.graph import ZONE_LAYER, pipeline_inputs, zone_node
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_source import LoadedPipeline, load_pipeline
 from ..store.state import RunRecord, StateDB
+from ..store.versions import VersionStore
 from .compiled import compiled_sql
 from .model import PipelineLineage
-from .openlineage_events import InputRead, RunFacts, run_event
+from .openlineage_events import InputRead, RunCause, RunFacts, RunParent, run_event
 from .plan_handoff import take
 from .run_store import LineageStore
 from .schemas import SchemaReader
@@ -32,8 +34,12 @@ class RunLineage:
     """An EventBus listener: `bus.subscribe(RunLineage(...))`."""
 
     def __init__(self, project: Project, state: StateDB, lineage: ColumnLineage, schemas: SchemaReader,
-                 store: LineageStore):
+                 store: LineageStore, versions: VersionStore,
+                 causes: Callable[[str], RunCause | None] = lambda run_id: None):
+        """`versions`: the published versions a `run --published` ran; `causes`: what fired a run (the
+        automation's record of its tick), for its nominal time and parent."""
         self.project, self.state, self.lineage, self.schemas, self.store = project, state, lineage, schemas, store
+        self.versions, self.causes = versions, causes
         self.path = project.state_dir / "lineage" / "events.jsonl"
         self._lock = threading.Lock()
 
@@ -48,7 +54,7 @@ class RunLineage:
         if record is None:
             return
         ref = PipelineRef.parse(record.pipeline)
-        pipeline = load_pipeline(ref, self.project.read_pipeline_files(ref))[0]
+        pipeline = load_pipeline(ref, self._files(ref, record.version))[0]
         if pipeline is None:
             return
         lineage = self.lineage.one(pipeline)
@@ -63,14 +69,24 @@ class RunLineage:
     def _facts(self, record: RunRecord, pipeline: LoadedPipeline, status: str, at: float,
                lineage: PipelineLineage | None) -> RunFacts:
         ended = status != "start"
+        cause = self.causes(record.run_id) or RunCause()
+        group = record.review.get("group")
+        parent = cause.parent or (RunParent(f"{record.trigger}.{group}", group) if group else None)
         columns = tuple((self.schemas.table(pipeline.ref) or {}).items()) if ended else ()
         return RunFacts(
             run_id=record.run_id, pipeline=record.pipeline, status=status, at=at, kind=pipeline.kind,
             source=pipeline.source, compiled=self._compiled(pipeline), trigger=record.trigger,
-            queued_at=record.queued_at, group=record.review.get("group"), inputs=self._inputs(record, pipeline),
+            nominal_time=cause.nominal_time, parent=parent, inputs=self._inputs(record, pipeline),
             columns=columns, lineage=lineage, snapshot_id=record.snapshot_id if ended else None,
             rows_written=record.rows_written if ended else None, quality=tuple(record.quality) if ended else (),
             error=record.error)
+
+    def _files(self, ref: PipelineRef, version: str) -> dict[str, bytes]:
+        """The code the run ran: a published version's pinned files, else the working copy."""
+        published = next((v for v in self.versions.published(ref) if str(v.version) == version), None)
+        if published is None:
+            return self.project.read_pipeline_files(ref)
+        return self.versions.read_pinned(ref, published)
 
     @staticmethod
     def _compiled(pipeline: LoadedPipeline) -> str | None:

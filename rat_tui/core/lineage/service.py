@@ -12,6 +12,7 @@ from ..project.graph import ZONE_LAYER, GraphCache, ProjectGraph, pipeline_input
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_source import LoadedPipeline, load_pipeline
 from ..store.state import RunRecord
+from .cast_types import cast_types
 from .chains import ANY_COLUMN, Branch, ColumnGraph, TracedColumn
 from .compiled import compiled_sql
 from .impact import Impact, changes_between, impacts
@@ -171,7 +172,8 @@ class ColumnLineage:
     # -- impact ------------------------------------------------------------------------
     def working_copy_problems(self, only: PipelineRef | None = None) -> list[Problem]:
         """`validate`: each pipeline whose query no longer makes a column of its table that a downstream
-        pipeline reads; a warning, or an error under `@breaks_downstream: fail`."""
+        pipeline reads, or casts it to another type than the table's; a warning, or an error under
+        `@breaks_downstream: fail`."""
         lineages = self.pipelines()
         graph = ColumnGraph(lineages.values())
         problems = []
@@ -185,9 +187,20 @@ class ColumnLineage:
             managed = (pipeline.config.scd_valid_from, pipeline.config.scd_valid_to)  # the scd2 strategy adds them
             old = {c: t for c, t in table.items() if c not in managed}
             severity = "error" if pipeline.config.breaks_downstream == "fail" else "warning"
-            for impact in impacts(graph, name, changes_between(old, {c: "" for c in lineage.columns})):
+            new = {c: "" for c in lineage.columns} | self._cast_types(pipeline)
+            for impact in impacts(graph, name, changes_between(old, new)):
                 problems.append(Problem(pipeline.source_relpath, impact.sentence(), None, severity))
         return problems
+
+    @staticmethod
+    def _cast_types(pipeline: LoadedPipeline) -> dict[str, str]:
+        """The types the query states with a CAST (the others need Spark to know)."""
+        if pipeline.kind != "sql":
+            return {}
+        try:
+            return cast_types(compiled_sql(pipeline))
+        except RatError:
+            return {}
 
     def run_impacts(self, table: str, old: Columns, new: Columns) -> list[Impact]:
         """A held run's change of its table's columns (from main's to what the run made), against the

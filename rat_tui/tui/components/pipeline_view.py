@@ -64,7 +64,7 @@ class PipelineView(Vertical):
     def load(self) -> None:
         wb, ref = self.workbench, self.node.ref
         post_loaded(self, f"show pipeline {self.node.name}", lambda: self.Loaded(
-            pipeline_detail(wb, ref), wb.runs(ref.fqn, limit=20)["runs"], wb.list_versions(ref.fqn),
+            pipeline_detail(wb, ref), runs_with_impact(wb, ref.fqn), wb.list_versions(ref.fqn),
             wb.unit_test_listing(ref)))
 
     @work(thread=True, exclusive=True, group="unit-tests")
@@ -223,3 +223,12 @@ class PipelineView(Vertical):
 def utc_time(at: float | None, seconds: bool = False) -> str:
     return "" if at is None else datetime.fromtimestamp(at, timezone.utc).strftime(
         "%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+
+
+def runs_with_impact(wb: Workbench, fqn: str) -> list[dict]:
+    """The pipeline's last runs, newest first; a newest one awaiting review with what it breaks downstream."""
+    runs = wb.runs(fqn, limit=20)["runs"]
+    held = wb.state.get_run(runs[0]["run_id"]) if runs and runs[0]["status"] == "awaiting_review" else None
+    if held is not None:
+        runs[0] = wb.with_impact(held)
+    return runs

@@ -48,6 +48,7 @@ class RunState:
     quality: list[dict] = field(default_factory=list)
     diff: dict | None = None  # the run's diff against main (review mode, diff gates)
     notes: list[dict] = field(default_factory=list)  # {kind, file, line, text, phase}: what the run did to the data
+    impact: list[str] = field(default_factory=list)  # a held run's: what its change of columns breaks downstream
 
     @classmethod
     def from_record(cls, record: dict) -> "RunState":
@@ -61,6 +62,7 @@ class RunState:
         state.quality = record["quality"]
         state.diff = record.get("diff")
         state.notes = record.get("notes", [])
+        state.impact = record.get("impact", [])
         return state
 
     def apply(self, event: Event) -> None:
@@ -181,6 +183,8 @@ class RunView(Static):
             text.append(f"\n◌ {s.note}: nothing was written; the table and main are as they were", style="green")
         if s.status == "awaiting_review":
             text.append("\nAwaiting review: a approves (publishes to main), x rejects (drops the branch).", style="magenta")
+            for sentence in s.impact:
+                text.append(f"\n⚠ {sentence}", style="yellow")
         return text
 
     def _phases(self) -> Table:

@@ -17,6 +17,7 @@ from rat_tui.core.project.graph import GraphCache
 from rat_tui.core.lineage.service import ColumnLineage
 from rat_tui.core.project.model import Project
 from rat_tui.core.store.state import StateDB
+from rat_tui.core.store.versions import VersionStore
 
 from .lineage_project import write_project
 from .openlineage_schema import event_problems
@@ -28,7 +29,8 @@ def listener(root, url: str | None) -> RunLineage:
     project = write_project(root)
     state = StateDB(project.state_dir / "state.db")
     schemas = SchemaReader(project)
-    return RunLineage(project, state, ColumnLineage(project, GraphCache(project), schemas), schemas, LineageStore(state))
+    return RunLineage(project, state, ColumnLineage(project, GraphCache(project), schemas), schemas, LineageStore(state),
+                      VersionStore(state, project.state_dir / "objects"))
 
 
 def an_event(root):

@@ -37,13 +37,19 @@ def dropped_amount(tmp_path):
     return tmp_path
 
 
-def test_validate_warns_before_any_run(dropped_amount):
-    wb = Workbench(dropped_amount)
+def breaking_problem(root) -> dict:
+    """The one problem `validate` reports about what a change breaks downstream."""
+    wb = Workbench(root)
     try:
         problems = wb.validate()["problems"]
     finally:
         wb.close()
     [problem] = [p for p in problems if "breaks" in p["message"]]
+    return problem
+
+
+def test_validate_warns_before_any_run(dropped_amount):
+    problem = breaking_problem(dropped_amount)
     assert problem["path"] == "shop/pipelines/silver/orders/pipeline.sql"
     assert problem["severity"] == "warning"
     assert problem["message"].startswith("dropping `amount` breaks `gold.daily_revenue.total` (direct)")
@@ -94,3 +100,23 @@ def test_a_dangling_file_in_a_zone_leaves_every_pipeline_its_lineage(tmp_path):
     lineages = lineage_service(project).pipelines()
     assert lineages["shop.bronze.raw_orders"].columns == ()
     assert "shop.silver.orders" in lineages
+
+
+def test_validate_reports_a_retype_the_query_states_with_a_cast(tmp_path):
+    retyped = """
+SELECT CAST(order_id AS BIGINT) AS order_id, CAST(t.amount AS STRING) AS amount, c.name AS customer, t.status
+FROM {{ ref('bronze.raw_orders') }} t JOIN {{ ref('bronze.raw_customers') }} c ON t.customer_id = c.id"""
+    project = write_project(tmp_path, {**PIPELINES, "silver/orders": retyped})
+    write_table_schema(project, "shop.silver.orders", ORDERS)  # amount is a double in the table
+    problem = breaking_problem(tmp_path)
+    assert problem["path"] == "shop/pipelines/silver/orders/pipeline.sql"
+    assert problem["message"].startswith("retyping `amount` (double → string) breaks `gold.daily_revenue.total` "
+                                         "(direct)")
+
+
+def test_cast_types_names_what_the_iceberg_table_would_hold():
+    from rat_tui.core.lineage.cast_types import cast_types
+
+    assert cast_types("SELECT CAST(a AS BIGINT) AS a, b::int AS b, CAST(c AS DECIMAL(5)) AS c, CAST(d AS TIMESTAMP) d,"
+                      " e, upper(f) AS f FROM t") == {"a": "long", "b": "int", "c": "decimal(5, 0)", "d": "timestamptz"}
+    assert cast_types("SELECT CAST(a AS INT) AS a FROM t UNION ALL SELECT 1") == {}  # the union's type is Spark's

@@ -112,3 +112,59 @@ def test_a_held_run_that_drops_a_column_names_what_it_breaks(scratch: Scratch):
     [pending] = [r for r in scratch.wb.pending_reviews()["runs"] if r["run_id"] == held["run_id"]]
     assert pending["impact"] == held["impact"]
     scratch.wb.reject(held["run_id"])
+
+
+@pytest.fixture
+def triggered(scratch: Scratch):
+    """A scratch namespace whose config.yaml triggers are removed after the test (the lake is shared)."""
+    yield scratch
+    for config in scratch.root.glob("pipelines/*/*/config.yaml"):
+        config.unlink()
+
+
+def at(text: str) -> float:
+    from rat_tui.core.automation.schedule import parse_at
+
+    return parse_at(text)
+
+
+def test_a_triggered_run_names_its_tick_or_upstream_run_as_parent_and_a_cron_time_as_nominal(triggered: Scratch):
+    scratch, uri = triggered, triggered.wb.project.root.as_uri()
+    up = scratch.pipeline("bronze", "up", "SELECT 1 AS x", config='triggers:\n  - cron: "0 * * * *"\n')
+    down = scratch.pipeline("silver", "down", "SELECT x FROM {{ ref('bronze.up') }}",
+                            config="triggers:\n  - after: bronze.up\n")
+    automation = scratch.wb.automation
+    automation.tick(at("2025-06-01T09:30:00Z"))  # the schedules start
+    [cron_fired] = [f for f in automation.tick(at("2025-06-01T10:00:10Z")).fired if f.pipeline == up]
+    [after_fired] = [f for f in automation.tick(at("2025-06-01T10:00:20Z")).fired if f.pipeline == down]
+    assert (cron_fired.status, after_fired.status) == ("success", "success")
+    for event in events_of(scratch, cron_fired.run_id):
+        assert event_problems(event) == []
+        facets = event["run"]["facets"]
+        assert facets["nominalTime"]["nominalStartTime"] == "2025-06-01T10:00:00Z"
+        job = facets["parent"]["job"]
+        assert (job["namespace"], job["name"]) == (uri, f"{up} trigger cron:0 * * * *")
+        assert facets["parent"]["run"]["runId"] == run_uuid(uri, f"tick/{up}/cron:0 * * * */2025-06-01T10:00:00Z")
+    for event in events_of(scratch, after_fired.run_id):
+        assert event_problems(event) == []
+        facets = event["run"]["facets"]
+        assert "nominalTime" not in facets  # an upstream's success is no schedule
+        job = facets["parent"]["job"]
+        assert (job["namespace"], job["name"]) == (uri, up)
+        assert facets["parent"]["run"]["runId"] == run_uuid(uri, cron_fired.run_id)  # the upstream run's own id
+    manual = scratch.run(up)
+    assert [set(e["run"]["facets"]) & {"nominalTime", "parent"} for e in events_of(scratch, manual["run_id"])] == [
+        set(), set()]
+
+
+def test_a_published_runs_events_carry_the_published_code_not_the_working_copy(scratch: Scratch):
+    fqn = scratch.pipeline("silver", "pinned", "SELECT 1 AS x")
+    scratch.wb.publish(fqn, "first")
+    scratch.pipeline("silver", "pinned", "SELECT 2 AS x, 3 AS y")  # edited since, not published
+    record = scratch.wb.run(fqn, published=True)["run"]
+    assert (record["status"], record["version"]) == ("success", "1")
+    start, complete = events_of(scratch, record["run_id"])
+    for event in (start, complete):
+        assert event["job"]["facets"]["sourceCode"]["sourceCode"] == "SELECT 1 AS x"
+        assert event["job"]["facets"]["sql"]["query"] == "SELECT 1 AS x"
+    assert list(complete["outputs"][0]["facets"]["columnLineage"]["fields"]) == ["x"]
