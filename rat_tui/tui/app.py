@@ -1,6 +1,6 @@
 """The Textual application: layout, start-up, the selection and what the right side shows, the keys and
 the palette. The panels load what they show themselves (`components/`); the keys' work is in `keys/`;
-watch-and-run is the core's (`core/commands/watching.py`), whose notices the app shows."""
+watch-and-run is the core's (`core/background/watching.py`), whose notices the app shows."""
 from __future__ import annotations
 
 import asyncio
@@ -19,9 +19,9 @@ from textual.widgets.tree import TreeNode
 from textual.worker import WorkerState
 
 from ..core.automation.scheduler import INTERVAL_SECONDS
-from ..core.commands import watching
-from ..core.commands.failures import failure_sentence
-from ..core.commands.settings_watch import SettingsReloaded
+from ..core.background import watching
+from ..core.failures import failure_sentence
+from ..core.background.settings_watch import SettingsReloaded
 from ..core.commands.workbench import Workbench
 from ..core.events import RunFinished, RunQueued, RunStarted, SessionStateChanged, WarmUpProgress
 from .background import Background

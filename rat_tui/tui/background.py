@@ -1,6 +1,6 @@
 """What the app does by itself, off the UI thread: warm Spark up (and clean up after a crash), look at
 the bucket for colleagues' edits, purge old processed landing files once a day, run the triggers when no
-`serve` does (core/automation/scheduler.py), and show what changed from outside (another process's runs, state deleted under the app: core/commands/outside.py)."""
+`serve` does (core/automation/scheduler.py), and show what changed from outside (another process's runs, state deleted under the app: core/background/outside.py)."""
 from __future__ import annotations
 
 import threading
@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..core.automation.scheduler import Scheduler
-from ..core.commands.failures import failure_sentence
-from ..core.commands.outside import OtherProcessRun, StateVanished
+from ..core.failures import failure_sentence
+from ..core.background.outside import OtherProcessRun, StateVanished
 from ..core.errors import RatError
 from ..core.events import Event
 from .components.automation_pane import next_run_text

@@ -10,7 +10,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.worker import WorkerFailed
 
-from ..core.commands.failures import failure_sentence
+from ..core.failures import failure_sentence
 
 if TYPE_CHECKING:
     from .app import RatApp

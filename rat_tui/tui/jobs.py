@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from textual.app import App
 
-from ..core.commands.failures import failure_sentence
+from ..core.failures import failure_sentence
 from .messages import ActionDone, ActionFailed
 
 T = TypeVar("T")

@@ -22,7 +22,7 @@ class CoreEvent(Message):
 
 @dataclass
 class WatchNotice(Message):
-    """A notice of the core's watcher service (`core/commands/watching.py`)."""
+    """A notice of the core's watcher service (`core/background/watching.py`)."""
 
     notice: Event
 

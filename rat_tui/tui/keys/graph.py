@@ -7,7 +7,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from ...core.commands.failures import failure_sentence
+from ...core.failures import failure_sentence
 from ...core.errors import RatError
 from ...core.project.graph import ProjectGraph, zone_node
 from ...core.run.selection import Selector

@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.widgets import Tab, Tabs
 
 from ....core.commands.completion import Completions
-from ....core.commands.failures import failure_sentence
+from ....core.failures import failure_sentence
 from ....core.commands.console import QueryCancelled
 from ....core.store.console_store import ConsoleStore
 from ....core.text import count

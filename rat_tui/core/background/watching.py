@@ -31,8 +31,8 @@ from ..project.watch import Change, PipelineChanged, ProjectWatcher, SettingsCha
 from ..run.runner import RunHandle, Runner
 from ..store.state import StateDB
 from ..text import one_line
-from .details import zone_readers
-from .failures import failure_sentence
+from ..project.pipeline_source import zone_readers
+from ..failures import failure_sentence
 
 MTIME_LAG = 0.05  # a file's time comes from a coarse clock, a tick behind time.time(): a run must start after
 
@@ -258,7 +258,7 @@ class Watching:
             self._failed(f"sample of {where}", one_line(str(exc)))
         self.notices.publish(ZoneUpdated(change.namespace, change.zone))
         auto_run = change.active and wb.project.settings.watch_run_on_landing and active_landing_files(zone_dir)
-        readers = zone_readers(wb, change.namespace, change.zone) if auto_run else []
+        readers = zone_readers(wb.project, change.namespace, change.zone) if auto_run else []
         for fqn in readers:
             try:
                 handle = wb.request_run(wb.resolve(fqn), trigger="landing",
