@@ -103,7 +103,7 @@ async def test_a_bug_in_a_key_is_logged_and_the_app_stays(sample_copy):
     app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
-        app.pipeline_keys.preview = lambda: [][1]
+        app.keys.pipeline.preview = lambda: [][1]
         await pilot.press("p")
         await pilot.pause()
         assert app.is_running

@@ -28,7 +28,7 @@ async def test_rat_yaml_remaps_keys_and_help_lists_them(sample_copy: Path):
         await app.wait_for_idle_screen()
         await pilot.pause()
         actions = {key: b.binding.action for key, b in app.active_bindings.items()}
-        assert actions.get("g") == "run" and "r" not in actions
+        assert actions.get("g") == "key('run')" and "r" not in actions
         await pilot.press("question_mark")
         await pilot.pause()
         text = app.screen_text()
