@@ -16,7 +16,7 @@ from .components.status_bar import StatusBar
 from .heap import freeze_long_lived
 from .host import AppHost
 from .keymap import label_of
-from .keys.graph import ran_message
+from .keys.graph_keys import ran_message
 from .messages import ActionDone, ActionFailed
 from .outcomes import run_outcome, toast
 

@@ -6,13 +6,13 @@ from collections.abc import Callable
 
 from ..background import Background
 from ..host import AppHost
-from .graph import GraphKeys
-from .landing import LandingKeys
-from .pipeline import PipelineKeys
-from .review import ReviewKeys
-from .tables import TableKeys
-from .upkeep import UpkeepKeys
-from .view import ViewKeys
+from .graph_keys import GraphKeys
+from .landing_keys import LandingKeys
+from .pipeline_keys import PipelineKeys
+from .review_keys import ReviewKeys
+from .table_keys import TableKeys
+from .upkeep_keys import UpkeepKeys
+from .view_keys import ViewKeys
 
 
 class Keyboard:

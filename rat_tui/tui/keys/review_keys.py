@@ -7,8 +7,8 @@ from ..components.modals import Confirm
 from ..components.project_tree import ProjectTree
 from ..host import AppHost
 from .base import KeyGroup
-from .graph import GraphKeys
-from .pipeline import PipelineKeys
+from .graph_keys import GraphKeys
+from .pipeline_keys import PipelineKeys
 
 
 class ReviewKeys(KeyGroup):

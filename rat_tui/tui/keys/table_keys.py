@@ -8,7 +8,7 @@ from ..components.modals import Confirm
 from ..components.table_view import TableView
 from ..host import AppHost
 from .base import KeyGroup
-from .graph import GraphKeys
+from .graph_keys import GraphKeys
 
 
 class TableKeys(KeyGroup):
