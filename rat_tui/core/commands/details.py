@@ -13,7 +13,7 @@ from ..landing.twins import find_twin
 from ..project.model import TYPED_TWIN_FOLDER, PipelineRef, landing_format
 from ..project.pipeline_source import load_pipeline
 from .base import WorkbenchParts
-from .landing import zone_read_settings
+from .landing_commands import zone_read_settings
 
 
 def pipeline_detail(wb: WorkbenchParts, ref: PipelineRef) -> dict:

@@ -45,10 +45,10 @@ from .base import open_storage
 from .bucket import BucketCommands
 from .console_export import ExportCommands
 from .files import FileCommands
-from .graph import GraphCommands
-from .landing import LandingCommands
+from .graph_commands import GraphCommands
+from .landing_commands import LandingCommands
 from ..background.outside import OutsideChanges
-from .review import ReviewCommands
+from .review_commands import ReviewCommands
 from .tables import TableCommands
 from .unit_tests import UnitTestCommands
 from .upkeep import UpkeepCommands
