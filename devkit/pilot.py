@@ -27,6 +27,11 @@ def screen(app: RatApp) -> str:
     return app.screen_text()
 
 
+def notifications(app: RatApp) -> list:
+    """The toasts the app holds now: Textual keeps them in a private list, read here only."""
+    return list(app._notifications)
+
+
 async def select(pilot, kind: str, fqn_or_name: str) -> None:
     """Move the tree cursor to a pipeline, table or zone node, waiting for the tree to hold it."""
     app = pilot.app

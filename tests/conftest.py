@@ -1,5 +1,6 @@
-"""Shared fixtures: a private copy of the sample project per test, one Spark session per test session,
-and the test tiers (tests/tiers.py): `fast`, `spark`, `process`, marked from what each test uses."""
+"""Shared fixtures: a private copy of the sample project per test, one JVM per test session (the `lake`
+fixture's; a `spark` test that opens a Workbench of its own gets a session of its own on it), and the
+test tiers (tests/tiers.py): `fast`, `spark`, `process`, marked from what each test uses."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -33,7 +33,7 @@ class SessionStateChanged(Event):
 
 @dataclass(frozen=True)
 class WarmUpProgress(Event):
-    """The warm-up (commands/warm_up.py) ran `done` of its `total` steps; `state` warming | done | stopped
+    """The warm-up (background/warm_up.py) ran `done` of its `total` steps; `state` warming | done | stopped
     (a run, preview or query took the session, or the warm-up failed: it is only a favour)."""
     done: int
     total: int

@@ -3,10 +3,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from pyspark.sql import Row
+from collections.abc import Iterable
+from typing import Any
 
 
 def json_value(value: Any) -> Any:
@@ -26,5 +24,5 @@ def json_value(value: Any) -> Any:
     return value
 
 
-def row_values(row: "Row") -> list[Any]:
+def row_values(row: Iterable[Any]) -> list[Any]:
     return [json_value(v) for v in row]

@@ -1,4 +1,4 @@
-"""Column lineage results as the script's JSON (SCRIPT.md: `lineage --column`)."""
+"""Column lineage results as the script's JSON (docs/script.md: `lineage --column`)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -1,6 +1,6 @@
 """What the app does by itself, off the UI thread: warm Spark up (and clean up after a crash), look at
 the bucket for colleagues' edits, purge old processed landing files once a day, run the triggers when no
-`serve` does (core/automation/scheduler.py), and show what changed from outside (another process's runs, state deleted under the app: core/commands/outside.py)."""
+`serve` does (core/automation/scheduler.py), and show what changed from outside (another process's runs, state deleted under the app: core/background/outside.py)."""
 from __future__ import annotations
 
 import threading
@@ -8,28 +8,44 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..core.automation.scheduler import Scheduler
-from ..core.commands.failures import failure_sentence
-from ..core.commands.outside import OtherProcessRun, StateVanished
+from ..core.automation.scheduler import INTERVAL_SECONDS, Scheduler
+from ..core.failures import failure_sentence
+from ..core.background.outside import OtherProcessRun, StateVanished
 from ..core.errors import RatError
 from ..core.events import Event
 from .components.automation_pane import next_run_text
 from .components.project_tree import ProjectTree
 from .components.status_bar import StatusBar
+from .host import AppHost
 from .messages import ActionDone, ActionFailed
 
 if TYPE_CHECKING:
     from ..core.remote.storage import BucketStorage
-    from .app import RatApp
+
+REMOTE_CHECK_SECONDS = 30  # how often the bucket is asked for colleagues' edits
 
 
 class Background:
-    def __init__(self, app: RatApp) -> None:
+    def __init__(self, app: AppHost) -> None:
         self.app = app
         self._remote_check = threading.Lock()
         self._scheduling = threading.Lock()
         wb = app.workbench
         self.scheduler = Scheduler(wb.automation, wb.project.state_dir, "rat-tui")
+
+    def start_rounds(self) -> None:
+        """What comes round by itself while the app is open (not under a script): the daily purge of old
+        processed landing files, the triggers, and the bucket's news."""
+        app = self.app
+        self.auto_purge()
+        app.set_interval(86400, self.auto_purge)
+        self.schedule()
+        app.set_interval(INTERVAL_SECONDS, self.schedule)
+        remote = app.workbench.remote
+        if remote is not None:
+            app.query_one(StatusBar).update_status(bucket=remote.config.bucket, bucket_state="connecting")
+            self.check_remote()
+            app.set_interval(REMOTE_CHECK_SECONDS, self.check_remote)
 
     def watch_outside(self) -> Callable[[], None]:
         """Show other processes' runs and state deleted under the app as they happen; returns the unsubscribe."""
@@ -42,7 +58,8 @@ class Background:
         """In the core's thread: a tree mark now, then the tree and the open panel (its Runs tab) reload."""
         app = self.app
         if isinstance(notice, OtherProcessRun):
-            app.update_from_thread(ProjectTree, "set_run_status", notice.pipeline, notice.status, notice.at)
+            mark = (notice.pipeline, notice.status, notice.at)
+            app.update_from_thread(ProjectTree, lambda tree: tree.set_run_status(*mark))
             app.post_message(ActionDone("another process", notice.sentence(), toast=False, reload=True))
         elif isinstance(notice, StateVanished):
             app.post_message(ActionDone("state deleted", notice.sentence, reload=True))
@@ -57,7 +74,8 @@ class Background:
             done = wb.cleanup_leftovers()
         except RatError as exc:
             self.app.post_message(ActionFailed("start Spark", exc.sentence()))
-            self.app.update_from_thread(StatusBar, "update_status", warm="stopped")  # no warm-up to wait for
+            # no warm-up to wait for
+            self.app.update_from_thread(StatusBar, lambda bar: bar.update_status(warm="stopped"))
             return
         for line in done:
             self.app.post_message(ActionDone("recovery", line))
@@ -88,11 +106,11 @@ class Background:
             shown = app.query(StatusBar)  # the app may be closing
             if shown and shown.first().bucket_state != state:
                 app.post_message(ActionFailed("bucket", sentence))
-            app.update_from_thread(StatusBar, "update_status", bucket_state=state)
+            app.update_from_thread(StatusBar, lambda bar: bar.update_status(bucket_state=state))
             return
         waiting = len(remote.changes)
-        app.update_from_thread(StatusBar, "update_status",
-                               bucket_state=f"{waiting} change(s) to pull" if waiting else "in step")
+        state = f"{waiting} change(s) to pull" if waiting else "in step"
+        app.update_from_thread(StatusBar, lambda bar: bar.update_status(bucket_state=state))
         if first or pulled or remote.changes:
             app.call_from_thread(app.refresh_tree)
         if pulled:
@@ -113,7 +131,7 @@ class Background:
             return
         finally:
             self._scheduling.release()
-        self.app.update_from_thread(StatusBar, "update_status", next_run=text)
+        self.app.update_from_thread(StatusBar, lambda bar: bar.update_status(next_run=text))
 
     def auto_purge(self) -> None:
         self.app.run_worker(self._auto_purge, thread=True, group="purge")

@@ -3,23 +3,20 @@ and the app stays open (Textual would close it)."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
-from textual._context import active_message_pump
+from textual.app import App
+from textual.message_pump import active_message_pump
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.worker import WorkerFailed
 
-from ..core.commands.failures import failure_sentence
-
-if TYPE_CHECKING:
-    from .app import RatApp
+from ..core.failures import failure_sentence
 
 REPEAT_SECONDS = 10  # the same error again within this long is logged, not shown again
 
 
 class InternalErrors:
-    def __init__(self, app: RatApp) -> None:
+    def __init__(self, app: App) -> None:
         self.app = app
         self._shown: dict[str, float] = {}
 
@@ -36,7 +33,7 @@ class InternalErrors:
     @property
     def app_runs(self) -> bool:
         """Started and not closing: an error at start-up still closes the app, as one while it closes would."""
-        return self.app.is_running and getattr(self.app, "_running", False) and bool(self.app.screen_stack)
+        return self.app.is_running and bool(self.app.screen_stack)
 
     def survivable(self, exc: BaseException) -> bool:
         """An error Textual hands the app: a worker's, or one that ended a widget's message loop (not a

@@ -16,85 +16,89 @@ from textual.keys import format_key
 class KeyAction:
     id: str
     key: str
-    action: str
+    action: str  # what the binding runs: "" for the app's keys, whose binding runs `key('<id>')` (keys/keyboard.py)
     description: str  # short: the footer and the help screen
     group: str  # the command palette lists actions group by group (GROUPS order)
     palette: str  # what the palette says the action does
     needs: str = ""  # pipeline | table | zone | node (any of them): the kind of tree node the key acts on ("" = any)
     show: bool = True
 
+    @property
+    def binding_action(self) -> str:
+        return self.action or f"key('{self.id}')"
+
 
 GROUPS = ("Run", "Tests", "Graph", "Versions", "Tables", "Landing", "Upkeep", "Bucket", "View")
 
 DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
-    KeyAction("run", "r", "run", "Run", "Run", "Run the selected pipeline (draft)", "pipeline"),
-    KeyAction("run_published", "R", "run('run_published')", "Run published", "Run",
+    KeyAction("run", "r", "", "Run", "Run", "Run the selected pipeline (draft)", "pipeline"),
+    KeyAction("run_published", "R", "", "Run published", "Run",
               "Run the published version of the selected pipeline", "pipeline"),
-    KeyAction("run_reload_files", "ctrl+r", "run('run_reload_files')", "Run reloading files", "Run",
+    KeyAction("run_reload_files", "ctrl+r", "", "Run reloading files", "Run",
               "Run the selected pipeline, loading again the landing files it loaded before (--reload-files)",
               "pipeline", show=False),
-    KeyAction("cancel", "c", "cancel", "Cancel run", "Run", "Cancel the selected pipeline's runs", "pipeline"),
-    KeyAction("run_review", "v", "review('run')", "Run for review", "Run",
+    KeyAction("cancel", "c", "", "Cancel run", "Run", "Cancel the selected pipeline's runs", "pipeline"),
+    KeyAction("run_review", "v", "", "Run for review", "Run",
               "Run the selected pipeline in review mode: it stops before main, showing its diff", "pipeline",
               show=False),
-    KeyAction("review_downstream", "V", "review('downstream')", "Review with downstream", "Graph",
+    KeyAction("review_downstream", "V", "", "Review with downstream", "Graph",
               "Run the selected pipeline and its downstream for review (NAME+): each on its branch, "
               "later ones reading their upstream's branch", "pipeline", show=False),
-    KeyAction("approve", "a", "review('approve')", "Approve", "Run",
+    KeyAction("approve", "a", "", "Approve", "Run",
               "Approve the selected pipeline's run awaiting review: publish it to main", "pipeline", show=False),
-    KeyAction("preview", "p", "preview", "Preview", "Run", "Preview the selected pipeline (writes nothing)", "pipeline"),
-    KeyAction("unit_tests", "T", "unit_tests", "Unit tests", "Tests",
+    KeyAction("preview", "p", "", "Preview", "Run", "Preview the selected pipeline (writes nothing)", "pipeline"),
+    KeyAction("unit_tests", "T", "", "Unit tests", "Tests",
               "Run the selected pipeline's unit tests (tests/unit/*.yaml) and show them in its Tests tab", "pipeline",
               show=False),
-    KeyAction("unit_fixture", "U", "unit_fixture", "Unit test from preview", "Tests",
+    KeyAction("unit_fixture", "U", "", "Unit test from preview", "Tests",
               "Write a unit test from the selected pipeline's preview: its inputs' rows and its output", "pipeline",
               show=False),
-    KeyAction("run_downstream", "greater_than_sign", "run_downstream", "Run with downstream", "Graph",
+    KeyAction("run_downstream", "greater_than_sign", "", "Run with downstream", "Graph",
               "Run the selected pipeline and everything downstream of it (NAME+)", "pipeline", show=False),
-    KeyAction("run_upstream", "less_than_sign", "run_upstream", "Run with upstream", "Graph",
+    KeyAction("run_upstream", "less_than_sign", "", "Run with upstream", "Graph",
               "Run the selected pipeline after everything upstream of it (+NAME)", "pipeline", show=False),
-    KeyAction("full_refresh", "F", "full_refresh", "Full refresh with downstream", "Graph",
+    KeyAction("full_refresh", "F", "", "Full refresh with downstream", "Graph",
               "Full refresh of the selected pipeline and everything downstream of it (NAME+)", "pipeline", show=False),
-    KeyAction("build", "B", "build", "Build all", "Graph", "Build every pipeline of every namespace in order",
+    KeyAction("build", "B", "", "Build all", "Graph", "Build every pipeline of every namespace in order",
               show=False),
-    KeyAction("lineage", "L", "lineage", "Lineage", "Graph", "Lineage of the selected pipeline or landing zone",
+    KeyAction("lineage", "L", "", "Lineage", "Graph", "Lineage of the selected pipeline or landing zone",
               "node", show=False),
-    KeyAction("project_lineage", "G", "project_lineage", "Project lineage", "Graph",
+    KeyAction("project_lineage", "G", "", "Project lineage", "Graph",
               "Lineage of the whole project (all namespaces)", show=False),
-    KeyAction("publish", "P", "publish", "Publish", "Versions", "Publish the selected pipeline's files", "pipeline"),
-    KeyAction("rollback", "b", "rollback", "Roll back code", "Versions",
+    KeyAction("publish", "P", "", "Publish", "Versions", "Publish the selected pipeline's files", "pipeline"),
+    KeyAction("rollback", "b", "", "Roll back code", "Versions",
               "Roll back the selected pipeline's code to a version", "pipeline"),
-    KeyAction("rollback_table", "t", "rollback_table", "Roll back table", "Tables",
+    KeyAction("rollback_table", "t", "", "Roll back table", "Tables",
               "Roll back the table to the selected run's end (or compaction)", "table"),
-    KeyAction("diff", "d", "diff", "Diff snapshot", "Tables", "Diff the selected run: main before it against main after it",
+    KeyAction("diff", "d", "", "Diff snapshot", "Tables", "Diff the selected run: main before it against main after it",
               "table", show=False),
-    KeyAction("compact", "k", "compact", "Compact table", "Tables", "Compact the selected table's small files",
+    KeyAction("compact", "k", "", "Compact table", "Tables", "Compact the selected table's small files",
               "pipeline", show=False),
-    KeyAction("upload", "u", "upload", "Upload to zone", "Landing", "Upload files into the selected landing zone",
+    KeyAction("upload", "u", "", "Upload to zone", "Landing", "Upload files into the selected landing zone",
               "zone", show=False),
-    KeyAction("zone_settings", "e", "zone_settings", "Edit zone settings", "Landing",
+    KeyAction("zone_settings", "e", "", "Edit zone settings", "Landing",
               "Edit the selected landing zone's settings", "zone", show=False),
-    KeyAction("pin_dialect", "E", "pin_dialect", "Pin zone dialect", "Landing",
+    KeyAction("pin_dialect", "E", "", "Pin zone dialect", "Landing",
               "Pin the dialect detected for the zone's file into rat.yaml (asks first)", "zone", show=False),
-    KeyAction("purge", "x", "purge", "Purge", "Upkeep",
+    KeyAction("purge", "x", "", "Purge", "Upkeep",
               "Purge old state (shows the list first); on a pipeline awaiting review: reject its run"),
-    KeyAction("doctor", "D", "doctor", "Doctor", "Upkeep", "Doctor: check consistency, then offer fixes", show=False),
-    KeyAction("watch", "w", "toggle_watch", "Watch", "Upkeep", "Turn watch-and-run on or off"),
-    KeyAction("automation", "A", "automation", "Automation", "Run",
+    KeyAction("doctor", "D", "", "Doctor", "Upkeep", "Doctor: check consistency, then offer fixes", show=False),
+    KeyAction("watch", "w", "", "Watch", "Upkeep", "Turn watch-and-run on or off"),
+    KeyAction("automation", "A", "", "Automation", "Run",
               "Every trigger of the project with its next time, and who runs them", show=False),
-    KeyAction("pull", "g", "pull", "Pull from bucket", "Bucket", "Pull newer files from the bucket", show=False),
-    KeyAction("prev_tab", "left_square_bracket", "prev_tab", "Previous tab", "View", "Show the previous detail tab",
+    KeyAction("pull", "g", "", "Pull from bucket", "Bucket", "Pull newer files from the bucket", show=False),
+    KeyAction("prev_tab", "left_square_bracket", "", "Previous tab", "View", "Show the previous detail tab",
               show=False),
-    KeyAction("next_tab", "right_square_bracket", "next_tab", "Next tab", "View", "Show the next detail tab",
+    KeyAction("next_tab", "right_square_bracket", "", "Next tab", "View", "Show the next detail tab",
               show=False),
-    KeyAction("refresh", "f5", "refresh", "Refresh", "View", "Refresh the tree and the detail panel", show=False),
-    KeyAction("tree", "f1", "focus_tree", "Focus tree", "View", "Focus the project tree", show=False),
-    KeyAction("detail", "f2", "focus_detail", "Focus detail", "View", "Focus the detail panel", show=False),
-    KeyAction("log", "l", "toggle_log", "Log", "View", "Show or hide the log panel"),
-    KeyAction("console", "s", "console", "SQL console", "View", "Open the SQL console"),
-    KeyAction("console_insert", "i", "console(True)", "Insert name", "Tables",
+    KeyAction("refresh", "f5", "", "Refresh", "View", "Refresh the tree and the detail panel", show=False),
+    KeyAction("tree", "f1", "", "Focus tree", "View", "Focus the project tree", show=False),
+    KeyAction("detail", "f2", "", "Focus detail", "View", "Focus the detail panel", show=False),
+    KeyAction("log", "l", "", "Log", "View", "Show or hide the log panel"),
+    KeyAction("console", "s", "", "SQL console", "View", "Open the SQL console"),
+    KeyAction("console_insert", "i", "", "Insert name", "Tables",
               "Insert the table's name (or the preview column's) into the SQL console", "pipeline", show=False),
-    KeyAction("help", "question_mark", "help", "Help", "View", "Help: keys and what the tree's marks mean"),
+    KeyAction("help", "question_mark", "", "Help", "View", "Help: keys and what the tree's marks mean"),
     KeyAction("quit", "q", "quit", "Quit", "View", "Quit rat-tui"),
 )
 
@@ -139,7 +143,7 @@ def resolve_keymap(overrides: dict[str, str]) -> list[KeyAction]:
 
 
 def bindings(keymap: list[KeyAction]) -> list[Binding]:
-    return [Binding(k.key, k.action, k.description, show=k.show, id=k.id) for k in keymap]
+    return [Binding(k.key, k.binding_action, k.description, show=k.show, id=k.id) for k in keymap]
 
 
 _NAMES = {"question_mark": "?", "left_square_bracket": "[", "right_square_bracket": "]", "greater_than_sign": ">",

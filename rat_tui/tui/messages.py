@@ -1,11 +1,10 @@
 """Messages that workers, core threads and panels post to the app (Textual's post_message is thread-safe).
 
 An outcome is a sentence (logged, and toasted unless `toast` is off); what else it changes is said by
-typed fields — `reload` the tree and the detail, `then` a callback the app runs on its own thread — never
-by a string the app switches on."""
+typed fields — `reload` the tree and the detail, `job` the number of the job (`jobs.py`) whose callbacks
+the app then runs on its own thread — never by a string the app switches on, nor by code in a message."""
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual.message import Message
@@ -22,7 +21,7 @@ class CoreEvent(Message):
 
 @dataclass
 class WatchNotice(Message):
-    """A notice of the core's watcher service (`core/commands/watching.py`)."""
+    """A notice of the core's watcher service (`core/background/watching.py`)."""
 
     notice: Event
 
@@ -33,14 +32,14 @@ class ActionDone(Message):
     summary: str  # "" says nothing
     toast: bool = True
     reload: bool = False  # the tree and the detail panel show what it changed
-    then: Callable[[], None] | None = None
+    job: int = 0  # the job it ends (0: none), settled once the outcome is shown
 
 
 @dataclass
 class ActionFailed(Message):
     action: str
     error: str
-    then: Callable[[], None] | None = None
+    job: int = 0
 
 
 @dataclass

@@ -26,4 +26,4 @@ def key_commands(app: App, keymap: list[KeyAction]) -> Iterable[SystemCommand]:
         for k in keymap:
             if k.group == group:
                 yield SystemCommand(f"{group}: {k.palette}", f"key {key_label(k.key)}",
-                                    lambda a=k.action: app.run_action(a))
+                                    lambda a=k.binding_action: app.run_action(a))

@@ -7,16 +7,15 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from textual.app import App
 from textual.pilot import Pilot
 
+from ..core.commands.workbench import Workbench
 from ..script.commands import ScriptContext
 from ..script.executor import execute
 from ..script.parser import ScriptLine
-
-if TYPE_CHECKING:
-    from .app import RatApp
+from .screen_state import screen_text, wait_for_idle_screen
 
 
 @dataclass
@@ -31,22 +30,23 @@ class ScriptJob:
 class AppScreen:
     """The `ScreenHost` of script commands, called from the script's worker thread."""
 
-    def __init__(self, app: RatApp) -> None:
+    def __init__(self, app: App, workbench: Workbench) -> None:
         self.app = app
+        self.workbench = workbench
 
     def run(self, job: ScriptJob) -> None:
         """In a thread worker: the script's lines, then the app exits with their status."""
         app = self.app
-        app.call_from_thread(app.wait_for_idle_screen)
-        status = execute(ScriptContext(app.workbench, self), job.lines, sys.stdout, job.keep_going, job.events)
+        app.call_from_thread(wait_for_idle_screen, app)
+        status = execute(ScriptContext(self.workbench, self), job.lines, sys.stdout, job.keep_going, job.events)
         app.call_from_thread(app.exit, return_code=status)
 
     def press(self, keys: list[str]) -> None:
         self.app.call_from_thread(Pilot(self.app).press, *keys)
-        self.app.call_from_thread(self.app.wait_for_idle_screen)
+        self.app.call_from_thread(wait_for_idle_screen, self.app)
 
     def screenshot(self, path: str) -> str:
-        target = Path(path) if Path(path).is_absolute() else self.app.workbench.project.root / path
+        target = Path(path) if Path(path).is_absolute() else self.workbench.project.root / path
         svg = self.app.call_from_thread(self.app.export_screenshot)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(svg, encoding="utf-8")
@@ -55,7 +55,7 @@ class AppScreen:
     def wait_for_text(self, text: str, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
         while True:
-            if text in self.app.call_from_thread(self.app.screen_text):
+            if text in self.app.call_from_thread(screen_text, self.app):
                 return True
             if time.monotonic() > deadline:
                 return False

@@ -70,7 +70,7 @@ async def test_ctrl_j_runs_the_statement_and_footer_and_help_say_so(sample_copy:
         await until(pilot, lambda: console.results.grid is not None and console.results.grid.row_count == 3, 10,
                     "the rows")
         assert "102" in screen(app) and console.editor.text == "SELECT order_id FROM ecommerce.bronze.raw_orders"
-        app.action_help()
+        app.keys.view.help()
         await until(pilot, lambda: "Marks in the tree" in screen(app), 10, "the help screen")
         await pilot.press("end")  # the console's keys come last, below the fold of a 40-line screen
         await until(pilot, lambda: "In the SQL console" in screen(app), 10, "the help's console section")

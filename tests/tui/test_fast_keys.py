@@ -10,7 +10,7 @@ import time
 import pytest
 from textual import events
 
-from devkit.pilot import select, until
+from devkit.pilot import notifications, select, until
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.core.store.logs import setup_logging
 from rat_tui.tui.app import RatApp
@@ -88,10 +88,10 @@ async def test_a_bug_in_a_panel_loader_is_logged_and_said_once(sample_copy):
     app.workbench.runs = broken
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
-        await until(pilot, lambda: any("runs_of_a_bug" in n.message for n in app._notifications), 10, "the notice")
+        await until(pilot, lambda: any("runs_of_a_bug" in n.message for n in notifications(app)), 10, "the notice")
         await select(pilot, "pipeline", "ecommerce.bronze.raw_orders")
         await app.wait_for_idle_screen()
-        notices = [n for n in app._notifications if "runs_of_a_bug" in n.message]
+        notices = [n for n in notifications(app) if "runs_of_a_bug" in n.message]
         assert app.is_running and len(notices) == 1
         assert "KeyError" in notices[0].message and ".rat/logs/app.log" in notices[0].message
     text = log.read_text()
@@ -103,11 +103,11 @@ async def test_a_bug_in_a_key_is_logged_and_the_app_stays(sample_copy):
     app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
-        app.pipeline_keys.preview = lambda: [][1]
+        app.keys.pipeline.preview = lambda: [][1]
         await pilot.press("p")
         await pilot.pause()
         assert app.is_running
-        assert [n.title for n in app._notifications] == ["the key preview failed"]
+        assert [n.title for n in notifications(app)] == ["the key preview failed"]
         await pilot.press("down")
         await app.wait_for_idle_screen()
         assert app.selected.name != "clean_orders"  # the tree still moves

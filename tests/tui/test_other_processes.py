@@ -11,7 +11,7 @@ import time
 import pytest
 from textual.widgets import DataTable
 
-from devkit.pilot import screen, select, until
+from devkit.pilot import notifications, screen, select, until
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.pipeline_view import PipelineView
 from rat_tui.tui.components.project_tree import ProjectTree
@@ -83,7 +83,7 @@ async def test_two_apps_watching_one_project_run_one_save_once(scratch: Scratch)
                     "this app's run to end")
         lines = [json.loads(line) for line in out.splitlines() if line.strip()]
         assert proc.returncode == 0 and all(line["ok"] for line in lines), err[-2000:]
-        assert not [n for n in app._notifications if n.severity == "error"]
+        assert not [n for n in notifications(app) if n.severity == "error"]
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[2]]  # one save, one run reached main
     runs = scratch.wb.runs(fqn)["runs"]
     assert [(r["status"], r["trigger"]) for r in runs] == [("success", "watch")]

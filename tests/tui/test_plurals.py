@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from devkit.pilot import screen, until
+from devkit.pilot import notifications, screen, until
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.core.events import RunFinished, RunQueued, RunStarted
 from rat_tui.tui.app import RatApp
@@ -22,7 +22,7 @@ async def test_one_row_and_one_file_are_singular(sample_copy: Path):
         publish(RunQueued("a1b2c3d4", RAW_ORDERS, at=at))
         publish(RunStarted("a1b2c3d4", RAW_ORDERS, "draft", at=at))
         publish(RunFinished("a1b2c3d4", RAW_ORDERS, "success", 1, None, 42, at=at + 1))
-        toasts = lambda: [str(n.message) for n in app._notifications]  # noqa: E731
+        toasts = lambda: [str(n.message) for n in notifications(app)]  # noqa: E731
         await until(pilot, lambda: "1 row written" in toasts(), 10, "the run's toast")
         await pilot.press("l")
         await until(pilot, lambda: "run success, 1 row written" in screen(app), 10, "the log panel")

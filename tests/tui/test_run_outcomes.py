@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from devkit.pilot import screen, select, until, widget_text
+from devkit.pilot import notifications, screen, select, until, widget_text
 from rat_tui.core.store.logs import setup_logging
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.log_panel import LogPanel
@@ -57,9 +57,9 @@ async def test_a_run_held_for_review_says_its_rows_are_held(scratch: Scratch):
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", fqn)
         await pilot.press("v")
-        await until(pilot, lambda: any(n.message == "8 rows held for review" for n in app._notifications), 300,
+        await until(pilot, lambda: any(n.message == "8 rows held for review" for n in notifications(app)), 300,
                     "the review toast")
-        assert not any("written" in n.message for n in app._notifications)
+        assert not any("written" in n.message for n in notifications(app))
         await pilot.press("l")
         await app.wait_for_idle_screen()
         logged = " ".join(widget_text(app.query_one(LogPanel)).split())  # unwrapped

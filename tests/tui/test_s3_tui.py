@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from devkit.pilot import screen, select, until
+from devkit.pilot import notifications, screen, select, until
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.status_bar import StatusBar
@@ -59,7 +59,7 @@ async def test_an_unreachable_bucket_is_reported_and_the_app_keeps_working(s3_en
     async with app.run_test(size=(140, 45)) as pilot:
         bar = app.query_one(StatusBar)
         await until(pilot, lambda: bar.bucket_state == "unreachable", 30, "the failed bucket check")
-        shown = lambda: [(n.title, n.message) for n in app._notifications]  # noqa: E731
+        shown = lambda: [(n.title, n.message) for n in notifications(app)]  # noqa: E731
         await until(pilot, lambda: any(title == "bucket failed" for title, _ in shown()), 10, "the notification")
         [message] = [m for title, m in shown() if title == "bucket failed"]
         assert message.startswith("bucket rat at http://127.0.0.1:") and message.endswith("the endpoint cannot be reached")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from devkit.pilot import screen, select, until
+from devkit.pilot import notifications, screen, select, until
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.run_view import RunView
 from tests.lakehelpers import Scratch
@@ -31,7 +31,7 @@ def remove_tree(path: Path) -> None:
 
 
 def notices(app: RatApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    return [str(n.message) for n in notifications(app)]
 
 
 async def run_and_finish(pilot, app: RatApp) -> None:

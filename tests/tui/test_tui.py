@@ -1,6 +1,7 @@
 """The TUI through Textual's Pilot, on the real app."""
 from pathlib import Path
 
+from devkit.pilot import notifications
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.tui.app import RatApp
 
@@ -28,7 +29,7 @@ async def test_rat_yaml_remaps_keys_and_help_lists_them(sample_copy: Path):
         await app.wait_for_idle_screen()
         await pilot.pause()
         actions = {key: b.binding.action for key, b in app.active_bindings.items()}
-        assert actions.get("g") == "run" and "r" not in actions
+        assert actions.get("g") == "key('run')" and "r" not in actions
         await pilot.press("question_mark")
         await pilot.pause()
         text = app.screen_text()
@@ -49,10 +50,10 @@ async def test_errors_become_notifications_not_tracebacks(sample_copy: Path):
         await pilot.press("P", "x", "enter")
         await pilot.pause(0.5)
         for _ in range(20):
-            if any("cannot publish" in str(n.message) for n in app._notifications):
+            if any("cannot publish" in str(n.message) for n in notifications(app)):
                 break
             await pilot.pause(0.1)
-        messages = [str(n.message) for n in app._notifications]
+        messages = [str(n.message) for n in notifications(app)]
         assert any("cannot publish ecommerce.gold.daily_revenue" in m and "needs a unique_key" in m for m in messages)
         assert "Traceback" not in app.screen_text()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from devkit.pilot import holds_whole, screen, select, until, widget_text
+from devkit.pilot import holds_whole, notifications, screen, select, until, widget_text
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.help_screen import HelpScreen
@@ -103,7 +103,7 @@ async def test_a_long_error_toast_says_where_the_whole_is(sample_copy: Path):
         await pilot.press("l")
         app.workbench.events.publish(RunFinished("9a8b7c6d", FQN, "failed", 0, LONG_ERROR, None))
         await until(pilot, lambda: "Run tab and the log (l))" in screen(app), 5, "the toast")
-        toast = next(n.message for n in app._notifications)
+        toast = next(n.message for n in notifications(app))
         assert len(toast) < len(LONG_ERROR) and LONG_ERROR.startswith(toast.split("…")[0])
         assert toast.endswith("… (the whole in the Run tab and the log (l))")
         assert holds_whole(widget_text(app.query_one("#log-panel")), LONG_ERROR)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from devkit.pilot import screen, select, until
+from devkit.pilot import notifications, screen, select, until
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.pipeline_view import PipelineView
 from rat_tui.tui.components.project_tree import ProjectTree
@@ -110,7 +110,7 @@ async def test_roll_back_a_table_to_the_selected_snapshot(scratch: Scratch):
         await until(pilot, lambda: f"@{short}" in str(tree.cursor_node.label), 20, "the new snapshot in the tree")
         assert tree.cursor_line == line and tree.cursor_node.data.ref.fqn == fqn
         assert tree.cursor_node.parent.is_expanded and app.selected == tree.cursor_node.data
-        assert any(f"{fqn}: main is now snapshot {first['snapshot_id']}." in str(n.message) for n in app._notifications)
+        assert any(f"{fqn}: main is now snapshot {first['snapshot_id']}." in str(n.message) for n in notifications(app))
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from devkit.pilot import holds_whole, screen, select, until
+from devkit.pilot import holds_whole, notifications, screen, select, until
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.project_tree import ProjectTree
@@ -27,7 +27,7 @@ def node_labelled(app: RatApp, namespace: str, label: str):
 
 
 def notices(app: RatApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    return [str(n.message) for n in notifications(app)]
 
 
 def log_lines(app: RatApp) -> list[str]:
@@ -141,7 +141,7 @@ async def test_actions_report_sentences_toasts_and_log_lines(sample_copy: Path, 
         assert "as Parquet for faster runs." in logged  # the upload typed the zone's CSV files
         assert "Doctor: no inconsistencies found" in logged
         assert "Purge: nothing to purge" in logged
-        doctor = next(n for n in app._notifications if "no inconsistencies" in str(n.message))
+        doctor = next(n for n in notifications(app) if "no inconsistencies" in str(n.message))
         assert doctor.timeout >= 10
         for message in notices(app) + log_lines(app):
             assert "{" not in message and "[{" not in message, message

@@ -7,7 +7,7 @@ import shutil
 import pytest
 from ruamel.yaml import YAML
 
-from devkit.pilot import screen, select, until
+from devkit.pilot import notifications, screen, select, until
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.lineage_view import LineageView
 from rat_tui.tui.components.pipeline_view import PipelineView
@@ -57,7 +57,7 @@ async def test_pin_without_a_text_file_says_why(scratch: Scratch):
         await until(pilot, lambda: "read by:" in screen(app), 20, "the zone panel")
         await pilot.press("E")
         await until(pilot, lambda: any("has no active delimited text file" in str(n.message)
-                                       for n in app._notifications), 10, "the notice")
+                                       for n in notifications(app)), 10, "the notice")
 
 
 def archiving(scratch: Scratch, zone: str) -> str:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from devkit.pilot import screen, select, until
+from devkit.pilot import notifications, screen, select, until
 from rat_tui.tui.app import RatApp
 from tests.lakehelpers import Scratch
 
@@ -69,8 +69,8 @@ async def test_approve_on_a_pipeline_with_nothing_to_review_says_so(scratch: Scr
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", fqn)
         await pilot.press("a")
-        await until(pilot, lambda: f"No run of {fqn} is awaiting review." in [str(n.message) for n in app._notifications],
-                    20, "the notice")
+        said = f"No run of {fqn} is awaiting review."
+        await until(pilot, lambda: said in [str(n.message) for n in notifications(app)], 20, "the notice")
 
 
 async def test_v_with_shift_reviews_a_selection_and_a_approves_it_all(scratch: Scratch):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from devkit.pilot import screen, select, until
+from devkit.pilot import notifications, screen, select, until
 from rat_tui.tui.app import RatApp
 from tests.lakehelpers import Scratch
 from tests.tuihelpers import run_from_the_tree
@@ -18,7 +18,7 @@ SIZE = (160, 45)
 
 
 def _toasts(app: RatApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    return [str(n.message) for n in notifications(app)]
 
 
 async def _upload(pilot, app: RatApp, path: Path) -> None:

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from devkit.pilot import screen, select, until
+from devkit.pilot import notifications, screen, select, until
 from rat_tui.core.project.model import PipelineRef
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.unit_tests_pane import UnitTestsPane
@@ -79,5 +79,5 @@ async def test_u_writes_a_unit_test_from_the_preview_and_it_passes(scratch: Scra
         assert "{n: 3, w: C}" in written.read_text()
         await pilot.press("T")
         await until(pilot, lambda: any(n.title == "unit tests" and "1 unit test passed" in str(n.message)
-                                       for n in app._notifications), 90, "T's outcome")
+                                       for n in notifications(app)), 90, "T's outcome")
         await until(pilot, lambda: statuses(app) == {"preview": "passed"}, 10, "the Tests tab after T")

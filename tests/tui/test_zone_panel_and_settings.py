@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from devkit.pilot import screen, select, until
+from devkit.pilot import notifications, screen, select, until
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.modals import ZoneSettingsForm
@@ -39,5 +39,5 @@ async def test_an_unchanged_dialog_writes_nothing_and_a_letter_gets_a_word(sampl
         await pilot.press("ctrl+s")
         await until(pilot, lambda: not isinstance(app.screen, ZoneSettingsForm), 5, "the dialog to close")
         await app.wait_for_idle_screen()
-        assert any("nothing changed; rat.yaml left as it was" in n.message for n in app._notifications)
+        assert any("nothing changed; rat.yaml left as it was" in n.message for n in notifications(app))
     assert (sample_copy / "rat.yaml").read_text() == before  # no `14.0`, no `auto_purge: false` added

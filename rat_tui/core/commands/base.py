@@ -42,7 +42,7 @@ class WorkbenchParts:
 
     run: Callable[..., dict]  # commands/workbench.py
     table_refs: Callable[[], list[PipelineRef]]  # commands/tables.py
-    stale_downstream: Callable[[PipelineRef, int], list[str]]  # commands/graph.py
-    rebuild_stale: Callable[[list[str]], dict]  # commands/graph.py
+    stale_downstream: Callable[[PipelineRef, int], list[str]]  # commands/graph_commands.py
+    rebuild_stale: Callable[[list[str]], dict]  # commands/graph_commands.py
     set_main: Callable[[PipelineRef, int], None]  # commands/tables.py
-    key_diff: Callable[..., dict]  # commands/review.py
+    key_diff: Callable[..., dict]  # commands/review_commands.py

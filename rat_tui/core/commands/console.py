@@ -20,7 +20,7 @@ from ..lake.job_cancel import cancel_until_stopped
 from ..lake.metadata import load_table
 from ..lake.session import SessionState
 from ..lake.spark_errors import summarise
-from ..project.sql_guard import check_read_only
+from ..lake.sql_guard import check_read_only
 from ..values import json_value
 from .base import WorkbenchParts
 

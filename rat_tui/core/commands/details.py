@@ -12,9 +12,8 @@ from ..landing.zone_settings import ZoneReadSettings
 from ..landing.twins import find_twin
 from ..project.model import TYPED_TWIN_FOLDER, PipelineRef, landing_format
 from ..project.pipeline_source import load_pipeline
-from ..project.templating import template_calls
 from .base import WorkbenchParts
-from .landing import zone_read_settings
+from .landing_commands import zone_read_settings
 
 
 def pipeline_detail(wb: WorkbenchParts, ref: PipelineRef) -> dict:
@@ -74,25 +73,3 @@ def _dialect(path: Path, settings: ZoneReadSettings) -> dict:
         return {"dialect": detect(path, settings).describe()}
     except RatError as exc:
         return {"dialect": None, "problem": exc.sentence()}
-
-
-def zone_readers(wb: WorkbenchParts, namespace: str, zone: str) -> list[str]:
-    """Pipelines whose templates call landing_zone('<zone>')."""
-    readers = []
-    for ref in wb.project.scan().pipelines():
-        if ref.namespace != namespace:
-            continue
-        loaded, _ = load_pipeline(ref, wb.project.read_pipeline_files(ref))
-        if loaded is None:
-            continue
-        if loaded.kind == "py":
-            if f"landing_zone(\"{zone}\")" in loaded.source or f"landing_zone('{zone}')" in loaded.source:
-                readers.append(ref.fqn)
-            continue
-        try:
-            calls = template_calls(loaded.source)
-        except Exception:  # a template with a syntax error reads nothing
-            continue
-        if any(c.function == "landing_zone" and c.argument == zone for c in calls):
-            readers.append(ref.fqn)
-    return readers

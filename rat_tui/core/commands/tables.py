@@ -112,7 +112,7 @@ class TableCommands(WorkbenchParts):
 
     def diff_snapshots(self, pipeline: str, old: int | None, new: int, limit: int = 20,
                        key: list[str] | None = None) -> dict:
-        """What changed from snapshot `old` to `new`, by key (review.py's key_diff): `key` None is the
+        """What changed from snapshot `old` to `new`, by key (review_commands.py's key_diff): `key` None is the
         table's unique key, [] every column. `old` None: before the table existed (every row is added).
         `added_rows` / `removed_rows` list the sample's whole rows added and removed."""
         diff = self.key_diff(pipeline, old, new, key, sample_rows=limit)

@@ -27,7 +27,7 @@ PARALLEL_TESTS = 4
 
 
 class UnitTestCommands(WorkbenchParts):
-    graph: Callable[[], ProjectGraph]  # commands/graph.py
+    graph: Callable[[], ProjectGraph]  # commands/graph_commands.py
     resolve: Callable[[str], PipelineRef]  # commands/workbench.py
     preview_context: Callable[..., RunContext]  # commands/workbench.py
     unit_last: dict[tuple[str, str], UnitResult]  # the last outcome of each test run in this process

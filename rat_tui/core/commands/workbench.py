@@ -22,7 +22,7 @@ from ..lineage.schemas import SchemaReader
 from ..lineage.service import ColumnLineage
 from ..project.graph import GraphCache
 from ..project.model import PipelineRef, Project
-from ..project.sql_guard import check_read_only
+from ..lake.sql_guard import check_read_only
 from ..project.validate import validate
 from ..run.build import build
 from ..run.context import RunContext, run_timestamp
@@ -45,17 +45,17 @@ from .base import open_storage
 from .bucket import BucketCommands
 from .console_export import ExportCommands
 from .files import FileCommands
-from .graph import GraphCommands
-from .landing import LandingCommands
-from .outside import OutsideChanges
-from .review import ReviewCommands
+from .graph_commands import GraphCommands
+from .landing_commands import LandingCommands
+from ..background.outside import OutsideChanges
+from .review_commands import ReviewCommands
 from .tables import TableCommands
 from .unit_tests import UnitTestCommands
 from .upkeep import UpkeepCommands
 from .versions import VersionCommands
-from .warm_up import start_warm_up
-from .settings_watch import SettingsWatch
-from .watching import Watching
+from ..background.warm_up import start_warm_up
+from ..background.settings_watch import SettingsWatch
+from ..background.watching import Watching
 
 QUERY_ROW_LIMIT = 1000
 

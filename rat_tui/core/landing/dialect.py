@@ -377,7 +377,7 @@ def _strftime(pattern: str) -> str | None:
 def _in_remembered_order(text: str, dialect: Dialect, settings: ZoneReadSettings) -> Dialect:
     """A file whose dates read either way (all days 12 or less) is read in the order the zone's earlier
     loads had (settings.date_orders, from the load history), not in the sniffer's guess (day first).
-    A file that proves the other order keeps it: zone_read refuses it, naming where (order_proof)."""
+    A file that proves the other order keeps it: zone_reader.py refuses it, naming where (order_proof)."""
     for key, remembered in settings.date_orders:
         pattern = getattr(dialect, key)
         if getattr(settings.csv, key) is None and swapped_order(pattern) == remembered \
@@ -388,7 +388,7 @@ def _in_remembered_order(text: str, dialect: Dialect, settings: ZoneReadSettings
 
 def _proves_other_order(text: str, dialect: Dialect, settings: ZoneReadSettings) -> bool:
     """Whether the sample holds a date that reads only with day and month of `dialect` swapped (25/12/2024
-    where an alike file read 12/25/2024): then it is sniffed on its own, and zone_read refuses the pair.
+    where an alike file read 12/25/2024): then it is sniffed on its own, and zone_reader.py refuses the pair.
     Looked for where the sniffer looks (16 KB): the whole 256 KB sample cost 0.1 s a file, many sniffs."""
     text = text[: text.rfind("\n", 0, SNIFF_BYTES) + 1] if len(text) > SNIFF_BYTES else text
     for key in ("date_format", "timestamp_format"):

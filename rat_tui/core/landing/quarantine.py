@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .dialect import text_lines
-from .reader import FileGroup, csv_frame
+from .spark_reader import FileGroup, csv_frame
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from .dialect import Dialect, body_text
 from .identity import FileIdentity
-from .reader import list_locally
+from .spark_reader import list_locally
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -35,7 +35,7 @@ from ..project.model import TYPED_TWIN_FOLDER, active_landing_files, landing_for
 from .cleaning import cleaned
 from .dialect import Dialect, detect, zone_dialects
 from .identity import FileIdentity
-from .reader import csv_frame, typed_schema
+from .spark_reader import csv_frame, typed_schema
 from .schema import sampled_csv_schema
 from .zone_settings import ZoneReadSettings
 

@@ -21,7 +21,7 @@ from ..lake.spark_errors import root_cause
 from .dialect import Dialect, text_lines
 from .numbers import NUMBER_MISFIT
 from .schema import full_csv_schema
-from .reader import UNNAMED_VALUE, FileGroup, csv_frame, typed_schema
+from .spark_reader import UNNAMED_VALUE, FileGroup, csv_frame, typed_schema
 from .zone_settings import ZoneReadSettings
 
 if TYPE_CHECKING:

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 from ..errors import Problem
 from .annotations import parse_annotations
-from .model import SOURCE_FILES, PipelineRef
+from .model import SOURCE_FILES, PipelineRef, Project
 from .pipeline_config import PipelineConfig, merge_config
+from .templating import template_calls
 
 SEVERITIES = ("error", "warn")
 MAX_FILE_BYTES = 1024 * 1024  # a pipeline file larger than this is a mistake (a data dump, a generated blob)
@@ -99,3 +100,25 @@ def load_pipeline(ref: PipelineRef, files: Mapping[str, bytes]) -> tuple[LoadedP
             if text is not None:
                 tests.append(_load_quality_test(f"{base}/{name}", text, problems))
     return LoadedPipeline(ref, kind, source_relpath, source, config, tuple(tests)), problems
+
+
+def zone_readers(project: Project, namespace: str, zone: str) -> list[str]:
+    """Pipelines whose templates call landing_zone('<zone>')."""
+    readers = []
+    for ref in project.scan().pipelines():
+        if ref.namespace != namespace:
+            continue
+        loaded, _ = load_pipeline(ref, project.read_pipeline_files(ref))
+        if loaded is None:
+            continue
+        if loaded.kind == "py":
+            if f"landing_zone(\"{zone}\")" in loaded.source or f"landing_zone('{zone}')" in loaded.source:
+                readers.append(ref.fqn)
+            continue
+        try:
+            calls = template_calls(loaded.source)
+        except Exception:  # a template with a syntax error reads nothing
+            continue
+        if any(c.function == "landing_zone" and c.argument == zone for c in calls):
+            readers.append(ref.fqn)
+    return readers

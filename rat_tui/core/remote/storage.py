@@ -11,7 +11,7 @@ from ..store.state import StateDB
 from ..store.versions import PublishedVersion, VersionStore
 from .bucket import Bucket, ObjectInfo
 from .config import S3Config
-from .landing import BucketLandingArchive
+from .landing_archive import BucketLandingArchive
 from .objects import SyncedObjects
 from .published import PublishedSync
 from .sync import ProjectSync, RemoteChange

@@ -10,7 +10,7 @@ from ..lake.spark_errors import is_cancellation, summarise
 from ..lineage.plan_handoff import hand_over
 from ..project.pipeline_source import LoadedPipeline
 from ..project.python_guard import python_problems
-from ..project.sql_guard import check_read_only
+from ..lake.sql_guard import check_read_only
 from ..project.templating import render
 from .context import PythonContext, RunContext
 from .plan_lineage import dataframe_lineage

@@ -12,7 +12,7 @@ from ..lake.metadata import load_table
 from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable, quote
 from ..landing.load_history import LoadHistory
-from ..landing.read import FileRead
+from ..landing.file_read import FileRead
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_config import MergeStrategy, PipelineConfig
 from .landing_input import LandingInput

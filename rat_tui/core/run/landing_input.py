@@ -22,9 +22,9 @@ from ..errors import RatError, did_you_mean
 from ..landing.checks import file_problem
 from ..landing.quarantine import REJECTED_FOLDER
 from ..landing.load_history import EarlierLoad, LoadHistory, zone_read_settings
-from ..landing.read import FileRead
+from ..landing.file_read import FileRead
 from ..landing.sample_sources import latest_samples
-from ..landing.zone_read import ZoneReader
+from ..landing.zone_reader import ZoneReader
 from ..notes import RunNote
 from ..project.model import Project, active_landing_files
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..errors import RatError
 from ..lake.spark_errors import is_cancellation
-from ..landing.read import FileRead
+from ..landing.file_read import FileRead
 from ..project.model import landing_format
 from .build import build, materialise
 from .landing_input import NothingNew

@@ -62,7 +62,7 @@ from .strategies import (
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-    from ..landing.read import FileRead
+    from ..landing.file_read import FileRead
     from ..storage import Storage
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ import time
 from ..errors import RatError
 from ..lake.spark_errors import summarise
 from ..project.pipeline_source import QualityTest
-from ..project.sql_guard import check_read_only
+from ..lake.sql_guard import check_read_only
 from ..project.templating import render
 from ..store.state import QualityOutcome
 from ..values import row_values

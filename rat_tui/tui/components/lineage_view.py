@@ -40,7 +40,7 @@ class LineageView(Vertical):
 
     # The panel takes the focus once drawn (↑ / ↓ move in it, Enter shows the node in the tree); Esc, like
     # F1, gives it back to the project tree (the help says so).
-    BINDINGS = [Binding("escape", "app.focus_tree", "Back to the tree", show=False)]
+    BINDINGS = [Binding("escape", "app.key('tree')", "Back to the tree", show=False)]
 
     class Jump(Message):
         def __init__(self, name: str) -> None:

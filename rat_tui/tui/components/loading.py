@@ -13,9 +13,9 @@ from ..messages import ActionFailed
 
 
 def app_closing(app: App) -> bool:
-    """Textual clears `_running` as its shutdown begins: from then on it prunes the panels while
+    """The app stops running as its shutdown begins: from then on Textual prunes the panels while
     messages and workers may still arrive, and what they would fill is dropped."""
-    return not getattr(app, "_running", True)
+    return not app.is_running
 
 
 def post_loaded(view: Widget, what: str, load: Callable[[], Message]) -> None:

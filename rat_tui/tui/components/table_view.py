@@ -19,7 +19,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from ...core.commands.failures import failure_sentence
+from ...core.failures import failure_sentence
 from ...core.lineage.model import ColumnRef
 from ...core.text import count
 from ..messages import ActionDone, ActionFailed

@@ -15,8 +15,9 @@ from textual.message import Message
 from textual.widgets import DataTable, ProgressBar, Static
 
 from ...core.text import count
-from ...core.commands.details import zone_files, zone_readers
-from ...core.commands.failures import failure_sentence
+from ...core.commands.details import zone_files
+from ...core.project.pipeline_source import zone_readers
+from ...core.failures import failure_sentence
 from ..messages import ActionDone, ActionFailed
 from ..outcomes import rows_shown
 from .loading import app_closing, post_loaded
@@ -53,7 +54,7 @@ class ZoneView(Vertical):
     def load(self) -> None:
         wb, namespace, zone = self.workbench, self.namespace, self.zone
         post_loaded(self, f"show zone {zone}", lambda: self.Loaded(
-            zone_files(wb, namespace, zone), zone_readers(wb, namespace, zone), wb.zone_settings(namespace, zone)))
+            zone_files(wb, namespace, zone), zone_readers(wb.project, namespace, zone), wb.zone_settings(namespace, zone)))
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:

@@ -104,7 +104,7 @@ def test_a_first_keyed_load_with_null_keys_fails_as_before_and_main_is_untouched
 
 def test_a_source_file_column_no_query_reads_costs_the_scan_nothing(scratch: Scratch):
     """`_metadata` stayed in the scan (a struct built per row, 5% of a 5M-row load) though unread."""
-    from rat_tui.core.landing.read import read_zone
+    from rat_tui.core.landing.file_read import read_zone
 
     scratch.landing("plan", "a.csv", "id\n1\n")
     zone_dir = scratch.root / "landing" / "plan"

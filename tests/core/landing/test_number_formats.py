@@ -8,7 +8,7 @@ import pytest
 
 from rat_tui.core.errors import RatError
 from rat_tui.core.landing.dialect import detect, zone_dialects
-from rat_tui.core.landing.zone_read import ZoneReader
+from rat_tui.core.landing.zone_reader import ZoneReader
 from rat_tui.core.landing.zone_settings import read_settings
 from rat_tui.core.project.settings import Settings
 

@@ -91,7 +91,7 @@ def test_a_quality_test_that_errors_names_its_file(scratch: Scratch):
 def test_a_landing_zone_that_disappears_mid_run(scratch: Scratch, monkeypatch: pytest.MonkeyPatch):
     import shutil
 
-    from rat_tui.core.landing import zone_read
+    from rat_tui.core.landing import zone_reader as zone_read
 
     scratch.landing("vanishing", "a.csv", "id\n1\n")
     fqn = scratch.pipeline("bronze", "v", "SELECT * FROM {{ landing_zone('vanishing') }}")

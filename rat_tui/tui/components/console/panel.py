@@ -17,13 +17,14 @@ from textual.containers import Vertical
 from textual.widgets import Tab, Tabs
 
 from ....core.commands.completion import Completions
-from ....core.commands.failures import failure_sentence
+from ....core.failures import failure_sentence
 from ....core.commands.console import QueryCancelled
 from ....core.store.console_store import ConsoleStore
 from ....core.text import count
 from ...heap import freeze_long_lived
 from ...keymap import CONSOLE_KEYMAP, console_key_label, footer_keys
 from ..modals import AskText
+from ..project_tree import ProjectTree
 from .editor import SqlEditor
 from .history import HistoryScreen
 from .messages import (
@@ -102,7 +103,7 @@ class ConsolePanel(Vertical):
     def close(self) -> None:
         self.remove_class("shown")
         self.app.query_one("#detail").display = True
-        self.app.action_focus_tree()
+        self.app.query_one(ProjectTree).focus()
         self.app.show_cursor_node()  # not what the right side showed before the console (a finished rebuild)
 
     def action_escape(self) -> None:

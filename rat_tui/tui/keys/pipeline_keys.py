@@ -3,15 +3,12 @@ compact."""
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
 
 from ..components.modals import AskText, Confirm
 from ..components.pipeline_view import PipelineView
 from ..components.unit_tests_pane import UnitTestsPane
 from ..outcomes import count, fixture_written, rows_shown, unit_tested
-
-if TYPE_CHECKING:
-    from ..app import RatApp
+from .base import KeyGroup
 
 
 # The run keys (keymap ids) and what each asks of the run
@@ -20,13 +17,10 @@ RUN_OPTIONS: dict[str, dict[str, bool]] = {"run": {}, "run_published": {"publish
                                            "run_review": {"review": True}}  # stops before main, awaiting a or x
 
 
-class PipelineKeys:
-    def __init__(self, app: RatApp) -> None:
-        self.app = app
-
+class PipelineKeys(KeyGroup):
     def run(self, action_id: str) -> None:
         app = self.app
-        fqn = app.target_pipeline(action_id)
+        fqn = self.target_pipeline(action_id)
         if fqn is None:
             return
         view = app.detail.current(PipelineView)
@@ -37,7 +31,7 @@ class PipelineKeys:
 
     def cancel(self) -> None:
         app = self.app
-        fqn = app.target_pipeline("cancel")
+        fqn = self.target_pipeline("cancel")
         if fqn is None:
             return
         active = [rid for rid, h in app.workbench.runner.active.items() if h.record.pipeline == fqn]
@@ -51,7 +45,7 @@ class PipelineKeys:
         app.log_line(sentence)
 
     def preview(self) -> None:
-        fqn = self.app.target_pipeline("preview")
+        fqn = self.target_pipeline("preview")
         if fqn is not None:
             self.app.jobs.run("preview", partial(self.app.workbench.preview, fqn, 50),
                               lambda result: rows_shown(f"{fqn}: preview", result), toast=False, then=self._previewed)
@@ -66,7 +60,7 @@ class PipelineKeys:
         """T: the pipeline's unit tests in a worker; the Tests tab shows them running, then their outcome
         (a failure also toasts its sentence)."""
         app = self.app
-        fqn = app.target_pipeline("unit_tests")
+        fqn = self.target_pipeline("unit_tests")
         if fqn is None:
             return
         view = self._tests_tab(fqn)
@@ -78,7 +72,7 @@ class PipelineKeys:
     def unit_fixture(self) -> None:
         """U: a unit test written from the pipeline's preview, then shown (with its outcome) in the Tests tab."""
         app = self.app
-        fqn = app.target_pipeline("unit_fixture")
+        fqn = self.target_pipeline("unit_fixture")
         if fqn is not None:
             app.jobs.run("unit test from preview", partial(app.workbench.unit_fixture, fqn),
                          lambda result: fixture_written(fqn, result), ended=lambda: self._tests_done(fqn, True))
@@ -97,7 +91,7 @@ class PipelineKeys:
 
     def publish(self) -> None:
         app = self.app
-        fqn = app.target_pipeline("publish")
+        fqn = self.target_pipeline("publish")
         if fqn is None:
             return
 
@@ -111,7 +105,7 @@ class PipelineKeys:
 
     def rollback(self) -> None:
         app = self.app
-        fqn = app.target_pipeline("rollback")
+        fqn = self.target_pipeline("rollback")
         if fqn is None:
             return
         current = app.workbench.list_versions(fqn)["current"]
@@ -142,7 +136,7 @@ class PipelineKeys:
         app.push_screen(AskText(f"Roll back {fqn} to which version? (current: {current})", value=str(default)), chosen)
 
     def compact(self) -> None:
-        fqn = self.app.target_pipeline("compact")
+        fqn = self.target_pipeline("compact")
         if fqn is not None:
             self.app.jobs.run("compact", partial(self.app.workbench.compact, fqn),
                               lambda result: f"{fqn}: compacted {count(result['files_before'], 'data file')} into "

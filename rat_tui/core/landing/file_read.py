@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .identity import FileIdentity
-from .zone_read import ZoneReader
+from .zone_reader import ZoneReader
 from .zone_settings import ZoneReadSettings
 
 if TYPE_CHECKING:

@@ -2,24 +2,26 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
 
 from ..components.modals import Confirm
 from ..components.project_tree import ProjectTree
+from ..host import AppHost
+from .base import KeyGroup
+from .graph_keys import GraphKeys
+from .pipeline_keys import PipelineKeys
 
-if TYPE_CHECKING:
-    from ..app import RatApp
 
+class ReviewKeys(KeyGroup):
+    def __init__(self, app: AppHost, pipeline: PipelineKeys, graph: GraphKeys) -> None:
+        super().__init__(app)
+        self.pipeline, self.graph = pipeline, graph
 
-class ReviewKeys:
-    def __init__(self, app: RatApp) -> None:
-        self.app = app
 
     def run(self) -> None:
-        self.app.pipeline_keys.run("run_review")
+        self.pipeline.run("run_review")
 
     def downstream(self) -> None:
-        self.app.graph_keys.run_selector("review_downstream", "{}+", review=True)
+        self.graph.run_selector("review_downstream", "{}+", review=True)
 
     def _held(self, fqn: str) -> str | None:
         held = self.app.workbench.state.held_runs(fqn)
@@ -27,7 +29,7 @@ class ReviewKeys:
 
     def approve(self) -> None:
         app = self.app
-        fqn = app.target_pipeline("approve")
+        fqn = self.target_pipeline("approve")
         if fqn is None:
             return
         run_id = self._held(fqn)

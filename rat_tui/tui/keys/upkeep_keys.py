@@ -2,20 +2,21 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
 
 from ...core.errors import RatError
 from ..components.modals import Confirm, purge_plan_text
 from ..components.project_tree import ProjectTree
 from ..outcomes import count, doctor, purge_total, purged
+from ..background import Background
+from ..host import AppHost
+from .base import KeyGroup
 
-if TYPE_CHECKING:
-    from ..app import RatApp
 
+class UpkeepKeys(KeyGroup):
+    def __init__(self, app: AppHost, background: Background) -> None:
+        super().__init__(app)
+        self.background = background
 
-class UpkeepKeys:
-    def __init__(self, app: RatApp) -> None:
-        self.app = app
 
     def doctor(self) -> None:
         def check() -> dict:
@@ -74,7 +75,7 @@ class UpkeepKeys:
         def pull(force: bool) -> None:
             app.jobs.run("pull", lambda: len(app.workbench.pull(paths, force)["pulled"]),
                          lambda pulled: f"Pulled {count(pulled, 'file', 'files')} from the bucket.", reload=True,
-                         then=lambda _: app.background.check_remote())
+                         then=lambda _: self.background.check_remote())
 
         if conflicts:
             app.push_screen(Confirm(f"Take the bucket's copy of {len(conflicts)} file(s) you also edited?",

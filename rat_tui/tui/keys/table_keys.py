@@ -3,21 +3,22 @@ end, a compaction; then offer to rebuild what it left stale), diff a whole run (
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
 
 from ..components.modals import Confirm
 from ..components.table_view import TableView
+from ..host import AppHost
+from .base import KeyGroup
+from .graph_keys import GraphKeys
 
-if TYPE_CHECKING:
-    from ..app import RatApp
 
+class TableKeys(KeyGroup):
+    def __init__(self, app: AppHost, graph: GraphKeys) -> None:
+        super().__init__(app)
+        self.graph = graph
 
-class TableKeys:
-    def __init__(self, app: RatApp) -> None:
-        self.app = app
 
     def _view(self, action_id: str) -> TableView | None:
-        data = self.app.target(action_id)
+        data = self.target(action_id)
         view = self.app.detail.current(TableView)
         if data is None or view is None or data.ref is None or view.fqn != data.ref.fqn:
             return None
@@ -36,7 +37,7 @@ class TableKeys:
                     "Later runs stay in history until purged, so this can be undone."),
             lambda ok: ok and app.jobs.run("rollback table", partial(app.workbench.rollback_table, fqn, snapshot),
                                            f"{fqn}: main is now snapshot {snapshot}.", reload=True,
-                                           then=lambda result: app.graph_keys.offer_rebuild(result["stale_downstream"])))
+                                           then=lambda result: self.graph.offer_rebuild(result["stale_downstream"])))
 
     def diff(self) -> None:
         view = self._view("diff")

@@ -3,24 +3,18 @@ from __future__ import annotations
 
 import shlex
 from functools import partial
-from typing import TYPE_CHECKING
 
 from ..components.modals import AskText, Confirm, PathSuggester, ZoneSettingsForm
 from ..components.zone_view import ZoneView
 from ..messages import UploadProgress
 from ..outcomes import uploaded
-
-if TYPE_CHECKING:
-    from ..app import RatApp
+from .base import KeyGroup
 
 
-class LandingKeys:
-    def __init__(self, app: RatApp) -> None:
-        self.app = app
-
+class LandingKeys(KeyGroup):
     def upload(self) -> None:
         app = self.app
-        if (selected := app.target_zone("upload")) is None:
+        if (selected := self.target_zone("upload")) is None:
             return
         namespace, zone = selected
 
@@ -49,7 +43,7 @@ class LandingKeys:
 
     def settings(self) -> None:
         app = self.app
-        if (selected := app.target_zone("zone_settings")) is None:
+        if (selected := self.target_zone("zone_settings")) is None:
             return
         namespace, zone = selected
 
@@ -67,7 +61,7 @@ class LandingKeys:
         """Show what the zone panel detected for its file as the rat.yaml lines pinning it, and write them
         when confirmed: then every file of the zone is read that way instead of being detected."""
         app = self.app
-        if (selected := app.target_zone("pin_dialect")) is None:
+        if (selected := self.target_zone("pin_dialect")) is None:
             return
         namespace, zone = selected
         view = app.detail.current(ZoneView)

@@ -31,16 +31,16 @@ from ..automation.service import Automation, StartedRun
 from ..automation.triggers import Kind
 from ..errors import RatError
 from ..events import Event, EventBus, RunFinished, RunQueued
+from ..failures import failure_sentence
 from ..lake.session import SessionState, SparkManager
 from ..landing.uploads import refresh_samples
 from ..project.graph import ProjectGraph
 from ..project.model import PipelineRef, Project, active_landing_files
+from ..project.pipeline_source import zone_readers
 from ..project.watch import Change, PipelineChanged, ProjectWatcher, SettingsChanged, ZoneChanged
 from ..run.runner import RunHandle, Runner
 from ..store.state import StateDB
 from ..text import one_line
-from .details import zone_readers
-from .failures import failure_sentence
 
 MTIME_LAG = 0.05  # a file's time comes from a coarse clock, a tick behind time.time(): a run must start after
 
@@ -263,7 +263,7 @@ class Watching:
             self._failed(f"sample of {where}", one_line(str(exc)))
         self.notices.publish(ZoneUpdated(change.namespace, change.zone))
         auto_run = change.active and wb.project.settings.watch_run_on_landing and active_landing_files(zone_dir)
-        readers = zone_readers(wb, change.namespace, change.zone) if auto_run else []
+        readers = zone_readers(wb.project, change.namespace, change.zone) if auto_run else []
         try:
             fired = self._evaluate_implicit() if readers else []
         except Exception as exc:

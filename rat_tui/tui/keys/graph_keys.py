@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
 
-from ...core.commands.failures import failure_sentence
+from ...core.failures import failure_sentence
 from ...core.errors import RatError
 from ...core.project.graph import ProjectGraph, zone_node
 from ...core.run.selection import Selector
@@ -16,20 +15,16 @@ from ..components.modals import Confirm
 from ..components.project_tree import NodeData
 from ..messages import ActionDone, ActionFailed
 from ..outcomes import count, ran
+from .base import KeyGroup
 
-if TYPE_CHECKING:
-    from ..app import RatApp
 
 Plan = Callable[[ProjectGraph], list[str]]
 
 
-class GraphKeys:
-    def __init__(self, app: RatApp) -> None:
-        self.app = app
-
+class GraphKeys(KeyGroup):
     def run_selector(self, action_id: str, pattern: str, full_refresh: bool = False, review: bool = False) -> None:
         """`review`: every run of the selection stops on its branch, later ones reading their upstream's."""
-        fqn = self.app.target_pipeline(action_id)
+        fqn = self.target_pipeline(action_id)
         if fqn is not None:
             selector = pattern.format(fqn)
             title = f"{selector} (full refresh)" if full_refresh else f"{selector} (for review)" if review else selector
@@ -63,7 +58,7 @@ class GraphKeys:
         app.post_message(ran_message(title, result["runs"]))
 
     def lineage(self) -> None:
-        data = self.app.target("lineage")
+        data = self.target("lineage")
         if data is not None:
             self.show_lineage(zone_node(data.namespace, data.name) if data.kind == "zone" else data.ref.fqn)
 

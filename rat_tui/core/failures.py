@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from ..errors import RatError
+from .errors import RatError
 
 log = logging.getLogger(__name__)
 

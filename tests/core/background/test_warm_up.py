@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rat_tui.core.commands.warm_up import warm_up
+from rat_tui.core.background.warm_up import warm_up
 from rat_tui.core.events import WarmUpProgress
 
 SQL = """\

@@ -24,7 +24,7 @@ from .dialect import Dialect, body_text, detect, order_proof, swapped_order
 from .encodings import check_text, shown
 from .quarantine import read_setting_aside, write_rejected
 from .numbers import ZoneNumbers, in_zone
-from .reader import FileGroup, csv_frame, list_locally, typed_schema
+from .spark_reader import FileGroup, csv_frame, list_locally, typed_schema
 from .schema import sampled_csv_schema
 from .widening import explain, widen
 from .zone_settings import ZoneReadSettings

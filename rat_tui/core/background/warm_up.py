@@ -23,7 +23,7 @@ from ..events import WarmUpProgress
 from ..lake.diff import table_diff
 from ..lake.session import SparkManager, catalog_conf
 from ..lake.table import IcebergTable, quote, run_branch
-from ..landing.zone_read import ZoneReader
+from ..landing.zone_reader import ZoneReader
 from ..landing.zone_settings import ZoneReadSettings
 from ..project.model import PipelineRef
 
