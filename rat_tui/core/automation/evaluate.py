@@ -7,6 +7,8 @@ which ticks fire and which are skipped, with the reason. No I/O here (the store 
 - After: an upstream's successful run newer than this pipeline's last run (and than the trigger's start);
   `require: all` waits for every upstream, and its skipped tick names the ones it waits for.
 - Landing: files of the zone (matching `pattern`) written after this pipeline's last successful run began.
+- Stale: the moment the table turned warn by its freshness policy (`stale_at`, from core/freshness), once per
+  such moment; if that tick was skipped (cooldown, overlap), a tick of its own once nothing blocks it.
 - Cooldown, then overlap, turn a due tick into a skip with their reason.
 A pipeline's fired ticks of one evaluation share one run, except cron times caught up with `catch_up: all`,
 which run one after another.
@@ -37,6 +39,7 @@ class StateView:
     last_run_at: Mapping[str, float] = field(default_factory=dict)  # pipeline -> its newest run's queued_at
     last_success: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # -> (started_at, finished_at)
     live: Mapping[str, tuple[LiveRun, ...]] = field(default_factory=dict)
+    fired_until: Mapping[tuple[str, str], float] = field(default_factory=dict)  # -> newest fired tick's time
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class Decision:
     fire: bool
     reason: str = ""
     batch: int = 0  # a pipeline's fired ticks with one batch share a run; batches run in this order
+    retry: bool = False  # a stale tick again after a skipped one: left out, not skipped again, while blocked
 
     @property
     def pipeline(self) -> str:
@@ -60,10 +64,11 @@ class Evaluation:
 
 
 ZoneFiles = Mapping[tuple[str, str], tuple[tuple[str, float], ...]]  # (namespace, zone) -> (file name, mtime)
+StaleAt = Mapping[str, float | None]  # pipeline -> when its table turned (or turns) warn
 
 
 def evaluate(pipelines: list[PipelineTriggers], schedule: Schedule, view: StateView, now: float,
-             zone_files: ZoneFiles) -> Evaluation:
+             zone_files: ZoneFiles, stale_at: StaleAt | None = None) -> Evaluation:
     decisions: list[Decision] = []
     starts: list[Trigger] = []
     for pipeline in pipelines:
@@ -75,6 +80,9 @@ def evaluate(pipelines: list[PipelineTriggers], schedule: Schedule, view: StateV
             if start is None:
                 starts.append(trigger)
                 start = now
+            if trigger.kind == Kind.STALE:
+                due += _stale_ticks(trigger, view, now, stale_at or {})
+                continue
             due += _trigger_ticks(trigger, schedule, view, now, start, zone_files)
         decisions += _gate(pipeline, schedule, view, now, due)
     return Evaluation(now, tuple(decisions), tuple(starts))
@@ -176,6 +184,18 @@ def _landing_ticks(trigger: Trigger, view: StateView, zone_files: ZoneFiles) -> 
                      f"{len(new)} new file{'s' if len(new) > 1 else ''} in {trigger.zone}")]
 
 
+def _stale_ticks(trigger: Trigger, view: StateView, now: float, stale_at: StaleAt) -> list[Decision]:
+    warn = stale_at.get(trigger.pipeline)
+    if warn is None or warn > now:
+        return []
+    decided = view.last_decided.get((trigger.pipeline, trigger.key))
+    if decided is None or decided < warn:
+        return [Decision(trigger, warn, True, f"turned warn at {iso_z(warn)}")]
+    if view.fired_until.get((trigger.pipeline, trigger.key), warn - 1) >= warn:
+        return []  # it fired for this moment already: a failed run is not tried again and again
+    return [Decision(trigger, now, True, f"still stale since {iso_z(warn)}", retry=True)]
+
+
 def _gate(pipeline: PipelineTriggers, schedule: Schedule, view: StateView, now: float,
           due: list[Decision]) -> list[Decision]:
     """Cooldown, then overlap, for the pipeline's due ticks; each stopped tick is a skip with the reason."""
@@ -184,7 +204,7 @@ def _gate(pipeline: PipelineTriggers, schedule: Schedule, view: StateView, now: 
     blocked = cooldown_reason(pipeline, view, now) or overlap_reason(pipeline.pipeline, schedule, view)
     if blocked is None:
         return due
-    return [Decision(d.trigger, d.scheduled_for, False, blocked) if d.fire else d for d in due]
+    return [Decision(d.trigger, d.scheduled_for, False, blocked) if d.fire else d for d in due if not d.retry]
 
 
 def cooldown_reason(pipeline: PipelineTriggers, view: StateView, now: float) -> str | None:
