@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..errors import RatError
@@ -29,13 +30,35 @@ class FreshnessService:
 
     def report(self, selector: str | None = None, at: float | None = None) -> list[Freshness]:
         """Every selected pipeline that has a policy, its age as if the clock read `at` (default now); the runs
-        and tables are read as they are."""
+        and tables are read as they are. The first column that cannot be read is the error."""
+        found = []
+        for judged_or_error in self._each(selector, at):
+            if isinstance(judged_or_error, RatError):
+                raise judged_or_error
+            found.append(judged_or_error)
+        return found
+
+    def survey(self, selector: str | None = None, at: float | None = None) -> tuple[list[Freshness], list[str]]:
+        """As `report`, for a face that shows the rest when one column cannot be read: (found, why not)."""
+        found, failed = [], []
+        for judged_or_error in self._each(selector, at):
+            if isinstance(judged_or_error, RatError):
+                failed.append(judged_or_error.sentence())
+            else:
+                found.append(judged_or_error)
+        return found, failed
+
+    def _each(self, selector: str | None, at: float | None) -> Iterator[Freshness | RatError]:
         at = time.time() if at is None else at
         chosen = policies(self.project, selector)
         if selector and not chosen and not any(selected(ref, selector) for ref in self.project.scan().pipelines()):
             raise RatError(f"no pipeline {selector} in this project (a selector is ns, ns.layer or ns.layer.name)")
-        return [judged(ref.fqn, policy, self.last_success(ref), self.since(ref, policy) if policy.column else None, at)
-                for ref, policy in chosen]
+        for ref, policy in chosen:
+            try:
+                yield judged(ref.fqn, policy, self.last_success(ref), self.since(ref, policy) if policy.column else None,
+                             at)
+            except RatError as exc:
+                yield exc
 
     def warn_at(self, pipeline: str) -> float | None:
         """When the pipeline's data turned (or turns) warn; None without a policy or a successful run. A

@@ -75,3 +75,8 @@ def judged(pipeline: str, policy: FreshnessPolicy, last_success: float | None, n
     age, status = status_of(policy, since, at)
     return Freshness(pipeline, utc(last_success), utc(newest), age, status, duration_label(policy.warn_after_s),
                      duration_label(policy.error_after_s))
+
+
+def by_lateness(found: list[Freshness]) -> list[Freshness]:
+    """The latest first: error, warn, never, fresh; the oldest first within each."""
+    return sorted(found, key=lambda f: (-LATENESS[f.status], -(f.age_s or 0.0), f.pipeline))
