@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from tests.helpers import script
+from tests.helpers import run_cli_here, script
 
 pytestmark = pytest.mark.spark
 
@@ -44,6 +44,16 @@ def test_freshness_by_commit_time_at_three_moments(lake, scratch):
     assert results[2]["ok"] is False
     assert [(f["age_s"], f["status"]) for f in results[2]["freshness"]] == [(pytest.approx(48 * HOUR), "error")]
     assert results[2]["error"] == f"1 table(s) past error_after; first: {fqn}, 2d old (error_after 1d)"
+
+    # the shell command: a table for people, exit 1 on error (no Spark: commit times are on disk)
+    shell = run_cli_here("freshness", fqn, "--at", iso(last + timedelta(days=2)), "-p", str(lake.project.root),
+                         "--no-attach")
+    assert shell.returncode == 1, shell.stderr
+    header, row = shell.stdout.splitlines()[1:3]
+    assert header.split() == ["pipeline", "last_success_at", "newest_value", "age_s", "status", "warn_after",
+                              "error_after"]
+    assert row.startswith(fqn[:40]) and row.split()[-3:] == ["error", "6h", "1d"]  # long cells end in …
+    assert f"1 table(s) past error_after; first: {fqn}, 2d old" in shell.stderr
 
 
 def test_freshness_by_column_measures_the_newest_value(lake, scratch):
