@@ -25,8 +25,9 @@ def badge(app: RatApp, fqn: str) -> tuple[str, str] | None:
 
 
 async def test_badges_panel_age_and_the_project_view_sorted_by_lateness(scratch):
-    late = scratch.pipeline("bronze", "late", "SELECT 1 AS id", config="freshness: {warn_after: 1s, error_after: 1d}\n")
-    later = scratch.pipeline("bronze", "later", "SELECT 1 AS id", config="freshness: {warn_after: 1s, error_after: 2s}\n")
+    # 0s: late from the moment of the commit, so the first look at them already finds them so
+    late = scratch.pipeline("bronze", "late", "SELECT 1 AS id", config="freshness: {warn_after: 0s, error_after: 1d}\n")
+    later = scratch.pipeline("bronze", "later", "SELECT 1 AS id", config="freshness: {warn_after: 0s, error_after: 0s}\n")
     fresh = scratch.pipeline("bronze", "fresh", "SELECT 1 AS id", config="freshness: {warn_after: 1d}\n")
     for fqn in (fresh, late, later):
         assert scratch.run(fqn)["status"] == "success"
@@ -38,7 +39,7 @@ async def test_badges_panel_age_and_the_project_view_sorted_by_lateness(scratch)
 
         await select(pilot, "pipeline", late)
         await until(pilot, lambda: "freshness warn" in screen(app), 20, "the age in the pipeline panel")
-        assert "old (warn after 1s, error after 1d)" in screen(app)
+        assert "old (warn after 0s, error after 1d)" in screen(app)
 
         await pilot.press("f")
         await until(pilot, lambda: fresh in screen(app), 20, "the project's freshness view")

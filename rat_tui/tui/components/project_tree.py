@@ -28,6 +28,9 @@ STATUS_MARK = {"success": ("●", "green"), "failed": ("●", "red"), "cancelled
 # The table is late by its freshness policy (the f view lists how late).
 FRESHNESS_BADGE = {"warn": (" ◷", "yellow"), "error": (" ◷", "bold red")}
 
+# A table turns late while nothing else happens: its badge follows within this time.
+FRESHNESS_SECONDS = 60.0
+
 # A newer version of the pipeline's files is in the bucket (g pulls it).
 REMOTE_MARK = {"changed": (" ⇣", "cyan"), "new": (" ⇣", "cyan"), "conflict": (" ⇣!", "bold red")}
 
@@ -82,6 +85,9 @@ class ProjectTree(Tree[NodeData]):
         self._pipes: dict[str, dict] = {}  # fqn -> the overview's entry, to redraw a label on an event
         self._read_at = 0.0  # when the overview shown was read
         self.freshness: dict[str, str] = {}  # fqn -> fresh | warn | error | never, from its own worker
+
+    def on_mount(self) -> None:
+        self.set_interval(FRESHNESS_SECONDS, self.load_freshness)
 
     @property
     def cursor_data(self) -> NodeData | None:
