@@ -61,13 +61,17 @@ class FreshnessService:
                 yield exc
 
     def warn_at(self, pipeline: str) -> float | None:
-        """When the pipeline's data turned (or turns) warn; None without a policy or a successful run. A
-        `stale` trigger fires at this moment."""
+        """When the pipeline's data turned (or turns) warn; None without a policy or a successful run, or when
+        its column cannot be read (`freshness` says why; one such pipeline must not stop every trigger's
+        evaluation). A `stale` trigger fires at this moment."""
         ref = PipelineRef.parse(pipeline)
         policy, _ = pipeline_policy(self.project, ref)
         if policy is None:
             return None
-        return warn_moment(policy, self.since(ref, policy))
+        try:
+            return warn_moment(policy, self.since(ref, policy))
+        except RatError:
+            return None
 
     def since(self, ref: PipelineRef, policy: FreshnessPolicy) -> float | None:
         """The moment its age counts from: the newest value of its column, else its last commit."""
