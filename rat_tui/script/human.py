@@ -12,7 +12,8 @@ from typing import Any, TextIO
 PHASE_NAMES = {"branch_creation": "branch", "config_loading": "config", "build_result": "build",
                "iceberg_write": "write", "quality_tests": "quality", "branch_resolution": "merge"}
 STATUS_COLOURS = {"success": "32", "passed": "32", "failed": "31", "error": "31", "cancelled": "33",
-                  "skipped": "33", "awaiting_review": "36", "rejected": "33", "warned": "33"}
+                  "skipped": "33", "awaiting_review": "36", "rejected": "33", "warned": "33",
+                  "fresh": "32", "warn": "33"}
 SYMBOLS = {"success": "✓", "passed": "✓", "failed": "✗", "error": "✗"}
 CELL_WIDTH = 48
 RESULT_KEYS = ("line", "cmd", "ok", "error")

@@ -86,6 +86,8 @@ DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
     KeyAction("watch", "w", "", "Watch", "Upkeep", "Turn watch-and-run on or off"),
     KeyAction("automation", "A", "", "Automation", "Run",
               "Every trigger of the project with its next time, and who runs them", show=False),
+    KeyAction("freshness", "f", "", "Freshness", "Tables",
+              "Every table's freshness, the latest first (freshness: in config.yaml or rat.yaml)", show=False),
     KeyAction("pull", "g", "", "Pull from bucket", "Bucket", "Pull newer files from the bucket", show=False),
     KeyAction("prev_tab", "left_square_bracket", "", "Previous tab", "View", "Show the previous detail tab",
               show=False),

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import Problem, did_you_mean
+from ..freshness.policy import pipeline_policy
 from ..project.graph import ProjectGraph
 from ..project.model import SOURCE_FILES, PipelineRef, Project
 from .implicit import implicit_triggers, wanted
@@ -104,6 +105,9 @@ class TriggerCatalog:
             problems += found.problems
             namespace = found.pipeline.split(".", 1)[0]
             for trigger in found.triggers:
+                if trigger.kind == Kind.STALE and pipeline_policy(self.project, PipelineRef.parse(found.pipeline))[0] is None:
+                    problems.append(Problem(path, "stale: true needs a freshness policy, such as freshness: "
+                                                  "{warn_after: 6h, error_after: 1d} here or in rat.yaml", trigger.line))
                 if trigger.kind == Kind.LANDING and trigger.zone not in zones.get(namespace, []):
                     problems.append(Problem(path, f"landing: no zone '{trigger.zone}' in {namespace}"
                                                   f"{did_you_mean(trigger.zone or '', zones.get(namespace, []))}",

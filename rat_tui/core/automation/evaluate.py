@@ -10,6 +10,8 @@ which ticks fire and which are skipped, with the reason. No I/O here (the store 
   (an implicit landing trigger: and after it started).
 - An implicit `after` (watch.cascade) waits, without a tick, while a pipeline upstream of it is queued,
   running, or fires in this evaluation: its upstream first, then it, once.
+- Stale: the moment the table turned warn by its freshness policy (`stale_at`, from core/freshness), once per
+  such moment; if that tick was skipped (cooldown, overlap), a tick of its own once nothing blocks it.
 - Cooldown, then overlap, turn a due tick into a skip with their reason.
 A pipeline's fired ticks of one evaluation share one run, except cron times caught up with `catch_up: all`,
 which run one after another.
@@ -41,6 +43,7 @@ class StateView:
     last_success: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # -> (started_at, finished_at)
     last_success_run: Mapping[str, str] = field(default_factory=dict)  # -> that run's id
     live: Mapping[str, tuple[LiveRun, ...]] = field(default_factory=dict)
+    fired_until: Mapping[tuple[str, str], float] = field(default_factory=dict)  # -> newest fired tick's time
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ class Decision:
     reason: str = ""
     batch: int = 0  # a pipeline's fired ticks with one batch share a run; batches run in this order
     parent_run: str | None = None  # an `after` tick's: the upstream run whose success fired it
+    retry: bool = False  # a stale tick again after a skipped one: left out, not skipped again, while blocked
 
     @property
     def pipeline(self) -> str:
@@ -66,10 +70,11 @@ class Evaluation:
 
 
 ZoneFiles = Mapping[tuple[str, str], tuple[tuple[str, float], ...]]  # (namespace, zone) -> (file name, mtime)
+StaleAt = Mapping[str, float | None]  # pipeline -> when its table turned (or turns) warn
 
 
 def evaluate(pipelines: list[PipelineTriggers], schedule: Schedule, view: StateView, now: float,
-             zone_files: ZoneFiles, started_at: float | None = None) -> Evaluation:
+             zone_files: ZoneFiles, started_at: float | None = None, stale_at: StaleAt | None = None) -> Evaluation:
     """`pipelines` upstream first; `started_at`: when the schedules of triggers first evaluated now start
     (the watcher's: when it was turned on), else `now`."""
     decisions: list[Decision] = []
@@ -84,6 +89,9 @@ def evaluate(pipelines: list[PipelineTriggers], schedule: Schedule, view: StateV
             if start is None:
                 starts.append(trigger)
                 start = now if started_at is None else min(started_at, now)
+            if trigger.kind == Kind.STALE:
+                due += _stale_ticks(trigger, view, now, stale_at or {})
+                continue
             due += _trigger_ticks(trigger, schedule, view, now, start, zone_files)
         gated = _gate(pipeline, schedule, view, now, due)
         if any(d.fire for d in gated):
@@ -200,6 +208,18 @@ def _landing_ticks(trigger: Trigger, view: StateView, zone_files: ZoneFiles, sta
                      f"{len(new)} new file{'s' if len(new) > 1 else ''} in {trigger.zone}{implicit}")]
 
 
+def _stale_ticks(trigger: Trigger, view: StateView, now: float, stale_at: StaleAt) -> list[Decision]:
+    warn = stale_at.get(trigger.pipeline)
+    if warn is None or warn > now:
+        return []
+    decided = view.last_decided.get((trigger.pipeline, trigger.key))
+    if decided is None or decided < warn:
+        return [Decision(trigger, warn, True, f"turned warn at {iso_z(warn)}")]
+    if view.fired_until.get((trigger.pipeline, trigger.key), warn - 1) >= warn:
+        return []  # it fired for this moment already: a failed run is not tried again and again
+    return [Decision(trigger, now, True, f"still stale since {iso_z(warn)}", retry=True)]
+
+
 def _gate(pipeline: PipelineTriggers, schedule: Schedule, view: StateView, now: float,
           due: list[Decision]) -> list[Decision]:
     """Cooldown, then overlap, for the pipeline's due ticks; each stopped tick is a skip with the reason."""
@@ -208,7 +228,7 @@ def _gate(pipeline: PipelineTriggers, schedule: Schedule, view: StateView, now: 
     blocked = cooldown_reason(pipeline, view, now) or overlap_reason(pipeline.pipeline, schedule, view)
     if blocked is None:
         return due
-    return [Decision(d.trigger, d.scheduled_for, False, blocked) if d.fire else d for d in due]
+    return [Decision(d.trigger, d.scheduled_for, False, blocked) if d.fire else d for d in due if not d.retry]
 
 
 def cooldown_reason(pipeline: PipelineTriggers, view: StateView, now: float) -> str | None:

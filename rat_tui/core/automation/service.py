@@ -39,6 +39,12 @@ class StartedRun(Protocol):
 StartRun = Callable[[str, str], StartedRun]  # (pipeline, trigger kind) -> the queued run
 
 
+class Staleness(Protocol):
+    """What a `stale` trigger needs of freshness (core/freshness's FreshnessService)."""
+
+    def warn_at(self, pipeline: str) -> float | None: ...
+
+
 def utc(ts: float | None) -> datetime | None:
     return None if ts is None else datetime.fromtimestamp(ts, timezone.utc)
 
@@ -120,9 +126,11 @@ class WebhookAnswer:
 
 class Automation:
     def __init__(self, project: Project, store: TickStore, events: EventBus, start_run: StartRun,
-                 graph: Callable[[], ProjectGraph] | None = None):
+                 graph: Callable[[], ProjectGraph] | None = None,
+                 freshness: Staleness | None = None):
         """`graph`: the project's graph, for the implicit triggers of rat.yaml's `watch:` settings."""
         self.project, self.store, self.events, self.start_run = project, store, events, start_run
+        self.freshness = freshness
         self.catalog = TriggerCatalog(project, graph)
         self.recovered = store.recover()
         self._starting: dict[int, list[Decision]] = {}  # thread -> the ticks whose run it is queueing
@@ -145,7 +153,7 @@ class Automation:
             if selector and not _selected(pipeline.pipeline, selector):
                 continue
             for trigger in pipeline.triggers:
-                next_at = next_cron(trigger.cron, zone, now) if trigger.cron else None
+                next_at = next_cron(trigger.cron, zone, now) if trigger.cron else self._stale_next(trigger, now)
                 found.append(TriggerInfo(trigger.pipeline, trigger.kind.value, trigger.spec, utc(next_at),
                                          local_text(next_at, zone), utc(fired.get((trigger.pipeline, trigger.key))),
                                          trigger.implicit))
@@ -181,8 +189,9 @@ class Automation:
         now = time.time() if now is None else now
         pipelines = self.catalog.all(implicit_only)
         zone_files = self._zone_files(pipelines)
+        stale_at = self._stale_at(pipelines)
         with self.store.transaction() as db:
-            evaluation = evaluate(pipelines, self.schedule, self.store.view(db), now, zone_files, started_at)
+            evaluation = evaluate(pipelines, self.schedule, self.store.view(db), now, zone_files, started_at, stale_at)
             claimed = self.store.claim(db, evaluation)
         for decision in claimed:
             if not decision.fire:
@@ -218,6 +227,19 @@ class Automation:
                     continue
             files[(namespace, zone or "")] = tuple(listed)
         return files
+
+    def _stale_at(self, pipelines: list[PipelineTriggers]) -> dict[str, float | None]:
+        """When each pipeline with a `stale` trigger turned warn (read before the claim: it may ask Spark)."""
+        if self.freshness is None:
+            return {}
+        return {p.pipeline: self.freshness.warn_at(p.pipeline) for p in pipelines
+                if any(t.kind == Kind.STALE for t in p.triggers)}
+
+    def _stale_next(self, trigger: Trigger, now: float) -> float | None:
+        if trigger.kind != Kind.STALE or self.freshness is None:
+            return None
+        warn = self.freshness.warn_at(trigger.pipeline)
+        return warn if warn is not None and warn > now else None
 
     def _start(self, claimed: list[Decision]) -> list[tuple[Decision, StartedRun | None]]:
         batches: dict[str, dict[int, list[Decision]]] = {}

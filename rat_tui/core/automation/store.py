@@ -112,7 +112,10 @@ class TickStore:
         for row in db.execute("SELECT pipeline, host, pid FROM trigger_ticks WHERE outcome = 'fired' AND run_id IS NULL"):
             if _process_alive(row[1], row[2]):
                 live.setdefault(row[0], []).append(LiveRun(None, "queued"))
-        return StateView(starts, decided, fired, last_run, success, success_run, {k: tuple(v) for k, v in live.items()})
+        fired_until = {(row[0], row[1]): row[2] for row in db.execute(
+            "SELECT pipeline, trigger, MAX(scheduled_for) FROM trigger_ticks WHERE outcome = 'fired' AND kind = 'stale'"
+            " GROUP BY pipeline, trigger")}
+        return StateView(starts, decided, fired, last_run, success, success_run, {k: tuple(v) for k, v in live.items()}, fired_until)
 
     # -- claiming ---------------------------------------------------------------------
     def claim(self, db: sqlite3.Connection, evaluation: Evaluation) -> list[Decision]:

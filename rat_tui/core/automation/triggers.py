@@ -9,6 +9,7 @@ triggers:
     require: all                    # any (default) | all
     cron: "0 * * * *"               # optional: check only at these times
   - webhook: true                   # POST /hooks/NS.LAYER.NAME on `serve`
+  - stale: true                     # when the table turns warn by its `freshness:` (core/freshness)
 cooldown: 10m
 ```
 Each problem is a `Problem` naming config.yaml and the line of the trigger.
@@ -31,6 +32,7 @@ KINDS_KEYS = {  # the keys each kind of trigger may have; the first is the one t
     "after": ("after", "require", "cron"),
     "landing": ("landing", "pattern"),
     "webhook": ("webhook",),
+    "stale": ("stale",),
     "cron": ("cron",),
 }
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)?\s*$")
@@ -43,6 +45,7 @@ class Kind(str, Enum):
     LANDING = "landing"
     AFTER = "after"
     WEBHOOK = "webhook"
+    STALE = "stale"
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ class Trigger:
         if self.kind == Kind.AFTER:
             spec = f"{'all' if self.require_all else 'any'} of {', '.join(self.after)}"
             return f"{spec} at {self.cron}" if self.cron else spec
+        if self.kind == Kind.STALE:
+            return "when its freshness turns warn"
         return "POST /hooks/" + self.pipeline
 
     @property
@@ -120,7 +125,7 @@ def _names(value: object) -> list[str] | None:
 def _one(ref: PipelineRef, item: dict, line: int) -> tuple[Trigger | None, str | None]:
     kind = next((k for k in KINDS_KEYS if k in item), None)
     if kind is None:
-        return None, "a trigger needs one of cron, landing, after or webhook"
+        return None, "a trigger needs one of cron, landing, after, webhook or stale"
     extra = sorted(set(item) - set(KINDS_KEYS[kind]))
     if extra:
         return None, f"a {kind} trigger takes {', '.join(KINDS_KEYS[kind])}, not {', '.join(map(str, extra))}"
@@ -136,10 +141,10 @@ def _one(ref: PipelineRef, item: dict, line: int) -> tuple[Trigger | None, str |
         if pattern is not None and not isinstance(pattern, str):
             return None, "pattern is a glob on the file name, as in: pattern: \"orders_*.csv\""
         return Trigger(ref.fqn, Kind.LANDING, line, zone=zone, pattern=pattern), None
-    if kind == "webhook":
-        if item["webhook"] is not True:
-            return None, "webhook takes true (a trigger that is off is left out)"
-        return Trigger(ref.fqn, Kind.WEBHOOK, line), None
+    if kind in ("webhook", "stale"):
+        if item[kind] is not True:
+            return None, f"{kind} takes true (a trigger that is off is left out)"
+        return Trigger(ref.fqn, Kind(kind), line), None
     names = _names(item["after"])
     if names is None:
         return None, "after names pipelines, as in: after: [bronze.raw_orders, ns.bronze.raw_products]"
@@ -174,7 +179,7 @@ def parse_triggers(ref: PipelineRef, text: str | None, path: str) -> PipelineTri
     listed = values.get("triggers")
     if listed is not None:
         if not isinstance(listed, yaml.SequenceNode):
-            problems.append(Problem(path, "triggers must be a list, one `- cron: …` (or landing, after, webhook) "
+            problems.append(Problem(path, "triggers must be a list, one `- cron: …` (or landing, after, webhook, stale) "
                                           "an item", listed.start_mark.line + 1))
         else:
             for item_node, item in zip(listed.value, data["triggers"]):

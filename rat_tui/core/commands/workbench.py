@@ -11,6 +11,8 @@ from ..automation.service import Automation
 from ..automation.store import TickStore
 from ..errors import RatError
 from ..events import EventBus
+from ..freshness.policy import clash_problems as freshness_problems
+from ..freshness.service import FreshnessService
 from ..lake.metadata import load_table, table_stats
 from ..lake.session import SparkManager
 from ..lake.spark_errors import summarise
@@ -93,8 +95,10 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.settings_watch = SettingsWatch(self.project, self.project.settings.watch_debounce_ms / 1000)
         self.unit_last = {}  # (pipeline, test name) -> its last UnitResult in this process
         self.unit_catalog = ScratchCatalog()
+        self.freshness = FreshnessService(self.project, self.state, self.spark)
         self.automation = Automation(self.project, TickStore(self.state), self.events,
-                                     lambda pipeline, kind: self.submit(pipeline, trigger=kind), self.graph)
+                                     lambda pipeline, kind: self.submit(pipeline, trigger=kind), self.graph,
+                                     self.freshness)
 
     @property
     def remote(self) -> BucketStorage | None:
@@ -161,7 +165,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
 
     def validate(self, pipeline: str | None = None) -> dict:
         only = self.project.find_pipeline(pipeline) if pipeline else None
-        problems = validate(self.project, only) + self.automation.problems(only)
+        problems = validate(self.project, only) + self.automation.problems(only) + freshness_problems(self.project, only)
         problems += self.column_lineage.working_copy_problems(only)
         errors = [p for p in problems if p.is_error]
         result = {"problems": [p.as_dict() for p in problems]}

@@ -9,6 +9,7 @@ import yaml
 
 from ..errors import Problem
 from .annotations import Annotation
+from .freshness_config import FRESHNESS_KEY, read_section as freshness_section
 from .gates import GATE_KEYS, DiffGate, parse_gate
 
 
@@ -173,6 +174,9 @@ def merge_config(
         for key, value in from_yaml.items():
             norm = key.lower().replace("-", "_")
             if norm in AUTOMATION_KEYS:
+                continue
+            if norm == FRESHNESS_KEY:  # not part of a run's config either; its problems are the config's
+                problems += freshness_section(value.value, config_path, value.line)[1]
                 continue
             if norm not in DEFAULTS:
                 problems.append(Problem(config_path, f"unknown config key '{key}' is ignored", value.line, "warning"))

@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from ..errors import Problem
+from .freshness_config import read_section as freshness_section
 
 # The accepted shape of rat.yaml: a dict value is a nested section; a type is a leaf;
 # `dict` leaves are free-form maps (Spark conf, catalog properties, keymap, zones).
@@ -41,6 +42,7 @@ _SCHEMA: dict[str, Any] = {
     "console": {"max_rows": int},
     "lineage": {"transport": str, "url": str, "timeout_seconds": (int, float)},
     "schedule": {"timezone": str, "catch_up": str, "max_catch_up": int, "overlap": str},
+    "freshness": dict,  # checked by freshness_config.read_section
     "storage": {
         "type": str,
         "endpoint": str,
@@ -95,6 +97,8 @@ class Settings:
     schedule_catch_up: str = "latest"  # skip | latest | all: times missed while nothing evaluated them
     schedule_max_catch_up: int = 24
     schedule_overlap: str = "queue_one"  # skip | queue_one: a tick due while the pipeline runs
+    # Every pipeline's freshness defaults, as FreshnessPolicy fields (project/freshness_config.py)
+    freshness: dict[str, Any] = field(default_factory=dict)
 
 
 def zone_settings(settings: Settings, namespace: str, zone: str) -> dict:
@@ -194,6 +198,14 @@ def _lineage_settings(section: dict, path: str, problems: list[Problem]) -> dict
             "lineage_timeout_seconds": section.get("timeout_seconds")}
 
 
+def _freshness_defaults(clean: dict, lines: dict[str, int], path: str, problems: list[Problem]) -> dict | None:
+    if "freshness" not in clean:
+        return None
+    found, issues = freshness_section(clean["freshness"], path, lines.get("freshness"))
+    problems += issues
+    return found
+
+
 def load_settings(root: Path) -> tuple[Settings, list[Problem]]:
     """Settings from `root/rat.yaml` (defaults when absent, or when it cannot be read) and the problems found in it."""
     settings, problems = read_settings(root)
@@ -258,6 +270,7 @@ def read_settings(root: Path) -> tuple[Settings | None, list[Problem]]:
         "console_max_rows": clean.get("console", {}).get("max_rows"),
         **_lineage_settings(clean.get("lineage", {}), display, problems),
         **{f"schedule_{key}": value for key, value in schedule.items()},
+        "freshness": _freshness_defaults(clean, lines, display, problems),
         **retention,
     }
     return Settings(**{k: v for k, v in kwargs.items() if v is not None}), problems

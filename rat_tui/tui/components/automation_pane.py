@@ -113,7 +113,7 @@ class AutomationPane(VerticalScroll):
         parts: list = [Text(message.scheduler, style="grey50"), Text("")]
         if not message.triggers:
             where = "its config.yaml" if self.fqn else "a pipeline's config.yaml"
-            parts.append(Text(f"No triggers. Add `triggers:` to {where} (cron, landing, after, webhook).",
+            parts.append(Text(f"No triggers. Add `triggers:` to {where} (cron, landing, after, webhook, stale).",
                               style="grey50"))
         else:
             parts.append(triggers_table(message.triggers, now, with_pipeline=self.fqn is None))

@@ -24,6 +24,7 @@ from ...core.commands.version_diff import version_diff
 from ...core.events import Event, RunQueued
 from ..keymap import key_label
 from .automation_pane import AutomationPane
+from .freshness_view import PipelineFreshness
 from .loading import app_closing, post_loaded
 from .project_tree import NodeData
 from .result_table import selected_key, show_rows
@@ -113,7 +114,8 @@ class PipelineView(Vertical):
     def compose(self) -> ComposeResult:
         with TabbedContent(initial="tab-source"):
             with TabPane("Source", id="tab-source"):
-                yield VerticalScroll(Static(Text("loading…", style="grey50"), id="pipeline-source"))
+                yield VerticalScroll(PipelineFreshness(self.workbench.freshness, self.fqn),
+                                     Static(Text("loading…", style="grey50"), id="pipeline-source"))
             with TabPane("Run", id="tab-run"):
                 yield VerticalScroll(RunView())
             with TabPane("Runs", id="tab-runs"):

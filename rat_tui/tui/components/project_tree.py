@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual import work
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -23,6 +24,12 @@ STATUS_MARK = {"success": ("●", "green"), "failed": ("●", "red"), "cancelled
                "noted": ("◉", "green"),  # a success with notes on what it did to the data (its Run tab lists them)
                "awaiting_review": ("◆", "magenta"), "rejected": ("●", "grey50")}
 
+
+# The table is late by its freshness policy (the f view lists how late).
+FRESHNESS_BADGE = {"warn": (" ◷", "yellow"), "error": (" ◷", "bold red")}
+
+# A table turns late while nothing else happens: its badge follows within this time.
+FRESHNESS_SECONDS = 60.0
 
 # A newer version of the pipeline's files is in the bucket (g pulls it).
 REMOTE_MARK = {"changed": (" ⇣", "cyan"), "new": (" ⇣", "cyan"), "conflict": (" ⇣!", "bold red")}
@@ -54,9 +61,12 @@ class Spec:
     expand: bool = True
 
 
-def pipeline_label(ref: PipelineRef, status: str | None, drift: bool, remote: str | None) -> Text:
+def pipeline_label(ref: PipelineRef, status: str | None, drift: bool, remote: str | None,
+                   freshness: str | None = None) -> Text:
     mark, colour = STATUS_MARK.get(status, STATUS_MARK[None])
     label = Text.assemble((f"{mark} ", colour), ref.name)
+    if freshness in FRESHNESS_BADGE:
+        label.append(*FRESHNESS_BADGE[freshness])
     if drift:
         label.append(" *", style="yellow")
     if remote:
@@ -74,6 +84,10 @@ class ProjectTree(Tree[NodeData]):
         self.live: dict[str, tuple[str, float]] = {}  # fqn -> (status, event time) from run events
         self._pipes: dict[str, dict] = {}  # fqn -> the overview's entry, to redraw a label on an event
         self._read_at = 0.0  # when the overview shown was read
+        self.freshness: dict[str, str] = {}  # fqn -> fresh | warn | error | never, from its own worker
+
+    def on_mount(self) -> None:
+        self.set_interval(FRESHNESS_SECONDS, self.load_freshness)
 
     @property
     def cursor_data(self) -> NodeData | None:
@@ -91,6 +105,25 @@ class ProjectTree(Tree[NodeData]):
                 del self.live[fqn]
         self._pipes = {p["ref"].fqn: p for ns in overview["namespaces"] for p in ns["pipelines"]}
         self._reconcile(self.root, [self._namespace(ns) for ns in overview["namespaces"]])
+        self.load_freshness()
+
+    @work(thread=True, exclusive=True, group="tree-freshness")
+    def load_freshness(self) -> None:
+        """The badges of late tables, after each refresh: in a thread, as a `column` policy asks Spark. A
+        table whose column cannot be read has no badge; the f view says why."""
+        try:
+            found, _ = self.app.workbench.freshness.survey()
+        except Exception:  # the project changed under it: the next refresh tries again
+            return
+        self.app.call_from_thread(self.set_freshness, {f.pipeline: f.status for f in found})
+
+    def set_freshness(self, statuses: dict[str, str]) -> None:
+        if statuses == self.freshness:
+            return
+        self.freshness = statuses
+        for node in self._walk(self.root):
+            if node.data is not None and node.data.kind == "pipeline" and node.data.ref is not None:
+                node.set_label(self._pipeline_label(node.data.ref))
 
     def set_run_status(self, fqn: str, status: str, at: float) -> None:
         """A run event: redraw the pipeline's mark now, without waiting for a refresh."""
@@ -118,7 +151,7 @@ class ProjectTree(Tree[NodeData]):
     def _pipeline_label(self, ref: PipelineRef) -> Text:
         pipe = self._pipes.get(ref.fqn, {})
         status = self.live[ref.fqn][0] if ref.fqn in self.live else pipe.get("last_status")
-        return pipeline_label(ref, status, bool(pipe.get("drift")), pipe.get("remote"))
+        return pipeline_label(ref, status, bool(pipe.get("drift")), pipe.get("remote"), self.freshness.get(ref.fqn))
 
     def _namespace(self, ns: dict) -> Spec:
         name = ns["name"]

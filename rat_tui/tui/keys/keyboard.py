@@ -50,6 +50,7 @@ class Keyboard:
             "doctor": lambda: self.upkeep.doctor(),
             "watch": lambda: self.view.toggle_watch(),
             "automation": lambda: self.view.automation(),
+            "freshness": lambda: self.view.freshness(),
             "pull": lambda: self.upkeep.pull(),
             "prev_tab": lambda: self.view.switch_tab(-1),
             "next_tab": lambda: self.view.switch_tab(1),

@@ -1,5 +1,5 @@
 """Keys on what is shown: the pipeline panel's tabs, the SQL console (with a name to insert), the panes and
-screens the app opens (log, automation, help), focus, watching and refresh."""
+screens the app opens (log, automation, freshness, help), focus, watching and refresh."""
 from __future__ import annotations
 
 
@@ -7,6 +7,7 @@ from textual.widgets import DataTable
 
 from ...core.commands.console_text import sql_name
 from ..components.automation_pane import AutomationScreen
+from ..components.freshness_view import FreshnessScreen
 from ..components.console import ConsolePanel
 from ..components.help_screen import HelpScreen
 from ..components.log_panel import LogPanel
@@ -54,6 +55,9 @@ class ViewKeys(KeyGroup):
     def automation(self) -> None:
         wb = self.app.workbench
         self.app.push_screen(AutomationScreen(wb.automation, wb.project.state_dir))
+
+    def freshness(self) -> None:
+        self.app.push_screen(FreshnessScreen(self.app.workbench.freshness))
 
     def help(self) -> None:
         self.app.push_screen(HelpScreen(self.app.keymap))

@@ -1,0 +1,1 @@
+"""Freshness (issue 39): how late each table is against its `freshness:` policy."""

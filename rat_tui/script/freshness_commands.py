@@ -1,0 +1,23 @@
+"""Script command of freshness (issue 39): how late each table is; not ok when any is `error`."""
+from __future__ import annotations
+
+import argparse
+
+from ..core.errors import RatError
+from .as_json import as_json
+from .commands import ScriptContext, arg, command
+
+
+@command("freshness", arg("selector", nargs="?"), arg("--at"))
+def _freshness(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    """Each selected pipeline's age against its freshness policy, as if the clock read --at."""
+    from ..core.automation.schedule import parse_at
+    from ..core.freshness.status import age_label
+
+    found = ctx.wb.freshness.report(a.selector, parse_at(a.at) if a.at else None)
+    fields = {"freshness": as_json(found)}
+    late = [f for f in found if f.status == "error"]
+    if late:
+        raise RatError.with_result(f"{len(late)} table(s) past error_after; first: {late[0].pipeline}, "
+                                   f"{age_label(late[0].age_s)} old (error_after {late[0].error_after})", fields)
+    return fields
