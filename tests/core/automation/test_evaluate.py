@@ -151,23 +151,23 @@ def stale(pipeline: str = P) -> Trigger:
 def test_stale_fires_once_at_the_moment_the_table_turned_warn():
     trigger, warn = stale(), {P: ts("2025-06-01T06:00:00Z")}
     pipelines = [PipelineTriggers(P, (trigger,))]
-    early = evaluate(pipelines, Schedule(PARIS), StateView(), ts("2025-06-01T05:00:00Z"), {}, warn)
+    early = evaluate(pipelines, Schedule(PARIS), StateView(), ts("2025-06-01T05:00:00Z"), {}, stale_at=warn)
     assert early.decisions == ()
-    due = evaluate(pipelines, Schedule(PARIS), StateView(), ts("2025-06-01T09:00:00Z"), {}, warn)
+    due = evaluate(pipelines, Schedule(PARIS), StateView(), ts("2025-06-01T09:00:00Z"), {}, stale_at=warn)
     assert outcomes(due) == [("2025-06-01T06:00:00Z", True, "turned warn at 2025-06-01T06:00:00Z")]
     fired = started(trigger, "2025-06-01T05:00:00Z", "2025-06-01T06:00:00Z",
                     fired_until={(P, trigger.key): ts("2025-06-01T06:00:00Z")})
-    assert evaluate(pipelines, Schedule(PARIS), fired, ts("2025-06-01T10:00:00Z"), {}, warn).decisions == ()
+    assert evaluate(pipelines, Schedule(PARIS), fired, ts("2025-06-01T10:00:00Z"), {}, stale_at=warn).decisions == ()
 
 
 def test_a_stale_tick_skipped_by_cooldown_runs_once_the_cooldown_ends_and_is_not_skipped_again_meanwhile():
     trigger, warn = stale(), {P: ts("2025-06-01T06:00:00Z")}
     pipelines = [PipelineTriggers(P, (trigger,), cooldown_s=4 * 3600)]
     cooling = {"last_fired": {P: (ts("2025-06-01T04:00:00Z"), "r0")}}
-    skipped = evaluate(pipelines, Schedule(PARIS), StateView(**cooling), ts("2025-06-01T06:30:00Z"), {}, warn)
+    skipped = evaluate(pipelines, Schedule(PARIS), StateView(**cooling), ts("2025-06-01T06:30:00Z"), {}, stale_at=warn)
     assert [(t, fire) for t, fire, _ in outcomes(skipped)] == [("2025-06-01T06:00:00Z", False)]
     assert outcomes(skipped)[0][2].startswith("cooldown 4h: last fired at 2025-06-01T04:00:00Z (run r0)")
     decided = started(trigger, "2025-06-01T05:00:00Z", "2025-06-01T06:00:00Z", **cooling)
-    assert evaluate(pipelines, Schedule(PARIS), decided, ts("2025-06-01T07:00:00Z"), {}, warn).decisions == ()
-    retry = evaluate(pipelines, Schedule(PARIS), decided, ts("2025-06-01T08:01:00Z"), {}, warn)
+    assert evaluate(pipelines, Schedule(PARIS), decided, ts("2025-06-01T07:00:00Z"), {}, stale_at=warn).decisions == ()
+    retry = evaluate(pipelines, Schedule(PARIS), decided, ts("2025-06-01T08:01:00Z"), {}, stale_at=warn)
     assert outcomes(retry) == [("2025-06-01T08:01:00Z", True, "still stale since 2025-06-01T06:00:00Z")]
