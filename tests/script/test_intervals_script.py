@@ -2,9 +2,13 @@
 not at all, the record of each interval in state.db, reruns that replace exactly an interval's rows."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from rat_tui.core.run.recovery import mark_orphans
 from tests.helpers import script
+from tests.killhelpers import kill_at
 from tests.lakehelpers import Scratch
 
 pytestmark = pytest.mark.spark
@@ -31,6 +35,12 @@ def _daily(scratch: Scratch, amount: str) -> str:
 def _main_history(scratch: Scratch, fqn: str) -> list[int]:
     """Where main moved to, one entry per run that reached it (the table's creation left out)."""
     return [e["snapshot_id"] for e in scratch.wb.history(fqn)["snapshots"] if e["kind"] == "run" and e["on_main"]]
+
+
+def restart(scratch: Scratch) -> None:
+    """What the next start of the app does after a process was killed."""
+    mark_orphans(scratch.wb.state, scratch.wb.project)
+    scratch.wb.cleanup_leftovers()
 
 
 def _statuses(lines: dict) -> list[str]:
@@ -106,3 +116,27 @@ def test_a_backfill_awaits_review_as_one_and_approve_publishes_every_interval(sc
     assert _statuses(lines[1]) == ["done"] * 5
     assert _main_history(scratch, fqn) == [first, lines[0]["run"]["snapshot_id"]]
     assert scratch.rows(f"SELECT count(*) FROM {fqn}") == [[50]]
+
+
+def test_a_backfill_killed_before_main_moves_leaves_main_and_missing_does_its_intervals(scratch: Scratch,
+                                                                                        tmp_path: Path):
+    scratch.pipeline("bronze", "src", SOURCE)
+    assert scratch.run(f"{scratch.ns}.bronze.src")["status"] == "success"
+    fqn = _daily(scratch, "amount")
+    status, lines = script(scratch.wb, f"backfill {fqn} --start 2024-01-01 --end 2024-01-03")
+    assert status == 0, lines
+    main = scratch.refs(fqn)["main"]
+    point = "after:quality_tests"  # every interval on the branch, tested; main not moved yet
+    assert kill_at(scratch.wb.project.root, fqn, point, tmp_path,
+                   f"backfill {fqn} --start 2024-01-01 --end 2024-01-08") == point
+    restart(scratch)
+    assert scratch.refs(fqn) == {"main": main}
+    assert scratch.rows(f"SELECT count(*) FROM {fqn}") == [[20]]
+    status, lines = script(scratch.wb, f"intervals {fqn} --start 2024-01-01 --end 2024-01-08\n"
+                                       f"backfill {fqn} --start 2024-01-01 --end 2024-01-08 --missing")
+    assert _statuses(lines[0]) == ["done"] * 2 + ["missing"] * 5
+    assert status == 0, lines
+    assert _statuses(lines[1]) == ["done"] * 5
+    assert _main_history(scratch, fqn) == [main, lines[1]["run"]["snapshot_id"]]
+    assert scratch.rows(f"SELECT count(*), min(order_date), max(order_date) FROM {fqn}") == [
+        [70, "2024-01-01", "2024-01-07"]]
