@@ -2,6 +2,7 @@
 not at all, the record of each interval in state.db, reruns that replace exactly an interval's rows."""
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -140,3 +141,23 @@ def test_a_backfill_killed_before_main_moves_leaves_main_and_missing_does_its_in
     assert _main_history(scratch, fqn) == [main, lines[1]["run"]["snapshot_id"]]
     assert scratch.rows(f"SELECT count(*), min(order_date), max(order_date) FROM {fqn}") == [
         [70, "2024-01-01", "2024-01-07"]]
+
+
+def test_a_normal_run_does_the_intervals_since_the_last_done_one_plus_lookback(scratch: Scratch):
+    today = datetime.now(timezone.utc).date()
+    start = today - timedelta(days=3)
+    scratch.pipeline("bronze", "src", f"""
+        SELECT id, DATE_ADD(DATE '{start}', CAST(id % 4 AS INT)) AS order_date, CAST(id AS DOUBLE) AS amount
+        FROM range(40)""")
+    assert scratch.run(f"{scratch.ns}.bronze.src")["status"] == "success"
+    fqn = scratch.pipeline("silver", "daily", DAILY.format(amount="amount"), tests=NO_NEGATIVES,
+                           config=f"partitions: {{column: order_date, grain: day, start: {start}, lookback: 1}}\n")
+    status, lines = script(scratch.wb, f"run {fqn}\nrun {fqn}\nintervals {fqn}")
+    assert status == 0, lines
+    first, second = lines[0]["run"], lines[1]["run"]
+    # three whole days up to now (today's is not over); then the newest done one again (lookback 1)
+    assert [(i["start"][:10], i["status"], i["run_id"]) for i in lines[2]["intervals"]] == [
+        (str(start), "done", first["run_id"]), (str(start + timedelta(days=1)), "done", first["run_id"]),
+        (str(today - timedelta(days=1)), "done", second["run_id"])]
+    assert first["rows_written"] == 30 and second["rows_written"] == 10
+    assert scratch.rows(f"SELECT count(*) FROM {fqn}") == [[30]]  # today's rows wait for today to end
