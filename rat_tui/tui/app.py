@@ -26,6 +26,7 @@ from ..core.commands.workbench import Workbench
 from ..core.events import RunFinished, RunQueued, RunStarted, SessionStateChanged, WarmUpProgress
 from .background import Background
 from .components.automation_pane import AutomationScreen
+from .components.intervals_pane import IntervalsScreen
 from .components.console import ConsolePanel
 from .components.detail_area import DetailArea
 from .components.loading import app_closing
@@ -510,6 +511,9 @@ class RatApp(App):
 
     def action_automation(self) -> None:
         self.push_screen(AutomationScreen(self.workbench.automation, self.workbench.project.state_dir))
+
+    def action_intervals(self) -> None:
+        self.push_screen(IntervalsScreen(self.workbench))
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.keymap))
