@@ -56,5 +56,7 @@ async def test_the_intervals_tab_backfills_the_missing_range_under_the_cursor(sc
         await until(pilot, lambda: "Intervals: every partitioned pipeline" in screen(app) and fqn in screen(app), 20,
                     "the project's intervals")
         await pilot.press("escape", "question_mark")
-        await until(pilot, lambda: "In the Intervals tab" in screen(app), 10, "the help")
+        await until(pilot, lambda: "Intervals" in screen(app) and "Keys act on" in screen(app), 10, "the help")
+        app.screen.query_one("#help").scroll_end(animate=False)
+        await until(pilot, lambda: "In the Intervals tab" in screen(app), 10, "the help's last rows")
         assert "backfill the missing or failed intervals of the range under the cursor" in screen(app)
