@@ -2,7 +2,7 @@
 not at all, the record of each interval in state.db, reruns that replace exactly an interval's rows."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -143,15 +143,21 @@ def test_a_backfill_killed_before_main_moves_leaves_main_and_missing_does_its_in
         [70, "2024-01-01", "2024-01-07"]]
 
 
-def test_a_normal_run_does_the_intervals_since_the_last_done_one_plus_lookback(scratch: Scratch):
-    today = datetime.now(timezone.utc).date()
-    start = today - timedelta(days=3)
+def last_three_days(scratch: Scratch, lookback: int = 0) -> tuple[date, str]:
+    """A daily pipeline starting three days ago (three whole days up to now), over 10 rows a day from then
+    to today; its start and name."""
+    start = datetime.now(timezone.utc).date() - timedelta(days=3)
     scratch.pipeline("bronze", "src", f"""
         SELECT id, DATE_ADD(DATE '{start}', CAST(id % 4 AS INT)) AS order_date, CAST(id AS DOUBLE) AS amount
         FROM range(40)""")
     assert scratch.run(f"{scratch.ns}.bronze.src")["status"] == "success"
-    fqn = scratch.pipeline("silver", "daily", DAILY.format(amount="amount"), tests=NO_NEGATIVES,
-                           config=f"partitions: {{column: order_date, grain: day, start: {start}, lookback: 1}}\n")
+    return start, scratch.pipeline("silver", "daily", DAILY.format(amount="amount"), tests=NO_NEGATIVES, config=(
+        f"partitions: {{column: order_date, grain: day, start: {start}, lookback: {lookback}}}\n"))
+
+
+def test_a_normal_run_does_the_intervals_since_the_last_done_one_plus_lookback(scratch: Scratch):
+    start, fqn = last_three_days(scratch, lookback=1)
+    today = start + timedelta(days=3)
     status, lines = script(scratch.wb, f"run {fqn}\nrun {fqn}\nintervals {fqn}")
     assert status == 0, lines
     first, second = lines[0]["run"], lines[1]["run"]

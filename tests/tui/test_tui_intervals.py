@@ -2,7 +2,7 @@
 under the cursor as one run; `I` shows every partitioned pipeline; the help lists the key."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import pytest
 from textual.widgets import DataTable
@@ -12,20 +12,14 @@ from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.intervals_pane import IntervalsPane
 from rat_tui.tui.components.pipeline_view import PipelineView
 from tests.lakehelpers import Scratch
-from tests.script.test_intervals_script import DAILY, NO_NEGATIVES
+from tests.script.test_intervals_script import last_three_days
 
 pytestmark = pytest.mark.spark
 SIZE = (140, 45)
 
 
 async def test_the_intervals_tab_backfills_the_missing_range_under_the_cursor(scratch: Scratch):
-    start = datetime.now(timezone.utc).date() - timedelta(days=3)  # three whole days up to now
-    scratch.pipeline("bronze", "src", f"""
-        SELECT id, DATE_ADD(DATE '{start}', CAST(id % 4 AS INT)) AS order_date, CAST(id AS DOUBLE) AS amount
-        FROM range(40)""")
-    assert scratch.run(f"{scratch.ns}.bronze.src")["status"] == "success"
-    fqn = scratch.pipeline("silver", "daily", DAILY.format(amount="amount"), tests=NO_NEGATIVES,
-                           config=f"partitions: {{column: order_date, grain: day, start: {start}}}\n")
+    start, fqn = last_three_days(scratch)
     done = scratch.wb.backfill(fqn, str(start), str(start + timedelta(days=1)))
     assert done["run"]["status"] == "success"
     app = RatApp(scratch.wb, watch=False)
