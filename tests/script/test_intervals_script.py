@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from rat_tui.core.events import IntervalBuilt
 from rat_tui.core.run.recovery import mark_orphans
 from tests.helpers import script
 from tests.killhelpers import kill_at
@@ -103,9 +104,14 @@ def test_a_backfill_awaits_review_as_one_and_approve_publishes_every_interval(sc
     status, lines = script(scratch.wb, f"backfill {fqn} --start 2024-01-01 --end 2024-01-03")
     assert status == 0, lines
     first = lines[0]["run"]["snapshot_id"]
+    progress: list[IntervalBuilt] = []
+    stop = scratch.wb.events.subscribe(lambda e: progress.append(e) if isinstance(e, IntervalBuilt) else None)
     status, lines = script(scratch.wb, f"backfill {fqn} --start 2024-01-03 --end 2024-01-06 --review\n"
                                        f"intervals {fqn} --start 2024-01-01 --end 2024-01-06")
+    stop()
     assert status == 0, lines
+    assert [(e.number, e.total, e.start, e.end) for e in progress if e.pipeline == fqn] == [
+        (1, 3, "2024-01-03", "2024-01-04"), (2, 3, "2024-01-04", "2024-01-05"), (3, 3, "2024-01-05", "2024-01-06")]
     held = lines[0]["run"]
     assert held["status"] == "awaiting_review"
     assert held["diff"]["added"] == 30 and held["diff"]["removed"] == 0

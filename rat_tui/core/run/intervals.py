@@ -13,7 +13,7 @@ from functools import reduce
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
-from ..events import LogLine
+from ..events import IntervalBuilt
 from ..lake.table import quote
 from ..project.partitions import Interval, Partitions
 from ..project.pipeline_config import PipelineConfig
@@ -107,8 +107,8 @@ def build_result(ex: Execution, info: dict) -> None:
             raise
         finally:
             ex.ctx.interval = None  # quality tests read the whole branch, not one interval
-        ex.events.publish(LogLine(ex.record.run_id, "info",
-                                  f"interval {number}/{len(ex.intervals)} {interval.label()} built"))
+        ex.events.publish(IntervalBuilt(ex.record.run_id, ex.ref.fqn, number, len(ex.intervals), interval.start_text,
+                                        interval.end_text))
     ex.result = reduce(lambda a, b: a.unionByName(b), parts)
 
 
