@@ -3,8 +3,8 @@ wall time of each, and the ratio (aim: at most 3x).
 
     python bench/backfill.py [--days 365] [--rows-per-day 10000]
 
-The source (bronze.events, sorted by day so file statistics let each interval's read skip the other days)
-is built once; then `silver.full` (one full refresh of it) and `silver.daily` (`partitions:` by day, every
+The source (bronze.events, its table partitioned by day as a partitioned pipeline's table is, so each
+interval reads its own day) is built once; then `silver.full` (one full refresh of it) and `silver.daily` (`partitions:` by day, every
 interval in one backfill run, with its delete-then-insert write) run on the same warm session.
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from rat_tui.core.commands.workbench import Workbench  # noqa: E402
 
 SOURCE = """SELECT id, DATE_ADD(DATE '2024-01-01', CAST(id DIV {per_day} AS INT)) AS event_date,
        CAST(id % 997 AS DOUBLE) AS amount, concat('e', CAST(id AS STRING)) AS label
-FROM range({rows}) ORDER BY event_date
+FROM range({rows})
 """
 FULL = "SELECT id, event_date, amount, label FROM {{ ref('bronze.events') }}\n"
 DAILY = ("SELECT id, event_date, amount, label FROM {{ ref('bronze.events') }}\n"
@@ -62,7 +62,13 @@ def main() -> None:
     workbench = Workbench(root)
     try:
         workbench.spark.session(timeout=600)
-        timed(f"source: {rows:,} rows", lambda: workbench.run(source))
+        workbench.spark.ensure_catalog("bench")
+        began = time.monotonic()
+        with workbench.spark.using() as spark:  # the source's table, partitioned by day, made straight by Spark
+            spark.sql("CREATE NAMESPACE IF NOT EXISTS bench.bronze")
+            spark.sql(f"CREATE TABLE {source} USING iceberg PARTITIONED BY (days(event_date)) AS "
+                      + SOURCE.format(per_day=args.rows_per_day, rows=rows))
+        print(f"source: {rows:,} rows in {time.monotonic() - began:.1f} s", flush=True)
         timed("warm-up: the full refresh once", lambda: workbench.run(full))
         refresh, _ = timed("full refresh of the same data", lambda: workbench.run(full))
         end = str(date(2024, 1, 1) + timedelta(days=args.days))

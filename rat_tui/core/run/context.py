@@ -154,6 +154,13 @@ class RunContext:
         self._views.append(view)
         return quote(view)
 
+    def temp_view(self, df: "DataFrame", role: str) -> str:
+        """`df` as a view of this run (dropped at cleanup), by its quoted name."""
+        view = f"rat_{role}_{self.run_id}"
+        df.createOrReplaceTempView(view)
+        self._views.append(view)
+        return quote(view)
+
     def jinja_context(self, this: str) -> dict[str, Any]:
         context: dict[str, Any] = {
             "ref": self.ref_ident,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime, timezone
-from functools import reduce
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
@@ -21,6 +20,9 @@ from ..store.intervals import IntervalState, IntervalStore
 from .build import build
 
 if TYPE_CHECKING:
+    from pyspark.sql import Column
+    from pyspark.sql.types import StructType
+
     from .strategies import WriteJob
 
 # Each function takes the run (phases.Execution, which imports this module: hence Any).
@@ -85,6 +87,22 @@ def in_intervals(column: str, intervals: list[Interval]) -> str:
     return " OR ".join(f"({name} >= '{span[0].start_text}' AND {name} < '{span[-1].end_text}')" for span in spans)
 
 
+def partitioning(config: PipelineConfig, schema: "StructType") -> "Column | None":
+    """The table of a partitioned pipeline is partitioned by its grain (`days(order_date)`): an interval's delete
+    drops whole files, and a downstream interval reads only its own. None for a column of another type."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import DateType, TimestampNTZType, TimestampType
+
+    partitions = config.partitions
+    if partitions is None:
+        return None
+    field = next((f for f in schema.fields if f.name.lower() == partitions.column.lower()), None)
+    if field is None or not isinstance(field.dataType, (DateType, TimestampType, TimestampNTZType)):
+        return None
+    transform = {"day": F.days, "hour": F.hours, "month": F.months}[partitions.grain]
+    return transform(F.col(field.name))
+
+
 def build_result(ex: Execution, info: dict) -> None:
     """The result of every interval, in order, one progress line each; rows outside an interval are not kept."""
     assert ex.ctx is not None and ex.pipeline is not None and ex.pipeline.config.partitions is not None
@@ -94,12 +112,13 @@ def build_result(ex: Execution, info: dict) -> None:
         info["rows"] = 0
         return
     column = ex.pipeline.config.partitions.column
-    parts = []
+    views = []
     for number, interval in enumerate(ex.intervals, 1):
         ex.check_cancel()
         ex.ctx.interval = interval
         try:
-            parts.append(build(ex.ctx, ex.pipeline).where(in_intervals(column, [interval])))
+            views.append(ex.ctx.temp_view(build(ex.ctx, ex.pipeline).where(in_intervals(column, [interval])),
+                                          f"interval_{number}"))
         except Exception as exc:
             if "cannot resolve" in str(exc) or "UNRESOLVED_COLUMN" in str(exc):
                 raise RatError(f"partitions column '{column}' is not in the pipeline's result",
@@ -109,7 +128,8 @@ def build_result(ex: Execution, info: dict) -> None:
             ex.ctx.interval = None  # quality tests read the whole branch, not one interval
         ex.events.publish(IntervalBuilt(ex.record.run_id, ex.ref.fqn, number, len(ex.intervals), interval.start_text,
                                         interval.end_text))
-    ex.result = reduce(lambda a, b: a.unionByName(b), parts)
+    # one statement over a view an interval: Spark analyses it once (a chain of unions, once per union)
+    ex.result = ex.spark.sql(" UNION ALL ".join(f"SELECT * FROM {view}" for view in views))
 
 
 def replace(ex: Execution, job: "WriteJob") -> None:

@@ -327,8 +327,9 @@ class Execution:
         the create succeeded: a run that lost a race to create the same table must never drop it."""
         assert self.result is not None
         try:
+            by_interval = intervals.partitioning(config, self.result.schema)
             self.table.create_empty(table_schema(self.result.schema, config), self.properties(config),
-                                    partition_by(config))
+                                    partition_by(config) if by_interval is None else by_interval)
         except Exception as exc:
             if is_cancellation(exc) or "already exists" not in str(exc):
                 raise
