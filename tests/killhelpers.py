@@ -41,12 +41,13 @@ def setup(scratch: Scratch) -> tuple[str, dict, dict]:
     return fqn, scratch.refs(fqn), {"landing": landing_state(scratch), "version": version}
 
 
-def kill_at(project: Path, fqn: str, point: str, tmp: Path) -> str:
+def kill_at(project: Path, fqn: str, point: str, tmp: Path, line: str | None = None) -> str:
+    """SIGKILL a script running `line` (default `run FQN`) in a child process once it reaches `point`."""
     marker = tmp / f"paused-{point.replace(':', '-')}"
     env = {**os.environ, "RAT_TEST_PAUSE_AT": point, "RAT_TEST_PAUSE_FILE": str(marker)}
     proc = subprocess.Popen([sys.executable, "-m", "rat_tui", str(project), "--script", "-"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
-    proc.stdin.write(f"run {fqn}\n".encode())
+    proc.stdin.write(f"{line or f'run {fqn}'}\n".encode())
     proc.stdin.close()
     deadline = time.monotonic() + 240
     while not marker.exists():
@@ -61,7 +62,7 @@ def kill_at(project: Path, fqn: str, point: str, tmp: Path) -> str:
 def start_run(project: Path, fqn: str) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, "-m", "rat_tui", str(project), "--script", "-"], stdin=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    proc.stdin.write(f"run {fqn}\n".encode())
+    proc.stdin.write(f"{line or f'run {fqn}'}\n".encode())
     proc.stdin.close()
     return proc
 

@@ -97,6 +97,17 @@ class LogLine(Event):
 
 
 @dataclass(frozen=True)
+class IntervalBuilt(Event):
+    """A partitioned pipeline's run built interval `number` of `total` (run/intervals.py): a backfill's progress."""
+    run_id: str
+    pipeline: str
+    number: int
+    total: int
+    start: str
+    end: str
+
+
+@dataclass(frozen=True)
 class RunFinished(Event):
     run_id: str
     pipeline: str

@@ -332,3 +332,4 @@ def _lineage(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dic
 
 from . import automation_commands  # noqa: E402,F401  (registers triggers, tick, ticks, webhook-token)
 from . import freshness_commands  # noqa: E402,F401  (registers freshness)
+from . import interval_commands  # noqa: E402,F401  (registers intervals, backfill)

@@ -13,7 +13,7 @@ from .parser import ScriptError, parse_script
 # The groups `rat-tui --help` lists; a script command in no group is listed under "more".
 GROUPS: dict[str, tuple[str, ...]] = {
     "build and test": ("run", "build", "test", "test-fixture", "preview", "validate", "approve", "reject",
-                       "lineage", "ls"),
+                       "lineage", "ls", "intervals", "backfill"),
     "tables and queries": ("query", "export", "tables", "table-preview", "snapshots", "runs", "diff",
                            "rollback-table", "compact"),
     "landing zones": ("upload", "sample", "zone-settings", "pin-dialect"),

@@ -88,6 +88,8 @@ DEFAULT_KEYMAP: tuple[KeyAction, ...] = (
               "Every trigger of the project with its next time, and who runs them", show=False),
     KeyAction("freshness", "f", "", "Freshness", "Tables",
               "Every table's freshness, the latest first (freshness: in config.yaml or rat.yaml)", show=False),
+    KeyAction("intervals", "I", "", "Intervals", "Run",
+              "Every partitioned pipeline's intervals: done, failed, missing, stale (f backfills a range)", show=False),
     KeyAction("pull", "g", "", "Pull from bucket", "Bucket", "Pull newer files from the bucket", show=False),
     KeyAction("prev_tab", "left_square_bracket", "", "Previous tab", "View", "Show the previous detail tab",
               show=False),
@@ -127,6 +129,13 @@ CONSOLE_KEYMAP: tuple[KeyAction, ...] = (
               "Profile the result column under the cursor", "result"),
     KeyAction("console_copy_cell", "y", "copy_cell", "Copy cell", "Console", "Copy the cell", "result"),
     KeyAction("console_copy_row", "Y", "copy_row", "Copy row", "Console", "Copy the row (tab-separated)", "result"),
+)
+
+
+# Keys inside an Intervals tab or the `I` view (bound on its pane; listed in the help).
+INTERVALS_KEYMAP: tuple[KeyAction, ...] = (
+    KeyAction("intervals_backfill", "f", "backfill", "Backfill range", "Run",
+              "Backfill the missing or failed intervals of the range under the cursor, as one run"),
 )
 
 

@@ -29,6 +29,7 @@ from ..project.validate import validate
 from ..run.build import build
 from ..run.context import RunContext, run_timestamp
 from ..run.explain import watermark_note
+from ..run.intervals import preview_interval
 from ..run.loading import load_checked
 from ..run.phases import RunOptions
 from ..run.recovery import drop_leftovers, leftover_stages, mark_orphans
@@ -48,6 +49,7 @@ from .bucket import BucketCommands
 from .console_export import ExportCommands
 from .files import FileCommands
 from .graph_commands import GraphCommands
+from .intervals_commands import IntervalCommands
 from .landing_commands import LandingCommands
 from ..background.outside import OutsideChanges
 from .review_commands import ReviewCommands
@@ -63,7 +65,7 @@ QUERY_ROW_LIMIT = 1000
 
 
 class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, VersionCommands, BucketCommands,
-                FileCommands, ExportCommands, UnitTestCommands, ReviewCommands):
+                FileCommands, ExportCommands, UnitTestCommands, ReviewCommands, IntervalCommands):
     """One open project and the services built on it. Faces call these methods; nothing here renders.
 
     Browsing and running live here; the other groups of commands live in `core/commands/`.
@@ -255,7 +257,8 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         table = IcebergTable(spark, ref)
         return kind(spark, self.project, ref, config, f"preview_{secrets.token_hex(3)}",
                     run_timestamp(datetime.now(timezone.utc)), table, table.exists(), self.storage,
-                    ensure_catalog=self.spark.ensure_catalog, memory=LoadHistory(self.state), preview=True)
+                    ensure_catalog=self.spark.ensure_catalog, memory=LoadHistory(self.state), preview=True,
+                    interval=preview_interval(config))
 
     def query(self, sql: str) -> dict:
         for ns in self.project.scan().namespaces:  # a namespace made since start-up is queryable too

@@ -9,7 +9,7 @@ from ..project.model import PipelineRef
 from .metadata import RUN_ID_PROPERTY
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
 log = logging.getLogger(__name__)
@@ -52,17 +52,20 @@ class IcebergTable:
     def exists(self) -> bool:
         return bool(self.spark.catalog.tableExists(self.ident))
 
-    def create_empty(self, schema: "StructType", properties: dict[str, str], partition_column: str | None) -> None:
+    def create_empty(self, schema: "StructType", properties: dict[str, str],
+                     partition_column: "str | Column | None") -> None:
         self.create_with(self.spark.createDataFrame([], schema), properties, partition_column)
 
-    def create_with(self, rows: "DataFrame", properties: dict[str, str], partition_column: str | None) -> None:
-        """The table made from `rows`: their schema, and their rows as its first snapshot, in one commit."""
+    def create_with(self, rows: "DataFrame", properties: dict[str, str], partition_column: "str | Column | None") -> None:
+        """The table made from `rows`: their schema, and their rows as its first snapshot, in one commit;
+        partitioned by a column's values, or by a transform of one (`days(order_date)`)."""
         from pyspark.sql import functions as F
 
         self.spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {quote(self.ref.namespace, self.ref.layer)}")
         writer = rows.writeTo(self.ident).using("iceberg")
-        if partition_column:
-            writer = writer.partitionedBy(F.col(partition_column))
+        if partition_column is not None:
+            writer = writer.partitionedBy(F.col(partition_column) if isinstance(partition_column, str)
+                                          else partition_column)
         for key, value in properties.items():
             writer = writer.tableProperty(key, value)
         writer.create()

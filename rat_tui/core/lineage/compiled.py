@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from ..project.graph import zone_node
+from ..project.partitions import PLACEHOLDER_INTERVAL
 from ..project.pipeline_source import LoadedPipeline
 from ..project.templating import render
 
@@ -26,5 +27,5 @@ def compiled_sql(pipeline: LoadedPipeline) -> str:
 
     context = {"ref": table, "landing_zone": lambda zone: quoted(zone_node(ref.namespace, zone)),
                "this": quoted(ref.fqn), "run_started_at": _RUN_STARTED_AT, "is_incremental": lambda: False,
-               "is_scd2": lambda: False, "config": pipeline.config.as_dict()}
+               "is_scd2": lambda: False, "config": pipeline.config.as_dict(), **PLACEHOLDER_INTERVAL}
     return render(pipeline.source, pipeline.source_relpath, context)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from ..errors import RatError
 from .model import LAYERS, PipelineRef, Project
 from .pipeline_source import LoadedPipeline, load_pipeline
+from .partitions import PLACEHOLDER_INTERVAL
 from .templating import render, template_calls
 
 ZONE_LAYER = "landing"
@@ -58,6 +59,7 @@ def _template_inputs(pipeline: LoadedPipeline, text: str, relpath: str, recorder
             "ref": recorder.record_ref, "landing_zone": recorder.record_zone, "this": "recorded_this",
             "run_started_at": "2000-01-01 00:00:00.000000", "is_incremental": lambda flag=incremental: flag,
             "is_scd2": lambda: False, "config": pipeline.config.as_dict(), "watermark_value": "2000-01-01 00:00:00",
+            **PLACEHOLDER_INTERVAL,
         }
         try:
             render(text, relpath, context)

@@ -11,6 +11,7 @@ from ..errors import Problem
 from .annotations import Annotation
 from .freshness_config import FRESHNESS_KEY, read_section as freshness_section
 from .gates import GATE_KEYS, DiffGate, parse_gate
+from .partitions import Partitions, parse_partitions
 
 
 class MergeStrategy(str, Enum):
@@ -39,6 +40,7 @@ DEFAULTS: dict[str, Any] = {
     "max_removed_rows": None,
     "max_changed_fraction": None,
     "breaks_downstream": "warn",
+    "partitions": None,
 }
 _BOOLEAN_KEYS = ("archive_landing_zones", "scd_close_missing", "review")
 KNOWN_KEYS = tuple(DEFAULTS)
@@ -66,6 +68,8 @@ class PipelineConfig:
     max_changed_fraction: str | None = None
     # A change of columns that downstream pipelines read (lineage/impact.py): reported (warn) or a failure (fail)
     breaks_downstream: str = "warn"
+    # Time intervals the pipeline writes one by one (partitions.py); None: the whole result at once
+    partitions: Partitions | None = None
     # key -> "annotation" | "config.yaml" | "default": where each effective value came from
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
@@ -81,7 +85,8 @@ class PipelineConfig:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            key: (value.value if isinstance(value, Enum) else list(value) if isinstance(value, tuple) else value)
+            key: (value.value if isinstance(value, Enum) else list(value) if isinstance(value, tuple)
+                  else value.as_dict() if isinstance(value, Partitions) else value)
             for key, value in ((k, getattr(self, k)) for k in KNOWN_KEYS)
         }
 
@@ -191,10 +196,16 @@ def merge_config(
     values: dict[str, Any] = dict(DEFAULTS)
     sources = {key: "default" for key in DEFAULTS}
     for key, rv in raw.items():
-        typed, error = _coerce(key, rv)
-        if error:
-            problems.append(Problem(rv.path, error, rv.line))
-            continue
+        if key == "partitions":  # a mapping: one sentence per bad value in it
+            typed, errors = parse_partitions(rv.value)
+            problems += [Problem(rv.path, error, rv.line) for error in errors]
+            if errors:
+                continue
+        else:
+            typed, error = _coerce(key, rv)
+            if error:
+                problems.append(Problem(rv.path, error, rv.line))
+                continue
         values[key] = typed
         sources[key] = rv.source
 

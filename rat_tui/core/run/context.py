@@ -14,6 +14,7 @@ from ..lake.table import IcebergTable, quote
 from ..landing.load_history import LoadHistory
 from ..landing.file_read import FileRead
 from ..project.model import PipelineRef, Project
+from ..project.partitions import Interval
 from ..project.pipeline_config import MergeStrategy, PipelineConfig
 from .landing_input import LandingInput
 
@@ -50,6 +51,7 @@ class RunContext:
     memory: LoadHistory | None = None  # the zones' earlier date orders, for every pipeline and preview
     reload_files: bool = False  # read files the load history says were loaded already
     preview: bool = False
+    interval: Interval | None = None  # of a partitioned pipeline: the interval being built (run/intervals.py)
     inputs: dict[str, int | None] = field(default_factory=dict)  # tables read: fqn -> main's snapshot then
     upstream_branches: dict[str, str] = field(default_factory=dict)  # fqn -> a held upstream run's branch, read instead of main
     _views: list[str] = field(default_factory=list)
@@ -152,6 +154,13 @@ class RunContext:
         self._views.append(view)
         return quote(view)
 
+    def temp_view(self, df: "DataFrame", role: str) -> str:
+        """`df` as a view of this run (dropped at cleanup), by its quoted name."""
+        view = f"rat_{role}_{self.run_id}"
+        df.createOrReplaceTempView(view)
+        self._views.append(view)
+        return quote(view)
+
     def jinja_context(self, this: str) -> dict[str, Any]:
         context: dict[str, Any] = {
             "ref": self.ref_ident,
@@ -162,6 +171,8 @@ class RunContext:
             "is_scd2": self.is_scd2,
             "config": self.config.as_dict(),
         }
+        if self.interval is not None:
+            context["interval_start"], context["interval_end"] = self.interval.start_text, self.interval.end_text
         # Only defined when incremental, so `{% if is_incremental() %}` guards it on a first run.
         if self.is_incremental() and self.config.watermark_column:
             context["watermark_value"] = self.watermark_value()
@@ -184,6 +195,9 @@ class PythonContext:
         self.this = run.table.ident
         self.run_started_at = run.run_started_at
         self.config = run.config.as_dict()
+        interval = run.interval  # of a partitioned pipeline; None otherwise
+        self.interval_start = interval.start_text if interval else None
+        self.interval_end = interval.end_text if interval else None
 
     def ref(self, name: str) -> "DataFrame":
         return self._run.spark.table(self._run.ref_ident(name))

@@ -33,13 +33,14 @@ from ..lake.spark_errors import is_cancellation, summarise
 from ..lake.table import IcebergTable, run_branch
 from ..notes import RunNote
 from ..project.model import PipelineRef, Project
+from ..project.partitions import Interval
 from ..project.pipeline_source import LoadedPipeline
 from ..project.settings import target_file_size
 from ..store.state import QualityOutcome, RunRecord, StateDB
 from .build import build
 from ..landing.load_history import LoadHistory
 from .context import RunContext, run_timestamp
-from . import diff_gates, landing_steps
+from . import diff_gates, intervals, landing_steps
 from .explain import unique_key_changed, why_no_rows
 from .loading import load_checked
 from .names import case_sensitive
@@ -78,6 +79,7 @@ class RunOptions:
     review: bool = False  # stop before main with the branch kept (also `@review: true`); see diff_gates.hold
     review_group: str | None = None  # the selection a reviewed run belongs to (approved or rejected together)
     upstream_branches: dict[str, str] = field(default_factory=dict)  # fqn -> branch its ref() reads instead of main
+    intervals: list[Interval] | None = None  # a backfill's intervals of a partitioned pipeline (intervals.py)
 
 
 class _WriteFailed(Exception):
@@ -124,6 +126,7 @@ class Execution:
         self.nothing_new: str | None = None  # "nothing new in …": the run writes nothing, main stays
         self.review = options.review  # or the pipeline's `review` setting, once loaded
         self.held = False  # stopped before main, awaiting review: cleanup keeps the branch
+        self.intervals: list[Interval] | None = None  # a partitioned pipeline's intervals this run writes
 
     # -- plumbing -----------------------------------------------------------------
     def log(self, message: str, level: str = "info") -> None:
@@ -187,8 +190,9 @@ class Execution:
                     self.table, self.table_existed, self.storage, self.options.full_refresh, self.log, self.ensure_catalog,
                     history, memory, self.options.reload_files, upstream_branches=self.options.upstream_branches,
                 )
+                intervals.plan(self)
             with self.phase("build_result") as info:
-                landing_steps.build_result(self, info)
+                (landing_steps if self.intervals is None else intervals).build_result(self, info)
                 landing_steps.record_files_read(self)
             with self.phase("iceberg_write") as info:
                 if self.nothing_new is None:
@@ -278,7 +282,10 @@ class Execution:
         moved = self.stage is not None or (empty and self.table_existed)
         before = target.head(self.branch) if moved else self.base_snapshot
         try:
-            WRITERS[config.merge_strategy](job)
+            if self.intervals is None:
+                WRITERS[config.merge_strategy](job)
+            else:
+                intervals.replace(self, job)
         except RatError:
             raise
         except Exception as exc:
@@ -320,8 +327,9 @@ class Execution:
         the create succeeded: a run that lost a race to create the same table must never drop it."""
         assert self.result is not None
         try:
+            by_interval = intervals.partitioning(config, self.result.schema)
             self.table.create_empty(table_schema(self.result.schema, config), self.properties(config),
-                                    partition_by(config))
+                                    partition_by(config) if by_interval is None else by_interval)
         except Exception as exc:
             if is_cancellation(exc) or "already exists" not in str(exc):
                 raise

@@ -11,6 +11,7 @@ from ..events import EventBus, LogLine, RunFinished
 from ..landing.archive import LandingArchive
 from ..lake.table import IcebergTable
 from ..project.model import PipelineRef, Project
+from ..store.intervals import IntervalStore
 from ..store.state import RunRecord, StateDB
 from .publish import fast_forward
 from .schema_evolution import settle_schema_changes
@@ -41,6 +42,7 @@ def _finish(state: StateDB, events: EventBus, record: RunRecord, **fields) -> Ru
     state.update_run(record.run_id, branch=None, created_table=False, **fields)
     finished = state.get_run(record.run_id)
     assert finished is not None
+    IntervalStore(state).settle(finished.run_id, finished.status, finished.snapshot_id)  # a held backfill's
     events.publish(RunFinished(finished.run_id, finished.pipeline, finished.status, finished.rows_written,
                                finished.error, finished.snapshot_id, notes=len(finished.notes)))
     return finished

@@ -16,6 +16,7 @@ from ..lake.job_cancel import cancel_until_stopped
 from ..lake.session import SparkManager
 from ..project.model import PipelineRef, Project
 from ..storage import Storage
+from ..store.intervals import IntervalStore
 from ..store.state import RunRecord, StateDB
 from .across_processes import join_covering_run, pipeline_held
 from .phases import Execution, RunOptions
@@ -51,6 +52,7 @@ class Runner:
                  storage: Storage):
         self.project, self.spark, self.state, self.events = project, spark, state, events
         self.storage = storage
+        self.intervals = IntervalStore(state)
         self._pipeline_locks: dict[PipelineRef, threading.Lock] = defaultdict(threading.Lock)
         self._lock = threading.Lock()
         self.active: dict[str, RunHandle] = {}
@@ -153,6 +155,7 @@ class Runner:
                     record.run_id, status=record.status, finished_at=record.finished_at, error=record.error,
                     rows_written=record.rows_written, snapshot_id=record.snapshot_id,
                 )
+                self.intervals.settle(record.run_id, record.status, record.snapshot_id)
             except Exception:
                 log.exception("could not record the end of run %s", record.run_id)
             with self._lock:

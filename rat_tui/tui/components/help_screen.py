@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..keymap import CONSOLE_KEYMAP, GROUPS, KeyAction, key_label
+from ..keymap import CONSOLE_KEYMAP, GROUPS, INTERVALS_KEYMAP, KeyAction, key_label
 
 EXTRA_KEYS = [
     ("Enter", "select a tree node / preview the selected landing file / in a lineage: show that node in the tree"),
@@ -97,5 +97,6 @@ class HelpScreen(ModalScreen[None]):
         for key, what in EXTRA_KEYS:
             table.add_row(key, what)
         table.add_row("In the SQL console", ", ".join(f"{key_label(k.key)} {k.description.lower()}" for k in CONSOLE_KEYMAP))
+        table.add_row("In the Intervals tab", ", ".join(f"{key_label(k.key)} {k.palette.lower()}" for k in INTERVALS_KEYMAP))
         table.add_row("In its editor", EDITOR_KEYS)
         return table

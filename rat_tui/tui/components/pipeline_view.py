@@ -25,6 +25,7 @@ from ...core.events import Event, RunQueued
 from ..keymap import key_label
 from .automation_pane import AutomationPane
 from .freshness_view import PipelineFreshness
+from .intervals_pane import IntervalsPane
 from .loading import app_closing, post_loaded
 from .project_tree import NodeData
 from .result_table import selected_key, show_rows
@@ -84,6 +85,9 @@ class PipelineView(Vertical):
         if app_closing(self.app):
             return
         self.show_source(message.detail)
+        if message.detail["config"].get("partitions") and not self.query("#tab-intervals"):  # partitioned only
+            self.query_one(TabbedContent).add_pane(TabPane("Intervals", IntervalsPane(self.workbench, self.fqn),
+                                                           id="tab-intervals"))
         self.show_runs(message.runs)
         self.show_versions(message.versions)
         self.query_one(UnitTestsPane).show(message.unit_tests)

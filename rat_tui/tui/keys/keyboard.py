@@ -51,6 +51,7 @@ class Keyboard:
             "watch": lambda: self.view.toggle_watch(),
             "automation": lambda: self.view.automation(),
             "freshness": lambda: self.view.freshness(),
+            "intervals": lambda: self.view.intervals(),
             "pull": lambda: self.upkeep.pull(),
             "prev_tab": lambda: self.view.switch_tab(-1),
             "next_tab": lambda: self.view.switch_tab(1),

@@ -1,5 +1,5 @@
 """Keys on what is shown: the pipeline panel's tabs, the SQL console (with a name to insert), the panes and
-screens the app opens (log, automation, freshness, help), focus, watching and refresh."""
+screens the app opens (log, automation, freshness, intervals, help), focus, watching and refresh."""
 from __future__ import annotations
 
 
@@ -8,6 +8,7 @@ from textual.widgets import DataTable
 from ...core.commands.console_text import sql_name
 from ..components.automation_pane import AutomationScreen
 from ..components.freshness_view import FreshnessScreen
+from ..components.intervals_pane import IntervalsScreen
 from ..components.console import ConsolePanel
 from ..components.help_screen import HelpScreen
 from ..components.log_panel import LogPanel
@@ -58,6 +59,9 @@ class ViewKeys(KeyGroup):
 
     def freshness(self) -> None:
         self.app.push_screen(FreshnessScreen(self.app.workbench.freshness))
+
+    def intervals(self) -> None:
+        self.app.push_screen(IntervalsScreen(self.app.workbench))
 
     def help(self) -> None:
         self.app.push_screen(HelpScreen(self.app.keymap))

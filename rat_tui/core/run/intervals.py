@@ -1,0 +1,141 @@
+"""A partitioned pipeline's run (`partitions:` in config.yaml): which intervals it does, its result built once per
+interval with `{{ interval_start }}` and `{{ interval_end }}`, and a write that replaces exactly those intervals'
+rows (delete by the column, then insert), so running an interval again gives the same table.
+
+Every interval of one run (a normal run, or a backfill) goes onto the run's one branch; quality tests read that
+branch and main moves once, as for any run. The record of each interval is kept in state.db (store/intervals.py).
+"""
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from ..errors import RatError
+from ..events import IntervalBuilt
+from ..lake.table import quote
+from ..project.partitions import Interval, Partitions
+from ..project.pipeline_config import PipelineConfig
+from ..store.intervals import IntervalState, IntervalStore
+from .build import build
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column
+    from pyspark.sql.types import StructType
+
+    from .strategies import WriteJob
+
+# Each function takes the run (phases.Execution, which imports this module: hence Any).
+Execution = Any
+
+
+def code_version(source: str) -> str:
+    """What tells an interval done by this code from one done by other code: the pipeline file's hash."""
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+def all_until(partitions: Partitions, now: datetime | None = None) -> list[Interval]:
+    """Every whole interval from the configured start to now."""
+    return partitions.intervals(None, now or datetime.now(timezone.utc))
+
+
+def preview_interval(config: PipelineConfig) -> Interval | None:
+    """What a preview of a partitioned pipeline builds: the newest whole interval (the first, before it ends)."""
+    if config.partitions is None:
+        return None
+    intervals = all_until(config.partitions)
+    if intervals:
+        return intervals[-1]
+    first = config.partitions.start
+    return Interval(first, config.partitions.step(first), config.partitions.grain)
+
+
+def due(partitions: Partitions, states: list[IntervalState], intervals: list[Interval]) -> list[Interval]:
+    """A normal run's intervals: those after the newest done one, plus `lookback` done ones before them."""
+    done = [index for index, state in enumerate(states) if state.status in ("done", "stale")]
+    first = max(0, done[-1] + 1 - partitions.lookback) if done else 0
+    return intervals[first:]
+
+
+def plan(ex: Execution) -> None:
+    """At config loading: the run's intervals (given by a backfill, or due), recorded as planned."""
+    assert ex.pipeline is not None
+    partitions = ex.pipeline.config.partitions
+    chosen = ex.options.intervals
+    if partitions is None:
+        if chosen is not None:
+            raise RatError(f"{ex.ref.fqn} sets no partitions in its config.yaml, so it has no intervals to backfill")
+        return
+    if chosen is None:
+        store = IntervalStore(ex.state)
+        intervals = all_until(partitions)
+        chosen = intervals if ex.options.full_refresh else due(
+            partitions, store.states(ex.ref.fqn, intervals, code_version(ex.pipeline.source)), intervals)
+    ex.intervals = list(chosen)
+    IntervalStore(ex.state).plan(ex.ref.fqn, ex.record.run_id, ex.intervals, code_version(ex.pipeline.source))
+
+
+def in_intervals(column: str, intervals: list[Interval]) -> str:
+    """The SQL condition for rows of these intervals; neighbouring intervals make one range."""
+    spans: list[list[Interval]] = []
+    for interval in sorted(intervals, key=lambda i: i.start):
+        if spans and spans[-1][-1].end == interval.start:
+            spans[-1].append(interval)
+        else:
+            spans.append([interval])
+    name = quote(column)
+    return " OR ".join(f"({name} >= '{span[0].start_text}' AND {name} < '{span[-1].end_text}')" for span in spans)
+
+
+def partitioning(config: PipelineConfig, schema: "StructType") -> "Column | None":
+    """The table of a partitioned pipeline is partitioned by its grain (`days(order_date)`): an interval's delete
+    drops whole files, and a downstream interval reads only its own. None for a column of another type."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import DateType, TimestampNTZType, TimestampType
+
+    partitions = config.partitions
+    if partitions is None:
+        return None
+    field = next((f for f in schema.fields if f.name.lower() == partitions.column.lower()), None)
+    if field is None or not isinstance(field.dataType, (DateType, TimestampType, TimestampNTZType)):
+        return None
+    transform = {"day": F.days, "hour": F.hours, "month": F.months}[partitions.grain]
+    return transform(F.col(field.name))
+
+
+def build_result(ex: Execution, info: dict) -> None:
+    """The result of every interval, in order, one progress line each; rows outside an interval are not kept."""
+    assert ex.ctx is not None and ex.pipeline is not None and ex.pipeline.config.partitions is not None
+    if not ex.intervals:
+        ex.nothing_new = info["message"] = "every interval up to now is done"
+        ex.log(ex.nothing_new)
+        info["rows"] = 0
+        return
+    column = ex.pipeline.config.partitions.column
+    views = []
+    for number, interval in enumerate(ex.intervals, 1):
+        ex.check_cancel()
+        ex.ctx.interval = interval
+        try:
+            views.append(ex.ctx.temp_view(build(ex.ctx, ex.pipeline).where(in_intervals(column, [interval])),
+                                          f"interval_{number}"))
+        except Exception as exc:
+            if "cannot resolve" in str(exc) or "UNRESOLVED_COLUMN" in str(exc):
+                raise RatError(f"partitions column '{column}' is not in the pipeline's result",
+                               ex.pipeline.source_relpath) from None
+            raise
+        finally:
+            ex.ctx.interval = None  # quality tests read the whole branch, not one interval
+        ex.events.publish(IntervalBuilt(ex.record.run_id, ex.ref.fqn, number, len(ex.intervals), interval.start_text,
+                                        interval.end_text))
+    # one statement over a view an interval: Spark analyses it once (a chain of unions, once per union)
+    ex.result = ex.spark.sql(" UNION ALL ".join(f"SELECT * FROM {view}" for view in views))
+
+
+def replace(ex: Execution, job: "WriteJob") -> None:
+    """Delete the intervals' rows on the branch, then insert the result: a rerun of an interval is idempotent."""
+    assert ex.pipeline is not None and ex.pipeline.config.partitions is not None
+    condition = in_intervals(ex.pipeline.config.partitions.column, ex.intervals)
+    job.sql(f"DELETE FROM {job.target} WHERE {condition}")
+    job.writer(job.new).append()
+

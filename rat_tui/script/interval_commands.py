@@ -1,0 +1,21 @@
+"""Script commands of intervals and backfills (issue 39): intervals, backfill."""
+from __future__ import annotations
+
+import argparse
+
+from .commands import ScriptContext, arg, command
+
+
+@command("intervals", arg("pipeline"), arg("--start"), arg("--end"))
+def _intervals(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    return ctx.wb.intervals(a.pipeline, a.start, a.end)
+
+
+@command("backfill", arg("pipeline"), arg("--start", required=True), arg("--end", required=True),
+         arg("--missing", action="store_true"), arg("--failed", action="store_true"),
+         arg("--stale", action="store_true"), arg("--all", action="store_true"),
+         arg("--review", action="store_true"), arg("--dry-run", action="store_true"))
+def _backfill(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    """[--start, --end) of the pipeline; by default its missing and failed intervals."""
+    choose = tuple(name for name in ("missing", "failed", "stale", "all") if getattr(a, name))
+    return ctx.wb.backfill(a.pipeline, a.start, a.end, choose, review=a.review, dry_run=a.dry_run)
