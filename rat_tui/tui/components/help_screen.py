@@ -34,8 +34,7 @@ LEGEND = [
     (("◉", "green"), "last run succeeded with notes on what it did to the data (its Run tab lists them)"),
     (("◆", "magenta"), "a run awaits review: a approves it, x rejects it (its diff is in the Run tab)"),
     (("*", "yellow"), "the working copy differs from the published version"),
-    (("◷", "yellow"), "the table is late by its freshness policy: past warn_after (red: past error_after); f lists "
-                      "every table, the latest first"),
+    (("◷", "yellow"), "the table is past its freshness warn_after (red: error_after); f lists the latest first"),
     (("⇣", "cyan"), "a newer version is in the bucket (g pulls it); ⇣! it was also edited here"),
     (("@123456", "grey50"), "after a table: the last 6 digits of its current snapshot (empty: no snapshot)"),
     (("3 files", "grey50"), "after a zone: its active landing files"),

@@ -7,20 +7,29 @@ from textual.widgets._footer import FooterKey
 
 class WholeHintsFooter(Footer):
     """Textual's footer cut the last hint where the bar ends (`c Ca`, `q ▏`). A hint that does not fit
-    whole before the palette key is left out (help and the palette list every key)."""
+    whole before the palette key is left out (help and the palette list every key).
+
+    Widths are measured from the hints' text as they are composed, not read from the layout after a
+    refresh: the footer recomposes as the palette opens, and the screen shown under the palette kept
+    the hints of that moment, so a hint dropped one refresh later still showed cut there."""
 
     async def recompose(self) -> None:
         await super().recompose()
-        self.call_after_refresh(self._drop_cut_hints)
+        self._fit_hints()
 
     def on_resize(self) -> None:
-        for key in self.query(FooterKey):
-            key.display = True  # a wider bar may hold hints a narrower one left out
-        self.call_after_refresh(self._drop_cut_hints)
+        self._fit_hints()  # a wider bar may hold hints a narrower one left out
 
-    def _drop_cut_hints(self) -> None:
-        palette = self.query("FooterKey.-command-palette")
-        room = self.size.width - (palette.first().outer_size.width if palette else 0)
-        for key in self.query(FooterKey):
-            if not key.has_class("-command-palette") and key.virtual_region_with_margin.right > room:
-                key.display = False
+    def _fit_hints(self) -> None:
+        if not self.size.width:
+            return  # not laid out yet: its first resize fits them
+        keys = list(self.query(FooterKey))
+        palette = sum(self._width(key) for key in keys if key.has_class("-command-palette"))
+        right = 0
+        for key in keys:
+            if not key.has_class("-command-palette"):
+                right += self._width(key)
+                key.display = right <= self.size.width - palette
+
+    def _width(self, key: FooterKey) -> int:
+        return key.get_content_width(self.size, self.app.size) + key.styles.gutter.width + key.styles.margin.width
