@@ -55,11 +55,14 @@ class IcebergTable:
     def create_empty(self, schema: "StructType", properties: dict[str, str], partition_column: str | None) -> None:
         self.create_with(self.spark.createDataFrame([], schema), properties, partition_column)
 
-    def create_with(self, rows: "DataFrame", properties: dict[str, str], partition_column: str | None) -> None:
-        """The table made from `rows`: their schema, and their rows as its first snapshot, in one commit."""
+    def create_with(self, rows: "DataFrame", properties: dict[str, str], partition_column: str | None,
+                    namespace_made: bool = False) -> None:
+        """The table made from `rows`: their schema, and their rows as its first snapshot, in one commit.
+        `namespace_made`: the caller made the layer's namespace (a Spark statement fewer)."""
         from pyspark.sql import functions as F
 
-        self.spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {quote(self.ref.namespace, self.ref.layer)}")
+        if not namespace_made:
+            self.spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {quote(self.ref.namespace, self.ref.layer)}")
         writer = rows.writeTo(self.ident).using("iceberg")
         if partition_column:
             writer = writer.partitionedBy(F.col(partition_column))
