@@ -27,6 +27,7 @@ def save_to_finished(wb, fqn: str, sql: str, repeat: int) -> list[float]:
     import threading
     import time
 
+    from rat_tui.core.commands.watching import changed_at
     from rat_tui.core.events import RunFinished
     from rat_tui.core.project.watch import PipelineChanged, ProjectWatcher
 
@@ -36,7 +37,8 @@ def save_to_finished(wb, fqn: str, sql: str, repeat: int) -> list[float]:
     def on_changes(changes) -> None:
         for change in changes:
             if isinstance(change, PipelineChanged):
-                wb.request_run(change.pipeline, trigger="watch")
+                wb.request_run(change.pipeline, trigger="watch",
+                               changed_at=changed_at(wb.project.root / path for path in change.paths))
 
     watcher = ProjectWatcher(wb.project, on_changes, wb.project.settings.watch_debounce_ms / 1000)
     watcher.start()

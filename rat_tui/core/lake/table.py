@@ -56,12 +56,15 @@ class IcebergTable:
                      partition_column: "str | Column | None") -> None:
         self.create_with(self.spark.createDataFrame([], schema), properties, partition_column)
 
-    def create_with(self, rows: "DataFrame", properties: dict[str, str], partition_column: "str | Column | None") -> None:
+    def create_with(self, rows: "DataFrame", properties: dict[str, str], partition_column: "str | Column | None",
+                    namespace_made: bool = False) -> None:
         """The table made from `rows`: their schema, and their rows as its first snapshot, in one commit;
-        partitioned by a column's values, or by a transform of one (`days(order_date)`)."""
+        partitioned by a column's values, or by a transform of one (`days(order_date)`). `namespace_made`:
+        the caller made the layer's namespace (a Spark statement fewer)."""
         from pyspark.sql import functions as F
 
-        self.spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {quote(self.ref.namespace, self.ref.layer)}")
+        if not namespace_made:
+            self.spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {quote(self.ref.namespace, self.ref.layer)}")
         writer = rows.writeTo(self.ident).using("iceberg")
         if partition_column is not None:
             writer = writer.partitionedBy(F.col(partition_column) if isinstance(partition_column, str)
@@ -122,22 +125,23 @@ class IcebergTable:
         snapshot = None if head is None else table.snapshot(head)
         return snapshot is None or int(snapshot.summary().get("total-records") or 0) == 0
 
-    def schema_and_property(self, key: str) -> tuple["StructType", int, str | None]:
+    def schema_and_property(self, key: str, table=None) -> tuple["StructType", int, str | None]:
         """main's schema as Spark sees it, its id, and one table property, from one load of the table
-        (`spark.table().schema` and `SHOW TBLPROPERTIES` were two Spark analyses: 90 ms a run)."""
+        (`spark.table().schema` and `SHOW TBLPROPERTIES` were two Spark analyses: 90 ms a run), or from
+        `table`, a Java table loaded earlier that nothing has committed to since."""
         import json
 
         from pyspark.sql.types import StructType
 
-        table = self._iceberg()
+        table = table if table is not None else self._iceberg()
         jvm = self.spark.sparkContext._jvm
         spark_schema = jvm.org.apache.iceberg.spark.SparkSchemaUtil.convert(table.schema())
         return (StructType.fromJson(json.loads(spark_schema.json())), table.schema().schemaId(),
                 table.properties().get(key))
 
-    def main_and_schema(self) -> tuple[int | None, int]:
-        """main's snapshot and the current schema id, from one load."""
-        table = self._iceberg()
+    def main_and_schema(self, table=None) -> tuple[int | None, int]:
+        """main's snapshot and the current schema id, from one load (or from `table`, just loaded)."""
+        table = table if table is not None else self._iceberg()
         return self.head("main", table), table.schema().schemaId()
 
     def added_range(self, branch: str, column: str) -> tuple[int, int, int, int] | None:
@@ -167,9 +171,10 @@ class IcebergTable:
     # Branches are made, dropped and fast-forwarded through the Java API: the SQL statements are
     # parsed, analysed and planned by Spark before the same commit (measured 65 ms against 40 ms
     # for a branch, 90 ms against 25 ms for the fast-forward, on a busy machine).
-    def create_branch(self, branch: str, at_snapshot: int | None = None) -> None:
-        """A branch at main's head, or at `at_snapshot` (what main was when a run began); kept if it exists."""
-        table = self._iceberg()
+    def create_branch(self, branch: str, at_snapshot: int | None = None, table=None) -> None:
+        """A branch at main's head, or at `at_snapshot` (what main was when a run began); kept if it exists.
+        `table`: the Java table loaded earlier, if nothing has committed to it since (one load less)."""
+        table = table if table is not None else self._iceberg()
         if table.refs().get(branch) is not None:
             return
         manage = table.manageSnapshots()
@@ -187,17 +192,25 @@ class IcebergTable:
         named += [f"{key} => {value}" for key, value in arguments.items()]
         self.spark.sql(f"CALL {quote(self.ref.namespace)}.system.{name}({', '.join(named)})")
 
-    def fast_forward(self, branch: str, remove_property: str | None = None) -> int:
+    def fast_forward(self, branch: str, remove_property: str | None = None, drop_branch: bool = False,
+                     table=None) -> int:
         """Moves main to the branch (what the `fast_forward` procedure does, without the SQL round
-        trip); returns main's new snapshot. `remove_property` goes in the same commit."""
-        table = self._iceberg()
+        trip); returns main's new snapshot. `remove_property`, and with `drop_branch` the branch's
+        removal, go in the same commit (a separate drop was one more commit and two more loads a run).
+        `table`: the Java table just loaded by the caller (Iceberg refreshes it before committing)."""
+        table = table if table is not None else self._iceberg()
+
+        def moved(manage):
+            manage = manage.fastForwardBranch("main", branch)
+            return manage.removeBranch(branch) if drop_branch else manage
+
         if remove_property is not None and table.properties().get(remove_property) is not None:
             transaction = table.newTransaction()
-            transaction.manageSnapshots().fastForwardBranch("main", branch).commit()
+            moved(transaction.manageSnapshots()).commit()
             transaction.updateProperties().remove(remove_property).commit()
             transaction.commitTransaction()
         else:
-            table.manageSnapshots().fastForwardBranch("main", branch).commit()
+            moved(table.manageSnapshots()).commit()
         return self.head("main", table)
 
     def set_current(self, snapshot_id: int) -> None:

@@ -118,12 +118,15 @@ def build(ctx: RunContext, pipeline: LoadedPipeline) -> "DataFrame":
     return df
 
 
-def materialise(df: "DataFrame", relpath: str) -> "DataFrame":
-    """Run the query once; later phases read the checkpoint, so the result cannot change under them."""
+def materialise(df: "DataFrame", relpath: str) -> tuple["DataFrame", int]:
+    """Run the query once and count its rows; later phases read the checkpoint, so the result cannot change
+    under them. The count is the job that fills the checkpoint: an eager checkpoint and then a count were
+    two jobs (a unit test's table_after, a merge's run)."""
     from pyspark.sql import functions as F
 
     try:
-        return df.withColumn(ORDER_COLUMN, F.monotonically_increasing_id()).localCheckpoint(eager=True)
+        checkpoint = df.withColumn(ORDER_COLUMN, F.monotonically_increasing_id()).localCheckpoint(eager=False)
+        return checkpoint, checkpoint.count()
     except Exception as exc:
         if is_cancellation(exc):
             raise

@@ -38,12 +38,12 @@ def build_result(ex: Execution, info: dict) -> None:
         ex.result = result  # runs once, in the write
         return
     try:
-        ex.result = materialise(result, ex.pipeline.source_relpath)
+        ex.result, ex.result_rows = materialise(result, ex.pipeline.source_relpath)
     except RatError as exc:
         if exc.__context__ is None or not widen(ex, exc.__context__):
             raise
-        ex.result = materialise(build(ex.ctx, ex.pipeline), ex.pipeline.source_relpath)
-    info["rows"] = ex.result_rows = ex.result.count()
+        ex.result, ex.result_rows = materialise(build(ex.ctx, ex.pipeline), ex.pipeline.source_relpath)
+    info["rows"] = ex.result_rows
 
 
 def widen(ex: Execution, exc: BaseException) -> bool:

@@ -114,6 +114,9 @@ class Execution:
         self.branch_made = False
         self.table_existed = False
         self.base_snapshot: int | None = None
+        # the Java table as the run loaded it, while nothing has committed to it since: the schema and the
+        # branch are read and made from it (two catalog loads fewer a run); None once anything commits
+        self.java_table = None
         self.schema_id: int | None = None  # what the run writes with; main must still have it to publish
         self.schema_changes_pending = False  # this run changed the schema, or found changes to settle
         self.stage: IcebergTable | None = None  # a rebuild writes here (rebuild.py)
@@ -175,10 +178,11 @@ class Execution:
                 # Fixes what the run branches from; the branch itself is made just before the first
                 # write, so a run refused or failed before writing leaves the table's metadata untouched.
                 self.ensure_catalog(self.ref.namespace)
-                loaded = self.table.loaded()
+                loaded = self.java_table = self.table.loaded()
                 self.table_existed = loaded is not None
                 if loaded is not None and pending_changes(self.spark, loaded):  # a crashed run's, say: never built on
                     self.settle_schema_changes()
+                    self.java_table = None
                 self.base_snapshot = self.table.head("main", loaded) if loaded is not None else None
             with self.phase("config_loading"):
                 self.pipeline = self.load()
@@ -231,7 +235,8 @@ class Execution:
     def make_branch(self, at_snapshot: int | None = None) -> None:
         """The run's branch, from the main the run began with (it publishes only onto that: see merge)."""
         self.state.update_run(self.record.run_id, branch=self.branch)
-        self.table.create_branch(self.branch, at_snapshot)
+        self.table.create_branch(self.branch, at_snapshot, self.java_table)
+        self.java_table = None
         self.branch_made = True
         if at_snapshot is None:  # a table this run created: its branch starts at the empty main
             self.base_snapshot = self.table.head(self.branch)
@@ -345,7 +350,7 @@ class Execution:
         widening) are metadata commits made here; they change no value main returns.
         """
         assert self.result is not None
-        schema, self.schema_id, unique_key = self.table.schema_and_property(UNIQUE_KEY_PROPERTY)
+        schema, self.schema_id, unique_key = self.table.schema_and_property(UNIQUE_KEY_PROPERTY, self.java_table)
         sensitive = case_sensitive(self.spark)
         plan = plan_schema(schema, table_schema(self.result.schema, config), sensitive)
         full_refresh = self.options.full_refresh
@@ -357,8 +362,10 @@ class Execution:
         if not rebuild:
             self.state.update_run(self.record.run_id, branch=self.branch)  # first: recovery visits runs with a branch
             self.schema_changes_pending |= bool(plan.added or plan.widened)
-            self.schema_id = apply_plan(self.table, plan, self.schema_id, self.record.run_id,
-                                        lambda *change: landing_steps.type_change_remedy(self, *change))
+            applied = apply_plan(self.table, plan, self.schema_id, self.record.run_id,
+                                 lambda *change: landing_steps.type_change_remedy(self, *change))
+            if applied != self.schema_id:  # a schema commit: the table loaded at the start is stale
+                self.schema_id, self.java_table = applied, None
         self.result = align(self.result, plan)
         self.schema_notes = plan.run_notes()
         for note in self.schema_notes:
@@ -395,8 +402,10 @@ class Execution:
             self.record.run_id, outcome.name, outcome.severity, outcome.status, outcome.violations, outcome.ms))
 
     def merge(self) -> None:
+        """main moves to the branch, which goes in the same commit."""
         self.record_published(fast_forward(self.table, self.branch, self.record.run_id, self.base_snapshot,
                                            self.schema_id, self.log, self.check_cancel))
+        self.branch_made = False
 
     def check_main_unchanged(self) -> None:
         check_main_unchanged(self.table, self.base_snapshot, self.schema_id)

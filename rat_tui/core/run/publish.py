@@ -15,8 +15,9 @@ MERGE_ATTEMPTS = 3
 
 
 def check_main_unchanged(table: IcebergTable, base_snapshot: int | None, schema_id: int | None,
-                         since: str = "while this run was running") -> None:
-    main, current_schema = table.main_and_schema()
+                         since: str = "while this run was running", loaded=None) -> None:
+    """`loaded`: the Java table just loaded, when the caller commits through it next."""
+    main, current_schema = table.main_and_schema(loaded)
     if main != base_snapshot:
         raise RatError(
             f"main of {table.ref.fqn} moved {since} (snapshot {base_snapshot} → {main}: another run published, "
@@ -29,7 +30,8 @@ def check_main_unchanged(table: IcebergTable, base_snapshot: int | None, schema_
 def fast_forward(table: IcebergTable, branch: str, run_id: str, base_snapshot: int | None, schema_id: int | None,
                  log: Callable[[str, str], None], check_cancel: Callable[[], None] = lambda: None,
                  since: str = "while this run was running") -> int:
-    """Fast-forward main to the branch, only if main is still where the run began; returns main's new snapshot.
+    """Fast-forward main to the branch and drop the branch, in one commit, only if main is still where
+    the run began; returns main's new snapshot. The check and the commit share one load of the table.
 
     A fast-forward alone would also succeed after main was rolled back to an ancestor, silently
     bringing the rolled-back rows back; and it would be pointless to retry after another run
@@ -37,9 +39,11 @@ def fast_forward(table: IcebergTable, branch: str, run_id: str, base_snapshot: i
     """
     for attempt in range(1, MERGE_ATTEMPTS + 1):
         check_cancel()
-        check_main_unchanged(table, base_snapshot, schema_id, since)
+        loaded = table.loaded()
+        check_main_unchanged(table, base_snapshot, schema_id, since, loaded)
         try:
-            published = table.fast_forward(branch, remove_property=record_key(run_id))
+            published = table.fast_forward(branch, remove_property=record_key(run_id), drop_branch=True,
+                                           table=loaded)
             testpoints.reached("after:fast_forward")
             return published
         except Exception as exc:

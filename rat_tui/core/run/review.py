@@ -59,8 +59,7 @@ def approve(spark, state: StateDB, events: EventBus, record: RunRecord, ensure_c
         events.publish(LogLine(record.run_id, level, message))
 
     published = fast_forward(table, branch, record.run_id, record.review.get("base_snapshot"),
-                             record.review.get("schema_id"), say, since=SINCE)
-    table.drop_branch(branch)
+                             record.review.get("schema_id"), say, since=SINCE)  # the branch goes with it
     log.info("run %s of %s approved; main is now %s", record.run_id, record.pipeline, published)
     return _finish(state, events, record, status="success", snapshot_id=published)
 

@@ -123,10 +123,8 @@ def _write(ctx: UnitContext, scratch: ScratchTable, pipeline: LoadedPipeline, te
     if not scratch.created:
         empty_rows = ctx.spark.createDataFrame([], table_schema(result.schema, config))
         scratch.create(empty_rows, _properties(config), partition_by(config))
-    once = writes_once(config, empty)
-    new = result if once else materialise(result, pipeline.source_relpath)
-    job = WriteJob(scratch.table, BRANCH, new, config, ctx.run_id, started, None if once else new.count(),
-                   target_empty=empty)
+    new, rows = (result, None) if writes_once(config, empty) else materialise(result, pipeline.source_relpath)
+    job = WriteJob(scratch.table, BRANCH, new, config, ctx.run_id, started, rows, target_empty=empty)
     try:
         WRITERS[config.merge_strategy](job)
     except RatError as exc:

@@ -58,8 +58,10 @@ class ScratchTable:
         self.created = False
 
     def create(self, rows: "DataFrame", properties: dict[str, str], partition: str | None) -> None:
-        """The table with `rows` (`this`, or none) as its schema and first snapshot: one commit."""
-        self.table.create_with(rows, properties, partition)
+        """The table with `rows` (`this`, or none) as its schema and first snapshot: one commit. A Hadoop
+        catalog's namespace is its folder: made here, not by a CREATE NAMESPACE statement each test."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.table.create_with(rows, properties, partition, namespace_made=True)
         self.created = True
 
     def after(self) -> "DataFrame":

@@ -200,3 +200,27 @@ def test_unit_tests_before_build_stop_a_selection(scratch, monkeypatch):
     with pytest.raises(RatError, match="1 of 1 unit test"):
         scratch.wb.run(f"+{fqn}")
     assert scratch.wb.state.runs(fqn, limit=5) == []
+
+
+def test_a_table_after_unit_test_runs_few_spark_jobs(scratch):
+    """Each Spark job is a fixed cost every unit test pays (20 tests should take seconds): counted, never
+    timed. The result is materialised and counted in one job; the write is the run's own merge."""
+    scratch.pipeline("bronze", "src", "-- @merge_strategy: full_refresh\nSELECT 1 AS id, 'a' AS v\n")
+    fqn = scratch.pipeline("silver", "upper", KEYED.format(strategy="incremental").replace("v FROM", "UPPER(v) AS v FROM"))
+    unit(scratch, fqn, "after", """\
+        given: [{input: ref('bronze.src'), rows: [{id: 1, v: new}]}]
+        this: [{id: 1, v: OLD}, {id: 2, v: KEPT}]
+        expect: {table_after: [{id: 1, v: NEW}, {id: 2, v: KEPT}]}
+        """)
+    assert results(scratch, fqn)["after"]["status"] == "passed"  # warm: the first pass plans every query once
+    dag = scratch.wb.spark.session().sparkContext._jsc.sc().dagScheduler()
+    before = dag.numTotalJobs()
+
+    assert results(scratch, fqn)["after"]["status"] == "passed"
+
+    assert dag.numTotalJobs() - before == JOBS_OF_A_TABLE_AFTER_TEST
+
+
+# `this` written (1), the result materialised and counted (1), the batch's NULL and distinct keys (1), the
+# MERGE deleting its keys (2), the append (1), the table read back (1)
+JOBS_OF_A_TABLE_AFTER_TEST = 7
