@@ -61,9 +61,9 @@ def run_state(app: RatApp):
 
 def quietly(app: RatApp, edit) -> None:
     """A file edit that is set-up, not a save the watcher should run (watch stays in its default state)."""
-    app.set_watch(False)
+    app.workbench.watching.set(False)
     edit()
-    app.set_watch(True)
+    app.workbench.watching.set(True)
 
 
 async def capture(project: Path) -> None:
