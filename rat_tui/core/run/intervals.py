@@ -128,8 +128,17 @@ def build_result(ex: Execution, info: dict) -> None:
             ex.ctx.interval = None  # quality tests read the whole branch, not one interval
         ex.events.publish(IntervalBuilt(ex.record.run_id, ex.ref.fqn, number, len(ex.intervals), interval.start_text,
                                         interval.end_text))
-    # one statement over a view an interval: Spark analyses it once (a chain of unions, once per union)
-    ex.result = ex.spark.sql(" UNION ALL ".join(f"SELECT * FROM {view}" for view in views))
+    ex.result = ex.spark.sql(union_all(views))
+
+
+def union_all(views: list[str]) -> str:
+    """One statement over a view an interval, so Spark analyses it once (a chain of DataFrame unions is analysed
+    once per union), nested as a balanced tree: Spark's parser and analyser recurse once per level, and a flat
+    `a UNION ALL b UNION ALL …` of ~1000 views (three years of days) overflowed the JVM's stack."""
+    if len(views) == 1:
+        return f"SELECT * FROM {views[0]}"
+    middle = len(views) // 2
+    return f"({union_all(views[:middle])}) UNION ALL ({union_all(views[middle:])})"
 
 
 def replace(ex: Execution, job: "WriteJob") -> None:
