@@ -35,6 +35,11 @@ VALIDATE_CASES: list[tuple[str, dict, str, int | None, str]] = [
     ("scd2-no-key", {f"{P}/pipeline.sql": "\n-- @merge_strategy: scd2\n" + OK_SQL}, f"{P}/pipeline.sql", 2, "scd2 needs a unique_key"),
     ("snapshot-no-partition", {f"{P}/pipeline.sql": "-- @merge_strategy: snapshot\n" + OK_SQL}, f"{P}/pipeline.sql", 1, "snapshot needs a partition_column"),
     ("rat-yaml-syntax", {"rat.yaml": "spark: {master: local\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 2, "YAML syntax error"),
+    # PyYAML took these for dates and raised ValueError: an internal error with no file (new-user trial)
+    ("config-impossible-date", {f"{P}/pipeline.sql": OK_SQL, f"{P}/config.yaml": "description: x\npartitions: {column: d, grain: day, start: 2024-13-01}\n"},
+     f"{P}/config.yaml", 2, "'2024-13-01' is not a date that exists (month must be in 1..12)"),
+    ("rat-yaml-impossible-date", {"rat.yaml": "freshness:\n  since: 2024-02-30\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 2,
+     "'2024-02-30' is not a date that exists"),
     ("rat-yaml-master-type", {"rat.yaml": "spark:\n  master: 3\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 2, "'spark.master' must be str"),
     ("rat-yaml-debounce-type", {"rat.yaml": "watch:\n  debounce_ms: fast\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 2, "'watch.debounce_ms' must be int"),
     ("rat-yaml-list", {"rat.yaml": "- spark\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 1, "rat.yaml must be a mapping"),

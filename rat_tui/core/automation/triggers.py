@@ -27,6 +27,7 @@ from cronsim import CronSim, CronSimError
 from ..errors import Problem
 from ..project.cycles import closing_edges
 from ..project.model import PipelineRef
+from ..project.yaml_load import load_yaml
 
 KINDS_KEYS = {  # the keys each kind of trigger may have; the first is the one that names the kind
     "after": ("after", "require", "cron"),
@@ -168,7 +169,7 @@ def parse_triggers(ref: PipelineRef, text: str | None, path: str) -> PipelineTri
         return PipelineTriggers(ref.fqn)
     try:
         node = yaml.compose(text)
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError:  # pipeline_config reports it
         return PipelineTriggers(ref.fqn)
     if not isinstance(node, yaml.MappingNode) or not isinstance(data, dict):

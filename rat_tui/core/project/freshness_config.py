@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from ..errors import Problem
+from .yaml_load import load_yaml
 
 FRESHNESS_KEY = "freshness"
 _KEYS = ("warn_after", "error_after", "column")
@@ -80,7 +81,7 @@ def config_section(config_text: str | None, path: str) -> tuple[dict[str, Any], 
         return {}, []
     try:
         node = yaml.compose(config_text)
-        data = yaml.safe_load(config_text)
+        data = load_yaml(config_text)
     except yaml.YAMLError:
         return {}, []
     if not isinstance(node, yaml.MappingNode) or not isinstance(data, dict) or FRESHNESS_KEY not in data:

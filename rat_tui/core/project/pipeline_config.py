@@ -12,6 +12,7 @@ from .annotations import Annotation
 from .freshness_config import FRESHNESS_KEY, read_section as freshness_section
 from .gates import GATE_KEYS, DiffGate, parse_gate
 from .partitions import Partitions, parse_partitions
+from .yaml_load import load_yaml, yaml_error
 
 
 class MergeStrategy(str, Enum):
@@ -154,16 +155,14 @@ def read_config_yaml(text: str, path: str) -> tuple[dict[str, _RawValue], list[P
     """Parse config.yaml into raw values with their lines; YAML errors become problems."""
     try:
         node = yaml.compose(text)
+        data = load_yaml(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return {}, [Problem(path, f"YAML syntax error: {reason}", line)]
+        line, sentence = yaml_error(exc)
+        return {}, [Problem(path, sentence, line)]
     if node is None:
         return {}, []
     if not isinstance(node, yaml.MappingNode):
         return {}, [Problem(path, "config.yaml must be a mapping of keys to values", node.start_mark.line + 1)]
-    data = yaml.safe_load(text)
     lines = {key_node.value: key_node.start_mark.line + 1 for key_node, _ in node.value}
     return {str(k): _RawValue(v, "config.yaml", path, lines.get(str(k))) for k, v in data.items()}, []
 

@@ -10,6 +10,7 @@ import yaml
 
 from ..errors import Problem
 from .freshness_config import read_section as freshness_section
+from .yaml_load import load_yaml, yaml_error
 
 # The accepted shape of rat.yaml: a dict value is a nested section; a type is a leaf;
 # `dict` leaves are free-form maps (Spark conf, catalog properties, keymap, zones).
@@ -225,11 +226,10 @@ def read_settings(root: Path) -> tuple[Settings | None, list[Problem]]:
         return None, [Problem(display, f"cannot read the file: {exc}")]
     try:
         node = yaml.compose(text)
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return None, [Problem(display, f"YAML syntax error: {reason}", mark.line + 1 if mark else None)]
+        line, sentence = yaml_error(exc)
+        return None, [Problem(display, sentence, line)]
     if data is None:
         return Settings(), []
     if not isinstance(data, dict):

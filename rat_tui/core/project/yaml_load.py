@@ -1,0 +1,31 @@
+"""YAML as the project's files are read: PyYAML's safe loader, except that a scalar it takes for a date that
+does not exist (`start: 2024-13-01`) is a YAML error at its line, not a ValueError out of the loader."""
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+
+class _CheckedDatesLoader(yaml.SafeLoader):
+    def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> Any:
+        try:
+            return super().construct_yaml_timestamp(node)
+        except ValueError as exc:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"'{node.value}' is not a date that exists ({exc})", node.start_mark) from None
+
+
+_CheckedDatesLoader.add_constructor("tag:yaml.org,2002:timestamp", _CheckedDatesLoader.construct_yaml_timestamp)
+
+
+def load_yaml(text: str) -> Any:
+    return yaml.load(text, Loader=_CheckedDatesLoader)  # noqa: S506 (a SafeLoader)
+
+
+def yaml_error(exc: yaml.YAMLError) -> tuple[int | None, str]:
+    """The line and the sentence of a YAML error: a syntax error's reason, or the value that is no date."""
+    mark = getattr(exc, "problem_mark", None)
+    reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    sentence = reason if isinstance(exc, yaml.constructor.ConstructorError) else f"YAML syntax error: {reason}"
+    return (mark.line + 1 if mark is not None else None), sentence
