@@ -74,8 +74,7 @@ def test_freshness_by_column_measures_the_newest_value(lake, scratch):
 
 def test_a_missing_freshness_column_names_the_config(lake, scratch):
     fqn = scratch.pipeline("silver", "nocol", "SELECT 1 AS id", config=POLICY + "  column: updated_at\n")
-    assert scratch.run(fqn)["status"] == "success"
-    status, results = script(lake, f"freshness {fqn}\n")
+    status, results = script(lake, f"freshness {fqn}\n")  # its runs are refused: config.yaml has an error
     assert status == 1
     assert results[0]["error"].startswith(f"{scratch.ns}/pipelines/silver/nocol/config.yaml: freshness.column "
                                           f"'updated_at' of {fqn} cannot be read as a time")
@@ -124,3 +123,14 @@ def test_stale_trigger_fires_when_the_table_turns_warn_and_obeys_cooldown(lake, 
             ("stale", "success"), ("stale", "success"), ("manual", "success")]
     finally:
         (scratch.root / "pipelines" / "bronze" / "stale" / "config.yaml").unlink()
+
+
+def test_a_broken_policy_fails_the_gate_with_its_file_and_line(lake, scratch):
+    """A gate on `freshness` passed (exit 0, 'fresh') while the policy said `warn_after: 6x`: the bad key was
+    dropped without a word and only `validate` knew (new-user trial)."""
+    fqn = scratch.pipeline("bronze", "sales", "SELECT 1 AS id", config="# my policy\nfreshness:\n  warn_after: 6x\n")
+    status, results = script(lake, f"freshness {fqn}\n")  # its runs are refused: config.yaml has an error
+    assert status == 1 and results[0]["ok"] is False
+    assert results[0]["error"].startswith(f"{scratch.ns}/pipelines/bronze/sales/config.yaml:")
+    assert "freshness.warn_after '6x'" in results[0]["error"]
+    assert results[0]["error"].endswith(f"so {fqn}'s freshness cannot be judged")

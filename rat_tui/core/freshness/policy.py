@@ -12,13 +12,22 @@ def config_path(ref: PipelineRef) -> str:
 
 def pipeline_policy(project: Project, ref: PipelineRef) -> tuple[FreshnessPolicy | None, str | None]:
     """The policy (None: no threshold set anywhere), and why the pipeline's keys clash with the project's."""
+    own, _ = _own_section(project, ref)
+    return effective_policy(project.settings.freshness, own)
+
+
+def section_errors(project: Project, ref: PipelineRef) -> list[Problem]:
+    """What is wrong in the pipeline's `freshness:` (validate lists it too): a gate must not judge without it."""
+    return [problem for problem in _own_section(project, ref)[1] if problem.is_error]
+
+
+def _own_section(project: Project, ref: PipelineRef) -> tuple[dict, list[Problem]]:
     path = project.pipeline_dir(ref) / "config.yaml"
     try:
         text = path.read_text(encoding="utf-8") if path.is_file() else None
     except (OSError, UnicodeDecodeError):  # pipeline_config reports an unreadable config.yaml
         text = None
-    own, _ = config_section(text, config_path(ref))  # its problems are the config's (pipeline_config)
-    return effective_policy(project.settings.freshness, own)
+    return config_section(text, config_path(ref))
 
 
 def selected(ref: PipelineRef, selector: str | None) -> bool:
@@ -26,13 +35,16 @@ def selected(ref: PipelineRef, selector: str | None) -> bool:
     return selector is None or ref.fqn == selector or ref.fqn.startswith(selector + ".")
 
 
-def policies(project: Project, selector: str | None = None) -> list[tuple[PipelineRef, FreshnessPolicy]]:
-    """The selected pipelines that have a policy."""
-    found = []
+def policies(project: Project, selector: str | None = None) -> list[tuple[PipelineRef, FreshnessPolicy | Problem]]:
+    """The selected pipelines that have a policy, or a `freshness:` that cannot be read (its first error)."""
+    found: list[tuple[PipelineRef, FreshnessPolicy | Problem]] = []
     for ref in project.scan().pipelines():
         if selected(ref, selector):
+            errors = section_errors(project, ref)
             policy, _ = pipeline_policy(project, ref)
-            if policy is not None:
+            if errors:
+                found.append((ref, errors[0]))
+            elif policy is not None:
                 found.append((ref, policy))
     return found
 

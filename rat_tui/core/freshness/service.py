@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ..errors import RatError
+from ..errors import Problem, RatError
 from ..lake.metadata import load_table
 from ..lake.spark_errors import summarise
 from ..lake.table import quote
@@ -54,6 +54,9 @@ class FreshnessService:
         if selector and not chosen and not any(selected(ref, selector) for ref in self.project.scan().pipelines()):
             raise RatError(f"no pipeline {selector} in this project (a selector is ns, ns.layer or ns.layer.name)")
         for ref, policy in chosen:
+            if isinstance(policy, Problem):  # a broken policy is no pass: the gate says so
+                yield RatError(f"{policy.message}, so {ref.fqn}'s freshness cannot be judged", policy.path, policy.line)
+                continue
             try:
                 yield judged(ref.fqn, policy, self.last_success(ref), self.since(ref, policy) if policy.column else None,
                              at)
