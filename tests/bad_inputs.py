@@ -38,6 +38,14 @@ VALIDATE_CASES: list[tuple[str, dict, str, int | None, str]] = [
     # PyYAML took these for dates and raised ValueError: an internal error with no file (new-user trial)
     ("config-impossible-date", {f"{P}/pipeline.sql": OK_SQL, f"{P}/config.yaml": "description: x\npartitions: {column: d, grain: day, start: 2024-13-01}\n"},
      f"{P}/config.yaml", 2, "'2024-13-01' is not a date that exists (month must be in 1..12)"),
+    # a nested value's problem named its section's line (`freshness:`, `partitions:`), not its own (new-user trial)
+    ("config-freshness-value-line", {f"{P}/pipeline.sql": OK_SQL, f"{P}/config.yaml": "# my policy\nfreshness:\n  warn_after: 6x\n"},
+     f"{P}/config.yaml", 3, "freshness.warn_after '6x' has an unknown unit"),
+    ("config-partitions-value-line", {f"{P}/pipeline.sql": OK_SQL,
+                                      f"{P}/config.yaml": "description: x\npartitions:\n  column: d\n  grain: week\n  start: 2024-01-01\n"},
+     f"{P}/config.yaml", 4, "partitions grain must be one of day, hour, month, not 'week'"),
+    ("rat-yaml-freshness-value-line", {"rat.yaml": "freshness:\n  error_after: 1d\n  warn_after: 6x\n", f"{P}/pipeline.sql": OK_SQL},
+     "rat.yaml", 3, "freshness.warn_after '6x'"),
     ("rat-yaml-impossible-date", {"rat.yaml": "freshness:\n  since: 2024-02-30\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 2,
      "'2024-02-30' is not a date that exists"),
     ("rat-yaml-master-type", {"rat.yaml": "spark:\n  master: 3\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 2, "'spark.master' must be str"),

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 import yaml
 
 from ..errors import Problem
-from .yaml_load import load_yaml
+from .yaml_load import key_lines, load_yaml
 
 FRESHNESS_KEY = "freshness"
 _KEYS = ("warn_after", "error_after", "column")
@@ -40,8 +41,13 @@ def duration_problem(key: str, value: object) -> tuple[float | None, str | None]
     return float(match.group(1)) * _UNITS[unit], None
 
 
-def read_section(value: Any, path: str, line: int | None) -> tuple[dict[str, Any], list[Problem]]:
-    """The keys a `freshness:` section sets, as FreshnessPolicy fields, and the problems of the others."""
+def read_section(value: Any, path: str, line: int | None,
+                 lines: Mapping[str, int] | None = None) -> tuple[dict[str, Any], list[Problem]]:
+    """The keys a `freshness:` section sets, as FreshnessPolicy fields, and the problems of the others (at
+    their own line, where `lines` (dotted keys of the file) has it, else at the section's)."""
+    def at(key: str) -> int | None:
+        return (lines or {}).get(f"{FRESHNESS_KEY}.{key}", line)
+
     if not isinstance(value, dict):
         return {}, [Problem(path, "freshness is a mapping such as {warn_after: 6h, error_after: 1d}", line)]
     found: dict[str, Any] = {}
@@ -49,21 +55,21 @@ def read_section(value: Any, path: str, line: int | None) -> tuple[dict[str, Any
     for key, raw in value.items():
         if key not in _KEYS:
             problems.append(Problem(path, f"freshness.{key} is not a key of freshness (it takes {', '.join(_KEYS)})",
-                                    line))
+                                    at(key)))
         elif key == "column":
             if not isinstance(raw, str) or not raw.strip():
-                problems.append(Problem(path, f"freshness.column names a column of the table, not {raw!r}", line))
+                problems.append(Problem(path, f"freshness.column names a column of the table, not {raw!r}", at(key)))
             else:
                 found["column"] = raw.strip()
         else:
             seconds, issue = duration_problem(key, raw)
             if issue:
-                problems.append(Problem(path, issue, line))
+                problems.append(Problem(path, issue, at(key)))
             else:
                 found[f"{key}_s"] = seconds
     order = order_problem(found)
     if order:
-        problems.append(Problem(path, order, line))
+        problems.append(Problem(path, order, at("warn_after")))
         found.pop("warn_after_s")
     return found, problems
 
@@ -86,8 +92,8 @@ def config_section(config_text: str | None, path: str) -> tuple[dict[str, Any], 
         return {}, []
     if not isinstance(node, yaml.MappingNode) or not isinstance(data, dict) or FRESHNESS_KEY not in data:
         return {}, []
-    line = next(k.start_mark.line + 1 for k, _ in node.value if k.value == FRESHNESS_KEY)
-    return read_section(data[FRESHNESS_KEY], path, line)
+    lines = key_lines(node)
+    return read_section(data[FRESHNESS_KEY], path, lines.get(FRESHNESS_KEY), lines)
 
 
 def effective_policy(defaults: dict[str, Any], own: dict[str, Any]) -> tuple[FreshnessPolicy | None, str | None]:

@@ -88,25 +88,30 @@ def parse_moment(value: Any) -> datetime | None:
     return moment.astimezone(timezone.utc) if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
-def parse_partitions(value: Any) -> tuple[Partitions | None, list[str]]:
-    """The typed setting, or one sentence per bad value."""
+def parse_partitions(value: Any) -> tuple[Partitions | None, list[tuple[str | None, str]]]:
+    """The typed setting, or one sentence per bad value, each with the key it is about (None: the section)."""
     if not isinstance(value, dict):
-        return None, ["partitions must be a mapping like {column: order_date, grain: day, start: 2024-01-01}, "
-                      f"not '{value}'"]
-    errors = [f"partitions has an unknown key '{key}' (known: {', '.join(KEYS)})" for key in value if key not in KEYS]
+        return None, [(None, "partitions must be a mapping like {column: order_date, grain: day, start: 2024-01-01}, "
+                             f"not '{value}'")]
+    errors: list[tuple[str | None, str]] = [
+        (str(key), f"partitions has an unknown key '{key}' (known: {', '.join(KEYS)})") for key in value
+        if key not in KEYS]
     column = value.get("column")
     if not isinstance(column, str) or not column.strip():
-        errors.append("partitions needs a column: the date or timestamp column the intervals cut")
+        errors.append(("column" if "column" in value else None,
+                       "partitions needs a column: the date or timestamp column the intervals cut"))
     grain = str(value.get("grain", "day")).strip().lower()
     if grain not in GRAINS:
-        errors.append(f"partitions grain must be one of {', '.join(GRAINS)}, not '{value.get('grain')}'")
+        errors.append(("grain", f"partitions grain must be one of {', '.join(GRAINS)}, not '{value.get('grain')}'"))
     start = parse_moment(value["start"]) if value.get("start") is not None else None
     if start is None:
-        errors.append(f"partitions start must be a date like 2024-01-01, not '{value.get('start')}'"
-                      if "start" in value else "partitions needs a start: the first interval's date, like 2024-01-01")
+        errors.append(("start", f"partitions start must be a date like 2024-01-01, not '{value.get('start')}'")
+                      if "start" in value else
+                      (None, "partitions needs a start: the first interval's date, like 2024-01-01"))
     lookback = value.get("lookback", 0)
     if isinstance(lookback, bool) or not isinstance(lookback, int) or lookback < 0:
-        errors.append(f"partitions lookback must be a whole number of intervals, 0 or more, not '{lookback}'")
+        errors.append(("lookback",
+                       f"partitions lookback must be a whole number of intervals, 0 or more, not '{lookback}'"))
     if errors:
         return None, errors
     assert isinstance(column, str) and start is not None

@@ -12,7 +12,7 @@ from .annotations import Annotation
 from .freshness_config import FRESHNESS_KEY, read_section as freshness_section
 from .gates import GATE_KEYS, DiffGate, parse_gate
 from .partitions import Partitions, parse_partitions
-from .yaml_load import load_yaml, yaml_error
+from .yaml_load import key_lines, load_yaml, yaml_error
 
 
 class MergeStrategy(str, Enum):
@@ -98,6 +98,7 @@ class _RawValue:
     source: str  # annotation | config.yaml
     path: str
     line: int | None
+    nested_lines: dict[str, int] = field(default_factory=dict)  # config.yaml's keys, nested ones dotted
 
 
 def _coerce(key: str, raw: _RawValue) -> tuple[Any, str | None]:
@@ -163,8 +164,8 @@ def read_config_yaml(text: str, path: str) -> tuple[dict[str, _RawValue], list[P
         return {}, []
     if not isinstance(node, yaml.MappingNode):
         return {}, [Problem(path, "config.yaml must be a mapping of keys to values", node.start_mark.line + 1)]
-    lines = {key_node.value: key_node.start_mark.line + 1 for key_node, _ in node.value}
-    return {str(k): _RawValue(v, "config.yaml", path, lines.get(str(k))) for k, v in data.items()}, []
+    lines = key_lines(node)
+    return {str(k): _RawValue(v, "config.yaml", path, lines.get(str(k)), lines) for k, v in data.items()}, []
 
 
 def merge_config(
@@ -180,7 +181,7 @@ def merge_config(
             if norm in AUTOMATION_KEYS:
                 continue
             if norm == FRESHNESS_KEY:  # not part of a run's config either; its problems are the config's
-                problems += freshness_section(value.value, config_path, value.line)[1]
+                problems += freshness_section(value.value, config_path, value.line, value.nested_lines)[1]
                 continue
             if norm not in DEFAULTS:
                 problems.append(Problem(config_path, f"unknown config key '{key}' is ignored", value.line, "warning"))
@@ -197,7 +198,8 @@ def merge_config(
     for key, rv in raw.items():
         if key == "partitions":  # a mapping: one sentence per bad value in it
             typed, errors = parse_partitions(rv.value)
-            problems += [Problem(rv.path, error, rv.line) for error in errors]
+            problems += [Problem(rv.path, error, rv.nested_lines.get(f"partitions.{bad}", rv.line) if bad else rv.line)
+                         for bad, error in errors]
             if errors:
                 continue
         else:

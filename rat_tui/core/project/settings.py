@@ -10,7 +10,7 @@ import yaml
 
 from ..errors import Problem
 from .freshness_config import read_section as freshness_section
-from .yaml_load import load_yaml, yaml_error
+from .yaml_load import key_lines, load_yaml, yaml_error
 
 # The accepted shape of rat.yaml: a dict value is a nested section; a type is a leaf;
 # `dict` leaves are free-form maps (Spark conf, catalog properties, keymap, zones).
@@ -177,16 +177,6 @@ def _schedule_problems(schedule: dict, lines: dict[str, int], path: str, problem
     return clean
 
 
-def _key_lines(node: yaml.Node, prefix: str = "") -> dict[str, int]:
-    lines: dict[str, int] = {}
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            dotted = f"{prefix}{key_node.value}"
-            lines[dotted] = key_node.start_mark.line + 1
-            lines.update(_key_lines(value_node, dotted + "."))
-    return lines
-
-
 def _lineage_settings(section: dict, path: str, problems: list[Problem]) -> dict[str, Any]:
     transport = section.get("transport")
     if transport not in (None, "file", "http"):
@@ -202,7 +192,7 @@ def _lineage_settings(section: dict, path: str, problems: list[Problem]) -> dict
 def _freshness_defaults(clean: dict, lines: dict[str, int], path: str, problems: list[Problem]) -> dict | None:
     if "freshness" not in clean:
         return None
-    found, issues = freshness_section(clean["freshness"], path, lines.get("freshness"))
+    found, issues = freshness_section(clean["freshness"], path, lines.get("freshness"), lines)
     problems += issues
     return found
 
@@ -235,7 +225,7 @@ def read_settings(root: Path) -> tuple[Settings | None, list[Problem]]:
     if not isinstance(data, dict):
         return None, [Problem(display, "rat.yaml must be a mapping of sections", 1)]
     problems: list[Problem] = []
-    lines = _key_lines(node)
+    lines = key_lines(node)
     clean = _check(data, _SCHEMA, "", display, lines, problems)
     spark = clean.get("spark", {})
     catalog = clean.get("catalog", {})

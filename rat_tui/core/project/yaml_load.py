@@ -29,3 +29,15 @@ def yaml_error(exc: yaml.YAMLError) -> tuple[int | None, str]:
     reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     sentence = reason if isinstance(exc, yaml.constructor.ConstructorError) else f"YAML syntax error: {reason}"
     return (mark.line + 1 if mark is not None else None), sentence
+
+
+def key_lines(node: yaml.Node | None, prefix: str = "") -> dict[str, int]:
+    """The line of every key of a mapping, nested ones dotted (`freshness.warn_after`), so a problem with a
+    value names the value's own line rather than its section's."""
+    lines: dict[str, int] = {}
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            dotted = f"{prefix}{key_node.value}"
+            lines[dotted] = key_node.start_mark.line + 1
+            lines.update(key_lines(value_node, dotted + "."))
+    return lines

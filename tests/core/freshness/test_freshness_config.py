@@ -25,8 +25,8 @@ def test_bad_freshness_values_name_the_file_the_line_and_the_key(sample_copy: Pa
     assert status == 1
     assert problems == [
         ("rat.yaml", len(before.splitlines()) + 2, "freshness.error_after is a duration such as 6h, 30m or 1d, not 'soon'"),
-        (f"{ORDERS}/config.yaml", 2, "freshness.warn_after '6x' has an unknown unit 'x' (use s, m, h, d or w)"),
-        (f"{ORDERS}/config.yaml", 2, "freshness.colum is not a key of freshness (it takes warn_after, error_after, "
+        (f"{ORDERS}/config.yaml", 3, "freshness.warn_after '6x' has an unknown unit 'x' (use s, m, h, d or w)"),
+        (f"{ORDERS}/config.yaml", 5, "freshness.colum is not a key of freshness (it takes warn_after, error_after, "
                                      "column)"),
         (f"{PRODUCTS}/config.yaml", 1, "freshness.warn_after is longer than freshness.error_after: a table would "
                                        "turn error before warn"),

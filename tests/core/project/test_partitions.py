@@ -11,15 +11,16 @@ def _config(text: str):
 
 
 def test_each_bad_value_of_partitions_is_one_sentence_naming_the_file_and_line():
+    """Each at its own line, not the section's."""
     config, problems = _config("description: x\npartitions:\n  column: 3\n  grain: week\n  start: soon\n"
                                "  lookback: -2\n  every: 1\n")
     assert config.partitions is None
     assert [p.sentence() for p in problems] == [
-        "config.yaml:2: partitions has an unknown key 'every' (known: column, grain, start, lookback)",
-        "config.yaml:2: partitions needs a column: the date or timestamp column the intervals cut",
-        "config.yaml:2: partitions grain must be one of day, hour, month, not 'week'",
-        "config.yaml:2: partitions start must be a date like 2024-01-01, not 'soon'",
-        "config.yaml:2: partitions lookback must be a whole number of intervals, 0 or more, not '-2'",
+        "config.yaml:7: partitions has an unknown key 'every' (known: column, grain, start, lookback)",
+        "config.yaml:3: partitions needs a column: the date or timestamp column the intervals cut",
+        "config.yaml:4: partitions grain must be one of day, hour, month, not 'week'",
+        "config.yaml:5: partitions start must be a date like 2024-01-01, not 'soon'",
+        "config.yaml:6: partitions lookback must be a whole number of intervals, 0 or more, not '-2'",
     ]
     assert [p.sentence() for p in _config("partitions: daily\n")[1]] == [
         "config.yaml:1: partitions must be a mapping like {column: order_date, grain: day, start: 2024-01-01}, "
