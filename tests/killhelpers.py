@@ -62,7 +62,7 @@ def kill_at(project: Path, fqn: str, point: str, tmp: Path, line: str | None = N
 def start_run(project: Path, fqn: str) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, "-m", "rat_tui", str(project), "--script", "-"], stdin=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    proc.stdin.write(f"{line or f'run {fqn}'}\n".encode())
+    proc.stdin.write(f"run {fqn}\n".encode())
     proc.stdin.close()
     return proc
 
