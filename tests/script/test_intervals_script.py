@@ -2,7 +2,7 @@
 not at all, the record of each interval in state.db, reruns that replace exactly an interval's rows."""
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -11,6 +11,7 @@ from rat_tui.core.events import IntervalBuilt
 from rat_tui.core.run.recovery import mark_orphans
 from tests.helpers import script
 from tests.killhelpers import kill_at
+from tests.intervalhelpers import DAILY, NO_NEGATIVES, last_three_days
 from tests.lakehelpers import Scratch
 
 pytestmark = pytest.mark.spark
@@ -20,14 +21,8 @@ SOURCE = """
 SELECT id, DATE_ADD(DATE '2024-01-01', CAST(id % 10 AS INT)) AS order_date, CAST(id AS DOUBLE) AS amount
 FROM range(100)
 """
-DAILY = """
-SELECT id, order_date, {amount} AS amount, '{{{{ interval_start }}}}' AS built_for
-FROM {{{{ ref('bronze.src') }}}}
-WHERE order_date >= '{{{{ interval_start }}}}' AND order_date < '{{{{ interval_end }}}}'
-"""
 BAD_DAY = "CASE WHEN order_date = DATE '2024-01-05' THEN -1 ELSE amount END"
 CONFIG = "partitions: {column: order_date, grain: day, start: 2024-01-01, lookback: 1}\n"
-NO_NEGATIVES = {"no_negative_amounts": "SELECT * FROM {{ this }} WHERE amount < 0"}
 
 
 def _daily(scratch: Scratch, amount: str) -> str:
@@ -147,18 +142,6 @@ def test_a_backfill_killed_before_main_moves_leaves_main_and_missing_does_its_in
     assert _main_history(scratch, fqn) == [main, lines[1]["run"]["snapshot_id"]]
     assert scratch.rows(f"SELECT count(*), min(order_date), max(order_date) FROM {fqn}") == [
         [70, "2024-01-01", "2024-01-07"]]
-
-
-def last_three_days(scratch: Scratch, lookback: int = 0) -> tuple[date, str]:
-    """A daily pipeline starting three days ago (three whole days up to now), over 10 rows a day from then
-    to today; its start and name."""
-    start = datetime.now(timezone.utc).date() - timedelta(days=3)
-    scratch.pipeline("bronze", "src", f"""
-        SELECT id, DATE_ADD(DATE '{start}', CAST(id % 4 AS INT)) AS order_date, CAST(id AS DOUBLE) AS amount
-        FROM range(40)""")
-    assert scratch.run(f"{scratch.ns}.bronze.src")["status"] == "success"
-    return start, scratch.pipeline("silver", "daily", DAILY.format(amount="amount"), tests=NO_NEGATIVES, config=(
-        f"partitions: {{column: order_date, grain: day, start: {start}, lookback: {lookback}}}\n"))
 
 
 def test_a_normal_run_does_the_intervals_since_the_last_done_one_plus_lookback(scratch: Scratch):

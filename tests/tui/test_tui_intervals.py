@@ -12,7 +12,7 @@ from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.intervals_pane import IntervalsPane
 from rat_tui.tui.components.pipeline_view import PipelineView
 from tests.lakehelpers import Scratch
-from tests.script.test_intervals_script import last_three_days
+from tests.intervalhelpers import last_three_days
 
 pytestmark = pytest.mark.spark
 SIZE = (140, 45)
