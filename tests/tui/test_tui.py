@@ -25,7 +25,7 @@ async def test_tree_shows_namespaces_layers_pipelines_and_zones(sample_copy: Pat
 async def test_rat_yaml_remaps_keys_and_help_lists_them(sample_copy: Path):
     (sample_copy / "rat.yaml").write_text("keymap:\n  run: g\n")
     app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(140, 50)) as pilot:  # the help's last keys (Ctrl+P) show without scrolling
         await app.wait_for_idle_screen()
         await pilot.pause()
         actions = {key: b.binding.action for key, b in app.active_bindings.items()}
