@@ -12,7 +12,8 @@ pytestmark = pytest.mark.spark
 
 
 def badge(app: RatApp, fqn: str) -> tuple[str, str] | None:
-    """The badge after a pipeline's name in the tree, as (glyph, style)."""
+    """The badge after a pipeline's name in the tree, as (glyph, style); ("", "not in the tree yet") while the
+    tree (hundreds of namespaces in the full suite's shared lake) has not shown it."""
     tree = app.query_one(ProjectTree)
     for node in tree._walk(tree.root):
         if node.data is not None and node.data.kind == "pipeline" and node.data.ref.fqn == fqn:
@@ -21,7 +22,7 @@ def badge(app: RatApp, fqn: str) -> tuple[str, str] | None:
                 if label.plain[span.start:span.end].strip() == "◷":
                     return "◷", str(span.style)
             return None
-    raise AssertionError(f"{fqn} is not in the tree")
+    return "", "not in the tree yet"
 
 
 async def test_badges_panel_age_and_the_project_view_sorted_by_lateness(scratch):

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from textual.widgets import DataTable
 
-from devkit.pilot import screen, select, until
+from devkit.pilot import notifications, screen, select, until
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.intervals_pane import IntervalsPane
 from rat_tui.tui.components.pipeline_view import PipelineView
@@ -29,15 +29,15 @@ async def test_the_intervals_tab_backfills_the_missing_range_under_the_cursor(sc
         app.query_one(PipelineView).show_tab("tab-intervals")
         pane = app.query_one(IntervalsPane)
         await until(pilot, lambda: len(pane.ranges) == 2, 20, "the intervals")
-        text = screen(app)
-        assert "1 done, 2 missing" in text and "f: backfill the range under the cursor" in text
+        await until(pilot, lambda: "1 done, 2 missing" in screen(app), 20, "the strip on screen")
+        assert "f: backfill the range under the cursor" in screen(app)
         assert [(r.status, r.start[:10], r.count) for r in pane.ranges] == [
             ("done", str(start), 1), ("missing", str(start + timedelta(days=1)), 2)]
         table = pane.query_one(DataTable)
         table.focus()
         table.move_cursor(row=0)
         await pilot.press("f")
-        await until(pilot, lambda: any("nothing to backfill" in str(n.message) for n in app._notifications), 10,
+        await until(pilot, lambda: any("nothing to backfill" in str(n.message) for n in notifications(app)), 10,
                     "the refusal on a done range")
         main = scratch.refs(fqn)["main"]
         table.move_cursor(row=1)
