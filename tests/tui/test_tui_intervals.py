@@ -34,7 +34,8 @@ async def test_the_intervals_tab_backfills_the_missing_range_under_the_cursor(sc
         assert [(r.status, r.start[:10], r.count) for r in pane.ranges] == [
             ("done", str(start), 1), ("missing", str(start + timedelta(days=1)), 2)]
         table = pane.query_one(DataTable)
-        table.focus()
+        await pilot.press("f2")  # the user's way in: the tab's table, not the tab bar (where f was freshness)
+        assert app.focused is table
         table.move_cursor(row=0)
         await pilot.press("f")
         await until(pilot, lambda: any("nothing to backfill" in str(n.message) for n in notifications(app)), 10,

@@ -3,7 +3,7 @@ screens the app opens (log, automation, freshness, intervals, help), focus, watc
 from __future__ import annotations
 
 
-from textual.widgets import DataTable
+from textual.widgets import DataTable, TabbedContent
 
 from ...core.commands.console_text import sql_name
 from ..components.automation_pane import AutomationScreen
@@ -70,8 +70,12 @@ class ViewKeys(KeyGroup):
         self.app.query_one(ProjectTree).focus()
 
     def focus_detail(self) -> None:
-        """The detail panel's first focusable part (the container itself takes no focus)."""
-        target = next((w for w in self.app.detail.query("*") if w.focusable), None)
+        """The first focusable part of the tab shown (its table, say, so the tab's own keys work), else of the
+        detail panel (the container itself takes no focus); the tab bar came first and kept a tab's keys away."""
+        detail = self.app.detail
+        shown = [tabs.active_pane for tabs in detail.query(TabbedContent) if tabs.active_pane is not None]
+        parts = [w for pane in shown for w in pane.query("*")] + list(detail.query("*"))
+        target = next((w for w in parts if w.focusable), None)
         if target is not None:
             target.focus()
         else:
