@@ -28,7 +28,7 @@ from .freshness_view import PipelineFreshness
 from .intervals_pane import IntervalsPane
 from .loading import app_closing, post_loaded
 from .project_tree import NodeData
-from .result_table import selected_key, show_rows
+from .result_table import event_row_key, selected_key, show_rows
 from .run_view import LiveRuns, RunState, RunView, note_line, run_total
 from .unit_tests_pane import UnitTestsPane
 
@@ -169,7 +169,7 @@ class PipelineView(Vertical):
 
     @on(DataTable.RowHighlighted, "#runs-table")
     def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self.show_run_error(event.row_key.value)
+        self.show_run_error(event_row_key(event))
 
     def show_run_error(self, run_id: str | None) -> None:
         """The highlighted run's whole error, or its notes, wrapped under the table (a column would cut them)."""
@@ -195,8 +195,9 @@ class PipelineView(Vertical):
 
     @on(DataTable.RowHighlighted, "#versions-table")
     def _version_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key.value:
-            self.load_version_diff(int(event.row_key.value))
+        version = event_row_key(event)
+        if version:
+            self.load_version_diff(int(version))
 
     @work(thread=True, exclusive=True, group="version-diff")
     def load_version_diff(self, version: int) -> None:

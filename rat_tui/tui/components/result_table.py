@@ -21,3 +21,10 @@ def selected_key(table: DataTable) -> str | None:
     if table.row_count == 0:
         return None
     return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+
+
+def event_row_key(event: DataTable.RowHighlighted | DataTable.RowSelected) -> str | None:
+    """The event's row key; None for a row of a table cleared meanwhile (fast keys: Textual then posts a key
+    whose value is None, and reading on raised out of the handler)."""
+    key = event.row_key
+    return None if key is None or key.value is None else str(key.value)

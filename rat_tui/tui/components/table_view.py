@@ -28,7 +28,7 @@ from .column_lineage import ColumnLineageScreen
 from .loading import app_closing, post_loaded
 from .project_tree import NodeData
 from .diff_view import changed_rows
-from .result_table import selected_key, show_rows
+from .result_table import event_row_key, selected_key, show_rows
 
 if TYPE_CHECKING:
     from ...core.commands.workbench import Workbench
@@ -111,8 +111,9 @@ class TableView(Vertical):
 
     @on(DataTable.RowHighlighted, "#snapshots-table")
     def _snapshot_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key is not None and event.row_key.value is not None:  # None: a row of a table just cleared
-            self.load_preview(self.entries[int(event.row_key.value)]["snapshot_id"])
+        entry = event_row_key(event)
+        if entry is not None:
+            self.load_preview(self.entries[int(entry)]["snapshot_id"])
 
     @work(thread=True, group="actions")
     def load_preview(self, snapshot_id: int) -> None:

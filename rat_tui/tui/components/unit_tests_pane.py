@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Static
 from ...core.text import count
 from ...core.unittests.spec import UNIT_FOLDER
 from ..keymap import key_label
-from .result_table import cell_text
+from .result_table import cell_text, event_row_key
 
 STATUS_STYLE = {"passed": "green", "failed": "red", "error": "red", "running": "cyan"}
 
@@ -55,7 +55,7 @@ class UnitTestsPane(Vertical):
 
     @on(DataTable.RowHighlighted, "#unit-tests-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        test = self.tests.get(str(event.row_key.value))
+        test = self.tests.get(event_row_key(event) or "")
         if test is not None:
             self.show_test(test)
 

@@ -22,7 +22,7 @@ from ..messages import ActionDone, ActionFailed
 from ..outcomes import rows_shown
 from .loading import app_closing, post_loaded
 from .project_tree import NodeData
-from .result_table import selected_key, show_rows
+from .result_table import event_row_key, selected_key, show_rows
 
 if TYPE_CHECKING:
     from ...core.commands.workbench import Workbench
@@ -111,7 +111,9 @@ class ZoneView(Vertical):
 
     @on(DataTable.RowSelected, "#zone-files")
     def _file_selected(self, event: DataTable.RowSelected) -> None:
-        self.preview_file(str(event.row_key.value))
+        name = event_row_key(event)
+        if name is not None:
+            self.preview_file(name)
 
     @work(thread=True, group="actions")
     def preview_file(self, name: str) -> None:
