@@ -58,14 +58,22 @@ async def test_state_folder_deleted_under_the_app_then_r_runs(scratch: Scratch):
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[7]]
 
 
-async def test_state_folder_deleted_while_a_run_is_live(scratch: Scratch):
+async def test_state_folder_deleted_while_a_run_is_live(scratch: Scratch, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch):
     fqn = scratch.pipeline("silver", "live", "SELECT 8 AS id")
+    paused, resume = tmp_path / "paused", tmp_path / "resume"
+    # held after its build: a warm run of one row ends in ~0.6 s, sooner than a look for it could find it live
+    for name, value in (("RAT_TEST_PAUSE_AT", "after:build_result"), ("RAT_TEST_PAUSE_FILE", str(paused)),
+                        ("RAT_TEST_RESUME_FILE", str(resume))):
+        monkeypatch.setenv(name, value)
     app = RatApp(scratch.wb, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", fqn)
         await pilot.press("r")
-        await until(pilot, lambda: scratch.wb.runner.active, 10, "the run to be queued")
+        await until(pilot, paused.exists, 60, "the run to be live")
         remove_tree(scratch.wb.project.state_dir)
+        resume.touch()
+        monkeypatch.delenv("RAT_TEST_PAUSE_AT")  # the next run goes through
         await until(pilot, lambda: not scratch.wb.runner.active, 90, "the run to end")
         await run_and_finish(pilot, app)
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[8]]
