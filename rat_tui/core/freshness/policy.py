@@ -16,11 +16,6 @@ def pipeline_policy(project: Project, ref: PipelineRef) -> tuple[FreshnessPolicy
     return effective_policy(project.settings.freshness, own)
 
 
-def section_errors(project: Project, ref: PipelineRef) -> list[Problem]:
-    """What is wrong in the pipeline's `freshness:` (validate lists it too): a gate must not judge without it."""
-    return [problem for problem in _own_section(project, ref)[1] if problem.is_error]
-
-
 def _own_section(project: Project, ref: PipelineRef) -> tuple[dict, list[Problem]]:
     path = project.pipeline_dir(ref) / "config.yaml"
     try:
@@ -40,9 +35,10 @@ def policies(project: Project, selector: str | None = None) -> list[tuple[Pipeli
     found: list[tuple[PipelineRef, FreshnessPolicy | Problem]] = []
     for ref in project.scan().pipelines():
         if selected(ref, selector):
-            errors = section_errors(project, ref)
-            policy, _ = pipeline_policy(project, ref)
-            if errors:
+            own, problems = _own_section(project, ref)  # config.yaml read once for both
+            errors = [problem for problem in problems if problem.is_error]  # validate lists them too
+            policy, _ = effective_policy(project.settings.freshness, own)
+            if errors:  # a gate must not judge by a policy with a key left out
                 found.append((ref, errors[0]))
             elif policy is not None:
                 found.append((ref, policy))
