@@ -33,6 +33,19 @@ def _tier(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
         pytest.fail(started[0], pytrace=False)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _class_archive(request: pytest.FixtureRequest) -> None:
+    """Spark's class-data archive is made before the session's first JVM, as an install makes it once:
+    every JVM of the suite (the lake's, each child's) then starts from it (rat_tui/core/lake/class_sharing.py)."""
+    if all(item.get_closest_marker("fast") for item in request.session.items):
+        return
+    from rat_tui.core.lake.class_sharing import archive_path, ensure_archive
+    from rat_tui.core.lake.java import find_java_home, iceberg_jar
+
+    java_home, jars = find_java_home(), str(iceberg_jar())
+    ensure_archive(archive_path(java_home, jars), jars, java_home)
+
+
 @pytest.fixture
 def sample_copy(tmp_path: Path) -> Path:
     return copy_sample(tmp_path / "project")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 from ..errors import RatError
 from ..events import EventBus, SessionStateChanged
 from ..project.model import Project
+from .class_sharing import archive_path, make_in_background, sharing_options
 from .java import find_java_home, iceberg_jar
 from .jvm_exit import LaunchedJvm
 from .run_session import RunSession
@@ -282,13 +283,14 @@ class SparkManager:
             self._catalogs.add(namespace)
 
     # -- start and stop -----------------------------------------------------------
-    def _conf(self, logs: Path) -> dict[str, str]:
+    def _conf(self, logs: Path, java_home: Path) -> dict[str, str]:
         settings = self.project.settings
         log4j = logs / "log4j2.properties"
         log4j.write_text(_LOG4J.format(level=settings.spark_log_level.lower(), path=logs / "spark.log"))
-        java_opts = f"-Dlog4j2.configurationFile={log4j.as_uri()}"
         jars = ",".join(settings.spark_jars) if settings.spark_jars is not None else str(iceberg_jar())
         jars = ",".join([jars, *settings.spark_extra_jars]) if settings.spark_extra_jars else jars
+        sharing = sharing_options(archive_path(java_home, jars)) if settings.spark_class_sharing else []
+        java_opts = " ".join([f"-Dlog4j2.configurationFile={log4j.as_uri()}", *sharing])
         conf = {
             "spark.app.name": f"rat-tui {self.project.root.name}",
             "spark.master": settings.spark_master,
@@ -329,7 +331,7 @@ class SparkManager:
             os.environ["JAVA_HOME"] = str(java_home)
             logs = self.project.state_dir / "logs"
             logs.mkdir(parents=True, exist_ok=True)
-            conf = self._conf(logs)
+            conf = self._conf(logs, java_home)
             spark_log = logs / "spark.log"
             log_since = spark_log.stat().st_size if spark_log.exists() else 0
             spark = _launch(conf, spark_log)
@@ -343,6 +345,8 @@ class SparkManager:
             self.start_seconds = time.monotonic() - began
             log.info("Spark session ready in %.1f s (master %s)", self.start_seconds, conf["spark.master"])
             self._set_state(SessionState.READY)
+            if self.project.settings.spark_class_sharing:  # after the start, so it never delays one
+                make_in_background(archive_path(java_home, conf["spark.jars"]), conf["spark.jars"], java_home)
         except RatError as exc:
             self._set_state(SessionState.FAILED, exc.sentence())
         except Exception as exc:

@@ -23,6 +23,7 @@ _SCHEMA: dict[str, Any] = {
         "extra_jars": list,
         "jars_packages": list,
         "log_level": str,
+        "class_sharing": bool,
     },
     "catalog": {"type": str, "properties": dict},
     "watch": {"enabled": bool, "debounce_ms": int, "run_on_landing": bool, "cascade": bool},
@@ -66,6 +67,7 @@ class Settings:
     spark_extra_jars: tuple[str, ...] = ()
     spark_jars_packages: tuple[str, ...] = ()
     spark_log_level: str = "ERROR"
+    spark_class_sharing: bool = True  # map an archive of Spark's classes at start (lake/class_sharing.py)
     catalog_type: str = "hadoop"
     catalog_properties: dict[str, str] = field(default_factory=dict)
     watch_enabled: bool = True
@@ -242,6 +244,7 @@ def read_settings(root: Path) -> tuple[Settings | None, list[Problem]]:
         "spark_extra_jars": tuple(str(j) for j in spark.get("extra_jars", ())) or None,
         "spark_jars_packages": tuple(str(j) for j in spark.get("jars_packages", ())) or None,
         "spark_log_level": spark.get("log_level"),
+        "spark_class_sharing": spark.get("class_sharing"),
         "catalog_type": catalog.get("type"),
         "catalog_properties": {str(k): str(v) for k, v in catalog.get("properties", {}).items()} or None,
         "watch_enabled": watch.get("enabled"),

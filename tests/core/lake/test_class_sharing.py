@@ -1,0 +1,89 @@
+"""Spark's JVM starts from a class-data archive made once per install (rat_tui/core/lake/class_sharing.py)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rat_tui.core.lake import class_sharing
+from rat_tui.core.lake.class_sharing import archive_path, sharing_options
+from rat_tui.core.lake.java import find_java_home, iceberg_jar
+from rat_tui.core.project.settings import load_settings
+
+
+def _spark_home() -> Path:
+    import pyspark
+
+    return Path(pyspark.__file__).resolve().parent
+
+
+def test_the_session_jvm_starts_from_the_install_archive(lake):
+    java_home, jars = find_java_home(), str(iceberg_jar())
+    archive = archive_path(java_home, jars)
+    if archive is None:
+        pytest.skip(f"the JDK at {java_home} has no base CDS archive, so no archive is made on top of it")
+    assert archive.is_file(), f"the suite makes {archive} before its first JVM (tests/conftest.py)"
+    jvm = lake.spark.session()._jvm
+    arguments = list(jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
+    assert f"-XX:SharedArchiveFile={archive}" in arguments
+    # -Xshare:on refuses to start when the archive cannot be mapped (another JDK, another class path):
+    # this start maps it, and Spark's own classes come from it.
+    loaded = subprocess.run(
+        [str(java_home / "bin" / "java"), "-Xshare:on", f"-XX:SharedArchiveFile={archive}",
+         "-Xlog:class+load=info", "-cp", f"{_spark_home() / 'conf'}/:{_spark_home() / 'jars'}/*",
+         "org.apache.spark.deploy.SparkSubmit", "--version"],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "SPARK_HOME": str(_spark_home())})
+    assert loaded.returncode == 0, loaded.stdout[-2000:] + loaded.stderr[-2000:]
+    from_archive = [line for line in loaded.stdout.splitlines()
+                    if "org.apache.spark" in line and "shared objects file (top)" in line]
+    assert from_archive, "no Spark class was mapped from the archive"
+
+
+def test_an_archive_is_named_after_its_java_and_jars(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("RAT_TUI_CACHE", str(tmp_path / "cache"))
+    java_home = tmp_path / "jdk"
+    (java_home / "lib" / "server").mkdir(parents=True)
+    assert archive_path(java_home, "a.jar") is None, "a JDK without a base archive gets none"
+    (java_home / "lib" / "server" / "classes.jsa").write_bytes(b"base")
+    jar = tmp_path / "extra.jar"
+    jar.write_bytes(b"one")
+    first = archive_path(java_home, str(jar))
+    assert first is not None and first.parent == tmp_path / "cache" / "jvm"
+    assert archive_path(java_home, str(jar)) == first
+    assert archive_path(java_home, f"{jar},{tmp_path / 'other.jar'}") != first
+    jar.write_bytes(b"a rebuilt jar")
+    assert archive_path(java_home, str(jar)) != first, "a changed jar makes a new archive"
+    (java_home / "release").write_text('JAVA_VERSION="17.0.99"')
+    assert archive_path(java_home, "a.jar") != archive_path(tmp_path / "missing", "a.jar")
+    assert sharing_options(first) == [], "an archive not made yet is not asked for"
+    first.parent.mkdir(parents=True)
+    first.write_bytes(b"made")
+    assert sharing_options(first) == [f"-XX:SharedArchiveFile={first}", "-Xshare:auto"]
+
+
+def test_a_maker_lock_whose_process_is_gone_is_taken_over(tmp_path: Path):
+    archive = tmp_path / "spark-x.jsa"
+    lock = archive.with_suffix(".lock")
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    lock.write_text(str(gone.pid))
+    assert not class_sharing._maker_running(archive)
+    with class_sharing._maker_lock(archive, wait=False) as held:
+        assert held and lock.read_text() == str(os.getpid())
+        assert class_sharing._maker_running(archive), "a live maker keeps its lock"
+        with class_sharing._maker_lock(archive, wait=False) as second:
+            assert not second, "one maker per archive"
+    assert not lock.exists()
+
+
+def test_class_sharing_can_be_turned_off_in_rat_yaml(tmp_path: Path):
+    (tmp_path / "rat.yaml").write_text("spark:\n  class_sharing: false\n")
+    settings, problems = load_settings(tmp_path)
+    assert problems == [] and settings.spark_class_sharing is False
+    (tmp_path / "rat.yaml").write_text("spark:\n  class_sharing: maybe\n")
+    settings, problems = load_settings(tmp_path)
+    assert settings.spark_class_sharing is True
+    assert "rat.yaml:2" in problems[0].sentence() and "class_sharing" in problems[0].sentence()
