@@ -60,3 +60,11 @@ def test_the_command_layer_loads_no_textual():
                    "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_the_command_layer_loads_the_openlineage_client_with_the_first_run_not_before():
+    """Its import costs a few hundred milliseconds that a `query` in a process of its own never needs."""
+    done = _python("import sys, rat_tui.core.commands.workbench; "
+                   "print(sorted(m for m in sys.modules if m.split('.')[0] == 'openlineage'))")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", done.stdout

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from ..errors import Problem, RatError
 from ..events import Event, EventBus, RunQueued
-from ..lineage.openlineage_events import RunCause, RunParent
+from ..lineage.run_facts import RunCause, RunParent
 from ..project.graph import ProjectGraph
 from ..project.model import PipelineRef, Project, active_landing_files
 from .catalog import TriggerCatalog

@@ -4,7 +4,6 @@ table's `ns.layer.name` (a zone: `ns.landing.zone`); the run id is a UUID derive
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from openlineage.client.event_v2 import InputDataset, Job, OutputDataset, Run, RunEvent, RunState
@@ -23,55 +22,12 @@ from openlineage.client.facet_v2 import (
 
 from ..store.state import QualityOutcome
 from .model import INDIRECT, UNKNOWN, PipelineLineage
+from .run_facts import RunFacts
 
 PRODUCER = "https://github.com/rat-tui/rat-tui"
 # A held run is still running (review ends it: approve completes it, reject aborts it); other ends FAIL.
 STATES = {"start": RunState.START, "success": RunState.COMPLETE, "awaiting_review": RunState.RUNNING,
           "skipped": RunState.COMPLETE, "cancelled": RunState.ABORT, "rejected": RunState.ABORT}
-
-
-@dataclass(frozen=True)
-class InputRead:
-    name: str  # ns.layer.name or ns.landing.zone
-    snapshot_id: int | None = None
-    assertions: tuple[QualityOutcome, ...] = ()  # the quality tests its last run passed or failed
-
-
-@dataclass(frozen=True)
-class RunParent:
-    """What started a run, as OpenLineage's parent: an upstream run (its own events' job and run id), a
-    trigger's tick, or a reviewed selection."""
-    job: str
-    run_key: str  # hashed with the project's URI into the parent's run id, as run_uuid does for a run
-
-
-@dataclass(frozen=True)
-class RunCause:
-    """Why a run started, as the automation recorded it when a tick fired it."""
-    nominal_time: float | None = None  # the cron time it was scheduled for
-    parent: RunParent | None = None
-
-
-@dataclass(frozen=True)
-class RunFacts:
-    """What an event says about one run, gathered by the emitter from the state and the table."""
-    run_id: str
-    pipeline: str
-    status: str  # start, or the run's final status
-    at: float
-    kind: str  # sql | py
-    source: str
-    compiled: str | None = None
-    trigger: str = "manual"
-    nominal_time: float | None = None  # a cron tick's scheduled time, when one fired the run
-    parent: RunParent | None = None
-    inputs: tuple[InputRead, ...] = ()
-    columns: tuple[tuple[str, str], ...] = ()  # (name, type) of the table written
-    lineage: PipelineLineage | None = None
-    snapshot_id: int | None = None
-    rows_written: int | None = None
-    quality: tuple[QualityOutcome, ...] = field(default_factory=tuple)
-    error: str | None = None
 
 
 def run_uuid(project_uri: str, run_id: str) -> str:

@@ -10,7 +10,6 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 
-from openlineage.client.serde import Serde
 
 from ..errors import RatError
 from ..events import Event, RunFinished, RunStarted
@@ -21,7 +20,7 @@ from ..store.state import RunRecord, StateDB
 from ..store.versions import VersionStore
 from .compiled import compiled_sql
 from .model import PipelineLineage
-from .openlineage_events import InputRead, RunCause, RunFacts, RunParent, run_event
+from .run_facts import InputRead, RunCause, RunFacts, RunParent
 from .plan_handoff import take
 from .run_store import LineageStore
 from .schemas import SchemaReader
@@ -64,6 +63,8 @@ class RunLineage:
         if planned is not None:
             self.store.save(run_id, pipeline.source, planned)
         stored = self.store.for_run(run_id)
+        from .openlineage_events import run_event  # the client loads with the first run, not at start
+
         self.emit(run_event(self.project.root.as_uri(), self._facts(record, pipeline, status, at, stored or lineage)))
 
     def _facts(self, record: RunRecord, pipeline: LoadedPipeline, status: str, at: float,
@@ -111,6 +112,8 @@ class RunLineage:
         return tuple(reads)
 
     def emit(self, event) -> None:
+        from openlineage.client.serde import Serde
+
         text = Serde.to_json(event)
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)

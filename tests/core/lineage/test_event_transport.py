@@ -9,7 +9,8 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
-from rat_tui.core.lineage.openlineage_events import RunFacts, run_event
+from rat_tui.core.lineage.openlineage_events import run_event
+from rat_tui.core.lineage.run_facts import RunFacts
 from rat_tui.core.lineage.run_lineage import RunLineage
 from rat_tui.core.lineage.run_store import LineageStore
 from rat_tui.core.lineage.schemas import SchemaReader
