@@ -156,3 +156,24 @@ def test_a_normal_run_does_the_intervals_since_the_last_done_one_plus_lookback(s
         (str(today - timedelta(days=1)), "done", second["run_id"])]
     assert first["rows_written"] == 30 and second["rows_written"] == 10
     assert scratch.rows(f"SELECT count(*) FROM {fqn}") == [[30]]  # today's rows wait for today to end
+
+
+def test_a_second_backfill_while_one_awaits_review_is_refused_naming_the_held_run(scratch: Scratch):
+    scratch.pipeline("bronze", "src", SOURCE)
+    assert scratch.run(f"{scratch.ns}.bronze.src")["status"] == "success"
+    fqn = _daily(scratch, "amount")
+    status, lines = script(scratch.wb, f"backfill {fqn} --start 2024-01-01 --end 2024-01-04 --review\n"
+                                       f"backfill {fqn} --start 2024-01-02 --end 2024-01-06 --review")
+    held = lines[0]["run"]
+    assert held["status"] == "awaiting_review"
+    assert status == 1 and not lines[1]["ok"] and "run" not in lines[1]
+    assert lines[1]["error"] == (f"{fqn} has run {held['run_id']} awaiting review (its intervals "
+                                 f"[2024-01-01T00:00:00Z, 2024-01-04T00:00:00Z)); approve {held['run_id']} or "
+                                 f"reject {held['run_id']} before another backfill of it")
+    assert [r["run_id"] for r in scratch.wb.runs(fqn)["runs"] if r["status"] == "awaiting_review"] == [held["run_id"]]
+    status, lines = script(scratch.wb, f"reject {held['run_id']}\n"
+                                       f"backfill {fqn} --start 2024-01-02 --end 2024-01-06 --review\n"
+                                       f"runs {fqn}")
+    assert status == 0, lines
+    assert [(r["run_id"] == held["run_id"], r["status"]) for r in lines[2]["runs"][:2]] == [
+        (False, "awaiting_review"), (True, "rejected")]

@@ -70,6 +70,7 @@ class IntervalCommands(WorkbenchParts):
 
     def _run_backfill(self, pipeline: str, chosen: list[Interval], review: bool) -> dict:
         ref = self.resolve(pipeline)
+        self._refuse_while_held(ref)
         if self.needs_cleanup():
             self.cleanup_leftovers()
         record = self.runner.submit(ref, RunOptions(review=review, intervals=chosen), trigger="backfill").wait()
@@ -79,3 +80,15 @@ class IntervalCommands(WorkbenchParts):
             raise RatError.with_result(f"backfill run {record.run_id} of {record.pipeline} {record.status}: "
                                        f"{record.error}", result)
         return result
+
+    def _refuse_while_held(self, ref: PipelineRef) -> None:
+        """A held run publishes against the main it started from: a backfill that moved main (or was approved
+        first) would leave it awaiting a review that can only be rejected. So one held run a pipeline at a time."""
+        held = self.state.held_runs(ref.fqn)
+        if not held:
+            return
+        run = held[0]
+        span = IntervalStore(self.state).span(run.run_id)
+        what = f"its intervals [{span[0]}, {span[1]})" if span else "a run"
+        raise RatError(f"{ref.fqn} has run {run.run_id} awaiting review ({what}); approve {run.run_id} or "
+                       f"reject {run.run_id} before another backfill of it")
