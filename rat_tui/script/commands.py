@@ -64,9 +64,13 @@ class ScriptCommand:
     parser: _Parser
     handler: Handler
     free_text: FreeText | None = None
+    check: Callable[[argparse.Namespace], str | None] | None = None  # why arguments that parsed do not go together
 
     def parse_args(self, cmd: str, args: list[str], rest: str | None) -> argparse.Namespace:
         parsed = self.parser.parse_args(args)
+        clash = self.check(parsed) if self.check is not None else None
+        if clash:
+            raise ArgumentError(f"{cmd}: {clash}")
         if self.free_text is not None:
             if not rest:
                 raise ArgumentError(f"{cmd} needs {self.free_text.what} after the command, as in: "
@@ -78,13 +82,13 @@ class ScriptCommand:
 COMMANDS: dict[str, ScriptCommand] = {}
 
 
-def command(name: str, *arguments: tuple[tuple, dict], free_text: FreeText | None = None
-            ) -> Callable[[Handler], Handler]:
+def command(name: str, *arguments: tuple[tuple, dict], free_text: FreeText | None = None,
+            check: Callable[[argparse.Namespace], str | None] | None = None) -> Callable[[Handler], Handler]:
     def register(handler: Handler) -> Handler:
         parser = _Parser(prog=name, add_help=False)
         for args, kwargs in arguments:
             parser.add_argument(*args, **kwargs)
-        COMMANDS[name] = ScriptCommand(parser, handler, free_text)
+        COMMANDS[name] = ScriptCommand(parser, handler, free_text, check)
         return handler
 
     return register
