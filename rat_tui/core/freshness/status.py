@@ -4,7 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from ..errors import RatError
 from ..project.freshness_config import FreshnessPolicy
+from ..store.intervals import iso
 
 STATUSES = ("fresh", "warn", "error", "never")
 # How late each status is, for sorting a project's tables (the latest first)
@@ -61,6 +63,16 @@ def status_of(policy: FreshnessPolicy, since: float | None, at: float) -> tuple[
     if policy.warn_after_s is not None and age >= policy.warn_after_s:
         return age, "warn"
     return age, "fresh"
+
+
+def before_its_data(found: Freshness, at: float) -> RatError:
+    """`--at` earlier than the data it judges: the runs and tables are read as they are now, so the age would be
+    negative; the question is asked wrong, and no status answers it."""
+    since = found.newest_value if found.newest_value is not None else found.last_success_at
+    assert since is not None and found.age_s is not None
+    return RatError(f"--at {iso(utc(at))} is {age_label(-found.age_s)} before the data of {found.pipeline} "
+                    f"({'its newest value' if found.newest_value is not None else 'its last success'}, "
+                    f"{iso(since)}): the tables are read as they are now, so ask --at a time after it")
 
 
 def warn_moment(policy: FreshnessPolicy, since: float | None) -> float | None:
