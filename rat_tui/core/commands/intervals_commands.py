@@ -2,6 +2,7 @@
 backfill that runs the chosen ones as one run (one branch, main moves once, or waits for review as one)."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime, timezone
 
@@ -27,6 +28,14 @@ def _moment(text: str | None, flag: str) -> datetime | None:
     return moment
 
 
+class NotPartitioned(RatError):
+    """The pipeline sets no `partitions:`: it has no intervals, and that is no problem."""
+
+
+# A config.yaml that sets partitions (read as text: a config that does not load still says it wanted intervals)
+_SETS_PARTITIONS = re.compile(rb"^partitions\s*:", re.MULTILINE)
+
+
 class IntervalCommands(WorkbenchParts):
     resolve: Callable[[str], PipelineRef]  # commands/workbench.py
     needs_cleanup: Callable[[], bool]  # commands/workbench.py
@@ -36,7 +45,7 @@ class IntervalCommands(WorkbenchParts):
         loaded = load_checked(ref, self.project.read_pipeline_files(ref))
         partitions = loaded.config.partitions
         if partitions is None:
-            raise RatError(f"{ref.fqn} sets no partitions in its config.yaml (partitions: {{column, grain, start}}), "
+            raise NotPartitioned(f"{ref.fqn} sets no partitions in its config.yaml (partitions: {{column, grain, start}}), "
                            "so it has no intervals")
         return partitions, code_version(loaded.source)
 
@@ -48,6 +57,21 @@ class IntervalCommands(WorkbenchParts):
         until = _moment(end, "--end") or datetime.now(timezone.utc)
         intervals = partitions.intervals(_moment(start, "--start"), until)
         return intervals, IntervalStore(self.state).states(ref.fqn, intervals, version)
+
+    def interval_overview(self, pipeline: str | None = None) -> tuple[dict[str, list[IntervalState]], dict[str, str]]:
+        """Each partitioned pipeline's intervals up to now (or the named pipeline's), and, for each that sets
+        `partitions:` but cannot say its intervals, why (a sentence with the file, the line and the cause)."""
+        refs = [self.resolve(pipeline)] if pipeline else self.project.scan().pipelines()
+        strips, problems = {}, {}
+        for ref in refs:
+            try:
+                strips[ref.fqn] = self.interval_states(ref.fqn)[1]
+            except NotPartitioned:
+                continue
+            except RatError as exc:
+                if pipeline or _SETS_PARTITIONS.search(self.project.read_pipeline_files(ref).get("config.yaml", b"")):
+                    problems[ref.fqn] = exc.sentence()
+        return strips, problems
 
     def intervals(self, pipeline: str, start: str | None = None, end: str | None = None) -> dict:
         return {"intervals": [s.as_dict() for s in self.interval_states(pipeline, start, end)[1]]}
