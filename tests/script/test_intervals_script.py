@@ -91,6 +91,13 @@ def test_a_failing_backfill_leaves_main_then_failed_after_a_fix_moves_it_once(sc
     assert scratch.rows(f"SELECT sum(amount) FROM {fqn} WHERE order_date = DATE '2024-01-01'") == [[2 * sum(
         range(0, 100, 10))]]
 
+    # nothing missing or failed in the range: no run, and one sentence says what the range holds
+    status, lines = script(scratch.wb, f"backfill {fqn} --start 2024-01-01 --end 2024-01-04")
+    assert status == 0 and "run" not in lines[0] and "dry_run" not in lines[0]
+    assert (lines[0]["intervals"], lines[0]["note"]) == ([], (
+        "nothing to backfill from 2024-01-01 to 2024-01-04: none of its 3 interval(s) is missing or failed "
+        "(2 done, 1 stale); --stale or --all runs done ones again"))
+
 
 def test_a_backfill_awaits_review_as_one_and_approve_publishes_every_interval(scratch: Scratch):
     scratch.pipeline("bronze", "src", SOURCE)

@@ -28,6 +28,14 @@ def _moment(text: str | None, flag: str) -> datetime | None:
     return moment
 
 
+def _nothing_to_do(start: str, end: str, choose: tuple[str, ...], states: list[IntervalState]) -> str:
+    counts = {status: sum(s.status == status for s in states) for status in ("done", "stale", "failed", "missing")}
+    found = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+    again = "" if "stale" in choose else "; --stale or --all runs done ones again"
+    return (f"nothing to backfill from {start} to {end}: none of its {len(states)} interval(s) is "
+            f"{' or '.join(choose)} ({found}){again}")
+
+
 class NotPartitioned(RatError):
     """The pipeline sets no `partitions:`: it has no intervals, and that is no problem."""
 
@@ -88,8 +96,10 @@ class IntervalCommands(WorkbenchParts):
             raise RatError(f"no whole interval lies between {start} and {end} (the end is exclusive)")
         chosen = [i for i, s in zip(intervals, states) if "all" in choose or s.status in choose]
         listed = [s.as_dict() for i, s in zip(intervals, states) if i in chosen]
-        if dry_run or not chosen:
-            return {"intervals": listed, "dry_run": dry_run}
+        if dry_run:
+            return {"intervals": listed, "dry_run": True}
+        if not chosen:
+            return {"intervals": [], "note": _nothing_to_do(start, end, choose, states)}
         return self._run_backfill(pipeline, chosen, review)
 
     def _run_backfill(self, pipeline: str, chosen: list[Interval], review: bool) -> dict:
