@@ -184,3 +184,21 @@ def test_a_second_backfill_while_one_awaits_review_is_refused_naming_the_held_ru
     assert status == 0, lines
     assert [(r["run_id"] == held["run_id"], r["status"]) for r in lines[2]["runs"][:2]] == [
         (False, "awaiting_review"), (True, "rejected")]
+
+
+def test_a_partitions_column_the_result_lacks_is_named_by_validate_and_the_run_at_config_yaml(scratch: Scratch):
+    scratch.pipeline("bronze", "src", SOURCE)
+    assert scratch.run(f"{scratch.ns}.bronze.src")["status"] == "success"
+    fqn = scratch.pipeline("silver", "daily", DAILY.format(amount="amount"),
+                           config="partitions:\n  grain: day\n  column: nope\n  start: 2024-01-01\n")
+    config = f"{scratch.ns}/pipelines/silver/daily/config.yaml"
+    why = ("partitions.column 'nope' is not a column of pipeline.sql's result (it makes id, order_date, amount, "
+           "built_for)")
+    status, lines = script(scratch.wb, f"validate {fqn}")
+    assert status == 1 and not lines[0]["ok"]
+    assert [p for p in lines[0]["problems"] if p["severity"] == "error"] == [
+        {"path": config, "line": 3, "message": why, "severity": "error"}]
+    # a run (validate not asked) fails on it, with the same sentence at config.yaml's line, not at pipeline.sql
+    status, lines = script(scratch.wb, f"backfill {fqn} --start 2024-01-01 --end 2024-01-03")
+    assert lines[0]["run"]["status"] == "failed"
+    assert lines[0]["run"]["error"] == f"{config}:3: {why}"

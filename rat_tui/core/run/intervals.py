@@ -111,19 +111,18 @@ def build_result(ex: Execution, info: dict) -> None:
         ex.log(ex.nothing_new)
         info["rows"] = 0
         return
-    column = ex.pipeline.config.partitions.column
+    partitions = ex.pipeline.config.partitions
     views = []
     for number, interval in enumerate(ex.intervals, 1):
         ex.check_cancel()
         ex.ctx.interval = interval
         try:
-            views.append(ex.ctx.temp_view(build(ex.ctx, ex.pipeline).where(in_intervals(column, [interval])),
+            frame = build(ex.ctx, ex.pipeline)
+            why = partitions.missing_column(ex.pipeline.source_relpath.rsplit("/", 1)[-1], frame.columns)
+            if why:
+                raise RatError(why, partitions.column_path, partitions.column_line)
+            views.append(ex.ctx.temp_view(frame.where(in_intervals(partitions.column, [interval])),
                                           f"interval_{number}"))
-        except Exception as exc:
-            if "cannot resolve" in str(exc) or "UNRESOLVED_COLUMN" in str(exc):
-                raise RatError(f"partitions column '{column}' is not in the pipeline's result",
-                               ex.pipeline.source_relpath) from None
-            raise
         finally:
             ex.ctx.interval = None  # quality tests read the whole branch, not one interval
         ex.events.publish(IntervalBuilt(ex.record.run_id, ex.ref.fqn, number, len(ex.intervals), interval.start_text,
