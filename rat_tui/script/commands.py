@@ -109,8 +109,11 @@ def _validate(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> di
 
 
 @command("run", arg("pipeline"), arg("--full-refresh", action="store_true"), arg("--published", action="store_true"),
-         arg("--reload-files", action="store_true"), arg("--review", action="store_true"))
+         arg("--reload-files", action="store_true"), arg("--review", action="store_true"),
+         arg("--dry-run", action="store_true"))
 def _run(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    if a.dry_run:  # a partitioned pipeline's intervals the run would build
+        return ctx.wb.run_plan(a.pipeline, a.full_refresh)
     return ctx.wb.run(a.pipeline, full_refresh=a.full_refresh, published=a.published, reload_files=a.reload_files,
                       review=a.review)
 

@@ -55,6 +55,9 @@ class HumanOutput(io.TextIOBase):
             return
         if kind == "PhaseFinished":
             run["phases"].append(f"{PHASE_NAMES.get(event['phase'], event['phase'])} {_ms(event['ms'])}")
+        if kind == "IntervalsPlanned" and event.get("warning"):
+            self._progress(f"  {run['pipeline']}  {self._paint('warning', '33', self.live)}: {event['warning']}",
+                           final=True)
         if kind == "IntervalBuilt":  # a backfill's progress, a line an interval
             self._progress(f"  {run['pipeline']}  interval {event['number']}/{event['total']} "
                            f"[{event['start']}, {event['end']})", final=True)

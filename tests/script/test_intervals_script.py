@@ -2,14 +2,14 @@
 not at all, the record of each interval in state.db, reruns that replace exactly an interval's rows."""
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
 from rat_tui.core.events import IntervalBuilt
 from rat_tui.core.run.recovery import mark_orphans
-from tests.helpers import script
+from tests.helpers import run_cli_here, script
 from tests.killhelpers import kill_at
 from tests.intervalhelpers import DAILY, NO_NEGATIVES, last_three_days
 from tests.lakehelpers import Scratch
@@ -202,3 +202,24 @@ def test_a_partitions_column_the_result_lacks_is_named_by_validate_and_the_run_a
     status, lines = script(scratch.wb, f"backfill {fqn} --start 2024-01-01 --end 2024-01-03")
     assert lines[0]["run"]["status"] == "failed"
     assert lines[0]["run"]["error"] == f"{config}:3: {why}"
+
+
+def test_a_run_of_many_intervals_warns_before_it_builds_and_dry_run_lists_them(scratch: Scratch):
+    start = datetime.now(timezone.utc).date() - timedelta(days=150)
+    # the result lacks the partitions column: the run fails at its first interval, after its plan (cheap to test)
+    fqn = scratch.pipeline("silver", "long", "SELECT 1 AS id, '{{ interval_start }}' AS built_for",
+                           config=f"partitions: {{column: order_date, grain: day, start: {start}}}\n")
+    status, lines = script(scratch.wb, f"run {fqn} --dry-run")
+    assert status == 0, lines
+    assert "run" not in lines[0] and lines[0]["dry_run"] is True
+    assert [i["start"][:10] for i in lines[0]["intervals"][:2]] == [str(start), str(start + timedelta(days=1))]
+    assert len(lines[0]["intervals"]) == 150 and {i["status"] for i in lines[0]["intervals"]} == {"missing"}
+    assert lines[0]["note"] == f"run would build 150 interval(s), from {start} to {start + timedelta(days=150)}"
+    warning = (f"150 intervals to build, from {start} to {start + timedelta(days=150)}: a long run (backfill a "
+               "smaller range first, or set partitions.start later)")
+    shell = run_cli_here("run", fqn, "-p", str(scratch.wb.project.root), "--no-attach")
+    assert shell.returncode == 1
+    assert f"  {fqn}  warning: {warning}\n" in shell.stderr
+    assert shell.stderr.index(warning) < shell.stderr.index("is not a column of pipeline.sql's result")
+    status, lines = script(scratch.wb, f"run {fqn} --dry-run\nrun {fqn} --dry-run --full-refresh")
+    assert len(lines[0]["intervals"]) == len(lines[1]["intervals"]) == 150  # the failed run did none of them

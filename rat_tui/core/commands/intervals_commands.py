@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from ..errors import RatError
 from ..project.model import PipelineRef
 from ..project.partitions import Interval, Partitions, parse_moment
-from ..run.intervals import code_version
+from ..run.intervals import code_version, to_do
 from ..run.loading import load_checked
 from ..run.phases import RunOptions
 from ..store.intervals import IntervalState, IntervalStore
@@ -80,6 +80,17 @@ class IntervalCommands(WorkbenchParts):
                 if pipeline or _SETS_PARTITIONS.search(self.project.read_pipeline_files(ref).get("config.yaml", b"")):
                     problems[ref.fqn] = exc.sentence()
         return strips, problems
+
+    def run_plan(self, pipeline: str, full_refresh: bool = False) -> dict:
+        """The intervals `run` would build of a partitioned pipeline (`run --dry-run`), in order; nothing runs."""
+        ref = self.resolve(pipeline)
+        partitions, version = self._partitioned(ref)
+        store = IntervalStore(self.state)
+        chosen = to_do(partitions, store, ref.fqn, version, full_refresh)
+        note = (f"run would build {len(chosen)} interval(s), from {chosen[0].start_text} to {chosen[-1].end_text}"
+                if chosen else "nothing due: every whole interval up to now is done")
+        return {"intervals": [s.as_dict() for s in store.states(ref.fqn, chosen, version)], "dry_run": True,
+                "note": note}
 
     def intervals(self, pipeline: str, start: str | None = None, end: str | None = None) -> dict:
         return {"intervals": [s.as_dict() for s in self.interval_states(pipeline, start, end)[1]]}
