@@ -50,9 +50,9 @@ def test_freshness_by_commit_time_at_three_moments(lake, scratch):
                          "--no-attach")
     assert shell.returncode == 1, shell.stderr
     header, row = shell.stdout.splitlines()[1:3]
-    assert header.split() == ["pipeline", "last_success_at", "newest_value", "age_s", "status", "warn_after",
+    assert header.split() == ["pipeline", "last_success_at", "newest_value", "age", "status", "warn_after",
                               "error_after"]
-    assert row.startswith(fqn[:40]) and row.split()[-3:] == ["error", "6h", "1d"]  # long cells end in …
+    assert row.startswith(fqn[:40]) and row.split()[-4:] == ["2d", "error", "6h", "1d"]  # an age for people
     assert f"1 table(s) past error_after; first: {fqn}, 2d old" in shell.stderr
 
 

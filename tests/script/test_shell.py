@@ -148,3 +148,26 @@ def test_a_bad_time_or_range_is_misuse_naming_the_option_and_value(tmp_path: Pat
     status, results, _ = run_script_here(tmp_path / "p", "freshness --at yesterday\nls\n")
     assert status == 1 and len(results) == 1
     assert (results[0]["ok"], results[0]["error"]) == (False, cases[("freshness", "--at", "yesterday")])
+
+
+def test_human_tables_print_ages_for_people_and_sentences_last_and_whole():
+    out, err = io.StringIO(), io.StringIO()
+    reason = ("cooldown: the pipeline ran at 2025-10-26T06:00:00Z, less than the cooldown of 1h before this tick; "
+              "it runs at the next tick after 2025-10-26T07:00:00Z")
+    lines = [
+        {"line": 1, "cmd": "freshness", "ok": True, "freshness": [
+            {"pipeline": "shop.bronze.orders", "age_s": 25_920.5, "status": "warn"},
+            {"pipeline": "shop.bronze.unbuilt", "age_s": None, "status": "never"}]},
+        {"line": 2, "cmd": "ticks", "ok": True, "ticks": [
+            {"pipeline": "shop.bronze.orders", "outcome": "skipped", "reason": reason, "run_id": None}]},
+    ]
+    HumanOutput(out, err).write("".join(json.dumps(line) + "\n" for line in lines))
+    assert out.getvalue().splitlines() == [
+        "freshness:",
+        "pipeline             age     status",
+        "shop.bronze.orders   7h 12m  warn",
+        "shop.bronze.unbuilt          never",
+        "ticks:",
+        "pipeline            outcome  run_id  reason",
+        f"shop.bronze.orders  skipped          {reason}",
+    ]

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from ..errors import RatError
 from ..project.freshness_config import FreshnessPolicy
 from ..store.intervals import iso
+from ..text import age_label
 
 STATUSES = ("fresh", "warn", "error", "never")
 # How late each status is, for sorting a project's tables (the latest first)
@@ -36,21 +37,6 @@ def duration_label(seconds: float | None) -> str | None:
         if seconds >= size and seconds % size == 0:
             return f"{int(seconds // size)}{unit}"
     return f"{seconds:g}s"
-
-
-def age_label(seconds: float | None) -> str:
-    """An age for people: `42s`, `17m`, `5h 12m`, `3d 4h`."""
-    if seconds is None:
-        return "never"
-    whole = int(max(seconds, 0))
-    days, rest = divmod(whole, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    if days:
-        return f"{days}d {hours}h" if hours else f"{days}d"
-    if hours:
-        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
-    return f"{minutes}m" if minutes else f"{secs}s"
 
 
 def status_of(policy: FreshnessPolicy, since: float | None, at: float) -> tuple[float | None, str]:
