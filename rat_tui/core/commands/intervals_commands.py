@@ -53,8 +53,8 @@ class IntervalCommands(WorkbenchParts):
         loaded = load_checked(ref, self.project.read_pipeline_files(ref))
         partitions = loaded.config.partitions
         if partitions is None:
-            raise NotPartitioned(f"{ref.fqn} sets no partitions in its config.yaml (partitions: {{column, grain, start}}), "
-                           "so it has no intervals")
+            raise NotPartitioned(f"{ref.fqn} sets no partitions in its config.yaml "
+                                 f"(partitions: {{column, grain, start}}), so it has no intervals")
         return partitions, code_version(loaded.source)
 
     def interval_states(self, pipeline: str, start: str | None = None, end: str | None = None
