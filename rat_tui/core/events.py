@@ -97,6 +97,18 @@ class LogLine(Event):
 
 
 @dataclass(frozen=True)
+class IntervalsPlanned(Event):
+    """A partitioned pipeline's run chose its intervals (run/intervals.py), before it builds them; `warning` when
+    they are so many that the run will be long."""
+    run_id: str
+    pipeline: str
+    total: int
+    start: str
+    end: str
+    warning: str | None = None
+
+
+@dataclass(frozen=True)
 class IntervalBuilt(Event):
     """A partitioned pipeline's run built interval `number` of `total` (run/intervals.py): a backfill's progress."""
     run_id: str

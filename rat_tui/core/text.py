@@ -46,3 +46,18 @@ def joined_lines(lines: list[str]) -> str:
         else:
             out.append(ln)
     return " ".join(ln.removeprefix("* ") for ln in out)
+
+
+def age_label(seconds: float | None) -> str:
+    """An age for people: `42s`, `17m`, `5h 12m`, `3d 4h`."""
+    if seconds is None:
+        return "never"
+    whole = int(max(seconds, 0))
+    days, rest = divmod(whole, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days}d {hours}h" if hours else f"{days}d"
+    if hours:
+        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
+    return f"{minutes}m" if minutes else f"{secs}s"

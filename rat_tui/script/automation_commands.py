@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..core.errors import RatError
+from .arg_types import clock_time
 from .as_json import as_json
 from .commands import ScriptContext, arg, command
 
@@ -13,12 +14,10 @@ def _triggers(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> di
     return {"triggers": as_json(ctx.wb.automation.triggers(a.selector))}
 
 
-@command("tick", arg("--at"))
+@command("tick", arg("--at", type=clock_time))
 def _tick(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     """Evaluate every trigger once as if the clock read --at; start what is due and wait for it."""
-    from ..core.automation.schedule import parse_at  # cron and zone libraries: an attached client needs neither
-
-    result = ctx.wb.automation.tick(parse_at(a.at) if a.at else None)
+    result = ctx.wb.automation.tick(a.at)
     fields = as_json(result)
     if result.failed:
         first = result.failed[0]

@@ -64,9 +64,13 @@ class ScriptCommand:
     parser: _Parser
     handler: Handler
     free_text: FreeText | None = None
+    check: Callable[[argparse.Namespace], str | None] | None = None  # why arguments that parsed do not go together
 
     def parse_args(self, cmd: str, args: list[str], rest: str | None) -> argparse.Namespace:
         parsed = self.parser.parse_args(args)
+        clash = self.check(parsed) if self.check is not None else None
+        if clash:
+            raise ArgumentError(f"{cmd}: {clash}")
         if self.free_text is not None:
             if not rest:
                 raise ArgumentError(f"{cmd} needs {self.free_text.what} after the command, as in: "
@@ -78,13 +82,13 @@ class ScriptCommand:
 COMMANDS: dict[str, ScriptCommand] = {}
 
 
-def command(name: str, *arguments: tuple[tuple, dict], free_text: FreeText | None = None
-            ) -> Callable[[Handler], Handler]:
+def command(name: str, *arguments: tuple[tuple, dict], free_text: FreeText | None = None,
+            check: Callable[[argparse.Namespace], str | None] | None = None) -> Callable[[Handler], Handler]:
     def register(handler: Handler) -> Handler:
         parser = _Parser(prog=name, add_help=False)
         for args, kwargs in arguments:
             parser.add_argument(*args, **kwargs)
-        COMMANDS[name] = ScriptCommand(parser, handler, free_text)
+        COMMANDS[name] = ScriptCommand(parser, handler, free_text, check)
         return handler
 
     return register
@@ -105,8 +109,11 @@ def _validate(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> di
 
 
 @command("run", arg("pipeline"), arg("--full-refresh", action="store_true"), arg("--published", action="store_true"),
-         arg("--reload-files", action="store_true"), arg("--review", action="store_true"))
+         arg("--reload-files", action="store_true"), arg("--review", action="store_true"),
+         arg("--dry-run", action="store_true"))
 def _run(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    if a.dry_run:  # a partitioned pipeline's intervals the run would build
+        return ctx.wb.run_plan(a.pipeline, a.full_refresh)
     return ctx.wb.run(a.pipeline, full_refresh=a.full_refresh, published=a.published, reload_files=a.reload_files,
                       review=a.review)
 

@@ -4,17 +4,16 @@ from __future__ import annotations
 import argparse
 
 from ..core.errors import RatError
+from ..core.text import age_label
+from .arg_types import clock_time
 from .as_json import as_json
 from .commands import ScriptContext, arg, command
 
 
-@command("freshness", arg("selector", nargs="?"), arg("--at"))
+@command("freshness", arg("selector", nargs="?"), arg("--at", type=clock_time))
 def _freshness(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     """Each selected pipeline's age against its freshness policy, as if the clock read --at."""
-    from ..core.automation.schedule import parse_at
-    from ..core.freshness.status import age_label
-
-    found = ctx.wb.freshness.report(a.selector, parse_at(a.at) if a.at else None)
+    found = ctx.wb.freshness.report(a.selector, a.at)
     fields = {"freshness": as_json(found)}
     late = [f for f in found if f.status == "error"]
     if late:

@@ -9,6 +9,8 @@ import json
 import os
 from typing import Any, TextIO
 
+from ..core.text import age_label
+
 PHASE_NAMES = {"branch_creation": "branch", "config_loading": "config", "build_result": "build",
                "iceberg_write": "write", "quality_tests": "quality", "branch_resolution": "merge"}
 STATUS_COLOURS = {"success": "32", "passed": "32", "failed": "31", "error": "31", "cancelled": "33",
@@ -16,6 +18,8 @@ STATUS_COLOURS = {"success": "32", "passed": "32", "failed": "31", "error": "31"
                   "fresh": "32", "warn": "33"}
 SYMBOLS = {"success": "✓", "passed": "✓", "failed": "✗", "error": "✗"}
 CELL_WIDTH = 48
+SENTENCES = ("reason", "error", "note", "message")  # columns that hold a sentence: printed last, uncut
+AGES = {"age_s": "age"}  # columns of seconds printed as `7h 12m`, under a name for people
 RESULT_KEYS = ("line", "cmd", "ok", "error")
 
 
@@ -55,6 +59,9 @@ class HumanOutput(io.TextIOBase):
             return
         if kind == "PhaseFinished":
             run["phases"].append(f"{PHASE_NAMES.get(event['phase'], event['phase'])} {_ms(event['ms'])}")
+        if kind == "IntervalsPlanned" and event.get("warning"):
+            self._progress(f"  {run['pipeline']}  {self._paint('warning', '33', self.live)}: {event['warning']}",
+                           final=True)
         if kind == "IntervalBuilt":  # a backfill's progress, a line an interval
             self._progress(f"  {run['pipeline']}  interval {event['number']}/{event['total']} "
                            f"[{event['start']}, {event['end']})", final=True)
@@ -105,13 +112,19 @@ class HumanOutput(io.TextIOBase):
         self._table(["run", "pipeline", "status", "rows", "time", "note"], rows, status_column=2)
 
     def _records(self, key: str, items: list[dict[str, Any]]) -> None:
-        columns = list(dict.fromkeys(name for item in items for name in item))
-        status = columns.index("status") if "status" in columns else None
+        names = list(dict.fromkeys(name for item in items for name in item))
+        # a sentence (a tick's reason, a run's error) last, where it is printed whole
+        names = [n for n in names if n not in SENTENCES] + [n for n in names if n in SENTENCES]
+        status = names.index("status") if "status" in names else None
         self.out.write(f"{key}:\n")
-        self._table(columns, [[item.get(name) for name in columns] for item in items], status_column=status)
+        rows = [[age_label(item[name]) if name in AGES and item.get(name) is not None else item.get(name)
+                 for name in names] for item in items]
+        self._table([AGES.get(name, name) for name in names], rows, status_column=status)
 
     def _table(self, columns: list[str], rows: list[list[Any]], status_column: int | None = None) -> None:
-        cells = [[_cell(value) for value in row] for row in rows]
+        """The last column is printed whole (it is where a sentence goes); the others are cut at CELL_WIDTH."""
+        last = len(columns) - 1
+        cells = [[_cell(value, None if i == last else CELL_WIDTH) for i, value in enumerate(row)] for row in rows]
         widths = [max([len(name), *(len(row[i]) for row in cells)]) for i, name in enumerate(columns)]
         self.out.write(self._paint("  ".join(n.ljust(w) for n, w in zip(columns, widths)).rstrip(), "1") + "\n")
         for row in cells:
@@ -127,7 +140,7 @@ class HumanOutput(io.TextIOBase):
         return f"\x1b[{code}m{text}\x1b[0m" if code and (self.colour if on is None else on) else text
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, width: int | None = CELL_WIDTH) -> str:
     if value is None:
         return ""
     if isinstance(value, list) and all(not isinstance(item, (dict, list)) for item in value):
@@ -137,7 +150,7 @@ def _cell(value: Any) -> str:
     else:
         text = str(value)
     text = " ".join(text.split())
-    return text if len(text) <= CELL_WIDTH else text[:CELL_WIDTH - 1] + "…"
+    return text if width is None or len(text) <= width else text[:width - 1] + "…"
 
 
 def _ms(ms: int) -> str:

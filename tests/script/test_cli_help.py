@@ -13,6 +13,6 @@ def test_help_lists_every_script_command_by_group():
     assert groups[:2] == ["project:", "build and test:"] and groups[-1].startswith("in scripts only")
     names = [line.split()[0] for line in listed if line.startswith("    ")]
     assert sorted(name for name in names if name not in ("init", "cluster", "serve")) == sorted(COMMANDS)
-    for expected in ("  run [--full-refresh] [--published] [--reload-files] [--review] pipeline", "  query SQL…", "  export path SQL…",
+    for expected in ("  run [--full-refresh] [--published] [--reload-files] [--review] [--dry-run] pipeline", "  query SQL…", "  export path SQL…",
                      "  write path <<EOF … EOF", "  sample [--limit LIMIT] namespace zone [file]"):
         assert "  " + expected in listed

@@ -50,9 +50,9 @@ def test_freshness_by_commit_time_at_three_moments(lake, scratch):
                          "--no-attach")
     assert shell.returncode == 1, shell.stderr
     header, row = shell.stdout.splitlines()[1:3]
-    assert header.split() == ["pipeline", "last_success_at", "newest_value", "age_s", "status", "warn_after",
+    assert header.split() == ["pipeline", "last_success_at", "newest_value", "age", "status", "warn_after",
                               "error_after"]
-    assert row.startswith(fqn[:40]) and row.split()[-3:] == ["error", "6h", "1d"]  # long cells end in …
+    assert row.startswith(fqn[:40]) and row.split()[-4:] == ["2d", "error", "6h", "1d"]  # an age for people
     assert f"1 table(s) past error_after; first: {fqn}, 2d old" in shell.stderr
 
 
@@ -70,6 +70,12 @@ def test_freshness_by_column_measures_the_newest_value(lake, scratch):
     assert (warn["age_s"], warn["status"]) == (10 * HOUR, "warn")
     assert (error["age_s"], error["status"]) == (24 * HOUR, "error")
     assert status == 1 and [r["ok"] for r in results] == [True, True, False]
+    # a clock before the newest value would give a negative age: the question is asked wrong, and says so
+    status, results = script(lake, f"freshness {fqn} --at 2025-03-02T08:00:00Z\n")
+    assert status == 1 and "freshness" not in results[0]
+    assert results[0]["error"] == (f"--at 2025-03-02T08:00:00Z is 2h 30m before the data of {fqn} (its newest value, "
+                                   "2025-03-02T10:30:00Z): the tables are read as they are now, so ask --at a time "
+                                   "after it")
 
 
 def test_a_missing_freshness_column_names_the_config(lake, scratch):

@@ -2,14 +2,14 @@
 not at all, the record of each interval in state.db, reruns that replace exactly an interval's rows."""
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
 from rat_tui.core.events import IntervalBuilt
 from rat_tui.core.run.recovery import mark_orphans
-from tests.helpers import script
+from tests.helpers import run_cli_here, script
 from tests.killhelpers import kill_at
 from tests.intervalhelpers import DAILY, NO_NEGATIVES, last_three_days
 from tests.lakehelpers import Scratch
@@ -91,6 +91,13 @@ def test_a_failing_backfill_leaves_main_then_failed_after_a_fix_moves_it_once(sc
     assert scratch.rows(f"SELECT sum(amount) FROM {fqn} WHERE order_date = DATE '2024-01-01'") == [[2 * sum(
         range(0, 100, 10))]]
 
+    # nothing missing or failed in the range: no run, and one sentence says what the range holds
+    status, lines = script(scratch.wb, f"backfill {fqn} --start 2024-01-01 --end 2024-01-04")
+    assert status == 0 and "run" not in lines[0] and "dry_run" not in lines[0]
+    assert (lines[0]["intervals"], lines[0]["note"]) == ([], (
+        "nothing to backfill from 2024-01-01 to 2024-01-04: none of its 3 interval(s) is missing or failed "
+        "(2 done, 1 stale); --stale or --all runs done ones again"))
+
 
 def test_a_backfill_awaits_review_as_one_and_approve_publishes_every_interval(scratch: Scratch):
     scratch.pipeline("bronze", "src", SOURCE)
@@ -156,3 +163,63 @@ def test_a_normal_run_does_the_intervals_since_the_last_done_one_plus_lookback(s
         (str(today - timedelta(days=1)), "done", second["run_id"])]
     assert first["rows_written"] == 30 and second["rows_written"] == 10
     assert scratch.rows(f"SELECT count(*) FROM {fqn}") == [[30]]  # today's rows wait for today to end
+
+
+def test_a_second_backfill_while_one_awaits_review_is_refused_naming_the_held_run(scratch: Scratch):
+    scratch.pipeline("bronze", "src", SOURCE)
+    assert scratch.run(f"{scratch.ns}.bronze.src")["status"] == "success"
+    fqn = _daily(scratch, "amount")
+    status, lines = script(scratch.wb, f"backfill {fqn} --start 2024-01-01 --end 2024-01-04 --review\n"
+                                       f"backfill {fqn} --start 2024-01-02 --end 2024-01-06 --review")
+    held = lines[0]["run"]
+    assert held["status"] == "awaiting_review"
+    assert status == 1 and not lines[1]["ok"] and "run" not in lines[1]
+    assert lines[1]["error"] == (f"{fqn} has run {held['run_id']} awaiting review (its intervals "
+                                 f"[2024-01-01T00:00:00Z, 2024-01-04T00:00:00Z)); approve {held['run_id']} or "
+                                 f"reject {held['run_id']} before another backfill of it")
+    assert [r["run_id"] for r in scratch.wb.runs(fqn)["runs"] if r["status"] == "awaiting_review"] == [held["run_id"]]
+    status, lines = script(scratch.wb, f"reject {held['run_id']}\n"
+                                       f"backfill {fqn} --start 2024-01-02 --end 2024-01-06 --review\n"
+                                       f"runs {fqn}")
+    assert status == 0, lines
+    assert [(r["run_id"] == held["run_id"], r["status"]) for r in lines[2]["runs"][:2]] == [
+        (False, "awaiting_review"), (True, "rejected")]
+
+
+def test_a_partitions_column_the_result_lacks_is_named_by_validate_and_the_run_at_config_yaml(scratch: Scratch):
+    scratch.pipeline("bronze", "src", SOURCE)
+    assert scratch.run(f"{scratch.ns}.bronze.src")["status"] == "success"
+    fqn = scratch.pipeline("silver", "daily", DAILY.format(amount="amount"),
+                           config="partitions:\n  grain: day\n  column: nope\n  start: 2024-01-01\n")
+    config = f"{scratch.ns}/pipelines/silver/daily/config.yaml"
+    why = ("partitions.column 'nope' is not a column of pipeline.sql's result (it makes id, order_date, amount, "
+           "built_for)")
+    status, lines = script(scratch.wb, f"validate {fqn}")
+    assert status == 1 and not lines[0]["ok"]
+    assert [p for p in lines[0]["problems"] if p["severity"] == "error"] == [
+        {"path": config, "line": 3, "message": why, "severity": "error"}]
+    # a run (validate not asked) fails on it, with the same sentence at config.yaml's line, not at pipeline.sql
+    status, lines = script(scratch.wb, f"backfill {fqn} --start 2024-01-01 --end 2024-01-03")
+    assert lines[0]["run"]["status"] == "failed"
+    assert lines[0]["run"]["error"] == f"{config}:3: {why}"
+
+
+def test_a_run_of_many_intervals_warns_before_it_builds_and_dry_run_lists_them(scratch: Scratch):
+    start = datetime.now(timezone.utc).date() - timedelta(days=150)
+    # the result lacks the partitions column: the run fails at its first interval, after its plan (cheap to test)
+    fqn = scratch.pipeline("silver", "long", "SELECT 1 AS id, '{{ interval_start }}' AS built_for",
+                           config=f"partitions: {{column: order_date, grain: day, start: {start}}}\n")
+    status, lines = script(scratch.wb, f"run {fqn} --dry-run")
+    assert status == 0, lines
+    assert "run" not in lines[0] and lines[0]["dry_run"] is True
+    assert [i["start"][:10] for i in lines[0]["intervals"][:2]] == [str(start), str(start + timedelta(days=1))]
+    assert len(lines[0]["intervals"]) == 150 and {i["status"] for i in lines[0]["intervals"]} == {"missing"}
+    assert lines[0]["note"] == f"run would build 150 interval(s), from {start} to {start + timedelta(days=150)}"
+    warning = (f"150 intervals to build, from {start} to {start + timedelta(days=150)}: a long run (backfill a "
+               "smaller range first, or set partitions.start later)")
+    shell = run_cli_here("run", fqn, "-p", str(scratch.wb.project.root), "--no-attach")
+    assert shell.returncode == 1
+    assert f"  {fqn}  warning: {warning}\n" in shell.stderr
+    assert shell.stderr.index(warning) < shell.stderr.index("is not a column of pipeline.sql's result")
+    status, lines = script(scratch.wb, f"run {fqn} --dry-run\nrun {fqn} --dry-run --full-refresh")
+    assert len(lines[0]["intervals"]) == len(lines[1]["intervals"]) == 150  # the failed run did none of them

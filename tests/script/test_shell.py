@@ -14,7 +14,7 @@ import pytest
 from rat_tui.cli import main
 from rat_tui.script.human import HumanOutput
 from tests.enginehelpers import engine_host
-from tests.helpers import run_cli
+from tests.helpers import run_cli, run_script_here
 
 
 def test_misuse_exits_2_with_the_parsers_sentence(tmp_path: Path, capsys: pytest.CaptureFixture):
@@ -123,3 +123,51 @@ def test_a_shell_command_imports_no_engine_library_before_it_knows_it_needs_one(
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                             env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}).stdout.split()
     assert loaded == []
+
+
+def test_a_bad_time_or_range_is_misuse_naming_the_option_and_value(tmp_path: Path, capsys: pytest.CaptureFixture):
+    assert main(["init", str(tmp_path / "p")]) == 0
+    capsys.readouterr()
+    project = ["-p", str(tmp_path / "p")]
+    cases = {
+        ("freshness", "--at", "yesterday"): "freshness: argument --at: 'yesterday' is not an ISO 8601 time such as "
+                                            "2025-10-26T06:00:00Z",
+        ("tick", "--at", "2025-13-01"): "tick: argument --at: '2025-13-01' is not an ISO 8601 time such as "
+                                        "2025-10-26T06:00:00Z",
+        ("backfill", "shop.bronze.orders", "--start", "2024-02-01", "--end", "2024-01-01"):
+            "backfill: --start 2024-02-01 is not before --end 2024-01-01 (the end is exclusive)",
+        ("backfill", "shop.bronze.orders", "--start", "Jan 1", "--end", "2024-01-01"):
+            "backfill: argument --start: 'Jan 1' is not a date or time like 2024-01-01 or 2024-01-01T06:00:00Z",
+        ("intervals", "shop.bronze.orders", "--end", "2024-01-32"):
+            "intervals: argument --end: '2024-01-32' is not a date or time like 2024-01-01 or 2024-01-01T06:00:00Z",
+    }
+    for words, sentence in cases.items():
+        assert main([*words, *project]) == 2, words
+        assert capsys.readouterr().err == f"rat-tui {words[0]}: {sentence}\n"
+    # in a script, the same sentence fails its line (exit 1), and the script stops there
+    status, results, _ = run_script_here(tmp_path / "p", "freshness --at yesterday\nls\n")
+    assert status == 1 and len(results) == 1
+    assert (results[0]["ok"], results[0]["error"]) == (False, cases[("freshness", "--at", "yesterday")])
+
+
+def test_human_tables_print_ages_for_people_and_sentences_last_and_whole():
+    out, err = io.StringIO(), io.StringIO()
+    reason = ("cooldown: the pipeline ran at 2025-10-26T06:00:00Z, less than the cooldown of 1h before this tick; "
+              "it runs at the next tick after 2025-10-26T07:00:00Z")
+    lines = [
+        {"line": 1, "cmd": "freshness", "ok": True, "freshness": [
+            {"pipeline": "shop.bronze.orders", "age_s": 25_920.5, "status": "warn"},
+            {"pipeline": "shop.bronze.unbuilt", "age_s": None, "status": "never"}]},
+        {"line": 2, "cmd": "ticks", "ok": True, "ticks": [
+            {"pipeline": "shop.bronze.orders", "outcome": "skipped", "reason": reason, "run_id": None}]},
+    ]
+    HumanOutput(out, err).write("".join(json.dumps(line) + "\n" for line in lines))
+    assert out.getvalue().splitlines() == [
+        "freshness:",
+        "pipeline             age     status",
+        "shop.bronze.orders   7h 12m  warn",
+        "shop.bronze.unbuilt          never",
+        "ticks:",
+        "pipeline            outcome  run_id  reason",
+        f"shop.bronze.orders  skipped          {reason}",
+    ]

@@ -65,17 +65,6 @@ def local_text(ts: float | None, zone: ZoneInfo) -> str | None:
     return None if ts is None else datetime.fromtimestamp(ts, zone).isoformat(timespec="seconds")
 
 
-def parse_at(text: str) -> float:
-    """`--at 2025-10-26T00:31:00Z` (a time without a zone is UTC) as seconds since the epoch."""
-    try:
-        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        raise RatError(f"--at '{text}' is not an ISO 8601 time such as 2025-10-26T06:00:00Z") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.timestamp()
-
-
 def duration_text(seconds: float) -> str:
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size and seconds % size == 0:

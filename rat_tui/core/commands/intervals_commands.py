@@ -2,13 +2,14 @@
 backfill that runs the chosen ones as one run (one branch, main moves once, or waits for review as one)."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime, timezone
 
 from ..errors import RatError
 from ..project.model import PipelineRef
 from ..project.partitions import Interval, Partitions, parse_moment
-from ..run.intervals import code_version
+from ..run.intervals import code_version, to_do
 from ..run.loading import load_checked
 from ..run.phases import RunOptions
 from ..store.intervals import IntervalState, IntervalStore
@@ -27,6 +28,22 @@ def _moment(text: str | None, flag: str) -> datetime | None:
     return moment
 
 
+def _nothing_to_do(start: str, end: str, choose: tuple[str, ...], states: list[IntervalState]) -> str:
+    counts = {status: sum(s.status == status for s in states) for status in ("done", "stale", "failed", "missing")}
+    found = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+    again = "" if "stale" in choose else "; --stale or --all runs done ones again"
+    return (f"nothing to backfill from {start} to {end}: none of its {len(states)} interval(s) is "
+            f"{' or '.join(choose)} ({found}){again}")
+
+
+class NotPartitioned(RatError):
+    """The pipeline sets no `partitions:`: it has no intervals, and that is no problem."""
+
+
+# A config.yaml that sets partitions (read as text: a config that does not load still says it wanted intervals)
+_SETS_PARTITIONS = re.compile(rb"^partitions\s*:", re.MULTILINE)
+
+
 class IntervalCommands(WorkbenchParts):
     resolve: Callable[[str], PipelineRef]  # commands/workbench.py
     needs_cleanup: Callable[[], bool]  # commands/workbench.py
@@ -36,8 +53,8 @@ class IntervalCommands(WorkbenchParts):
         loaded = load_checked(ref, self.project.read_pipeline_files(ref))
         partitions = loaded.config.partitions
         if partitions is None:
-            raise RatError(f"{ref.fqn} sets no partitions in its config.yaml (partitions: {{column, grain, start}}), "
-                           "so it has no intervals")
+            raise NotPartitioned(f"{ref.fqn} sets no partitions in its config.yaml "
+                                 f"(partitions: {{column, grain, start}}), so it has no intervals")
         return partitions, code_version(loaded.source)
 
     def interval_states(self, pipeline: str, start: str | None = None, end: str | None = None
@@ -48,6 +65,32 @@ class IntervalCommands(WorkbenchParts):
         until = _moment(end, "--end") or datetime.now(timezone.utc)
         intervals = partitions.intervals(_moment(start, "--start"), until)
         return intervals, IntervalStore(self.state).states(ref.fqn, intervals, version)
+
+    def interval_overview(self, pipeline: str | None = None) -> tuple[dict[str, list[IntervalState]], dict[str, str]]:
+        """Each partitioned pipeline's intervals up to now (or the named pipeline's), and, for each that sets
+        `partitions:` but cannot say its intervals, why (a sentence with the file, the line and the cause)."""
+        refs = [self.resolve(pipeline)] if pipeline else self.project.scan().pipelines()
+        strips, problems = {}, {}
+        for ref in refs:
+            try:
+                strips[ref.fqn] = self.interval_states(ref.fqn)[1]
+            except NotPartitioned:
+                continue
+            except RatError as exc:
+                if pipeline or _SETS_PARTITIONS.search(self.project.read_pipeline_files(ref).get("config.yaml", b"")):
+                    problems[ref.fqn] = exc.sentence()
+        return strips, problems
+
+    def run_plan(self, pipeline: str, full_refresh: bool = False) -> dict:
+        """The intervals `run` would build of a partitioned pipeline (`run --dry-run`), in order; nothing runs."""
+        ref = self.resolve(pipeline)
+        partitions, version = self._partitioned(ref)
+        store = IntervalStore(self.state)
+        chosen = to_do(partitions, store, ref.fqn, version, full_refresh)
+        note = (f"run would build {len(chosen)} interval(s), from {chosen[0].start_text} to {chosen[-1].end_text}"
+                if chosen else "nothing due: every whole interval up to now is done")
+        return {"intervals": [s.as_dict() for s in store.states(ref.fqn, chosen, version)], "dry_run": True,
+                "note": note}
 
     def intervals(self, pipeline: str, start: str | None = None, end: str | None = None) -> dict:
         return {"intervals": [s.as_dict() for s in self.interval_states(pipeline, start, end)[1]]}
@@ -64,12 +107,15 @@ class IntervalCommands(WorkbenchParts):
             raise RatError(f"no whole interval lies between {start} and {end} (the end is exclusive)")
         chosen = [i for i, s in zip(intervals, states) if "all" in choose or s.status in choose]
         listed = [s.as_dict() for i, s in zip(intervals, states) if i in chosen]
-        if dry_run or not chosen:
-            return {"intervals": listed, "dry_run": dry_run}
+        if dry_run:
+            return {"intervals": listed, "dry_run": True}
+        if not chosen:
+            return {"intervals": [], "note": _nothing_to_do(start, end, choose, states)}
         return self._run_backfill(pipeline, chosen, review)
 
     def _run_backfill(self, pipeline: str, chosen: list[Interval], review: bool) -> dict:
         ref = self.resolve(pipeline)
+        self._refuse_while_held(ref)
         if self.needs_cleanup():
             self.cleanup_leftovers()
         record = self.runner.submit(ref, RunOptions(review=review, intervals=chosen), trigger="backfill").wait()
@@ -79,3 +125,15 @@ class IntervalCommands(WorkbenchParts):
             raise RatError.with_result(f"backfill run {record.run_id} of {record.pipeline} {record.status}: "
                                        f"{record.error}", result)
         return result
+
+    def _refuse_while_held(self, ref: PipelineRef) -> None:
+        """A held run publishes against the main it started from: a backfill that moved main (or was approved
+        first) would leave it awaiting a review that can only be rejected. So one held run a pipeline at a time."""
+        held = self.state.held_runs(ref.fqn)
+        if not held:
+            return
+        run = held[0]
+        span = IntervalStore(self.state).span(run.run_id)
+        what = f"its intervals [{span[0]}, {span[1]})" if span else "a run"
+        raise RatError(f"{ref.fqn} has run {run.run_id} awaiting review ({what}); approve {run.run_id} or "
+                       f"reject {run.run_id} before another backfill of it")

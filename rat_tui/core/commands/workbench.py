@@ -169,6 +169,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         only = self.project.find_pipeline(pipeline) if pipeline else None
         problems = validate(self.project, only) + self.automation.problems(only) + freshness_problems(self.project, only)
         problems += self.column_lineage.working_copy_problems(only)
+        problems += self.column_lineage.partition_column_problems(only)
         errors = [p for p in problems if p.is_error]
         result = {"problems": [p.as_dict() for p in problems]}
         if errors:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -16,7 +17,7 @@ from ..project.freshness_config import FreshnessPolicy
 from ..project.model import PipelineRef, Project
 from ..store.state import StateDB
 from .policy import config_path, pipeline_policy, policies, selected
-from .status import Freshness, judged, warn_moment
+from .status import Freshness, before_its_data, judged, warn_moment
 
 if TYPE_CHECKING:
     from ..lake.session import SparkManager
@@ -49,7 +50,7 @@ class FreshnessService:
         return found, failed
 
     def _each(self, selector: str | None, at: float | None) -> Iterator[Freshness | RatError]:
-        at = time.time() if at is None else at
+        asked, at = at is not None, time.time() if at is None else at
         chosen = policies(self.project, selector)
         if selector and not chosen and not any(selected(ref, selector) for ref in self.project.scan().pipelines()):
             raise RatError(f"no pipeline {selector} in this project (a selector is ns, ns.layer or ns.layer.name)")
@@ -58,10 +59,17 @@ class FreshnessService:
                 yield RatError(f"{policy.message}, so {ref.fqn}'s freshness cannot be judged", policy.path, policy.line)
                 continue
             try:
-                yield judged(ref.fqn, policy, self.last_success(ref), self.since(ref, policy) if policy.column else None,
-                             at)
+                found = judged(ref.fqn, policy, self.last_success(ref),
+                               self.since(ref, policy) if policy.column else None, at)
             except RatError as exc:
                 yield exc
+                continue
+            if found.age_s is None or found.age_s >= 0:
+                yield found
+            elif asked:
+                yield before_its_data(found, at)
+            else:  # data newer than now: a commit stamped by a clock a moment ahead of this one (another machine's)
+                yield replace(found, age_s=0.0)
 
     def warn_at(self, pipeline: str) -> float | None:
         """When the pipeline's data turned (or turns) warn; None without a policy or a successful run, or when

@@ -4,7 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from ..errors import RatError
 from ..project.freshness_config import FreshnessPolicy
+from ..store.intervals import iso
+from ..text import age_label
 
 STATUSES = ("fresh", "warn", "error", "never")
 # How late each status is, for sorting a project's tables (the latest first)
@@ -36,21 +39,6 @@ def duration_label(seconds: float | None) -> str | None:
     return f"{seconds:g}s"
 
 
-def age_label(seconds: float | None) -> str:
-    """An age for people: `42s`, `17m`, `5h 12m`, `3d 4h`."""
-    if seconds is None:
-        return "never"
-    whole = int(max(seconds, 0))
-    days, rest = divmod(whole, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    if days:
-        return f"{days}d {hours}h" if hours else f"{days}d"
-    if hours:
-        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
-    return f"{minutes}m" if minutes else f"{secs}s"
-
-
 def status_of(policy: FreshnessPolicy, since: float | None, at: float) -> tuple[float | None, str]:
     """(age in seconds, status) of data from `since` (None: never), asked at `at`."""
     if since is None:
@@ -61,6 +49,16 @@ def status_of(policy: FreshnessPolicy, since: float | None, at: float) -> tuple[
     if policy.warn_after_s is not None and age >= policy.warn_after_s:
         return age, "warn"
     return age, "fresh"
+
+
+def before_its_data(found: Freshness, at: float) -> RatError:
+    """`--at` earlier than the data it judges: the runs and tables are read as they are now, so the age would be
+    negative; the question is asked wrong, and no status answers it."""
+    since = found.newest_value if found.newest_value is not None else found.last_success_at
+    assert since is not None and found.age_s is not None
+    return RatError(f"--at {iso(utc(at))} is {age_label(-found.age_s)} before the data of {found.pipeline} "
+                    f"({'its newest value' if found.newest_value is not None else 'its last success'}, "
+                    f"{iso(since)}): the tables are read as they are now, so ask --at a time after it")
 
 
 def warn_moment(policy: FreshnessPolicy, since: float | None) -> float | None:

@@ -192,6 +192,21 @@ class ColumnLineage:
                 problems.append(Problem(pipeline.source_relpath, impact.sentence(), None, severity))
         return problems
 
+    def partition_column_problems(self, only: PipelineRef | None = None) -> list[Problem]:
+        """`validate`: each partitioned pipeline whose query does not make its `partitions.column`, known without
+        Spark from the query's column lineage (a run would fail on it)."""
+        problems = []
+        for name, lineage in self.pipelines().items():
+            pipeline = self._loaded.get(name)
+            partitions = pipeline.config.partitions if pipeline is not None else None
+            if partitions is None or lineage.problem or not lineage.columns or (only is not None and only.fqn != name):
+                continue
+            assert pipeline is not None
+            why = partitions.missing_column(pipeline.source_relpath.rsplit("/", 1)[-1], list(lineage.columns))
+            if why:
+                problems.append(Problem(partitions.column_path, why, partitions.column_line))
+        return problems
+
     @staticmethod
     def _cast_types(pipeline: LoadedPipeline) -> dict[str, str]:
         """The types the query states with a CAST (the others need Spark to know)."""

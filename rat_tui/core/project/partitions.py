@@ -2,7 +2,7 @@
 done intervals a normal run redoes (`lookback`). Intervals are half-open, `[start, end)`, in UTC."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
@@ -40,6 +40,16 @@ class Partitions:
     grain: str
     start: datetime
     lookback: int = 0
+    # Where `partitions.column` is set (config.yaml and its line), for the sentence when the result lacks it
+    column_path: str = field(default="", compare=False)
+    column_line: int | None = field(default=None, compare=False)
+
+    def missing_column(self, source_relpath: str, columns: list[str]) -> str | None:
+        """Why `column` cannot cut the result of `source_relpath` into intervals; None when the result has it."""
+        if self.column.lower() in {c.lower() for c in columns}:
+            return None
+        return (f"partitions.column '{self.column}' is not a column of {source_relpath}'s result "
+                f"(it makes {', '.join(columns)})")
 
     def floor(self, moment: datetime) -> datetime:
         """The start of the interval holding `moment`."""

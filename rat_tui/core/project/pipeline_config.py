@@ -1,7 +1,7 @@
 """A pipeline's effective configuration: annotations > config.yaml > defaults."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
@@ -202,6 +202,8 @@ def merge_config(
                          for bad, error in errors]
             if errors:
                 continue
+            assert typed is not None
+            typed = replace(typed, column_path=rv.path, column_line=rv.nested_lines.get("partitions.column", rv.line))
         else:
             typed, error = _coerce(key, rv)
             if error:

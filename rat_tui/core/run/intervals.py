@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
-from ..events import IntervalBuilt
+from ..events import IntervalBuilt, IntervalsPlanned
 from ..lake.table import quote
 from ..project.partitions import Interval, Partitions
 from ..project.pipeline_config import PipelineConfig
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from pyspark.sql.types import StructType
 
     from .strategies import WriteJob
+
+MANY_INTERVALS = 100  # a run that plans more says so before it starts building them
 
 # Each function takes the run (phases.Execution, which imports this module: hence Any).
 Execution = Any
@@ -57,6 +59,21 @@ def due(partitions: Partitions, states: list[IntervalState], intervals: list[Int
     return intervals[first:]
 
 
+def to_do(partitions: Partitions, store: IntervalStore, pipeline: str, version: str,
+          full_refresh: bool) -> list[Interval]:
+    """A run's intervals when no backfill chose them: every one up to now with a full refresh, else those due."""
+    intervals = all_until(partitions)
+    return intervals if full_refresh else due(partitions, store.states(pipeline, intervals, version), intervals)
+
+
+def size_warning(intervals: list[Interval]) -> str | None:
+    """What to say before a run builds so many intervals that it will be long (one query each)."""
+    if len(intervals) <= MANY_INTERVALS:
+        return None
+    return (f"{len(intervals)} intervals to build, from {intervals[0].start_text} to {intervals[-1].end_text}: "
+            "a long run (backfill a smaller range first, or set partitions.start later)")
+
+
 def plan(ex: Execution) -> None:
     """At config loading: the run's intervals (given by a backfill, or due), recorded as planned."""
     assert ex.pipeline is not None
@@ -66,13 +83,16 @@ def plan(ex: Execution) -> None:
         if chosen is not None:
             raise RatError(f"{ex.ref.fqn} sets no partitions in its config.yaml, so it has no intervals to backfill")
         return
-    if chosen is None:
-        store = IntervalStore(ex.state)
-        intervals = all_until(partitions)
-        chosen = intervals if ex.options.full_refresh else due(
-            partitions, store.states(ex.ref.fqn, intervals, code_version(ex.pipeline.source)), intervals)
-    ex.intervals = list(chosen)
-    IntervalStore(ex.state).plan(ex.ref.fqn, ex.record.run_id, ex.intervals, code_version(ex.pipeline.source))
+    store, version = IntervalStore(ex.state), code_version(ex.pipeline.source)
+    ex.intervals = list(chosen) if chosen is not None else to_do(partitions, store, ex.ref.fqn, version,
+                                                                 ex.options.full_refresh)
+    store.plan(ex.ref.fqn, ex.record.run_id, ex.intervals, version)
+    if ex.intervals:
+        warning = size_warning(ex.intervals)
+        if warning:
+            ex.log(warning, "warn")
+        ex.events.publish(IntervalsPlanned(ex.record.run_id, ex.ref.fqn, len(ex.intervals),
+                                           ex.intervals[0].start_text, ex.intervals[-1].end_text, warning))
 
 
 def in_intervals(column: str, intervals: list[Interval]) -> str:
@@ -111,19 +131,18 @@ def build_result(ex: Execution, info: dict) -> None:
         ex.log(ex.nothing_new)
         info["rows"] = 0
         return
-    column = ex.pipeline.config.partitions.column
+    partitions = ex.pipeline.config.partitions
     views = []
     for number, interval in enumerate(ex.intervals, 1):
         ex.check_cancel()
         ex.ctx.interval = interval
         try:
-            views.append(ex.ctx.temp_view(build(ex.ctx, ex.pipeline).where(in_intervals(column, [interval])),
+            frame = build(ex.ctx, ex.pipeline)
+            why = partitions.missing_column(ex.pipeline.source_relpath.rsplit("/", 1)[-1], frame.columns)
+            if why:
+                raise RatError(why, partitions.column_path, partitions.column_line)
+            views.append(ex.ctx.temp_view(frame.where(in_intervals(partitions.column, [interval])),
                                           f"interval_{number}"))
-        except Exception as exc:
-            if "cannot resolve" in str(exc) or "UNRESOLVED_COLUMN" in str(exc):
-                raise RatError(f"partitions column '{column}' is not in the pipeline's result",
-                               ex.pipeline.source_relpath) from None
-            raise
         finally:
             ex.ctx.interval = None  # quality tests read the whole branch, not one interval
         ex.events.publish(IntervalBuilt(ex.record.run_id, ex.ref.fqn, number, len(ex.intervals), interval.start_text,

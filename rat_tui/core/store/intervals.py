@@ -73,6 +73,12 @@ class IntervalStore:
                 " WHERE run_id = ? AND status = 'planned'",
                 (status, snapshot_id if status == "done" else None, time.time(), run_id))
 
+    def span(self, run_id: str) -> tuple[str, str] | None:
+        """The first start and the last end of the intervals a run planned; None when it planned none."""
+        row = self.state.query_one("SELECT min(start) AS first, max(end) AS last FROM intervals"
+                                   " WHERE run_id = ? AND status = 'planned'", (run_id,))
+        return None if row is None or row["first"] is None else (row["first"], row["last"])
+
     def states(self, pipeline: str, intervals: list[Interval], code_version: str) -> list[IntervalState]:
         """Each interval's status: its newest done or failed event; `stale` when done by other code."""
         rows = self.state.query(

@@ -16,7 +16,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from ...core.freshness.service import FreshnessService
-from ...core.freshness.status import Freshness, age_label, by_lateness
+from ...core.freshness.status import Freshness, by_lateness
+from ...core.text import age_label
 from .loading import app_closing, post_loaded
 
 STATUS_STYLE = {"fresh": "green", "warn": "yellow", "error": "bold red", "never": "grey50"}

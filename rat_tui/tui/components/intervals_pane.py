@@ -72,6 +72,7 @@ class IntervalsPane(Vertical):
     @dataclass
     class Loaded(Message, bubble=False):
         strips: dict[str, list[IntervalState]]
+        problems: dict[str, str]  # pipeline -> why its partitions cannot say its intervals
 
     def __init__(self, workbench: Workbench, fqn: str | None) -> None:
         super().__init__(classes="intervals-pane")
@@ -87,26 +88,18 @@ class IntervalsPane(Vertical):
     def on_mount(self) -> None:
         self.load()
 
-    def _states(self) -> dict[str, list[IntervalState]]:
-        wanted = [self.fqn] if self.fqn else [ref.fqn for ref in self.workbench.project.scan().pipelines()]
-        strips = {}
-        for fqn in wanted:
-            try:
-                strips[fqn] = self.workbench.interval_states(fqn)[1]
-            except RatError:  # no partitions (or a config that does not load: validate says why)
-                continue
-        return strips
-
     @work(thread=True, exclusive=True, group="intervals")
     def load(self) -> None:
-        post_loaded(self, "show the intervals", lambda: self.Loaded(self._states()))
+        post_loaded(self, "show the intervals", lambda: self.Loaded(*self.workbench.interval_overview(self.fqn)))
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
         if app_closing(self.app):
             return
         parts: list = [legend(), Text("")]
-        if not message.strips:
+        for fqn, problem in message.problems.items():
+            parts += [Text(fqn, style="bold"), Text(problem, style="red")]
+        if not message.strips and not message.problems:
             where = "its config.yaml" if self.fqn else "a pipeline's config.yaml"
             parts.append(Text(f"No intervals. Add `partitions: {{column, grain, start}}` to {where}.", style="grey50"))
         for fqn, states in message.strips.items():
@@ -139,8 +132,9 @@ class IntervalsPane(Vertical):
     def backfill(self, chosen: Range) -> None:
         try:
             result = self.workbench.backfill(chosen.pipeline, chosen.start, chosen.end, BACKFILLS)
-            run = result["run"]
-            self.app.call_from_thread(self.notify, f"Backfill run {run['run_id']} of {chosen.pipeline}: {run['status']}")
+            run = result.get("run")  # none when another run did the range meanwhile
+            self.app.call_from_thread(self.notify, f"Backfill run {run['run_id']} of {chosen.pipeline}: {run['status']}"
+                                      if run else result["note"])
         except RatError as exc:
             self.app.call_from_thread(self.notify, exc.sentence(), severity="error")
         self.app.call_from_thread(self.load)

@@ -123,9 +123,9 @@ def triggered(scratch: Scratch):
 
 
 def at(text: str) -> float:
-    from rat_tui.core.automation.schedule import parse_at
+    from rat_tui.script.arg_types import clock_time
 
-    return parse_at(text)
+    return clock_time(text)
 
 
 def test_a_triggered_run_names_its_tick_or_upstream_run_as_parent_and_a_cron_time_as_nominal(triggered: Scratch):
