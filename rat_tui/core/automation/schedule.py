@@ -15,7 +15,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from cronsim import CronSim
 
-from ..errors import RatError
 from ..project.settings import Settings
 
 # Cron times older than this are missed (nothing evaluated them in time), not due: `serve` evaluates every
