@@ -192,7 +192,7 @@ def _run_own_engine(root: Path, lines, keep_going: bool, events: bool, out: Text
     from .script.executor import execute
 
     try:
-        workbench = Workbench(root)
+        workbench = Workbench(root, one_shot=True)
     except RatError as exc:
         print(f"rat-tui: {exc.sentence()}", file=err)
         return EXIT_BAD_SCRIPT

@@ -71,13 +71,14 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
     Browsing and running live here; the other groups of commands live in `core/commands/`.
     """
 
-    def __init__(self, root: Path | str):
+    def __init__(self, root: Path | str, one_shot: bool = False):
+        """`one_shot`: this process runs one script and exits (Spark starts tuned for that)."""
         self.project = Project(root)
         self.events = EventBus()
         self.state = StateDB(self.project.state_dir / "state.db")
         self.storage, self.versions = open_storage(self.project, self.state)
         self.open_mark = OpenMark(self.project.state_dir)  # so `generate.py --all` refuses while this runs
-        self.spark = SparkManager(self.project, self.events, self.storage)
+        self.spark = SparkManager(self.project, self.events, self.storage, one_shot)
         self.runner = Runner(self.project, self.spark, self.state, self.events, self.storage)
         self.graph_cache = GraphCache(self.project)
         self.lineage_store = LineageStore(self.state)

@@ -107,11 +107,23 @@ class WarehouseStorage(Protocol):
     def spark_conf(self) -> dict[str, str]: ...
 
 
-class SparkManager:
-    """Owns the one SparkSession of the process and reports its state on the event bus."""
+# A process that runs one script and exits spends a cold start's CPU largely in C2 compiling methods that
+# were hot only while Spark started. Later C2 thresholds (about 10x) cut the JVM's CPU for a cold query by
+# a fifth and did not slow a 200M-row aggregate (measured: docs/performance.md); a long-lived engine (the
+# TUI, `serve`) keeps the defaults, which reach peak speed sooner. C1 alone (TieredStopAtLevel=1) starts
+# faster still but made that aggregate 2.7x slower, so it is not used.
+ONE_SHOT_JIT = ("-XX:Tier4InvocationThreshold=50000", "-XX:Tier4MinInvocationThreshold=20000",
+                "-XX:Tier4CompileThreshold=60000")
 
-    def __init__(self, project: Project, events: EventBus, storage: WarehouseStorage):
+
+class SparkManager:
+    """Owns the one SparkSession of the process and reports its state on the event bus.
+
+    `one_shot`: the process runs one script and exits (its JVM is tuned to start, see ONE_SHOT_JIT)."""
+
+    def __init__(self, project: Project, events: EventBus, storage: WarehouseStorage, one_shot: bool = False):
         self.project = project
+        self.one_shot = one_shot
         self.events = events
         self.storage = storage
         self.state = SessionState.STOPPED
@@ -290,7 +302,8 @@ class SparkManager:
         jars = ",".join(settings.spark_jars) if settings.spark_jars is not None else str(iceberg_jar())
         jars = ",".join([jars, *settings.spark_extra_jars]) if settings.spark_extra_jars else jars
         sharing = sharing_options(archive_path(java_home, jars)) if settings.spark_class_sharing else []
-        java_opts = " ".join([f"-Dlog4j2.configurationFile={log4j.as_uri()}", *sharing])
+        java_opts = " ".join([f"-Dlog4j2.configurationFile={log4j.as_uri()}", *sharing,
+                              *(ONE_SHOT_JIT if self.one_shot else ())])
         conf = {
             "spark.app.name": f"rat-tui {self.project.root.name}",
             "spark.master": settings.spark_master,

@@ -1,4 +1,5 @@
-"""Spark's JVM starts from a class-data archive made once per install (rat_tui/core/lake/class_sharing.py)."""
+"""Spark's JVM starts from a class-data archive made once per install (rat_tui/core/lake/class_sharing.py), and a
+one-shot process starts it tuned for a short life (session.ONE_SHOT_JIT)."""
 from __future__ import annotations
 
 import os
@@ -87,3 +88,22 @@ def test_class_sharing_can_be_turned_off_in_rat_yaml(tmp_path: Path):
     settings, problems = load_settings(tmp_path)
     assert settings.spark_class_sharing is True
     assert "rat.yaml:2" in problems[0].sentence() and "class_sharing" in problems[0].sentence()
+
+
+def test_a_one_shot_process_tunes_the_jit_for_a_short_life_and_an_engine_does_not(sample_copy: Path):
+    from rat_tui.core.commands.workbench import Workbench
+    from rat_tui.core.lake.session import ONE_SHOT_JIT
+
+    java_home = find_java_home()
+    options = {}
+    for one_shot in (True, False):
+        workbench = Workbench(sample_copy, one_shot=one_shot)
+        try:
+            conf = workbench.spark._conf(sample_copy / ".rat" / "logs", java_home)
+        finally:
+            workbench.close()
+        options[one_shot] = conf["spark.driver.extraJavaOptions"].split()
+    assert set(ONE_SHOT_JIT) <= set(options[True])
+    assert not set(ONE_SHOT_JIT) & set(options[False])
+    assert all(o.startswith("-Dlog4j2.configurationFile=") or o.startswith(("-XX:SharedArchiveFile", "-Xshare"))
+               for o in options[False]), options[False]
