@@ -3,6 +3,9 @@ client process (`rat-tui query SELECT 1`, `rat-tui run ecommerce.bronze.raw_orde
 
     python bench/attach.py [--repeat 5] [--cold 1]
 
+Cold, each command also runs in a process of its own: from the install's class-data archive (made first if
+missing) and without it (`spark.class_sharing: false`).
+
 The host is this process (a Workbench with a warm session serving .rat/engine.sock, as an open TUI
 does); each client is a fresh `python -m rat_tui` process, as a user's shell starts it.
 """
@@ -20,6 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from devkit.sample import copy_sample  # noqa: E402
 from rat_tui.core.commands.workbench import Workbench  # noqa: E402
+from rat_tui.core.lake.class_sharing import archive_path, ensure_archive  # noqa: E402
+from rat_tui.core.lake.java import find_java_home, iceberg_jar  # noqa: E402
 from rat_tui.script.host import EngineHost  # noqa: E402
 
 COMMANDS = {"query SELECT 1": ["query", "SELECT 1"],
@@ -39,6 +44,8 @@ def main() -> None:
     parser.add_argument("--cold", type=int, default=1, help="runs of each command in a process of its own")
     args = parser.parse_args()
     root = copy_sample(Path(tempfile.mkdtemp(prefix="rat-bench-attach-")) / "project")
+    java_home, jars = find_java_home(), str(iceberg_jar())
+    ensure_archive(archive_path(java_home, jars), jars, java_home)
     workbench = Workbench(root)
     try:
         workbench.spark.session(timeout=600)
@@ -49,9 +56,17 @@ def main() -> None:
                 attached = [client(root, words) for _ in range(args.repeat)]
                 print(f"{name:30} attached: median {statistics.median(attached):.2f} s, "
                       f"best {min(attached):.2f} s over {args.repeat}")
-        for name, words in COMMANDS.items():
-            own = [client(root, words, "--no-attach") for _ in range(args.cold)]
-            print(f"{name:30} own process: median {statistics.median(own):.2f} s over {args.cold}")
+        settings = root / "rat.yaml"
+        with_sharing = settings.read_text()
+        for sharing in (True, False):
+            settings.write_text(with_sharing if sharing else
+                                with_sharing.replace("spark:\n", "spark:\n  class_sharing: false\n", 1))
+            label = "own process" + ("" if sharing else ", no class-data archive")
+            for name, words in COMMANDS.items():
+                own = [client(root, words, "--no-attach") for _ in range(args.cold)]
+                print(f"{name:30} {label}: median {statistics.median(own):.2f} s, best {min(own):.2f} s "
+                      f"over {args.cold}")
+        settings.write_text(with_sharing)
     finally:
         workbench.close()
         shutil.rmtree(root.parent, ignore_errors=True)
