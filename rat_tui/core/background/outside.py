@@ -77,6 +77,8 @@ class OutsideChanges:
         if self._thread is None:
             self._stop = threading.Event()
             self._since = time.time()
+            self._warehouses = self._present_warehouses()
+            self._other_runs(publish=False)  # what runs elsewhere now is a starting point, not news
             self._thread = threading.Thread(target=self._loop, name="outside", daemon=True)
             self._thread.start()
 
@@ -86,8 +88,6 @@ class OutsideChanges:
 
     def _loop(self) -> None:
         version, stop = None, self._stop
-        self._warehouses = self._present_warehouses()
-        self._other_runs(publish=False)  # what runs elsewhere now is a starting point, not news
         while not stop.wait(POLL_SECONDS):
             try:
                 now = self.wb.state.query_one("PRAGMA data_version")[0]  # also reopens a deleted state.db

@@ -21,7 +21,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -88,6 +88,12 @@ class FilesChanged(Notice):
     """A debounced batch of changes, before its runs are asked for (the project's overview changed)."""
 
     changes: tuple[Change, ...]
+
+    def as_dict(self) -> dict:
+        """`changes`: `{pipeline, paths}` for a pipeline's files, `{namespace, zone, active}` for a zone's."""
+        return {"event": self.kind, "at": self.at, "changes": [
+            {"pipeline": c.pipeline.fqn, "paths": list(c.paths)} if isinstance(c, PipelineChanged) else asdict(c)
+            for c in self.changes]}
 
 
 @dataclass(frozen=True)
