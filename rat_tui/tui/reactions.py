@@ -83,7 +83,7 @@ class Reactions:
             app.notify(text, title=f"{event.pipeline}: {event.status}", severity=severity, timeout=6, markup=False)
         main = event.record.snapshot_id if event.record is not None else None
         if not app.query_one(ProjectTree).run_ended(event.pipeline, main):
-            app.refresh_tree()  # the run created its table: a node to add
+            app.refresh_tree()  # its table has no node yet (a first run makes it): the tree reads it
         shown = app.detail.current(PipelineView)
         if shown is not None:
             if shown.fqn == event.pipeline and event.record is not None:

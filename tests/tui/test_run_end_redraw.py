@@ -20,6 +20,37 @@ pytestmark = pytest.mark.spark
 SIZE = (140, 45)
 
 
+def count_reads(wb, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """What the app reads from now on that a run's end must not need: `overview()` (every table's metadata),
+    the pipeline's runs, and a run from the state once it ended (wrapped here, our own methods)."""
+    ended = threading.Event()  # set in the run's thread, before the app hears of the end
+    reads: list[str] = []
+
+    def on_the_bus(event: Event) -> None:
+        if isinstance(event, RunFinished):
+            ended.set()
+
+    wb.events.subscribe(on_the_bus)
+    for name in ("overview", "runs"):
+        real = getattr(wb, name)
+        monkeypatch.setattr(wb, name, lambda *a, real=real, name=name, **k: (reads.append(name), real(*a, **k))[1])
+    get_run = wb.state.get_run
+
+    def counted_get_run(run_id: str):
+        if ended.is_set():
+            reads.append(f"get_run {run_id}")
+        return get_run(run_id)
+
+    counted_get_run.__wrapped__ = get_run  # the test's own reads
+    monkeypatch.setattr(wb.state, "get_run", counted_get_run)
+    return reads
+
+
+def expand_group(app: RatApp, namespace: str, group: str) -> None:
+    tree = app.query_one(ProjectTree)
+    next(n for n in tree._walk(tree.root) if n.data == NodeData("group", namespace, group)).expand()
+
+
 async def test_a_runs_end_redraws_its_nodes_and_panel_from_the_event_without_reading_back(
         scratch: Scratch, monkeypatch: pytest.MonkeyPatch):
     fqn = scratch.pipeline("silver", "numbers", "SELECT id FROM VALUES (1), (2), (3) AS v(id)")
@@ -29,25 +60,11 @@ async def test_a_runs_end_redraws_its_nodes_and_panel_from_the_event_without_rea
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", fqn)
         await until(pilot, lambda: first["run_id"] in app.query_one(PipelineView).runs, 20, "the Runs tab")
-        tree = app.query_one(ProjectTree)
-        tables = next(n for n in tree._walk(tree.root) if n.data == NodeData("group", scratch.ns, "tables"))
-        tables.expand()
+        expand_group(app, scratch.ns, "tables")
         await until(pilot, lambda: f"silver.numbers  @{str(first['snapshot_id'])[-6:]}" in screen(app), 10, "the table")
 
-        ended = threading.Event()  # set in the run's thread, before the app hears of the end
-        reads: list[str] = []
-
-        def on_the_bus(event: Event) -> None:
-            if isinstance(event, RunFinished):
-                ended.set()
-
-        wb.events.subscribe(on_the_bus)
-        for name in ("overview", "runs"):  # every table's metadata; the pipeline's runs, read back
-            real = getattr(wb, name)
-            monkeypatch.setattr(wb, name, lambda *a, real=real, name=name, **k: (reads.append(name), real(*a, **k))[1])
-        get_run = wb.state.get_run
-        monkeypatch.setattr(wb.state, "get_run",
-                            lambda run_id: (ended.is_set() and reads.append(f"get_run {run_id}"), get_run(run_id))[1])
+        reads = count_reads(wb, monkeypatch)
+        get_run = wb.state.get_run.__wrapped__
 
         await pilot.press("r")
         view = app.query_one(RunView)
@@ -66,3 +83,26 @@ async def test_a_runs_end_redraws_its_nodes_and_panel_from_the_event_without_rea
         text = screen(app)
         assert "SUCCESS" in text and f"Run {second.run_id}" in text
         assert "● numbers" in text  # its mark in the tree
+
+
+async def test_the_zones_a_run_archived_show_their_files_after_it_without_an_overview(
+        scratch: Scratch, monkeypatch: pytest.MonkeyPatch):
+    fqn = scratch.pipeline("bronze", "feed", "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\n"
+                           "SELECT id FROM {{ landing_zone('feed') }}")
+    scratch.landing("feed", "a.csv", "id\n1\n")
+    first = scratch.run(fqn)
+    scratch.landing("feed", "b.csv", "id\n2\n")
+    scratch.landing("feed", "c.csv", "id\n3\n")
+    wb = scratch.wb
+    app = RatApp(wb, watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await until(pilot, lambda: first["run_id"] in app.query_one(PipelineView).runs, 20, "the Runs tab")
+        expand_group(app, scratch.ns, "landing")
+        await until(pilot, lambda: "feed  2 files" in screen(app), 10, "the zone's two new files")
+        reads = count_reads(wb, monkeypatch)
+        await pilot.press("r")
+        await until(pilot, lambda: "feed  0 files" in screen(app), 120, "the zone emptied by the run's archive")
+        await pilot.pause(0.5)
+        assert reads == []
+        assert not [p for p in (scratch.root / "landing" / "feed").iterdir() if p.suffix == ".csv"]

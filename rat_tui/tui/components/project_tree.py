@@ -89,8 +89,7 @@ def zone_label(name: str, files: int) -> Text:
 
 def zones_read(wb: Workbench, fqn: str) -> dict[tuple[str, str], int]:
     """The landing zones pipeline `fqn` reads, (namespace, zone) -> active files now (a run archives those it read)."""
-    graph = wb.graph()
-    zones = [name.split(".") for name in graph.upstream.get(fqn, ()) if graph.nodes[name].kind == "zone"]
+    zones = [name.split(".", 2) for name in wb.graph().upstream.get(fqn, ())]
     return {(ns, zone): len(active_landing_files(wb.project.zone_dir(ns, zone))) for ns, layer, zone in zones
             if layer == ZONE_LAYER}
 
@@ -155,18 +154,15 @@ class ProjectTree(Tree[NodeData]):
 
     def run_ended(self, fqn: str, snapshot_id: int | None) -> bool:
         """A run of `fqn` ended with main at `snapshot_id` (None: main as it was): its table's node shows it,
-        and the zones it read show their files, read in a worker. False when the table has no node yet
-        (the run created it): the tree must be refreshed to add it."""
+        and the zones it read show their files, read in a worker. False when the table has no node (the run
+        may have made it): the tree must be refreshed to add it."""
         self.load_zones(fqn)
         self.load_freshness()
-        if snapshot_id is None:
-            return True
         ref = PipelineRef.parse(fqn)
         node = self._find(NodeData("table", ref.namespace, ref.name, ref))
-        if node is None:
-            return False
-        node.set_label(table_label(ref, snapshot_id))
-        return True
+        if node is not None and snapshot_id is not None:
+            node.set_label(table_label(ref, snapshot_id))
+        return node is not None
 
     @work(thread=True, group="tree-zones")
     def load_zones(self, fqn: str) -> None:
