@@ -46,9 +46,15 @@ def count_reads(wb, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return reads
 
 
-def expand_group(app: RatApp, namespace: str, group: str) -> None:
+async def open_pipeline(pilot, fqn: str, run_id: str, namespace: str, group: str, shown: str) -> None:
+    """The pipeline's panel with run `run_id` in its Runs tab, and the tree's `group` of `namespace` open
+    showing `shown`."""
+    app = pilot.app
+    await select(pilot, "pipeline", fqn)
+    await until(pilot, lambda: run_id in app.query_one(PipelineView).runs, 20, "the Runs tab")
     tree = app.query_one(ProjectTree)
     next(n for n in tree._walk(tree.root) if n.data == NodeData("group", namespace, group)).expand()
+    await until(pilot, lambda: shown in screen(app), 10, shown)
 
 
 async def test_a_runs_end_redraws_its_nodes_and_panel_from_the_event_without_reading_back(
@@ -58,11 +64,8 @@ async def test_a_runs_end_redraws_its_nodes_and_panel_from_the_event_without_rea
     wb = scratch.wb
     app = RatApp(wb, watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
-        await select(pilot, "pipeline", fqn)
-        await until(pilot, lambda: first["run_id"] in app.query_one(PipelineView).runs, 20, "the Runs tab")
-        expand_group(app, scratch.ns, "tables")
-        await until(pilot, lambda: f"silver.numbers  @{str(first['snapshot_id'])[-6:]}" in screen(app), 10, "the table")
-
+        await open_pipeline(pilot, fqn, first["run_id"], scratch.ns, "tables",
+                            f"silver.numbers  @{str(first['snapshot_id'])[-6:]}")
         reads = count_reads(wb, monkeypatch)
         get_run = wb.state.get_run.__wrapped__
 
@@ -96,10 +99,7 @@ async def test_the_zones_a_run_archived_show_their_files_after_it_without_an_ove
     wb = scratch.wb
     app = RatApp(wb, watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
-        await select(pilot, "pipeline", fqn)
-        await until(pilot, lambda: first["run_id"] in app.query_one(PipelineView).runs, 20, "the Runs tab")
-        expand_group(app, scratch.ns, "landing")
-        await until(pilot, lambda: "feed  2 files" in screen(app), 10, "the zone's two new files")
+        await open_pipeline(pilot, fqn, first["run_id"], scratch.ns, "landing", "feed  2 files")
         reads = count_reads(wb, monkeypatch)
         await pilot.press("r")
         await until(pilot, lambda: "feed  0 files" in screen(app), 120, "the zone emptied by the run's archive")
