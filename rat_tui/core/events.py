@@ -1,11 +1,15 @@
-"""The one typed event stream: runs and the Spark session report through it; faces subscribe."""
+"""The one typed event stream: runs, the Spark session and the long-running services (watch-and-run,
+changes from outside the process, live settings: core/background/) report through it; faces subscribe
+once and dispatch by type, and `--events` prints them all."""
 from __future__ import annotations
 
 import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+
+from .run_record import RunRecord
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +24,12 @@ class Event:
 
     def as_dict(self) -> dict:
         return {"event": self.kind, **asdict(self)}
+
+
+@dataclass(frozen=True)
+class Notice(Event):
+    """What a long-running service tells the faces (core/background/: watch-and-run, outside changes, live
+    settings): on the stream with the run events, but no part of a run's history (the run log leaves it out)."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +139,18 @@ class RunFinished(Event):
     snapshot_id: int | None
     note: str | None = None  # "nothing new in ns/landing/zone": a success that wrote nothing, main as it was
     notes: int = 0  # how many notes the run has on what it did to the data (its record holds them)
+    # The run's final record (as state.db now holds it), so a face shows the end without reading it back.
+    # Left out of as_dict(): `--events` and the run log keep the summary above; `runs` gives the record.
+    record: RunRecord | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, record: RunRecord) -> "RunFinished":
+        return cls(record.run_id, record.pipeline, record.status, record.rows_written, record.error,
+                   record.snapshot_id, record.landing.get("note") if record.status == "success" else None,
+                   len(record.notes), record=record)
+
+    def as_dict(self) -> dict:
+        return {"event": self.kind, **{f.name: getattr(self, f.name) for f in fields(self) if f.name != "record"}}
 
 
 Listener = Callable[[Event], None]

@@ -54,7 +54,8 @@ def parse(text: str, out: TextIO) -> list[ScriptLine] | None:
 
 def execute(ctx: ScriptContext, lines: list[ScriptLine], out: TextIO = sys.stdout, keep_going: bool = False,
             events: bool = False, err: TextIO | None = None) -> int:
-    """Run parsed commands in order; one JSON line per result (and per event with `events`) on `out`,
+    """Run parsed commands in order; one JSON line per result (and, with `events`, per event of the project's
+    one stream: runs, the session, the services' notices) on `out`,
     sentences for people on `err` (stderr; an attached client's stderr when the engine host runs it)."""
     err = err or sys.stderr
     wb = ctx.wb

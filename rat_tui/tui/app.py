@@ -1,7 +1,8 @@
 """The Textual application: layout, start-up, the selection and what the right side shows, the bindings
 and the palette. The panels load what they show themselves (`components/`); what the keys do is in
-`keys/` (`keys/keyboard.py` maps each key id to it); what the app shows of core events, watch notices and
-outcomes is in `reactions.py`; watch-and-run is the core's (`core/background/watching.py`)."""
+`keys/` (`keys/keyboard.py` maps each key id to it); what the app shows of the core's one event stream (runs,
+the session, watch-and-run's and the other services' notices) and of outcomes is in `reactions.py`;
+watch-and-run is the core's (`core/background/watching.py`)."""
 from __future__ import annotations
 
 import time
@@ -40,7 +41,7 @@ from .internal_errors import InternalErrors
 from .jobs import Jobs
 from .keymap import DEFAULT_KEYMAP, bindings, resolve_keymap
 from .keys.keyboard import Keyboard
-from .messages import ActionDone, ActionFailed, CoreEvent, UploadProgress, WatchNotice
+from .messages import ActionDone, ActionFailed, CoreEvent, UploadProgress
 from .palette import PaletteCommands, key_commands
 from .reactions import Reactions
 from .screen_state import screen_text, wait_for_idle_screen
@@ -72,7 +73,7 @@ class RatApp(App):
         self.selection: SelectionProgress | None = None  # the selection the progress view shows
         self.live_runs = LiveRuns()
         self.sub_title = workbench.project.root.name
-        self._unsubscribe: list[Callable[[], None]] = []
+        self._unsubscribe: Callable[[], None] = lambda: None
         self.jobs = Jobs(self)
         self.background = Background(self)
         self.keys = Keyboard(self, self.background)
@@ -97,10 +98,7 @@ class RatApp(App):
         self.set_interval(0.5, self.reactions.tick)
         if wb.project.settings.keymap:
             self.set_keymap(wb.project.settings.keymap)
-        self._unsubscribe = [wb.events.subscribe(lambda e: self.post_message(CoreEvent(e))),
-                             wb.watching.notices.subscribe(lambda n: self.post_message(WatchNotice(n))),
-                             wb.settings_watch.notices.subscribe(lambda n: self.post_message(WatchNotice(n))),
-                             self.background.watch_outside()]
+        self._unsubscribe = wb.events.subscribe(lambda event: self.post_message(CoreEvent(event)))  # the one adapter
         self.query_one(StatusBar).update_status(master=wb.project.settings.spark_master, watching=self.watch_at_start,
                                                 spark_state=wb.spark.state.value,  # a session started before
                                                 warm="pending" if self.warm_spark else "")
@@ -109,6 +107,7 @@ class RatApp(App):
         if self.watch_at_start:
             wb.watching.set(True)
         wb.settings_watch.start()
+        wb.outside.start()  # other processes' runs, state deleted under the app
         if self.warm_spark:
             self.background.warm_up()
         freeze_long_lived()
@@ -119,8 +118,7 @@ class RatApp(App):
 
     def on_unmount(self) -> None:
         release()
-        for unsubscribe in self._unsubscribe:
-            unsubscribe()
+        self._unsubscribe()
         self.workbench.watching.stop()
         self.workbench.outside.stop()
         self.workbench.settings_watch.stop()
@@ -256,11 +254,7 @@ class RatApp(App):
     # -- what the core and the workers report -----------------------------------------
     def on_core_event(self, message: CoreEvent) -> None:
         if not self.closing:  # runs still in flight post events while the app closes and its panels are gone
-            self.reactions.core_event(message.event)
-
-    def on_watch_notice(self, message: WatchNotice) -> None:
-        if not self.closing:
-            self.reactions.watch_notice(message.notice)
+            self.reactions.event(message.event)
 
     def on_action_done(self, message: ActionDone) -> None:
         if not self.closing:

@@ -1,20 +1,17 @@
 """What the app does by itself, off the UI thread: warm Spark up (and clean up after a crash), look at
 the bucket for colleagues' edits, purge old processed landing files once a day, run the triggers when no
-`serve` does (core/automation/scheduler.py), and show what changed from outside (another process's runs, state deleted under the app: core/background/outside.py)."""
+`serve` does (core/automation/scheduler.py). What changes from outside (another process's runs, state deleted
+under the app: core/background/outside.py) comes as events on the one stream (reactions.py)."""
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..core.automation.scheduler import INTERVAL_SECONDS, Scheduler
 from ..core.failures import failure_sentence
-from ..core.background.outside import OtherProcessRun, StateVanished
 from ..core.errors import RatError
-from ..core.events import Event
 from .components.automation_pane import next_run_text
-from .components.project_tree import ProjectTree
 from .components.status_bar import StatusBar
 from .host import AppHost
 from .messages import ActionDone, ActionFailed
@@ -46,23 +43,6 @@ class Background:
             app.query_one(StatusBar).update_status(bucket=remote.config.bucket, bucket_state="connecting")
             self.check_remote()
             app.set_interval(REMOTE_CHECK_SECONDS, self.check_remote)
-
-    def watch_outside(self) -> Callable[[], None]:
-        """Show other processes' runs and state deleted under the app as they happen; returns the unsubscribe."""
-        outside = self.app.workbench.outside
-        unsubscribe = outside.notices.subscribe(self._outside)
-        outside.start()
-        return unsubscribe
-
-    def _outside(self, notice: Event) -> None:
-        """In the core's thread: a tree mark now, then the tree and the open panel (its Runs tab) reload."""
-        app = self.app
-        if isinstance(notice, OtherProcessRun):
-            mark = (notice.pipeline, notice.status, notice.at)
-            app.update_from_thread(ProjectTree, lambda tree: tree.set_run_status(*mark))
-            app.post_message(ActionDone("another process", notice.sentence(), toast=False, reload=True))
-        elif isinstance(notice, StateVanished):
-            app.post_message(ActionDone("state deleted", notice.sentence, reload=True))
 
     def warm_up(self) -> None:
         self.app.run_worker(self._warm_up, thread=True, group="spark")

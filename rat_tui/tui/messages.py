@@ -14,16 +14,10 @@ from ..core.events import Event
 
 @dataclass
 class CoreEvent(Message):
-    """An event from the core's stream (runs, the Spark session)."""
+    """An event from the project's one stream (`Workbench.events`: runs, the Spark session, the long-running
+    services' notices), posted from the publisher's thread; the app dispatches it by type (reactions.py)."""
 
     event: Event
-
-
-@dataclass
-class WatchNotice(Message):
-    """A notice of the core's watcher service (`core/background/watching.py`)."""
-
-    notice: Event
 
 
 @dataclass

@@ -1,11 +1,13 @@
-"""What the app shows of what the core and the workers report: run events become marks in the tree and
-the lineage, the status bar, the open panel and the log; watch notices and outcomes become toasts, log
-lines and reloads."""
+"""What the app shows of what the core and the workers report. Every event of the project's one stream comes
+here by type: run events become marks in the tree and the lineage, the status bar, the open panel and the
+log (a run's end redraws only what it touched); the services' notices (watch-and-run, outside changes, live
+settings) and outcomes become toasts, log lines and reloads."""
 from __future__ import annotations
 
 from ..core.background import watching
+from ..core.background.outside import OtherProcessRun, StateVanished
 from ..core.background.settings_watch import SettingsReloaded
-from ..core.events import Event, RunFinished, RunQueued, RunStarted, SessionStateChanged, WarmUpProgress
+from ..core.events import Event, Notice, RunFinished, RunQueued, RunStarted, SessionStateChanged, WarmUpProgress
 from .components.lineage_view import LineageView
 from .components.log_panel import LogPanel, run_mark
 from .components.pipeline_view import PipelineView
@@ -32,7 +34,14 @@ class Reactions:
         if view is not None and view.state is not None and view.state.status in ("queued", "running"):
             view.refresh_view()
 
-    def core_event(self, event: Event) -> None:
+    def event(self, event: Event) -> None:
+        """One event of the stream, on the app's thread."""
+        if isinstance(event, Notice):
+            self.notice(event)
+        else:
+            self.run_event(event)
+
+    def run_event(self, event: Event) -> None:
         app = self.app
         status = app.query_one(StatusBar)
         if isinstance(event, SessionStateChanged):
@@ -62,15 +71,34 @@ class Reactions:
             pipeline_view.run_event(event, state)
         app.query_one(LogPanel).log_event(event)
         if isinstance(event, RunFinished):
-            app.live_runs.finished(event.run_id)  # from now on the stored record (with samples) is the truth
-            text, severity = run_outcome(event, label_of(app.keymap, "log"))
-            if app.selection is None or not app.selection.owns(event.run_id):  # a selection says it once, at its end
-                app.notify(text, title=f"{event.pipeline}: {event.status}", severity=severity, timeout=6, markup=False)
-            app.reload()
+            self.run_finished(event)
 
-    def watch_notice(self, notice: Event) -> None:
+    def run_finished(self, event: RunFinished) -> None:
+        """The toast, and only what the run touched redrawn: its tree nodes, and its pipeline's panel from the
+        record the event carries (nothing read back from the state, no overview of every table)."""
         app = self.app
-        if isinstance(notice, watching.FilesChanged):
+        app.live_runs.finished(event.run_id)  # from now on the record (with samples) is the truth
+        text, severity = run_outcome(event, label_of(app.keymap, "log"))
+        if app.selection is None or not app.selection.owns(event.run_id):  # a selection says it once, at its end
+            app.notify(text, title=f"{event.pipeline}: {event.status}", severity=severity, timeout=6, markup=False)
+        main = event.record.snapshot_id if event.record is not None else None
+        if not app.query_one(ProjectTree).run_ended(event.pipeline, main):
+            app.refresh_tree()  # its table has no node yet (a first run makes it): the tree reads it
+        shown = app.detail.current(PipelineView)
+        if shown is not None:
+            if shown.fqn == event.pipeline and event.record is not None:
+                shown.run_finished(event.record)
+        elif app.selected is not None:  # a table, zone, lineage or selection panel shows what runs change
+            app.load_detail(app.selected)
+
+    def notice(self, notice: Notice) -> None:
+        app = self.app
+        if isinstance(notice, OtherProcessRun):  # a tree mark now, then the tree and the open panel reload
+            app.query_one(ProjectTree).set_run_status(notice.pipeline, notice.status, notice.at)
+            app.post_message(ActionDone("another process", notice.sentence(), toast=False, reload=True))
+        elif isinstance(notice, StateVanished):
+            app.post_message(ActionDone("state deleted", notice.sentence, reload=True))
+        elif isinstance(notice, watching.FilesChanged):
             app.refresh_tree()
         elif isinstance(notice, watching.WatchToggled):
             app.query_one(StatusBar).update_status(watching=notice.on)

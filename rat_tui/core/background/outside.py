@@ -1,4 +1,5 @@
-"""What changes the project from outside this process, told to the faces as it happens:
+"""What changes the project from outside this process, told to the faces as it happens (notices on the
+project's one event stream):
 
 - runs made by another process on the project (a script, a second terminal): queued, running, finished;
 - `.rat/state.db` deleted under the app: the state is made again (store/state.py), runs in flight get
@@ -18,7 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..events import Event, EventBus
+from ..events import EventBus, Notice
 from ..project.model import Project
 from ..run.runner import Runner
 from ..store.presence import OpenMark
@@ -30,13 +31,14 @@ POLL_SECONDS = 0.25
 
 class Commands(Protocol):
     project: Project
+    events: EventBus
     state: StateDB
     runner: Runner
     open_mark: OpenMark
 
 
 @dataclass(frozen=True)
-class OtherProcessRun(Event):
+class OtherProcessRun(Notice):
     """A run of another process changed status (queued, running, success, failed, ...)."""
 
     run_id: str
@@ -55,7 +57,7 @@ class OtherProcessRun(Event):
 
 
 @dataclass(frozen=True)
-class StateVanished(Event):
+class StateVanished(Notice):
     """`.rat/state.db` or a warehouse was deleted under the app; the tree and panels reload."""
 
     sentence: str
@@ -64,7 +66,6 @@ class StateVanished(Event):
 class OutsideChanges:
     def __init__(self, wb: Commands):
         self.wb = wb
-        self.notices = EventBus()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._statuses: dict[str, str] = {}
@@ -76,6 +77,8 @@ class OutsideChanges:
         if self._thread is None:
             self._stop = threading.Event()
             self._since = time.time()
+            self._warehouses = self._present_warehouses()
+            self._other_runs(publish=False)  # what runs elsewhere now is a starting point, not news
             self._thread = threading.Thread(target=self._loop, name="outside", daemon=True)
             self._thread.start()
 
@@ -85,8 +88,6 @@ class OutsideChanges:
 
     def _loop(self) -> None:
         version, stop = None, self._stop
-        self._warehouses = self._present_warehouses()
-        self._other_runs(publish=False)  # what runs elsewhere now is a starting point, not news
         while not stop.wait(POLL_SECONDS):
             try:
                 now = self.wb.state.query_one("PRAGMA data_version")[0]  # also reopens a deleted state.db
@@ -108,7 +109,7 @@ class OutsideChanges:
                 continue
             self._statuses[row["run_id"]] = row["status"]
             if publish:
-                self.notices.publish(OtherProcessRun(row["run_id"], row["pipeline"], row["status"], row["error"],
+                self.wb.events.publish(OtherProcessRun(row["run_id"], row["pipeline"], row["status"], row["error"],
                                                      row["pid"]))
 
     # -- state deleted under the app ---------------------------------------------------
@@ -119,7 +120,7 @@ class OutsideChanges:
             self.wb.state.restore_run(handle.record)
         self._statuses.clear()
         history = "its run history starts again" if emptied else "another process had made it again"
-        self.notices.publish(StateVanished(
+        self.wb.events.publish(StateVanished(
             f"The project's state ({self.wb.state.path.parent.name}/{self.wb.state.path.name}) was deleted under "
             f"the app and has been recreated: {history}, and runs in flight carry on."))
 
@@ -135,6 +136,6 @@ class OutsideChanges:
         gone, self._warehouses = self._warehouses - present, present
         for namespace in sorted(gone):
             if (self.wb.project.root / namespace).is_dir():  # a namespace deleted whole is just gone from the tree
-                self.notices.publish(StateVanished(
+                self.wb.events.publish(StateVanished(
                     f"{namespace}/warehouse was deleted under the app: its tables are gone, and the next run of "
                     "each pipeline builds its table again."))

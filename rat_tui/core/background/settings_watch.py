@@ -10,14 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import Problem
-from ..events import Event, EventBus
+from ..events import EventBus, Notice
 from ..project.model import Project
 from ..project.pipeline_config import read_config_yaml
 from ..project.watch import Change, PipelineChanged, ProjectWatcher, SettingsChanged
 
 
 @dataclass(frozen=True)
-class SettingsReloaded(Event):
+class SettingsReloaded(Notice):
     path: str  # rat.yaml, or a pipeline's config.yaml (in the project)
     problems: tuple[Problem, ...] = ()  # what is wrong with it (the settings in use stay when it cannot be read)
     kept: bool = False  # the file could not be read as a whole: the last good settings stay in use
@@ -34,9 +34,9 @@ class SettingsReloaded(Event):
 
 
 class SettingsWatch:
-    def __init__(self, project: Project, debounce: float):
-        self.project = project
-        self.notices = EventBus()
+    def __init__(self, project: Project, events: EventBus, debounce: float):
+        """`events`: the project's one stream, where each save's `SettingsReloaded` goes."""
+        self.project, self.events = project, events
         self._watcher = ProjectWatcher(project, self._changed, debounce, folders=("pipelines",))
 
     def start(self) -> None:
@@ -50,10 +50,10 @@ class SettingsWatch:
         for change in changes:
             if isinstance(change, SettingsChanged):
                 kept = not self.project.reload_settings()
-                self.notices.publish(SettingsReloaded(change.path, tuple(self.project.settings_problems), kept))
+                self.events.publish(SettingsReloaded(change.path, tuple(self.project.settings_problems), kept))
             elif isinstance(change, PipelineChanged):
                 for path in (p for p in change.paths if p.endswith("/config.yaml")):
-                    self.notices.publish(SettingsReloaded(path, tuple(self._config_problems(path))))
+                    self.events.publish(SettingsReloaded(path, tuple(self._config_problems(path))))
 
     def _config_problems(self, path: str) -> list[Problem]:
         try:

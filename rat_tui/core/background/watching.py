@@ -1,5 +1,5 @@
 """Watch-and-run, for every face: the folder watcher's saves and landed files become runs as rat.yaml's
-`watch:` settings say, and each face subscribes to the notices to show them.
+`watch:` settings say, told as notices on the project's one event stream (`Workbench.events`).
 
 - a saved pipeline file is versioned (with a bucket: uploaded) and its pipeline re-runs (one run for a
   burst of saves, or for saves while a run waits); with `watch.cascade` what is downstream of it runs
@@ -21,7 +21,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -30,7 +30,7 @@ from ..automation.scheduler import other_scheduler
 from ..automation.service import Automation, StartedRun
 from ..automation.triggers import Kind
 from ..errors import RatError
-from ..events import Event, EventBus, RunFinished, RunQueued
+from ..events import Event, EventBus, Notice, RunFinished, RunQueued
 from ..failures import failure_sentence
 from ..lake.session import SessionState, SparkManager
 from ..landing.uploads import refresh_samples
@@ -79,19 +79,25 @@ class Commands(Protocol):
 
 
 @dataclass(frozen=True)
-class WatchToggled(Event):
+class WatchToggled(Notice):
     on: bool
 
 
 @dataclass(frozen=True)
-class FilesChanged(Event):
+class FilesChanged(Notice):
     """A debounced batch of changes, before its runs are asked for (the project's overview changed)."""
 
     changes: tuple[Change, ...]
 
+    def as_dict(self) -> dict:
+        """`changes`: `{pipeline, paths}` for a pipeline's files, `{namespace, zone, active}` for a zone's."""
+        return {"event": self.kind, "at": self.at, "changes": [
+            {"pipeline": c.pipeline.fqn, "paths": list(c.paths)} if isinstance(c, PipelineChanged) else asdict(c)
+            for c in self.changes]}
+
 
 @dataclass(frozen=True)
-class RunRequested(Event):
+class RunRequested(Notice):
     """A save or newly landed files queued a run (or joined a run already queued)."""
 
     pipeline: str
@@ -103,7 +109,7 @@ class RunRequested(Event):
 
 
 @dataclass(frozen=True)
-class ZoneUpdated(Event):
+class ZoneUpdated(Notice):
     """A zone's samples were refreshed or its files typed: what shows the zone reloads."""
 
     namespace: str
@@ -111,7 +117,7 @@ class ZoneUpdated(Event):
 
 
 @dataclass(frozen=True)
-class CascadeRan(Event):
+class CascadeRan(Notice):
     """watch.cascade's implicit `after` triggers ran what is downstream of a saved pipeline; `runs` in
     execution order."""
 
@@ -120,18 +126,16 @@ class CascadeRan(Event):
 
 
 @dataclass(frozen=True)
-class WatchFailed(Event):
+class WatchFailed(Notice):
     what: str  # e.g. "save <path>", "auto-run <pipeline>", "sample of <ns>/<zone>"
     sentence: str
 
 
 class Watching:
-    """Off until started; `notices` carries the events above (not the run events of `Workbench.events`,
-    which `--events` and the run log keep)."""
+    """Off until started; publishes the notices above on `Workbench.events`, with the runs' own events."""
 
     def __init__(self, wb: Commands):
         self.wb = wb
-        self.notices = EventBus()
         self._watcher: ProjectWatcher | None = None
         self._busy = 0
         self._lock = threading.Lock()
@@ -150,7 +154,7 @@ class Watching:
         elif not on and self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
-        self.notices.publish(WatchToggled(on))
+        self.wb.events.publish(WatchToggled(on))
         return on
 
     def stop(self) -> None:
@@ -196,7 +200,7 @@ class Watching:
             handle: Callable = self._saved if isinstance(change, PipelineChanged) else self._landed
             self._start(handle, change)
         if changes:
-            self.notices.publish(FilesChanged(tuple(changes)))
+            self.wb.events.publish(FilesChanged(tuple(changes)))
 
     def _start(self, handle: Callable, change: Change) -> None:
         with self._lock:
@@ -212,7 +216,7 @@ class Watching:
         threading.Thread(target=work, name="watch", daemon=True).start()
 
     def _failed(self, what: str, sentence: str) -> None:
-        self.notices.publish(WatchFailed(what, sentence))
+        self.wb.events.publish(WatchFailed(what, sentence))
 
     # -- one change each, in its own thread -------------------------------------------
     def _saved(self, change: PipelineChanged) -> None:
@@ -227,7 +231,7 @@ class Watching:
         except RatError as exc:
             self._failed(f"auto-run {fqn}", exc.sentence())
             return
-        self.notices.publish(RunRequested(fqn, handle.run_id, "saved"))
+        self.wb.events.publish(RunRequested(fqn, handle.run_id, "saved"))
         if wb.project.settings.watch_cascade:
             self._cascade(fqn, handle)
 
@@ -244,7 +248,7 @@ class Watching:
             self._failed(f"run downstream of {fqn}", failure_sentence(f"run downstream of {fqn}", exc))
             return
         if runs:
-            self.notices.publish(CascadeRan(f"downstream of {fqn}", runs))
+            self.wb.events.publish(CascadeRan(f"downstream of {fqn}", runs))
 
     def _evaluate_implicit(self) -> list[tuple[Decision, StartedRun]]:
         """The watch: settings' implicit triggers evaluated now (unless a `serve` runs the project's triggers):
@@ -261,7 +265,7 @@ class Watching:
             refresh_samples(zone_dir, active_landing_files(zone_dir))
         except Exception as exc:  # a half-written or unreadable file: the upload check reports it
             self._failed(f"sample of {where}", one_line(str(exc)))
-        self.notices.publish(ZoneUpdated(change.namespace, change.zone))
+        self.wb.events.publish(ZoneUpdated(change.namespace, change.zone))
         auto_run = change.active and wb.project.settings.watch_run_on_landing and active_landing_files(zone_dir)
         readers = zone_readers(wb.project, change.namespace, change.zone) if auto_run else []
         try:
@@ -271,7 +275,7 @@ class Watching:
             fired = []
         for decision, run in fired:
             if decision.trigger.kind == Kind.LANDING:
-                self.notices.publish(RunRequested(decision.pipeline, run.run_id, f"new files in {decision.trigger.zone}"))
+                self.wb.events.publish(RunRequested(decision.pipeline, run.run_id, f"new files in {decision.trigger.zone}"))
         if readers or not change.active or wb.spark.state not in (SessionState.READY, SessionState.BUSY):
             return
         # Converted now, on the warm session, so the next run reads Parquet; an auto-run reads the CSV itself.
@@ -281,4 +285,4 @@ class Watching:
             self._failed(f"typed copy of {where}", failure_sentence("typed copy", exc))
             return
         if typed["typed"]:
-            self.notices.publish(ZoneUpdated(change.namespace, change.zone))
+            self.wb.events.publish(ZoneUpdated(change.namespace, change.zone))

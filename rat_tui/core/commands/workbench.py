@@ -95,7 +95,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         self.watching = Watching(self)  # off until a face turns it on
         self.outside = OutsideChanges(self)  # other processes' runs, state deleted under the app: a face starts it
         # rat.yaml and config.yaml saves take effect while a face is open: the face starts it
-        self.settings_watch = SettingsWatch(self.project, self.project.settings.watch_debounce_ms / 1000)
+        self.settings_watch = SettingsWatch(self.project, self.events, self.project.settings.watch_debounce_ms / 1000)
         self.unit_last = {}  # (pipeline, test name) -> its last UnitResult in this process
         self.unit_catalog = ScratchCatalog()
         self.freshness = FreshnessService(self.project, self.state, self.spark)

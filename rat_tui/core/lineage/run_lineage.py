@@ -44,12 +44,11 @@ class RunLineage:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, RunStarted):
-            self._on_run(event.run_id, "start", event.at)
-        elif isinstance(event, RunFinished):
-            self._on_run(event.run_id, event.status, event.at)
+            self._on_run(event.run_id, "start", event.at, self.state.get_run(event.run_id))
+        elif isinstance(event, RunFinished):  # its record comes with it
+            self._on_run(event.run_id, event.status, event.at, event.record or self.state.get_run(event.run_id))
 
-    def _on_run(self, run_id: str, status: str, at: float) -> None:
-        record = self.state.get_run(run_id)
+    def _on_run(self, run_id: str, status: str, at: float, record: RunRecord | None) -> None:
         if record is None:
             return
         ref = PipelineRef.parse(record.pipeline)

@@ -43,8 +43,7 @@ def _finish(state: StateDB, events: EventBus, record: RunRecord, **fields) -> Ru
     finished = state.get_run(record.run_id)
     assert finished is not None
     IntervalStore(state).settle(finished.run_id, finished.status, finished.snapshot_id)  # a held backfill's
-    events.publish(RunFinished(finished.run_id, finished.pipeline, finished.status, finished.rows_written,
-                               finished.error, finished.snapshot_id, notes=len(finished.notes)))
+    events.publish(RunFinished.of(finished))
     return finished
 
 

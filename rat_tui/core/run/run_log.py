@@ -5,7 +5,7 @@ import json
 import threading
 from pathlib import Path
 
-from ..events import Event, PhaseProgress, SessionStateChanged
+from ..events import Event, Notice, PhaseProgress, SessionStateChanged
 
 
 class RunLog:
@@ -17,8 +17,8 @@ class RunLog:
         self._lock = threading.Lock()
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, (SessionStateChanged, PhaseProgress)):  # live figures, not the run's history
-            return
+        if isinstance(event, (SessionStateChanged, PhaseProgress, Notice)):  # live figures and the services'
+            return  # notices, not the runs' history
         line = json.dumps(event.as_dict(), default=str) + "\n"
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)  # `.rat/` may have been deleted under the app

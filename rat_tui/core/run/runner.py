@@ -160,7 +160,5 @@ class Runner:
                 log.exception("could not record the end of run %s", record.run_id)
             with self._lock:
                 self.active.pop(record.run_id, None)
-            self.events.publish(RunFinished(
-                record.run_id, record.pipeline, record.status, record.rows_written, record.error, record.snapshot_id,
-                record.landing.get("note") if record.status == "success" else None, len(record.notes)))
+            self.events.publish(RunFinished.of(record))
             handle.done.set()

@@ -143,7 +143,7 @@ class SelectionRun:
         self.state.insert_run(record)
         self.records[name] = record
         self.events.publish(RunQueued(record.run_id, name))
-        self.events.publish(RunFinished(record.run_id, name, "skipped", 0, error, None))
+        self.events.publish(RunFinished.of(record))
 
     def _execution_order(self) -> list[str]:
         """Names in the order their runs began (skips where they were decided)."""

@@ -2,7 +2,8 @@
 triggers and ticks, unit tests.
 
 It loads what it shows in thread workers (its detail, a version's diff against the working copy) and
-fills itself from the messages they post; the app feeds it run events and the preview's result."""
+fills itself from the messages they post; the app feeds it run events (a run's end with its final record,
+which the Run and Runs tabs show without reading it back) and the preview's result."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -34,6 +35,10 @@ from .unit_tests_pane import UnitTestsPane
 
 if TYPE_CHECKING:
     from ...core.commands.workbench import Workbench
+    from ...core.store.state import RunRecord
+
+
+RUNS_SHOWN = 20  # the Runs tab's last runs
 
 
 class PipelineView(Vertical):
@@ -51,6 +56,10 @@ class PipelineView(Vertical):
     @dataclass
     class UnitTestsLoaded(Message, bubble=False):
         tests: list[dict]
+
+    @dataclass
+    class RunEnded(Message, bubble=False):
+        run: dict  # a run of this pipeline as it ended (a held one with its impact)
 
     def __init__(self, workbench: Workbench, node: NodeData, live_runs: LiveRuns) -> None:
         super().__init__(id="pipeline-view")
@@ -105,6 +114,28 @@ class PipelineView(Vertical):
             self.show_tab("tab-run")  # a save in the editor shows its run live
         elif state is not None:
             view.changed(state.run_id)
+
+    def run_finished(self, record: RunRecord) -> None:
+        """A run of this pipeline ended with `record`: the Run and Runs tabs show it as it is stored. A held
+        run's impact downstream is worked out in a worker (column lineage reads the schemas)."""
+        if record.status == "awaiting_review":
+            self.load_impact(record)
+        else:
+            self._run_ended(self.RunEnded(record.as_dict()))
+
+    @work(thread=True, group="run-impact")
+    def load_impact(self, record: RunRecord) -> None:
+        post_loaded(self, f"impact of run {record.run_id}", lambda: self.RunEnded(self.workbench.with_impact(record)))
+
+    @on(RunEnded)
+    def _run_ended(self, message: RunEnded) -> None:
+        if app_closing(self.app):
+            return
+        run = message.run
+        self.show_runs([run, *(r for r in self.runs.values() if r["run_id"] != run["run_id"])][:RUNS_SHOWN])
+        view = self.query_one(RunView)
+        if view.state is None or view.state.run_id == run["run_id"]:  # not when a newer run shows live
+            view.show(RunState.from_record(run), view.previous)
 
     def show_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
@@ -234,7 +265,7 @@ def utc_time(at: float | None, seconds: bool = False) -> str:
 
 def runs_with_impact(wb: Workbench, fqn: str) -> list[dict]:
     """The pipeline's last runs, newest first; a newest one awaiting review with what it breaks downstream."""
-    runs = wb.runs(fqn, limit=20)["runs"]
+    runs = wb.runs(fqn, limit=RUNS_SHOWN)["runs"]
     held = wb.state.get_run(runs[0]["run_id"]) if runs and runs[0]["status"] == "awaiting_review" else None
     if held is not None:
         runs[0] = wb.with_impact(held)

@@ -2,21 +2,26 @@
 
 A refresh updates the tree in place (labels changed, nodes added or removed) instead of
 rebuilding it, so expanded and collapsed nodes and the cursor stay where the user left them.
-Run marks follow run events at once; a refresh whose data was read before the event keeps them.
+Run marks follow run events at once; a refresh whose data was read before the event keeps them. A run's
+end redraws only the nodes it touched (its pipeline, its table, the zones it read), not the whole tree.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from ...core.project.graph import zone_node
-from ...core.project.model import PipelineRef
+from ...core.project.graph import ZONE_LAYER, zone_node
+from ...core.project.model import PipelineRef, active_landing_files
 from ...core.project.names import LAYERS
 from ...core.text import count
+
+if TYPE_CHECKING:
+    from ...core.commands.workbench import Workbench
 
 STATUS_MARK = {"success": ("●", "green"), "failed": ("●", "red"), "cancelled": ("●", "yellow"),
                "skipped": ("●", "grey50"), "running": ("◐", "cyan"), "queued": ("○", "cyan"), None: ("○", "grey50"),
@@ -72,6 +77,21 @@ def pipeline_label(ref: PipelineRef, status: str | None, drift: bool, remote: st
     if remote:
         label.append(*REMOTE_MARK[remote])
     return label
+
+
+def table_label(ref: PipelineRef, snapshot_id: int | None) -> Text:
+    return Text.assemble(f"{ref.layer}.{ref.name}", (f"  @{str(snapshot_id)[-6:] if snapshot_id else 'empty'}", "grey50"))
+
+
+def zone_label(name: str, files: int) -> Text:
+    return Text.assemble(name, (f"  {count(files, 'file')}", "grey50"))
+
+
+def zones_read(wb: Workbench, fqn: str) -> dict[tuple[str, str], int]:
+    """The landing zones pipeline `fqn` reads, (namespace, zone) -> active files now (a run archives those it read)."""
+    zones = [name.split(".", 2) for name in wb.graph().upstream.get(fqn, ())]
+    return {(ns, zone): len(active_landing_files(wb.project.zone_dir(ns, zone))) for ns, layer, zone in zones
+            if layer == ZONE_LAYER}
 
 
 class ProjectTree(Tree[NodeData]):
@@ -132,6 +152,35 @@ class ProjectTree(Tree[NodeData]):
             if node.data is not None and node.data.kind == "pipeline" and node.data.ref.fqn == fqn:
                 node.set_label(self._pipeline_label(node.data.ref))
 
+    def run_ended(self, fqn: str, snapshot_id: int | None) -> bool:
+        """A run of `fqn` ended with main at `snapshot_id` (None: main as it was): its table's node shows it,
+        and the zones it read show their files, read in a worker. False when the table has no node (the run
+        may have made it): the tree must be refreshed to add it."""
+        self.load_zones(fqn)
+        self.load_freshness()
+        ref = PipelineRef.parse(fqn)
+        node = self._find(NodeData("table", ref.namespace, ref.name, ref))
+        if node is not None and snapshot_id is not None:
+            node.set_label(table_label(ref, snapshot_id))
+        return node is not None
+
+    @work(thread=True, group="tree-zones")
+    def load_zones(self, fqn: str) -> None:
+        try:
+            files = zones_read(self.app.workbench, fqn)
+        except Exception:  # the project changed under it: the next refresh shows the zones
+            return
+        self.app.call_from_thread(self.set_zone_files, files)
+
+    def set_zone_files(self, files: dict[tuple[str, str], int]) -> None:
+        for (namespace, zone), count_ in files.items():
+            node = self._find(NodeData("zone", namespace, zone))
+            if node is not None:
+                node.set_label(zone_label(zone, count_))
+
+    def _find(self, data: NodeData) -> TreeNode[NodeData] | None:
+        return next((node for node in self._walk(self.root) if node.data == data), None)
+
     def reveal(self, graph_name: str) -> bool:
         """Put the cursor on a pipeline (`ns.layer.name`) or zone (`ns.landing.zone`) of the graph, opening
         its parents; False when the tree does not hold it."""
@@ -163,13 +212,10 @@ class ProjectTree(Tree[NodeData]):
                     Spec(NodeData("pipeline", ref.namespace, ref.name, ref), self._pipeline_label(ref)) for ref in pipes]))
         if ns["zones"]:
             children.append(Spec(NodeData("group", name, "landing"), Text("landing", style="italic"), [
-                Spec(NodeData("zone", name, z["name"]), Text.assemble(z["name"], (f"  {count(z['files'], 'file')}", "grey50")))
-                for z in ns["zones"]]))
+                Spec(NodeData("zone", name, z["name"]), zone_label(z["name"], z["files"])) for z in ns["zones"]]))
         if ns["tables"]:
             children.append(Spec(NodeData("group", name, "tables"), Text("tables", style="italic"), [
-                Spec(NodeData("table", t["ref"].namespace, t["ref"].name, t["ref"]), Text.assemble(
-                    f"{t['ref'].layer}.{t['ref'].name}",
-                    (f"  @{str(t['snapshot_id'])[-6:] if t['snapshot_id'] else 'empty'}", "grey50")))
+                Spec(NodeData("table", t["ref"].namespace, t["ref"].name, t["ref"]), table_label(t["ref"], t["snapshot_id"]))
                 for t in ns["tables"]], expand=False))
         return Spec(NodeData("namespace", name), Text(name, style="bold"), children)
 

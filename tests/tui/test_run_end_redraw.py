@@ -1,0 +1,108 @@
+"""A run's end (issue 37, item 3): `RunFinished` carries the run's record, so the app shows the end without
+reading the run back from the state, and redraws only the tree nodes the run touched (no `overview()` of
+every table); the tree and the panel still show the new outcome."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+from textual.widgets import DataTable
+
+from devkit.pilot import screen, select, until
+from rat_tui.core.events import Event, RunFinished
+from rat_tui.tui.app import RatApp
+from rat_tui.tui.components.pipeline_view import PipelineView
+from rat_tui.tui.components.project_tree import NodeData, ProjectTree
+from rat_tui.tui.components.run_view import RunView
+from tests.lakehelpers import Scratch
+
+pytestmark = pytest.mark.spark
+SIZE = (140, 45)
+
+
+def count_reads(wb, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """What the app reads from now on that a run's end must not need: `overview()` (every table's metadata),
+    the pipeline's runs, and a run from the state once it ended (wrapped here, our own methods)."""
+    ended = threading.Event()  # set in the run's thread, before the app hears of the end
+    reads: list[str] = []
+
+    def on_the_bus(event: Event) -> None:
+        if isinstance(event, RunFinished):
+            ended.set()
+
+    wb.events.subscribe(on_the_bus)
+    for name in ("overview", "runs"):
+        real = getattr(wb, name)
+        monkeypatch.setattr(wb, name, lambda *a, real=real, name=name, **k: (reads.append(name), real(*a, **k))[1])
+    get_run = wb.state.get_run
+
+    def counted_get_run(run_id: str):
+        if ended.is_set():
+            reads.append(f"get_run {run_id}")
+        return get_run(run_id)
+
+    counted_get_run.__wrapped__ = get_run  # the test's own reads
+    monkeypatch.setattr(wb.state, "get_run", counted_get_run)
+    return reads
+
+
+async def open_pipeline(pilot, fqn: str, run_id: str, namespace: str, group: str, shown: str) -> None:
+    """The pipeline's panel with run `run_id` in its Runs tab, and the tree's `group` of `namespace` open
+    showing `shown`."""
+    app = pilot.app
+    await select(pilot, "pipeline", fqn)
+    await until(pilot, lambda: run_id in app.query_one(PipelineView).runs, 20, "the Runs tab")
+    tree = app.query_one(ProjectTree)
+    next(n for n in tree._walk(tree.root) if n.data == NodeData("group", namespace, group)).expand()
+    await until(pilot, lambda: shown in screen(app), 10, shown)
+
+
+async def test_a_runs_end_redraws_its_nodes_and_panel_from_the_event_without_reading_back(
+        scratch: Scratch, monkeypatch: pytest.MonkeyPatch):
+    fqn = scratch.pipeline("silver", "numbers", "SELECT id FROM VALUES (1), (2), (3) AS v(id)")
+    first = scratch.run(fqn)
+    wb = scratch.wb
+    app = RatApp(wb, watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_pipeline(pilot, fqn, first["run_id"], scratch.ns, "tables",
+                            f"silver.numbers  @{str(first['snapshot_id'])[-6:]}")
+        reads = count_reads(wb, monkeypatch)
+        get_run = wb.state.get_run.__wrapped__
+
+        await pilot.press("r")
+        view = app.query_one(RunView)
+        await until(pilot, lambda: view.state is not None and view.state.run_id != first["run_id"]
+                    and view.state.status == "success", 120, "the second run's end in the Run tab")
+        second = get_run(view.state.run_id)  # the test's own read, not counted
+        assert second is not None and second.snapshot_id != first["snapshot_id"]
+        await until(pilot, lambda: f"silver.numbers  @{str(second.snapshot_id)[-6:]}" in screen(app), 10,
+                    "the table's new snapshot in the tree")
+        await pilot.pause(0.5)  # what a reload would have started has had its time
+        assert reads == [], "the run's end read the run back or the whole overview"
+
+        runs = app.query_one("#runs-table", DataTable)
+        assert [str(runs.get_row_at(i)[0]) for i in range(runs.row_count)] == [second.run_id, first["run_id"]]
+        assert [str(runs.get_row_at(i)[1]) for i in range(runs.row_count)] == ["success", "success"]
+        text = screen(app)
+        assert "SUCCESS" in text and f"Run {second.run_id}" in text
+        assert "● numbers" in text  # its mark in the tree
+
+
+async def test_the_zones_a_run_archived_show_their_files_after_it_without_an_overview(
+        scratch: Scratch, monkeypatch: pytest.MonkeyPatch):
+    fqn = scratch.pipeline("bronze", "feed", "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\n"
+                           "SELECT id FROM {{ landing_zone('feed') }}")
+    scratch.landing("feed", "a.csv", "id\n1\n")
+    first = scratch.run(fqn)
+    scratch.landing("feed", "b.csv", "id\n2\n")
+    scratch.landing("feed", "c.csv", "id\n3\n")
+    wb = scratch.wb
+    app = RatApp(wb, watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_pipeline(pilot, fqn, first["run_id"], scratch.ns, "landing", "feed  2 files")
+        reads = count_reads(wb, monkeypatch)
+        await pilot.press("r")
+        await until(pilot, lambda: "feed  0 files" in screen(app), 120, "the zone emptied by the run's archive")
+        await pilot.pause(0.5)
+        assert reads == []
+        assert not [p for p in (scratch.root / "landing" / "feed").iterdir() if p.suffix == ".csv"]
