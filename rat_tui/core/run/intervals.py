@@ -8,25 +8,27 @@ branch and main moves once, as for any run. The record of each interval is kept 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import RatError
-from ..events import IntervalBuilt
+from ..events import EventBus, IntervalBuilt
 from ..lake.table import quote
 from ..project.partitions import Interval, Partitions
 from ..project.pipeline_config import PipelineConfig
+from ..project.pipeline_source import LoadedPipeline
 from ..store.intervals import IntervalState, IntervalStore
+from ..store.state import StateDB
 from .build import build
+from .context import RunContext
+from .outcomes import BuildOutcome
 
 if TYPE_CHECKING:
     from pyspark.sql import Column
     from pyspark.sql.types import StructType
 
     from .strategies import WriteJob
-
-# Each function takes the run (phases.Execution, which imports this module: hence Any).
-Execution = Any
 
 
 def code_version(source: str) -> str:
@@ -57,22 +59,23 @@ def due(partitions: Partitions, states: list[IntervalState], intervals: list[Int
     return intervals[first:]
 
 
-def plan(ex: Execution) -> None:
-    """At config loading: the run's intervals (given by a backfill, or due), recorded as planned."""
-    assert ex.pipeline is not None
-    partitions = ex.pipeline.config.partitions
-    chosen = ex.options.intervals
+def plan(state: StateDB, pipeline: LoadedPipeline, run_id: str, chosen: list[Interval] | None,
+         full_refresh: bool) -> list[Interval] | None:
+    """At config loading: the run's intervals (`chosen` by a backfill, or due), recorded as planned; None for a
+    pipeline without partitions."""
+    partitions = pipeline.config.partitions
     if partitions is None:
         if chosen is not None:
-            raise RatError(f"{ex.ref.fqn} sets no partitions in its config.yaml, so it has no intervals to backfill")
-        return
+            raise RatError(f"{pipeline.ref.fqn} sets no partitions in its config.yaml, so it has no intervals to backfill")
+        return None
+    store = IntervalStore(state)
     if chosen is None:
-        store = IntervalStore(ex.state)
         intervals = all_until(partitions)
-        chosen = intervals if ex.options.full_refresh else due(
-            partitions, store.states(ex.ref.fqn, intervals, code_version(ex.pipeline.source)), intervals)
-    ex.intervals = list(chosen)
-    IntervalStore(ex.state).plan(ex.ref.fqn, ex.record.run_id, ex.intervals, code_version(ex.pipeline.source))
+        chosen = intervals if full_refresh else due(
+            partitions, store.states(pipeline.ref.fqn, intervals, code_version(pipeline.source)), intervals)
+    planned = list(chosen)
+    store.plan(pipeline.ref.fqn, run_id, planned, code_version(pipeline.source))
+    return planned
 
 
 def in_intervals(column: str, intervals: list[Interval]) -> str:
@@ -103,32 +106,28 @@ def partitioning(config: PipelineConfig, schema: "StructType") -> "Column | None
     return transform(F.col(field.name))
 
 
-def build_result(ex: Execution, info: dict) -> None:
+def build_result(ctx: RunContext, pipeline: LoadedPipeline, intervals: list[Interval],
+                 check_cancel: Callable[[], None], events: EventBus) -> BuildOutcome:
     """The result of every interval, in order, one progress line each; rows outside an interval are not kept."""
-    assert ex.ctx is not None and ex.pipeline is not None and ex.pipeline.config.partitions is not None
-    if not ex.intervals:
-        ex.nothing_new = info["message"] = "every interval up to now is done"
-        ex.log(ex.nothing_new)
-        info["rows"] = 0
-        return
-    column = ex.pipeline.config.partitions.column
+    assert pipeline.config.partitions is not None
+    if not intervals:
+        return BuildOutcome(None, nothing_new="every interval up to now is done")
+    column = pipeline.config.partitions.column
     views = []
-    for number, interval in enumerate(ex.intervals, 1):
-        ex.check_cancel()
-        ex.ctx.interval = interval
-        try:
-            views.append(ex.ctx.temp_view(build(ex.ctx, ex.pipeline).where(in_intervals(column, [interval])),
-                                          f"interval_{number}"))
-        except Exception as exc:
-            if "cannot resolve" in str(exc) or "UNRESOLVED_COLUMN" in str(exc):
-                raise RatError(f"partitions column '{column}' is not in the pipeline's result",
-                               ex.pipeline.source_relpath) from None
-            raise
-        finally:
-            ex.ctx.interval = None  # quality tests read the whole branch, not one interval
-        ex.events.publish(IntervalBuilt(ex.record.run_id, ex.ref.fqn, number, len(ex.intervals), interval.start_text,
-                                        interval.end_text))
-    ex.result = ex.spark.sql(union_all(views))
+    for number, interval in enumerate(intervals, 1):
+        check_cancel()
+        with ctx.building(interval):
+            try:
+                views.append(ctx.temp_view(build(ctx, pipeline).where(in_intervals(column, [interval])),
+                                           f"interval_{number}"))
+            except Exception as exc:
+                if "cannot resolve" in str(exc) or "UNRESOLVED_COLUMN" in str(exc):
+                    raise RatError(f"partitions column '{column}' is not in the pipeline's result",
+                                   pipeline.source_relpath) from None
+                raise
+        events.publish(IntervalBuilt(ctx.run_id, pipeline.ref.fqn, number, len(intervals), interval.start_text,
+                                     interval.end_text))
+    return BuildOutcome(ctx.spark.sql(union_all(views)))
 
 
 def union_all(views: list[str]) -> str:
@@ -141,10 +140,8 @@ def union_all(views: list[str]) -> str:
     return f"({union_all(views[:middle])}) UNION ALL ({union_all(views[middle:])})"
 
 
-def replace(ex: Execution, job: "WriteJob") -> None:
+def replace(config: PipelineConfig, intervals: list[Interval], job: "WriteJob") -> None:
     """Delete the intervals' rows on the branch, then insert the result: a rerun of an interval is idempotent."""
-    assert ex.pipeline is not None and ex.pipeline.config.partitions is not None
-    condition = in_intervals(ex.pipeline.config.partitions.column, ex.intervals)
-    job.sql(f"DELETE FROM {job.target} WHERE {condition}")
+    assert config.partitions is not None
+    job.sql(f"DELETE FROM {job.target} WHERE {in_intervals(config.partitions.column, intervals)}")
     job.writer(job.new).append()
-
