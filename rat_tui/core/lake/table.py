@@ -73,7 +73,7 @@ class IcebergTable:
             writer = writer.tableProperty(key, value)
         writer.create()
 
-    def java_table(self):  # -> org.apache.iceberg.Table (py4j)
+    def _iceberg(self):  # -> org.apache.iceberg.Table (py4j)
         """The table through Iceberg's Java API, freshly loaded (the catalog caches nothing): a run
         reads refs and snapshots six times, and the `.refs` / `.snapshots` metadata tables cost a
         Spark query each (measured 236 ms against 47 ms this way, on a busy machine)."""
@@ -88,29 +88,30 @@ class IcebergTable:
         return catalog.loadTable(identifier).table()
 
     def loaded(self):  # -> org.apache.iceberg.Table | None
-        """The Java table, or None when there is none: one catalog load answers both questions
-        a run starts with (does it exist, where is main) instead of two."""
+        """The Java table (Iceberg's own API: its refs, snapshots and schemas, as a run and lake/diff.py
+        read them), or None when there is none: one catalog load answers both questions a run starts
+        with (does it exist, where is main) instead of two."""
         from pyspark.errors import AnalysisException
 
         try:
-            return self.java_table()
+            return self._iceberg()
         except AnalysisException as exc:
             if exc.getErrorClass() not in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
                 raise
             return None
 
     def refs(self) -> dict[str, int]:
-        return {name: ref.snapshotId() for name, ref in self.java_table().refs().items()}
+        return {name: ref.snapshotId() for name, ref in self._iceberg().refs().items()}
 
     def head(self, name: str, table=None) -> int | None:
         """The snapshot one branch points at. Looked up by name: walking the whole refs map through
         py4j costs a JVM round trip per entry (28 ms against 10 ms for the load itself)."""
-        ref = (table if table is not None else self.java_table()).refs().get(name)
+        ref = (table if table is not None else self._iceberg()).refs().get(name)
         return None if ref is None else ref.snapshotId()
 
     def head_summary(self, branch: str) -> tuple[int | None, int, str | None]:
         """(snapshot, rows added, run id) of a branch's head, from one load of the table."""
-        table = self.java_table()
+        table = self._iceberg()
         head = self.head(branch, table)
         snapshot = None if head is None else table.snapshot(head)
         if snapshot is None:
@@ -120,7 +121,7 @@ class IcebergTable:
 
     def holds_no_rows(self, branch: str = "main") -> bool:
         """Whether a reader of the branch sees no row (its head's summary: no data is read)."""
-        table = self.java_table()
+        table = self._iceberg()
         head = self.head(branch, table)
         snapshot = None if head is None else table.snapshot(head)
         return snapshot is None or int(snapshot.summary().get("total-records") or 0) == 0
@@ -133,7 +134,7 @@ class IcebergTable:
 
         from pyspark.sql.types import StructType
 
-        table = table if table is not None else self.java_table()
+        table = table if table is not None else self._iceberg()
         jvm = self.spark.sparkContext._jvm
         spark_schema = jvm.org.apache.iceberg.spark.SparkSchemaUtil.convert(table.schema())
         return (StructType.fromJson(json.loads(spark_schema.json())), table.schema().schemaId(),
@@ -141,14 +142,14 @@ class IcebergTable:
 
     def main_and_schema(self, table=None) -> tuple[int | None, int]:
         """main's snapshot and the current schema id, from one load (or from `table`, just loaded)."""
-        table = table if table is not None else self.java_table()
+        table = table if table is not None else self._iceberg()
         return self.head("main", table), table.schema().schemaId()
 
     def added_range(self, branch: str, column: str) -> tuple[int, int, int, int] | None:
         """(rows, NULLs, lowest, highest) of an integer column over the files the branch's head
         added, from the manifests' column metrics: no data is read. None when a file lacks them
         (metrics off for the column, or no non-NULL value in a file) or nothing was added."""
-        table = self.java_table()
+        table = self._iceberg()
         ref = table.refs().get(branch)
         field = table.schema().findField(column)
         if ref is None or field is None:
@@ -174,14 +175,14 @@ class IcebergTable:
     def create_branch(self, branch: str, at_snapshot: int | None = None, table=None) -> None:
         """A branch at main's head, or at `at_snapshot` (what main was when a run began); kept if it exists.
         `table`: the Java table loaded earlier, if nothing has committed to it since (one load less)."""
-        table = table if table is not None else self.java_table()
+        table = table if table is not None else self._iceberg()
         if table.refs().get(branch) is not None:
             return
         manage = table.manageSnapshots()
         (manage.createBranch(branch) if at_snapshot is None else manage.createBranch(branch, int(at_snapshot))).commit()
 
     def drop_branch(self, branch: str) -> None:
-        table = self.java_table()
+        table = self._iceberg()
         if table.refs().get(branch) is not None:
             table.manageSnapshots().removeBranch(branch).commit()
 
@@ -198,7 +199,7 @@ class IcebergTable:
         trip); returns main's new snapshot. `remove_property`, and with `drop_branch` the branch's
         removal, go in the same commit (a separate drop was one more commit and two more loads a run).
         `table`: the Java table just loaded by the caller (Iceberg refreshes it before committing)."""
-        table = table if table is not None else self.java_table()
+        table = table if table is not None else self._iceberg()
 
         def moved(manage):
             manage = manage.fastForwardBranch("main", branch)
