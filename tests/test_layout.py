@@ -90,5 +90,6 @@ def test_no_name_stands_for_a_type_as_any():
 
 def test_a_run_step_returns_what_it_made_instead_of_setting_the_run():
     offenders = {path.relative_to(PACKAGE).as_posix(): writes
-                 for room in RUN_ROOMS for path in sorted(room.rglob("*.py")) if (writes := foreign_attribute_writes(path))}
+                 for room in RUN_ROOMS for path in sorted(room.rglob("*.py"))
+                 if (writes := foreign_attribute_writes(path))}
     assert offenders == {}

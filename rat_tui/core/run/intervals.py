@@ -66,7 +66,8 @@ def plan(state: StateDB, pipeline: LoadedPipeline, run_id: str, chosen: list[Int
     partitions = pipeline.config.partitions
     if partitions is None:
         if chosen is not None:
-            raise RatError(f"{pipeline.ref.fqn} sets no partitions in its config.yaml, so it has no intervals to backfill")
+            raise RatError(f"{pipeline.ref.fqn} sets no partitions in its config.yaml, so it has no intervals "
+                           "to backfill")
         return None
     store = IntervalStore(state)
     if chosen is None:

@@ -279,8 +279,8 @@ class Execution:
         self.files_read = {zone: list(files) for zone, files in self.ctx.files_read.items()}
         self.record.inputs = dict(self.ctx.inputs)  # provenance: the snapshot of each table the result was built from
         self.record.landing = landing_steps.landing_result(self.ctx.landing, self.nothing_new)
-        self.state.update_run(self.record.run_id, files_read=landing_steps.files_read_json(self.project, self.files_read),
-                              inputs=self.record.inputs, landing=self.record.landing)
+        read = landing_steps.files_read_json(self.project, self.files_read)
+        self.state.update_run(self.record.run_id, files_read=read, inputs=self.record.inputs, landing=self.record.landing)
         self.record_notes()
 
     def record_notes(self) -> None:
@@ -333,7 +333,8 @@ class Execution:
             self.branch_made = False
 
     def write_once(self) -> int:
-        assert self.ctx is not None and self.built is not None and self.result is not None and self.pipeline is not None
+        assert self.ctx is not None and self.built is not None and self.result is not None
+        assert self.pipeline is not None
         config = self.pipeline.config
         empty = True  # nothing on the target to merge with: keyed strategies just append
         if not self.table_existed:
@@ -435,7 +436,8 @@ class Execution:
             self.state.update_run(self.record.run_id, branch=self.branch)  # first: recovery visits runs with a branch
             self.schema_changes_pending |= bool(plan.added or plan.widened)
             applied = apply_plan(self.table, plan, self.schema_id, self.record.run_id,
-                                 lambda *change: landing_steps.type_change_remedy(self.files_read, self.pipeline, *change))
+                                 lambda *change: landing_steps.type_change_remedy(self.files_read, self.pipeline,
+                                                                                  *change))
             if applied != self.schema_id:  # a schema commit: the table loaded at the start is stale
                 self.schema_id, self.java_table = applied, None
         self.built = replace(self.built, result=align(self.result, plan))
