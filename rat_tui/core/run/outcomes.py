@@ -27,13 +27,6 @@ class BuildOutcome:
 
 
 @dataclass(frozen=True)
-class WriteOutcome:
-    """The iceberg_write phase's: rows the write added to the run's branch (or stage)."""
-
-    rows: int
-
-
-@dataclass(frozen=True)
 class GateResult:
     """One diff gate, measured: its quality result, and what it blocks or warns of."""
 
