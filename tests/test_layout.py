@@ -39,3 +39,57 @@ def test_test_modules_sit_in_the_rooms_of_the_package():
     misplaced = [path.relative_to(TESTS).as_posix() for path in sorted(TESTS.rglob("test_*.py"))
                  if path.parent.relative_to(TESTS).as_posix() not in rooms]
     assert misplaced == []
+
+
+PACKAGE = TESTS.parent / "rat_tui"
+# The run's rooms: a run's steps hand back values and the run (core/run/phases.py) assembles its record.
+RUN_ROOMS = (CORE / "run", CORE / "unittests")
+
+
+def any_aliases(path: Path) -> list[str]:
+    """Module-level `Name = Any` (or `Name: TypeAlias = Any`): a name that stands for a type and checks nothing."""
+    found = []
+    for node in ast.parse(path.read_text(), str(path)).body:
+        target, value = ((node.targets[0], node.value) if isinstance(node, ast.Assign) and len(node.targets) == 1
+                         else (node.target, node.value) if isinstance(node, ast.AnnAssign) else (None, None))
+        is_any = (isinstance(value, ast.Name) and value.id == "Any") or (
+            isinstance(value, ast.Attribute) and value.attr == "Any")
+        if isinstance(target, ast.Name) and is_any:
+            found.append(f"{target.id} (line {node.lineno})")
+    return found
+
+
+def foreign_attribute_writes(path: Path) -> list[str]:
+    """`param.attr = …` in a function, where the parameter's type is not a class of this module: one module
+    setting the state of another's object (`self` and `cls` are the function's own)."""
+    tree = ast.parse(path.read_text(), str(path))
+    own_classes = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+    found = []
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        arguments = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
+        foreign = {a.arg for a in arguments if a.arg not in ("self", "cls")
+                   and not (a.annotation is not None and ast.unparse(a.annotation).strip("'\"") in own_classes)}
+        for node in ast.walk(function):
+            targets = (node.targets if isinstance(node, ast.Assign)
+                       else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+            for target in targets:
+                for element in (target.elts if isinstance(target, ast.Tuple) else [target]):
+                    if (isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name)
+                            and element.value.id in foreign):
+                        found.append(f"{element.value.id}.{element.attr} (line {element.lineno})")
+    return found
+
+
+def test_no_name_stands_for_a_type_as_any():
+    offenders = {path.relative_to(PACKAGE).as_posix(): names
+                 for path in sorted(PACKAGE.rglob("*.py")) if (names := any_aliases(path))}
+    assert offenders == {}
+
+
+def test_a_run_step_returns_what_it_made_instead_of_setting_the_run():
+    offenders = {path.relative_to(PACKAGE).as_posix(): writes
+                 for room in RUN_ROOMS for path in sorted(room.rglob("*.py"))
+                 if (writes := foreign_attribute_writes(path))}
+    assert offenders == {}

@@ -60,7 +60,9 @@ def _live_rows(table, snapshot_id: int) -> int:
 def table_diff(target: "IcebergTable", old_id: int | None, new_id: int, key: list[str] | None = None,
                sample_rows: int = SAMPLE_ROWS) -> TableDiff:
     """`old_id` None: the table did not exist (or was empty) before; every row of `new_id` is added."""
-    table = target._iceberg()
+    table = target.loaded()
+    if table is None:
+        raise RatError(f"table {target.ref.fqn} does not exist")
     for snapshot_id in (old_id, new_id):
         if snapshot_id is not None and table.snapshot(int(snapshot_id)) is None:
             raise RatError(f"table {target.ref.fqn} has no snapshot {snapshot_id}")

@@ -88,8 +88,9 @@ class IcebergTable:
         return catalog.loadTable(identifier).table()
 
     def loaded(self):  # -> org.apache.iceberg.Table | None
-        """The Java table, or None when there is none: one catalog load answers both questions
-        a run starts with (does it exist, where is main) instead of two."""
+        """The Java table (Iceberg's own API: its refs, snapshots and schemas, as a run and lake/diff.py
+        read them), or None when there is none: one catalog load answers both questions a run starts
+        with (does it exist, where is main) instead of two."""
         from pyspark.errors import AnalysisException
 
         try:

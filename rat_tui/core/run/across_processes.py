@@ -17,6 +17,7 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..events import EventBus, LogLine
@@ -37,17 +38,27 @@ def pipeline_held(state_dir: Path, record: RunRecord, cancelled: threading.Event
         yield waited
 
 
-def join_covering_run(state: StateDB, events: EventBus, record: RunRecord, join_since: float | None) -> bool:
-    """If a successful run started after this run's files changed (`join_since`), end this one as having
-    joined it, and say so."""
+@dataclass(frozen=True)
+class Joined:
+    """This run ends as having joined `run_id`, a successful run that read the same change."""
+
+    run_id: str
+    snapshot_id: int | None
+
+    @property
+    def note(self) -> str:
+        return f"joined run {self.run_id}, which started after the change and read it; not run again"
+
+
+def join_covering_run(state: StateDB, events: EventBus, record: RunRecord, join_since: float | None) -> Joined | None:
+    """If a successful run started after this run's files changed (`join_since`), this one joins it: its row
+    goes, the log says so, and the runner ends it as the returned join says."""
     if join_since is None:
-        return False
+        return None
     covering = state.covering_run(record.pipeline, join_since, other_than=record.run_id)
     if covering is None:
-        return False
+        return None
     state.delete_run(record.run_id)
-    record.status, record.snapshot_id, record.rows_written = "success", covering.snapshot_id, 0
-    record.landing = {"note": f"joined run {covering.run_id}, which started after the change and read it; "
-                              "not run again", "joined": covering.run_id}
-    events.publish(LogLine(record.run_id, "info", f"{record.pipeline}: {record.landing['note']}"))
-    return True
+    joined = Joined(covering.run_id, covering.snapshot_id)
+    events.publish(LogLine(record.run_id, "info", f"{record.pipeline}: {joined.note}"))
+    return joined

@@ -31,7 +31,7 @@ def run_sql(ctx: RunContext, sql: str, relpath: str) -> "DataFrame":
 
 
 def build_sql(ctx: RunContext, pipeline: LoadedPipeline) -> "DataFrame":
-    sql = render(pipeline.source, pipeline.source_relpath, ctx.jinja_context(ctx.table.ident))
+    sql = render(pipeline.source, pipeline.source_relpath, ctx.jinja_context(ctx.this))
     check_read_only(ctx.spark, sql, "a pipeline", pipeline.source_relpath)
     return run_sql(ctx, sql, pipeline.source_relpath)
 

@@ -1,8 +1,9 @@
 """What a pipeline sees while it runs: ref(), landing_zone(), this, watermarks (SQL and Python alike)."""
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -54,9 +55,12 @@ class RunContext:
     interval: Interval | None = None  # of a partitioned pipeline: the interval being built (run/intervals.py)
     inputs: dict[str, int | None] = field(default_factory=dict)  # tables read: fqn -> main's snapshot then
     upstream_branches: dict[str, str] = field(default_factory=dict)  # fqn -> a held upstream run's branch, read instead of main
+    # Whether `this` has rows, when the caller knows it (a unit test's `this:` rows); None: asked of the table
+    # once, when a pipeline first asks is_incremental().
+    has_rows: bool | None = None
     _views: list[str] = field(default_factory=list)
     _watermark: tuple[bool, str | None] | None = None
-    _has_rows: bool | None = None
+    _this: str | None = None  # what `this` reads instead of the table (see reading_this)
     landing: LandingInput = field(init=False)
 
     def __post_init__(self) -> None:
@@ -69,6 +73,31 @@ class RunContext:
     def files_read(self) -> dict[tuple[str, str], list[FileRead]]:
         return self.landing.files_read
 
+    @property
+    def this(self) -> str:
+        """The pipeline's own table as its SQL names it (`{{ this }}`): what it reads of its earlier runs."""
+        return self._this if self._this is not None else self.table.ident
+
+    @contextlib.contextmanager
+    def reading_this(self, ident: str) -> Iterator[None]:
+        """For unit tests (unittests/execute.py), whose table's schema comes from a build: inside, `this` reads
+        `ident` (a view of the test's rows); after, the table again, and a watermark read inside is forgotten."""
+        self._this = ident
+        try:
+            yield
+        finally:
+            self._this, self._watermark = None, None
+
+    @contextlib.contextmanager
+    def building(self, interval: Interval) -> Iterator[None]:
+        """Inside, the pipeline builds one interval (`{{ interval_start }}`, `{{ interval_end }}`: run/intervals.py);
+        after, none: quality tests read the whole branch."""
+        self.interval = interval
+        try:
+            yield
+        finally:
+            self.interval = None
+
     # -- shared by SQL and Python pipelines --------------------------------------
     def is_incremental(self) -> bool:
         """Incremental strategy, a table with rows (and, with a watermark column, a watermark):
@@ -77,9 +106,9 @@ class RunContext:
             return False
         if self.config.watermark_column:
             return self.watermark_value() is not None
-        if self._has_rows is None:
-            self._has_rows = bool(self.spark.sql(f"SELECT 1 FROM {self.table.ident} LIMIT 1").collect())
-        return self._has_rows
+        if self.has_rows is None:
+            self.has_rows = bool(self.spark.sql(f"SELECT 1 FROM {self.this} LIMIT 1").collect())
+        return self.has_rows
 
     def is_scd2(self) -> bool:
         return self.config.merge_strategy == MergeStrategy.SCD2
@@ -92,7 +121,7 @@ class RunContext:
                 raise RatError("watermark_value is used but the pipeline sets no watermark_column")
             try:
                 row = self.spark.sql(
-                    f"SELECT CAST(MAX({quote(column)}) AS STRING) AS w FROM {self.table.ident}").collect()[0]
+                    f"SELECT CAST(MAX({quote(column)}) AS STRING) AS w FROM {self.this}").collect()[0]
             except Exception as exc:
                 raise RatError(f"cannot read watermark column '{column}' of {self.ref.fqn}: {exc}") from None
             self._watermark = (True, row.w)
@@ -192,7 +221,7 @@ class PythonContext:
 
     def __init__(self, run: RunContext):
         self._run = run
-        self.this = run.table.ident
+        self.this = run.this
         self.run_started_at = run.run_started_at
         self.config = run.config.as_dict()
         interval = run.interval  # of a partitioned pipeline; None otherwise

@@ -8,16 +8,21 @@ branch and main moves once, as for any run. The record of each interval is kept 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import RatError
-from ..events import IntervalBuilt, IntervalsPlanned
+from ..events import EventBus, IntervalBuilt
 from ..lake.table import quote
 from ..project.partitions import Interval, Partitions
 from ..project.pipeline_config import PipelineConfig
+from ..project.pipeline_source import LoadedPipeline
 from ..store.intervals import IntervalState, IntervalStore
+from ..store.state import StateDB
 from .build import build
+from .context import RunContext
+from .outcomes import BuildOutcome
 
 if TYPE_CHECKING:
     from pyspark.sql import Column
@@ -26,10 +31,6 @@ if TYPE_CHECKING:
     from .strategies import WriteJob
 
 MANY_INTERVALS = 100  # a run that plans more says so before it starts building them
-
-# Each function takes the run (phases.Execution, which imports this module: hence Any).
-Execution = Any
-
 
 def code_version(source: str) -> str:
     """What tells an interval done by this code from one done by other code: the pipeline file's hash."""
@@ -74,25 +75,20 @@ def size_warning(intervals: list[Interval]) -> str | None:
             "a long run (backfill a smaller range first, or set partitions.start later)")
 
 
-def plan(ex: Execution) -> None:
-    """At config loading: the run's intervals (given by a backfill, or due), recorded as planned."""
-    assert ex.pipeline is not None
-    partitions = ex.pipeline.config.partitions
-    chosen = ex.options.intervals
+def plan(state: StateDB, pipeline: LoadedPipeline, run_id: str, chosen: list[Interval] | None,
+         full_refresh: bool) -> list[Interval] | None:
+    """At config loading: the run's intervals (`chosen` by a backfill, or due), recorded as planned; None for a
+    pipeline without partitions."""
+    partitions = pipeline.config.partitions
     if partitions is None:
         if chosen is not None:
-            raise RatError(f"{ex.ref.fqn} sets no partitions in its config.yaml, so it has no intervals to backfill")
-        return
-    store, version = IntervalStore(ex.state), code_version(ex.pipeline.source)
-    ex.intervals = list(chosen) if chosen is not None else to_do(partitions, store, ex.ref.fqn, version,
-                                                                 ex.options.full_refresh)
-    store.plan(ex.ref.fqn, ex.record.run_id, ex.intervals, version)
-    if ex.intervals:
-        warning = size_warning(ex.intervals)
-        if warning:
-            ex.log(warning, "warn")
-        ex.events.publish(IntervalsPlanned(ex.record.run_id, ex.ref.fqn, len(ex.intervals),
-                                           ex.intervals[0].start_text, ex.intervals[-1].end_text, warning))
+            raise RatError(f"{pipeline.ref.fqn} sets no partitions in its config.yaml, so it has no intervals "
+                           "to backfill")
+        return None
+    store, version = IntervalStore(state), code_version(pipeline.source)
+    planned = list(chosen) if chosen is not None else to_do(partitions, store, pipeline.ref.fqn, version, full_refresh)
+    store.plan(pipeline.ref.fqn, run_id, planned, version)
+    return planned
 
 
 def in_intervals(column: str, intervals: list[Interval]) -> str:
@@ -123,31 +119,26 @@ def partitioning(config: PipelineConfig, schema: "StructType") -> "Column | None
     return transform(F.col(field.name))
 
 
-def build_result(ex: Execution, info: dict) -> None:
+def build_result(ctx: RunContext, pipeline: LoadedPipeline, intervals: list[Interval],
+                 check_cancel: Callable[[], None], events: EventBus) -> BuildOutcome:
     """The result of every interval, in order, one progress line each; rows outside an interval are not kept."""
-    assert ex.ctx is not None and ex.pipeline is not None and ex.pipeline.config.partitions is not None
-    if not ex.intervals:
-        ex.nothing_new = info["message"] = "every interval up to now is done"
-        ex.log(ex.nothing_new)
-        info["rows"] = 0
-        return
-    partitions = ex.pipeline.config.partitions
+    assert pipeline.config.partitions is not None
+    if not intervals:
+        return BuildOutcome(None, nothing_new="every interval up to now is done")
+    partitions = pipeline.config.partitions
     views = []
-    for number, interval in enumerate(ex.intervals, 1):
-        ex.check_cancel()
-        ex.ctx.interval = interval
-        try:
-            frame = build(ex.ctx, ex.pipeline)
-            why = partitions.missing_column(ex.pipeline.source_relpath.rsplit("/", 1)[-1], frame.columns)
+    for number, interval in enumerate(intervals, 1):
+        check_cancel()
+        with ctx.building(interval):
+            frame = build(ctx, pipeline)
+            why = partitions.missing_column(pipeline.source_relpath.rsplit("/", 1)[-1], frame.columns)
             if why:
                 raise RatError(why, partitions.column_path, partitions.column_line)
-            views.append(ex.ctx.temp_view(frame.where(in_intervals(partitions.column, [interval])),
-                                          f"interval_{number}"))
-        finally:
-            ex.ctx.interval = None  # quality tests read the whole branch, not one interval
-        ex.events.publish(IntervalBuilt(ex.record.run_id, ex.ref.fqn, number, len(ex.intervals), interval.start_text,
-                                        interval.end_text))
-    ex.result = ex.spark.sql(union_all(views))
+            views.append(ctx.temp_view(frame.where(in_intervals(partitions.column, [interval])),
+                                       f"interval_{number}"))
+        events.publish(IntervalBuilt(ctx.run_id, pipeline.ref.fqn, number, len(intervals), interval.start_text,
+                                     interval.end_text))
+    return BuildOutcome(ctx.spark.sql(union_all(views)))
 
 
 def union_all(views: list[str]) -> str:
@@ -160,10 +151,8 @@ def union_all(views: list[str]) -> str:
     return f"({union_all(views[:middle])}) UNION ALL ({union_all(views[middle:])})"
 
 
-def replace(ex: Execution, job: "WriteJob") -> None:
+def replace(config: PipelineConfig, intervals: list[Interval], job: "WriteJob") -> None:
     """Delete the intervals' rows on the branch, then insert the result: a rerun of an interval is idempotent."""
-    assert ex.pipeline is not None and ex.pipeline.config.partitions is not None
-    condition = in_intervals(ex.pipeline.config.partitions.column, ex.intervals)
-    job.sql(f"DELETE FROM {job.target} WHERE {condition}")
+    assert config.partitions is not None
+    job.sql(f"DELETE FROM {job.target} WHERE {in_intervals(config.partitions.column, intervals)}")
     job.writer(job.new).append()
-

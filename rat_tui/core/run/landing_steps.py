@@ -1,167 +1,143 @@
 """The landing side of a run's phases: "nothing new", widening after a failed read, archival and the
-load history. Functions of the run (phases.Execution) so the phases read as the run's outline."""
+load history. Each step takes what it reads and returns what it made; the run (phases.py) records it."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..errors import RatError
 from ..lake.spark_errors import is_cancellation
 from ..landing.file_read import FileRead
-from ..project.model import landing_format
+from ..notes import RunNote
+from ..project.model import PipelineRef, Project, landing_format
+from ..project.pipeline_source import LoadedPipeline
 from .build import build, materialise
-from .landing_input import NothingNew
-from .strategies import writes_once
+from .context import RunContext
+from .landing_input import LandingInput, NothingNew
+from .outcomes import BuildOutcome
 
-# Each function takes the run (phases.Execution, which imports this module: hence Any).
-Execution = Any
+if TYPE_CHECKING:
+    from ..storage import Storage
+
+FilesRead = dict[tuple[str, str], list[FileRead]]  # (namespace, zone) -> the files the build read
+Log = Callable[..., None]  # (message, level="info")
 
 
-def build_result(ex: Execution, info: dict) -> None:
-    """The result, or "nothing new" when every landing zone the pipeline read had nothing to read."""
-    assert ex.ctx is not None and ex.pipeline is not None
-    landing = ex.ctx.landing
+def build_result(ctx: RunContext, pipeline: LoadedPipeline, runs_in_write: bool,
+                 widen: Callable[[BaseException], bool]) -> BuildOutcome:
+    """The result, or "nothing new" when every landing zone the pipeline read had nothing to read.
+    `runs_in_write`: the strategy writes the result once, so it is not materialised here; `widen` is the
+    run's answer to a failed read (True: a landing column was widened, build again)."""
+    landing = ctx.landing
     try:
-        result = build(ex.ctx, ex.pipeline)
+        result = build(ctx, pipeline)
     except NothingNew as exc:
         if landing.read_new:  # another zone has new files: this one's columns are needed
             raise RatError(f"{exc.message} while {', '.join(landing.read_new)} has new files; put a sample file "
                            "into its _samples/ folder") from None
         result = None
     if landing.nothing_new and not landing.read_new:
-        ex.nothing_new = info["message"] = "; ".join(f"nothing new in {z}" for z in landing.nothing_new)
-        ex.log(ex.nothing_new)
-        info["rows"] = 0
-        return
+        return BuildOutcome(None, nothing_new="; ".join(f"nothing new in {z}" for z in landing.nothing_new))
     assert result is not None
-    if writes_once(ex.pipeline.config, not ex.table_existed or ex.options.full_refresh):
-        ex.result = result  # runs once, in the write
-        return
+    if runs_in_write:
+        return BuildOutcome(result)
     try:
-        ex.result, ex.result_rows = materialise(result, ex.pipeline.source_relpath)
+        return BuildOutcome(*materialise(result, pipeline.source_relpath))
     except RatError as exc:
-        if exc.__context__ is None or not widen(ex, exc.__context__):
+        if exc.__context__ is None or not widen(exc.__context__):
             raise
-        ex.result, ex.result_rows = materialise(build(ex.ctx, ex.pipeline), ex.pipeline.source_relpath)
-    info["rows"] = ex.result_rows
+        return BuildOutcome(*materialise(build(ctx, pipeline), pipeline.source_relpath))
 
 
-def widen(ex: Execution, exc: BaseException) -> bool:
+def widen(ctx: RunContext, pipeline: LoadedPipeline, exc: BaseException, log: Log) -> bool:
     """After a failed read: True when a full pass widened a landing column (the build reads again);
     RatError when the cause is a landing file's (a value that does not fit a pinned type, a malformed
     record), with its file and line; False when the failure is not about landing files."""
-    assert ex.ctx is not None and ex.pipeline is not None
     if is_cancellation(exc):
         return False
-    notes = ex.ctx.landing.widen(exc)
+    notes = ctx.landing.widen(exc)
     for note in notes:
-        ex.log(note, "warn")
+        log(note, "warn")
     if notes:
-        ex.record.landing = landing_result(ex)
-        ex.state.update_run(ex.record.run_id, landing=ex.record.landing)
-        record_notes(ex)
         return True
-    explained = ex.ctx.landing.explain(exc)
+    explained = ctx.landing.explain(exc)
     if explained:
-        raise RatError(f"query failed: {explained}", ex.pipeline.source_relpath) from None
+        raise RatError(f"query failed: {explained}", pipeline.source_relpath) from None
     return False
 
 
-def undo_write(ex: Execution) -> None:
-    """Before a second write after widening: a table this run created goes (it is empty), and a stage."""
-    if ex.stage is not None:
-        ex.stage.drop()
-        ex.stage = None
-    if not ex.table_existed:
-        if ex.branch_made or (ex.state.get_run(ex.record.run_id) or ex.record).created_table:
-            ex.table.drop()
-        ex.state.update_run(ex.record.run_id, created_table=False, branch=None)
-        ex.branch_made = False
+def files_read_json(project: Project, files_read: FilesRead) -> str:
+    """The files the run read, as state.db keeps them."""
+    return json.dumps([{"path": project.rel(f.path), "size": f.size, "mtime": f.mtime}
+                       for files in files_read.values() for f in files])
 
 
-def record_files_read(ex: Execution) -> None:
-    """What the build phase read is what the run archives: landing_zone() in a quality test later must
-    not widen it."""
-    assert ex.ctx is not None
-    ex.files_read = {zone: list(files) for zone, files in ex.ctx.files_read.items()}
-    read = [{"path": ex.project.rel(f.path), "size": f.size, "mtime": f.mtime}
-            for files in ex.files_read.values() for f in files]
-    ex.record.inputs = dict(ex.ctx.inputs)  # provenance: the snapshot of each table the result was built from
-    ex.record.landing = landing_result(ex)
-    ex.state.update_run(ex.record.run_id, files_read=json.dumps(read), inputs=ex.record.inputs,
-                        landing=ex.record.landing)
-    record_notes(ex)
-
-
-def record_notes(ex: Execution) -> None:
+def run_notes(landing: LandingInput, schema_notes: list[RunNote]) -> list[RunNote]:
     """The run's notes as they stand: what reading its zones did, then what its write did to the columns."""
-    assert ex.ctx is not None
-    ex.record.notes = [*ex.ctx.landing.run_notes(), *ex.schema_notes]
-    ex.state.update_run(ex.record.run_id, notes=ex.record.notes)
+    return [*landing.run_notes(), *schema_notes]
 
 
-def landing_result(ex: Execution) -> dict:
+def landing_result(landing: LandingInput, nothing_new: str | None) -> dict:
     """What the run's result says of its landing files (only what happened)."""
-    assert ex.ctx is not None
-    landing = ex.ctx.landing
-    found = {"note": ex.nothing_new, "skipped": landing.skipped_sentences(), "rejected_rows": landing.rejected_rows,
+    found = {"note": nothing_new, "skipped": landing.skipped_sentences(), "rejected_rows": landing.rejected_rows,
              "landing_notes": landing.notes}
     return {k: v for k, v in found.items() if v}
 
 
-def type_change_remedy(ex: Execution, column: str, old: str, new: str) -> str | None:
+def type_change_remedy(files_read: FilesRead, pipeline: LoadedPipeline, column: str, old: str,
+                       new: str) -> str | None:
     """The way out of a column's type change caused by landing files (None: the query's): the files that
     read it so, and the zone's `schema:` that pins the type of CSV files (JSON and Parquet carry their
     own). For a pipeline that archives its zones a full refresh is no way out: it reads only the files
     still in the zone."""
-    assert ex.pipeline is not None
-    if not ex.files_read:
+    if not files_read:
         return None
-    namespace, zone = next(iter(ex.files_read))
-    files = [f.path for read in ex.files_read.values() for f in read]
+    namespace, zone = next(iter(files_read))
+    files = [f.path for read in files_read.values() for f in read]
     shown = ", ".join(p.name for p in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
     pin = (f"pin the table's type in rat.yaml (zones: {{{namespace}/{zone}: {{schema: {{{column}: {old}}}}}}}) "
            "and run again, or " if any(landing_format(p) == "csv" for p in files) else "")
-    if ex.pipeline.config.archive_landing_zones:
+    if pipeline.config.archive_landing_zones:
         return (f"this run's files ({shown}) read it as {new}: {pin}fix the files. A --full-refresh reads only the "
                 "files in the zone: move those loaded before back from _processed/ first, or it is refused")
-    return (f"this run's files ({shown}) read it as {new}: {pin}fix the files, or run {ex.ref.fqn} with "
+    return (f"this run's files ({shown}) read it as {new}: {pin}fix the files, or run {pipeline.ref.fqn} with "
             "--full-refresh to rebuild the table from every file in the zone")
 
 
-def record_loads(ex: Execution) -> None:
+def record_loads(landing: LandingInput, ref: PipelineRef, run_id: str, files_read: FilesRead) -> None:
     """The files this run read go into the pipeline's load history, if it keeps one; they count once the
     run succeeds."""
-    assert ex.ctx is not None
-    if ex.ctx.landing.history is not None:
-        ex.ctx.landing.history.record(ex.ref.fqn, ex.record.run_id, ex.ctx.landing.loaded(ex.files_read),
-                                      ex.ctx.landing.columns_loaded(ex.files_read),
-                                      ex.ctx.landing.dates_loaded(ex.files_read))
+    if landing.history is not None:
+        landing.history.record(ref.fqn, run_id, landing.loaded(files_read), landing.columns_loaded(files_read),
+                               landing.dates_loaded(files_read))
 
 
-def archive(ex: Execution) -> None:
+def archive(landing: LandingInput, ref: PipelineRef, project: Project, storage: Storage, run_id: str,
+            files_read: FilesRead, log: Log) -> list[str]:
     """Move the zone files this run read (and only those) into `_processed/<run_id>/`, with the files it
-    skipped as loaded before."""
-    assert ex.ctx is not None
-    skipped = {(ex.ctx.ref.namespace, zone): [FileRead.of(s.path) for s in files if s.path.exists()]
-               for zone, files in ex.ctx.landing.skipped.items()}
+    skipped as loaded before; returns what it moved (`namespace/landing/zone/name`)."""
+    skipped = {(ref.namespace, zone): [FileRead.of(s.path) for s in files if s.path.exists()]
+               for zone, files in landing.skipped.items()}
     archived = []
-    for key in dict.fromkeys([*ex.files_read, *skipped]):
+    for key in dict.fromkeys([*files_read, *skipped]):
         namespace, zone = key
-        read = [*ex.files_read.get(key, []), *skipped.get(key, [])]
+        read = [*files_read.get(key, []), *skipped.get(key, [])]
         files = [f.path for f in read if f.unchanged()]
         for changed in (f for f in read if f.path not in files):
-            ex.log(f"{ex.project.rel(changed.path)} changed (or went) after this run read it; "
-                   "not archived, the next run reads it", "warn")
-        moved = ex.storage.landing_archive.archive(ex.project.zone_dir(namespace, zone), files, ex.record.run_id)
+            log(f"{project.rel(changed.path)} changed (or went) after this run read it; "
+                "not archived, the next run reads it", "warn")
+        moved = storage.landing_archive.archive(project.zone_dir(namespace, zone), files, run_id)
         archived += [f"{namespace}/landing/{zone}/{name}" for name in moved]
-        ex.log(f"archived {len(moved)} file(s) of landing zone {zone} to _processed/{ex.record.run_id}/")
-    ex.state.update_run(ex.record.run_id, archived_files=json.dumps(archived))
+        log(f"archived {len(moved)} file(s) of landing zone {zone} to _processed/{run_id}/")
+    return archived
 
 
-def unarchive(ex: Execution) -> None:
-    zones = {*ex.files_read, *((ex.ref.namespace, z) for z in (ex.ctx.landing.skipped if ex.ctx else {}))}
+def unarchive(landing: LandingInput | None, ref: PipelineRef, project: Project, storage: Storage, run_id: str,
+              files_read: FilesRead, log: Log) -> None:
+    """Put back what `archive` moved (the run did not reach main)."""
+    zones = {*files_read, *((ref.namespace, z) for z in (landing.skipped if landing is not None else {}))}
     for namespace, zone in zones:
-        restored = ex.storage.landing_archive.restore(ex.project.zone_dir(namespace, zone), ex.record.run_id)
+        restored = storage.landing_archive.restore(project.zone_dir(namespace, zone), run_id)
         if restored:
-            ex.log(f"put {len(restored)} file(s) back into landing zone {zone}", "warn")
+            log(f"put {len(restored)} file(s) back into landing zone {zone}", "warn")

@@ -10,11 +10,12 @@ created by this run is removed again unless the run reached `main`.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ from .. import testpoints
 from ..errors import RatError, RunCancelled
 from ..events import (
     EventBus,
+    IntervalsPlanned,
     LogLine,
     PhaseFinished,
     PhaseProgress,
@@ -44,6 +46,7 @@ from . import diff_gates, intervals, landing_steps
 from .explain import unique_key_changed, why_no_rows
 from .loading import load_checked
 from .names import case_sensitive
+from .outcomes import BuildOutcome
 from .progress import watch_tasks
 from .publish import check_main_unchanged, fast_forward
 from .quality import run_quality_test
@@ -122,14 +125,25 @@ class Execution:
         self.stage: IcebergTable | None = None  # a rebuild writes here (rebuild.py)
         self.files_read: dict[tuple[str, str], list[FileRead]] = {}
         self.ctx: RunContext | None = None
-        self.result: DataFrame | None = None
-        self.result_rows: int | None = None  # not counted for strategies that write the result once
+        self.built: BuildOutcome | None = None  # what the build_result phase made (its result: what the write writes)
         self.schema_notes: list[RunNote] = []  # what the write does to the table's columns
         self.pipeline: LoadedPipeline | None = None
-        self.nothing_new: str | None = None  # "nothing new in …": the run writes nothing, main stays
-        self.review = options.review  # or the pipeline's `review` setting, once loaded
         self.held = False  # stopped before main, awaiting review: cleanup keeps the branch
         self.intervals: list[Interval] | None = None  # a partitioned pipeline's intervals this run writes
+
+    @property
+    def result(self) -> "DataFrame | None":
+        return self.built.result if self.built is not None else None
+
+    @property
+    def nothing_new(self) -> str | None:
+        """"nothing new in …": the run writes nothing, main stays."""
+        return self.built.nothing_new if self.built is not None else None
+
+    @property
+    def review(self) -> bool:
+        """The run stops before main: asked for, or the pipeline's `review` setting."""
+        return self.options.review or (self.pipeline is not None and self.pipeline.config.review)
 
     # -- plumbing -----------------------------------------------------------------
     def log(self, message: str, level: str = "info") -> None:
@@ -186,7 +200,6 @@ class Execution:
                 self.base_snapshot = self.table.head("main", loaded) if loaded is not None else None
             with self.phase("config_loading"):
                 self.pipeline = self.load()
-                self.review |= self.pipeline.config.review
                 memory = LoadHistory(self.state)
                 history = memory if self.pipeline.config.loads_files_once else None
                 self.ctx = RunContext(
@@ -194,10 +207,14 @@ class Execution:
                     self.table, self.table_existed, self.storage, self.options.full_refresh, self.log, self.ensure_catalog,
                     history, memory, self.options.reload_files, upstream_branches=self.options.upstream_branches,
                 )
-                intervals.plan(self)
+                self.intervals = intervals.plan(self.state, self.pipeline, self.record.run_id, self.options.intervals,
+                                                self.options.full_refresh)
+                if self.intervals:
+                    self.announce_intervals(self.intervals)
             with self.phase("build_result") as info:
-                (landing_steps if self.intervals is None else intervals).build_result(self, info)
-                landing_steps.record_files_read(self)
+                self.built = self.build_result()
+                info["rows"], info["message"] = self.built.phase_rows, self.built.nothing_new or ""
+                self.record_files_read()
             with self.phase("iceberg_write") as info:
                 if self.nothing_new is None:
                     info["rows"] = self.record.rows_written = self.write()
@@ -212,18 +229,19 @@ class Execution:
             with self.phase("branch_resolution"):
                 # Archive before merging: a crash in between is undone at the next start
                 # (files put back, main untouched), so no batch is ever read twice or lost.
-                landing_steps.record_loads(self)
+                landing_steps.record_loads(self.ctx.landing, self.ref, self.record.run_id, self.files_read)
                 if self.pipeline.config.archive_landing_zones:
-                    landing_steps.archive(self)
+                    self.archive()
                 try:
                     if self.nothing_new is not None:
                         self.record_published(self.base_snapshot)
                     elif self.review:
-                        diff_gates.hold(self)
+                        self.hold()
                     else:
                         self.replace_main() if self.stage is not None else self.merge()
                 except BaseException:
-                    landing_steps.unarchive(self)
+                    landing_steps.unarchive(self.ctx.landing if self.ctx is not None else None, self.ref, self.project,
+                                            self.storage, self.record.run_id, self.files_read, self.log)
                     raise
         except BaseException as exc:
             if is_cancellation(exc) and self.cancelled.is_set():
@@ -245,23 +263,89 @@ class Execution:
         files = self.options.files if self.options.files is not None else self.project.read_pipeline_files(self.ref)
         return load_checked(self.ref, files, lambda problem: self.log(problem.sentence(), "warn"))
 
+    def build_result(self) -> BuildOutcome:
+        """The result of the pipeline (of each of its intervals, for a partitioned one), or why nothing is new."""
+        assert self.ctx is not None and self.pipeline is not None
+        if self.intervals is None:
+            runs_in_write = writes_once(self.pipeline.config, not self.table_existed or self.options.full_refresh)
+            built = landing_steps.build_result(self.ctx, self.pipeline, runs_in_write, self.widen)
+        else:
+            built = intervals.build_result(self.ctx, self.pipeline, self.intervals, self.check_cancel, self.events)
+        if built.nothing_new is not None:
+            self.log(built.nothing_new)
+        return built
+
+    def announce_intervals(self, planned: list[Interval]) -> None:
+        """Before the build: how many intervals, and a warning when so many make a long run."""
+        warning = intervals.size_warning(planned)
+        if warning:
+            self.log(warning, "warn")
+        self.events.publish(IntervalsPlanned(self.record.run_id, self.ref.fqn, len(planned), planned[0].start_text,
+                                             planned[-1].end_text, warning))
+
+    def record_files_read(self) -> None:
+        """What the build phase read is what the run archives: landing_zone() in a quality test later must
+        not widen it."""
+        assert self.ctx is not None
+        self.files_read = {zone: list(files) for zone, files in self.ctx.files_read.items()}
+        self.record.inputs = dict(self.ctx.inputs)  # provenance: the snapshot of each table the result was built from
+        self.record.landing = landing_steps.landing_result(self.ctx.landing, self.nothing_new)
+        read = landing_steps.files_read_json(self.project, self.files_read)
+        self.state.update_run(self.record.run_id, files_read=read, inputs=self.record.inputs, landing=self.record.landing)
+        self.record_notes()
+
+    def record_notes(self) -> None:
+        """The run's notes as they stand: what reading its zones did, then what its write did to the columns."""
+        assert self.ctx is not None
+        self.record.notes = landing_steps.run_notes(self.ctx.landing, self.schema_notes)
+        self.state.update_run(self.record.run_id, notes=self.record.notes)
+
+    def widen(self, exc: BaseException) -> bool:
+        """After a failed read: True when a landing column was widened (what that did goes into the record);
+        see landing_steps.widen."""
+        assert self.ctx is not None and self.pipeline is not None
+        if not landing_steps.widen(self.ctx, self.pipeline, exc, self.log):
+            return False
+        self.record.landing = landing_steps.landing_result(self.ctx.landing, self.nothing_new)
+        self.state.update_run(self.record.run_id, landing=self.record.landing)
+        self.record_notes()
+        return True
+
+    def archive(self) -> None:
+        assert self.ctx is not None
+        archived = landing_steps.archive(self.ctx.landing, self.ref, self.project, self.storage, self.record.run_id,
+                                         self.files_read, self.log)
+        self.state.update_run(self.record.run_id, archived_files=json.dumps(archived))
+
     def write(self) -> int:
         """The write; once more after a landing column was widened (what this try created is undone first)."""
-        assert self.ctx is not None and self.pipeline is not None
+        assert self.ctx is not None and self.pipeline is not None and self.built is not None
         try:
             return self.write_once()
         except _WriteFailed as failed:
-            if not landing_steps.widen(self, failed.cause):
+            if not self.widen(failed.cause):
                 raise failed.error from None
-        landing_steps.undo_write(self)
-        self.result = build(self.ctx, self.pipeline)
+        self.undo_write()
+        self.built = replace(self.built, result=build(self.ctx, self.pipeline))
         try:
             return self.write_once()
         except _WriteFailed as failed:
             raise failed.error from None
 
+    def undo_write(self) -> None:
+        """Before a second write after widening: a table this run created goes (it is empty), and a stage."""
+        if self.stage is not None:
+            self.stage.drop()
+            self.stage = None
+        if not self.table_existed:
+            if self.branch_made or (self.state.get_run(self.record.run_id) or self.record).created_table:
+                self.table.drop()
+            self.state.update_run(self.record.run_id, created_table=False, branch=None)
+            self.branch_made = False
+
     def write_once(self) -> int:
-        assert self.ctx is not None and self.result is not None and self.pipeline is not None
+        assert self.ctx is not None and self.built is not None and self.result is not None
+        assert self.pipeline is not None
         config = self.pipeline.config
         empty = True  # nothing on the target to merge with: keyed strategies just append
         if not self.table_existed:
@@ -282,7 +366,7 @@ class Execution:
                 empty = False
         target = self.target
         job = WriteJob(target, self.branch, self.result, config, self.record.run_id, self.ctx.run_started_at,
-                       self.result_rows, target_empty=empty, full_refresh=self.options.full_refresh)
+                       self.built.rows, target_empty=empty, full_refresh=self.options.full_refresh)
         # A branch made from main starts where the run began; an overwrite above or a stage moved it.
         moved = self.stage is not None or (empty and self.table_existed)
         before = target.head(self.branch) if moved else self.base_snapshot
@@ -290,7 +374,7 @@ class Execution:
             if self.intervals is None:
                 WRITERS[config.merge_strategy](job)
             else:
-                intervals.replace(self, job)
+                intervals.replace(config, self.intervals, job)
         except RatError:
             raise
         except Exception as exc:
@@ -349,7 +433,7 @@ class Execution:
         changes a column's type or the unique key. Additive changes (a new column, a safe
         widening) are metadata commits made here; they change no value main returns.
         """
-        assert self.result is not None
+        assert self.built is not None and self.result is not None and self.pipeline is not None
         schema, self.schema_id, unique_key = self.table.schema_and_property(UNIQUE_KEY_PROPERTY, self.java_table)
         sensitive = case_sensitive(self.spark)
         plan = plan_schema(schema, table_schema(self.result.schema, config), sensitive)
@@ -363,14 +447,15 @@ class Execution:
             self.state.update_run(self.record.run_id, branch=self.branch)  # first: recovery visits runs with a branch
             self.schema_changes_pending |= bool(plan.added or plan.widened)
             applied = apply_plan(self.table, plan, self.schema_id, self.record.run_id,
-                                 lambda *change: landing_steps.type_change_remedy(self, *change))
+                                 lambda *change: landing_steps.type_change_remedy(self.files_read, self.pipeline,
+                                                                                  *change))
             if applied != self.schema_id:  # a schema commit: the table loaded at the start is stale
                 self.schema_id, self.java_table = applied, None
-        self.result = align(self.result, plan)
+        self.built = replace(self.built, result=align(self.result, plan))
         self.schema_notes = plan.run_notes()
         for note in self.schema_notes:
             self.log(f"schema: {note.text}", "warn" if note.kind == "null_column" else "info")
-        landing_steps.record_notes(self)
+        self.record_notes()
         return rebuild
 
     def quality(self) -> str | None:
@@ -390,9 +475,19 @@ class Execution:
                 blocking.append(f"quality test {test.name} could not run: {outcome.error}")
             elif outcome.status == "warned":
                 self.log(f"quality test {test.name} warned: {outcome.violations} row(s)", "warn")
-        diff = diff_gates.run_diff(self)
+        diff = diff_gates.run_diff(self.table, self.branch, self.base_snapshot, self.pipeline.config, self.review,
+                                   self.stage is not None, self.log)
         if diff is not None:
-            blocking += diff_gates.check_gates(self, diff)
+            self.record.review = {**self.record.review, "diff": diff.as_dict()}
+            self.state.update_run(self.record.run_id, review=self.record.review)
+            self.log(f"diff against main: {diff.added} added, {diff.removed} removed, {diff.changed} changed "
+                     f"(read {diff.read})")
+            for gate in diff_gates.check_gates(self.pipeline.config, diff):
+                self.record_quality(gate.outcome)
+                if gate.blocking is not None:
+                    blocking.append(gate.blocking)
+                elif gate.warning is not None:
+                    self.log(gate.warning, "warn")
         return "; ".join(blocking) or None
 
     def record_quality(self, outcome: QualityOutcome) -> None:
@@ -400,6 +495,14 @@ class Execution:
         self.state.save_quality(self.record.run_id, outcome)
         self.events.publish(QualityResultEvent(
             self.record.run_id, outcome.name, outcome.severity, outcome.status, outcome.violations, outcome.ms))
+
+    def hold(self) -> None:
+        """Stop before main: the branch (and a table the run created) stays until approve or reject (review.py)."""
+        self.record.review = {**self.record.review, "base_snapshot": self.base_snapshot, "schema_id": self.schema_id,
+                              "branch": self.branch, "group": self.options.review_group}
+        self.state.update_run(self.record.run_id, review=self.record.review, branch=self.branch)
+        self.held = True
+        self.log(f"awaiting review: approve or reject run {self.record.run_id}")
 
     def merge(self) -> None:
         """main moves to the branch, which goes in the same commit."""

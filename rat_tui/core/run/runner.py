@@ -123,7 +123,10 @@ class Runner:
                 try:
                     if handle.cancelled.is_set():
                         raise RunCancelled()
-                    if join_covering_run(self.state, self.events, record, handle.join_since):
+                    joined = join_covering_run(self.state, self.events, record, handle.join_since)
+                    if joined is not None:
+                        record.status, record.snapshot_id, record.rows_written = "success", joined.snapshot_id, 0
+                        record.landing = {"note": joined.note, "joined": joined.run_id}
                         return
                     record.status, record.started_at = "running", time.time()
                     self.state.update_run(record.run_id, status="running", started_at=record.started_at)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..lake.table import quote
 from ..run.context import INCREMENTAL_STRATEGIES, SOURCE_FILE_COLUMN, RunContext
 from .frames import rows_frame
 from .spec import Given, UnitTest
@@ -17,21 +16,18 @@ class UnitContext(RunContext):
     """Set `test` and `views` after construction (RunContext is a dataclass with required fields)."""
 
     test: UnitTest
-    given_views: dict[tuple[str, str], str]
+    given_views: dict[tuple[str, str], str]  # (function, what it names) -> its view's quoted name
 
     def prepare(self, test: UnitTest) -> None:
         """One temp view per given input, keyed by what it stands for (a ref by its table)."""
         self.test, self.given_views = test, {}
         for index, given in enumerate(test.given):
-            view = f"rat_unit_{index}_{self.run_id}"
             df = rows_frame(self.spark, given.rows)
             if given.function == "landing_zone" and SOURCE_FILE_COLUMN not in df.columns:
                 from pyspark.sql import functions as F
 
                 df = df.withColumn(SOURCE_FILE_COLUMN, F.lit(None).cast("string"))
-            df.createOrReplaceTempView(view)
-            self._views.append(view)
-            self.given_views[self._key(given)] = view
+            self.given_views[self._key(given)] = self.temp_view(df, f"unit_{index}")
 
     def _key(self, given: Given) -> tuple[str, str]:
         if given.function == "landing_zone":
@@ -50,7 +46,7 @@ class UnitContext(RunContext):
     # -- what a run would read from the lake, from the test instead --------------------
     def ref_ident(self, name: str) -> str:
         target = self.resolve_ref(name)
-        return quote(self._given_view("ref", name, target.fqn))
+        return self._given_view("ref", name, target.fqn)
 
     def resolve_ref(self, name: str):  # -> PipelineRef
         target = self.ref.resolve(name)
@@ -59,10 +55,10 @@ class UnitContext(RunContext):
         return target
 
     def landing_view(self, zone: str) -> str:
-        return quote(self._given_view("landing_zone", zone, zone))
+        return self._given_view("landing_zone", zone, zone)
 
     def landing_df(self, zone: str) -> "DataFrame":
-        return self.spark.table(quote(self._given_view("landing_zone", zone, zone))).drop(SOURCE_FILE_COLUMN)
+        return self.spark.table(self._given_view("landing_zone", zone, zone)).drop(SOURCE_FILE_COLUMN)
 
     def is_incremental(self) -> bool:
         if "is_incremental" in self.test.vars:

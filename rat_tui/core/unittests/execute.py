@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
 from ..lake.spark_errors import summarise
-from ..lake.table import IcebergTable, quote
 from ..project.model import Project
 from ..project.pipeline_source import LoadedPipeline
 from ..run.build import build, materialise
@@ -78,8 +77,9 @@ def _run(spark: "SparkSession", project: Project, storage: "Storage", catalog: S
     started = test.vars.get("run_started_at")
     started = str(started) if started is not None else run_timestamp(datetime.now(timezone.utc))
     scratch = catalog.table(spark, pipeline.ref, unit_id)
+    # Whether the table has rows, the test says: no scan of the table for is_incremental().
     ctx = UnitContext(spark, project, pipeline.ref, config, f"unit_{unit_id}", started, scratch.table,
-                      test.this is not None, storage)
+                      test.this is not None, storage, has_rows=bool(test.this.rows) if test.this is not None else None)
     try:
         ctx.prepare(test)
         if test.this is not None:
@@ -101,18 +101,11 @@ def _run(spark: "SparkSession", project: Project, storage: "Storage", catalog: S
 def _load_this(ctx: UnitContext, scratch: ScratchTable, pipeline: LoadedPipeline, test: UnitTest, this: Rows) -> None:
     """`this` as a real table with the pipeline's own table schema. That schema comes from the
     result, which may read `this`: so a first build reads the rows as the file gives them."""
-    view = f"rat_unit_this_{ctx.run_id}"
-    rows_frame(ctx.spark, this).createOrReplaceTempView(view)
-    ctx._views.append(view)
-    probe = IcebergTable(ctx.spark, scratch.table.ref)
-    probe.ident = quote(view)
-    ctx.table = probe
-    shape = build(ctx, pipeline).schema
+    with ctx.reading_this(ctx.temp_view(rows_frame(ctx.spark, this), "unit_this")):
+        shape = build(ctx, pipeline).schema
     schema = table_schema(shape, pipeline.config)
     rows, _ = cast_frame(ctx.spark, test, this, schema, "this")
     scratch.create(rows, _properties(pipeline.config), partition_by(pipeline.config))
-    # Whether the table has rows, the test says: no scan of the table for is_incremental().
-    ctx.table, ctx._watermark, ctx._has_rows = scratch.table, None, bool(this.rows)
 
 
 def _write(ctx: UnitContext, scratch: ScratchTable, pipeline: LoadedPipeline, test: UnitTest, result: "DataFrame",
