@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import argparse
 
+from ..core.errors import Reported
 from .commands import ScriptContext, arg, command
 
 
 @command("intervals", arg("pipeline"), arg("--start"), arg("--end"))
-def _intervals(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _intervals(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.intervals(a.pipeline, a.start, a.end)
 
 
@@ -15,7 +16,7 @@ def _intervals(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> d
          arg("--missing", action="store_true"), arg("--failed", action="store_true"),
          arg("--stale", action="store_true"), arg("--all", action="store_true"),
          arg("--review", action="store_true"), arg("--dry-run", action="store_true"))
-def _backfill(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _backfill(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     """[--start, --end) of the pipeline; by default its missing and failed intervals."""
     choose = tuple(name for name in ("missing", "failed", "stale", "all") if getattr(a, name))
     return ctx.wb.backfill(a.pipeline, a.start, a.end, choose, review=a.review, dry_run=a.dry_run)

@@ -139,8 +139,9 @@ class IntervalsPane(Vertical):
     def backfill(self, chosen: Range) -> None:
         try:
             result = self.workbench.backfill(chosen.pipeline, chosen.start, chosen.end, BACKFILLS)
-            run = result["run"]
-            self.app.call_from_thread(self.notify, f"Backfill run {run['run_id']} of {chosen.pipeline}: {run['status']}")
+            run = result.run
+            if run is not None:  # None: the range held nothing left to backfill
+                self.app.call_from_thread(self.notify, f"Backfill run {run.run_id} of {chosen.pipeline}: {run.status}")
         except RatError as exc:
             self.app.call_from_thread(self.notify, exc.sentence(), severity="error")
         self.app.call_from_thread(self.load)

@@ -20,6 +20,8 @@ from ...core.events import (
     RunStarted,
 )
 from ...core.run.phases import PHASES
+from ...core.commands.run_results import RunList
+from ...core.store.state import RunRecord, note_dict
 from .diff_view import diff_view
 
 QUALITY_STYLE = {"passed": "green", "warned": "yellow", "failed": "red", "error": "red"}
@@ -51,18 +53,18 @@ class RunState:
     impact: list[str] = field(default_factory=list)  # a held run's: what its change of columns breaks downstream
 
     @classmethod
-    def from_record(cls, record: dict) -> "RunState":
-        state = cls(record["run_id"], record["pipeline"], record["status"], record["started_at"],
-                    record["finished_at"], record["error"], record.get("note") if record["status"] == "success" else None)
-        for name, ms in record["phases"].items():
-            state.phases[name] = PhaseState("done", ms=ms, rows=record["phase_rows"].get(name))
-        if record["status"] in ("failed", "cancelled") and record["phases"]:
-            last = state.phases[list(record["phases"])[-1]]
-            last.status, last.message = record["status"], record["error"] or ""
-        state.quality = record["quality"]
-        state.diff = record.get("diff")
-        state.notes = record.get("notes", [])
-        state.impact = record.get("impact", [])
+    def from_record(cls, record: RunRecord, impact: list[str] | None = None) -> "RunState":
+        state = cls(record.run_id, record.pipeline, record.status, record.started_at, record.finished_at, record.error,
+                    record.landing.get("note") if record.status == "success" else None)
+        for name, ms in record.phases.items():
+            state.phases[name] = PhaseState("done", ms=ms, rows=record.phase_rows.get(name))
+        if record.status in ("failed", "cancelled") and record.phases:
+            last = state.phases[list(record.phases)[-1]]
+            last.status, last.message = record.status, record.error or ""
+        state.quality = [q.as_dict() for q in record.quality]
+        state.diff = record.review.get("diff")
+        state.notes = [note_dict(n) for n in record.notes]
+        state.impact = impact or []
         return state
 
     def apply(self, event: Event) -> None:
@@ -108,12 +110,13 @@ class LiveRuns:
         live = self.states.get(self.latest.get(fqn, ""))
         return live is not None and live.status in ("queued", "running")
 
-    def shown(self, fqn: str, runs: list[dict]) -> RunState | None:
+    def shown(self, fqn: str, runs: RunList) -> RunState | None:
         """The run the Run tab shows: the latest live one, else the newest stored (`runs`, newest first)."""
-        run_id = self.latest.get(fqn) or (runs[0]["run_id"] if runs else None)
+        newest = runs.runs[0] if runs.runs else None
+        run_id = self.latest.get(fqn) or (newest.run_id if newest else None)
         state = self.states.get(run_id) if run_id else None
-        if state is None and runs:
-            state = RunState.from_record(runs[0])
+        if state is None and newest is not None:
+            state = RunState.from_record(newest, runs.impact.get(newest.run_id))
         return state
 
 
@@ -150,9 +153,9 @@ class RunView(Static):
     def __init__(self) -> None:
         super().__init__(id="run-view")
         self.state: RunState | None = None
-        self.previous: list[dict] = []
+        self.previous: list[RunRecord] = []
 
-    def show(self, state: RunState | None, previous: list[dict]) -> None:
+    def show(self, state: RunState | None, previous: list[RunRecord]) -> None:
         self.state, self.previous = state, previous
         self.refresh_view()
 
@@ -234,7 +237,7 @@ class RunView(Static):
             return Text("")
         earlier: dict[str, list[int]] = {}
         for run in self.previous:
-            for name, ms in run["phases"].items():
+            for name, ms in run.phases.items():
                 earlier.setdefault(name, []).append(ms)
         typical = {n: sorted(v)[len(v) // 2] for n, v in earlier.items()}
         scale = max([*durations.values(), *typical.values(), 1])

@@ -30,8 +30,8 @@ class TableKeys(KeyGroup):
         entry = view.selected_entry() if view is not None else None
         if view is None or entry is None:
             return
-        fqn, snapshot = view.fqn, entry["snapshot_id"]
-        after = f" (main after run {entry['run_id']})" if entry["kind"] == "run" else ""
+        fqn, snapshot = view.fqn, entry.snapshot_id
+        after = f" (main after run {entry.run_id})" if entry.kind == "run" else ""
         app.push_screen(
             Confirm(f"Point main of {fqn} at snapshot {snapshot}{after}?",
                     "Later runs stay in history until purged, so this can be undone."),
@@ -44,7 +44,7 @@ class TableKeys(KeyGroup):
         entry = view.selected_entry() if view is not None else None
         if view is None or entry is None:
             return
-        if entry["kind"] == "create":
+        if entry.kind == "create":
             self.app.notify("d diffs a run with main before it; this entry is the table's creation (no rows).",
                             severity="warning")
             return
