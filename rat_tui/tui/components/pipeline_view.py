@@ -26,7 +26,7 @@ from ...core.commands.unit_results import ListedUnitTest
 from ...core.commands.version_diff import version_diff
 from ...core.commands.versions import VersionList
 from ...core.events import Event, RunQueued
-from ...core.store.state import RunRecord, note_dict
+from ...core.store.state import RunRecord
 from ..keymap import key_label
 from .automation_pane import AutomationPane
 from .freshness_view import PipelineFreshness
@@ -180,7 +180,7 @@ class PipelineView(Vertical):
         """The highlighted run's whole error, or its notes, wrapped under the table (a column would cut them)."""
         run = self.runs.get(run_id or "")
         error = self.query_one("#run-error", Static)
-        notes = [note_dict(n) for n in run.notes] if run else []
+        notes = run.notes if run else []
         if run and run.error:
             error.update(Text.assemble((f"Run {run_id}: ", "bold"), (run.error, "red")))
         else:

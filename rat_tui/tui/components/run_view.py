@@ -21,7 +21,8 @@ from ...core.events import (
 )
 from ...core.run.phases import PHASES
 from ...core.commands.run_results import RunList
-from ...core.store.state import RunRecord, note_dict
+from ...core.notes import RunNote
+from ...core.store.state import QualityOutcome, RunRecord
 from .diff_view import diff_view
 
 QUALITY_STYLE = {"passed": "green", "warned": "yellow", "failed": "red", "error": "red"}
@@ -47,9 +48,9 @@ class RunState:
     error: str | None = None
     note: str | None = None  # "nothing new in …": it succeeded and wrote nothing
     phases: dict[str, PhaseState] = field(default_factory=lambda: {p: PhaseState() for p in PHASES})
-    quality: list[dict] = field(default_factory=list)
+    quality: list[QualityOutcome] = field(default_factory=list)
     diff: dict | None = None  # the run's diff against main (review mode, diff gates)
-    notes: list[dict] = field(default_factory=list)  # {kind, file, line, text, phase}: what the run did to the data
+    notes: list[RunNote] = field(default_factory=list)  # what the run did to the data, each under its phase
     impact: list[str] = field(default_factory=list)  # a held run's: what its change of columns breaks downstream
 
     @classmethod
@@ -61,9 +62,9 @@ class RunState:
         if record.status in ("failed", "cancelled") and record.phases:
             last = state.phases[list(record.phases)[-1]]
             last.status, last.message = record.status, record.error or ""
-        state.quality = [q.as_dict() for q in record.quality]
+        state.quality = list(record.quality)
         state.diff = record.review.get("diff")
-        state.notes = [note_dict(n) for n in record.notes]
+        state.notes = list(record.notes)
         state.impact = impact or []
         return state
 
@@ -79,8 +80,7 @@ class RunState:
         elif isinstance(event, PhaseProgress) and self.phases[event.phase].status == "running":
             self.phases[event.phase].tasks = (event.tasks_done, event.tasks_total)
         elif isinstance(event, QualityResultEvent):
-            self.quality.append({"name": event.name, "severity": event.severity, "status": event.status,
-                                 "violations": event.violations, "ms": event.ms, "sample": [], "error": None})
+            self.quality.append(QualityOutcome(event.name, event.severity, event.status, event.violations, event.ms))
         elif isinstance(event, RunFinished):
             self.status, self.finished, self.error, self.note = event.status, event.at, event.error, event.note
 
@@ -141,10 +141,10 @@ def task_bar(done: int, total: int, width: int = 8) -> str:
     return f"▕{cells.ljust(width)}▏ {done}/{total} tasks"
 
 
-def note_line(note: dict) -> Text:
+def note_line(note: RunNote) -> Text:
     """One of a run's notes under its phase: `◉ quarantined: 2 row(s) of … set aside in …`."""
-    where = f" (line {note['line']})" if note.get("line") and f"line {note['line']}" not in note["text"] else ""
-    return Text.assemble(("◉ ", "green"), (f"{note['kind']}: ", "bold"), note["text"] + where)
+    where = f" (line {note.line})" if note.line and f"line {note.line}" not in note.text else ""
+    return Text.assemble(("◉ ", "green"), (f"{note.kind}: ", "bold"), note.text + where)
 
 
 class RunView(Static):
@@ -211,7 +211,7 @@ class RunView(Static):
                 note = Text(task_bar(*phase.tasks), style="cyan")
             table.add_row(Text(mark, style=style), Text(name, style=style if phase.status != "pending" else "grey50"),
                           elapsed, "" if phase.rows is None else f"{phase.rows:,}", note)
-            for run_note in (n for n in self.state.notes if n["phase"] == name):
+            for run_note in (n for n in self.state.notes if n.phase == name):
                 table.add_row("", "", "", "", note_line(run_note))
         return table
 
@@ -224,9 +224,9 @@ class RunView(Static):
             table.add_column(column)
         table.add_column("sample / error", overflow="fold")
         for q in self.state.quality:
-            detail = q.get("error") or "; ".join(str(r) for r in q.get("sample", [])[:3])
-            table.add_row(q["name"], q["severity"], Text(q["status"], style=QUALITY_STYLE.get(q["status"], "")),
-                          str(q["violations"]), detail)
+            detail = q.error or "; ".join(str(r) for r in q.sample[:3])
+            table.add_row(q.name, q.severity, Text(q.status, style=QUALITY_STYLE.get(q.status, "")), str(q.violations),
+                          detail)
         return table
 
     def _chart(self) -> Table | Text:
