@@ -207,7 +207,7 @@ def _rollback(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> di
 
 @command("rollback-table", arg("pipeline"), arg("snapshot_id", type=int), arg("--rebuild", action="store_true"),
          arg("--raw", action="store_true"))
-def _rollback_table(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _rollback_table(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.rollback_table(a.pipeline, a.snapshot_id, a.rebuild, raw=a.raw)
 
 

@@ -7,8 +7,14 @@ from typing import Any
 
 from ..lake.history import HistoryEntry
 from ..lake.metadata import SnapshotInfo
+from .run_results import SelectionResult
 
 Inputs = dict[str, int | None]  # tables a run read: ns.layer.name -> snapshot id
+
+
+def _with_inputs(states: list[HistoryEntry] | list[SnapshotInfo], inputs: dict[str, Inputs]) -> list[dict[str, Any]]:
+    """Each state of a table as the contract lists it, with what the run that made it read (provenance)."""
+    return [{**s.as_dict(), "inputs": inputs.get(s.run_id or "", {})} for s in states]
 
 
 @dataclass(frozen=True)
@@ -20,8 +26,7 @@ class TableHistory:
     inputs: dict[str, Inputs] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"snapshots": [{**e.as_dict(), "inputs": self.inputs.get(e.run_id or "", {})} for e in self.entries],
-                "refs": self.refs}
+        return {"snapshots": _with_inputs(self.entries, self.inputs), "refs": self.refs}
 
 
 @dataclass(frozen=True)
@@ -34,8 +39,7 @@ class SnapshotList:
     inputs: dict[str, Inputs] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"snapshots": [{**s.as_dict(), "inputs": self.inputs.get(s.run_id or "", {})} for s in self.snapshots],
-                "refs": self.refs}
+        return {"snapshots": _with_inputs(self.snapshots, self.inputs), "refs": self.refs}
 
 
 @dataclass(frozen=True)
@@ -48,3 +52,17 @@ class TablePreview:
 
     def as_dict(self) -> dict[str, Any]:
         return {"snapshot_id": self.snapshot_id, "columns": self.columns, "rows": self.rows}
+
+
+@dataclass(frozen=True)
+class TableRollback:
+    """Main of a table moved back to `snapshot_id`; the downstream tables built from the data that removed
+    (`stale_downstream`), and their rebuild when it was asked for."""
+
+    snapshot_id: int
+    stale_downstream: list[str]
+    rebuild: SelectionResult | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        rebuilt = self.rebuild.as_dict() if self.rebuild is not None else {}
+        return {"snapshot_id": self.snapshot_id, "stale_downstream": self.stale_downstream, **rebuilt}

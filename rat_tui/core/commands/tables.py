@@ -13,7 +13,8 @@ from ..project.model import PipelineRef
 from ..project.settings import target_file_size
 from ..values import json_value
 from .base import WorkbenchParts
-from .table_results import SnapshotList, TableHistory, TablePreview
+from .run_results import SelectionResult
+from .table_results import SnapshotList, TableHistory, TablePreview, TableRollback
 
 
 class TableCommands(WorkbenchParts):
@@ -67,7 +68,8 @@ class TableCommands(WorkbenchParts):
         ref, table = self._table(pipeline)
         return ", ".join(f"{f.name} {f.field_type}" for f in table.schema().fields)
 
-    def rollback_table(self, pipeline: str, snapshot_id: int, rebuild: bool = False, raw: bool = False) -> dict:
+    def rollback_table(self, pipeline: str, snapshot_id: int, rebuild: bool = False, raw: bool = False
+                       ) -> TableRollback:
         """Point main at a state it had (a run's base or head, a compaction; so a rollback can be undone).
         A snapshot inside a run, which no reader ever saw, is refused unless `raw`. `rebuild`: then
         rebuild the downstream tables built from the data this removed (as the TUI offers to)."""
@@ -78,13 +80,16 @@ class TableCommands(WorkbenchParts):
         if refusal is not None:
             raise RatError(refusal)
         self.set_main(ref, snapshot_id)
-        result = {"snapshot_id": snapshot_id, "stale_downstream": self.stale_downstream(ref, snapshot_id)}
+        rolled_back = TableRollback(snapshot_id, self.stale_downstream(ref, snapshot_id))
         if not rebuild:
-            return result
+            return rolled_back
         try:
-            return {**result, **self.rebuild_stale(result["stale_downstream"]).as_dict()}
+            return replace(rolled_back, rebuild=self.rebuild_stale(rolled_back.stale_downstream))
         except RatError as exc:
-            exc.result = {**reported_fields(exc.result), **result}
+            if isinstance(exc.result, SelectionResult):
+                exc.result = replace(rolled_back, rebuild=exc.result)
+            else:  # it failed before the first run (the unit tests a build runs first)
+                exc.result = {**reported_fields(exc.result), **rolled_back.as_dict()}
             raise
 
     def set_main(self, ref: PipelineRef, snapshot_id: int) -> None:

@@ -37,7 +37,7 @@ class TableKeys(KeyGroup):
                     "Later runs stay in history until purged, so this can be undone."),
             lambda ok: ok and app.jobs.run("rollback table", partial(app.workbench.rollback_table, fqn, snapshot),
                                            f"{fqn}: main is now snapshot {snapshot}.", reload=True,
-                                           then=lambda result: self.graph.offer_rebuild(result["stale_downstream"])))
+                                           then=lambda result: self.graph.offer_rebuild(result.stale_downstream)))
 
     def diff(self) -> None:
         view = self._view("diff")

@@ -94,11 +94,11 @@ def test_a_rollback_names_the_downstream_tables_built_from_removed_data(scratch:
     before = scratch.refs(n["stg_orders"])["main"]
     scratch.landing("raw_orders", "o2.csv", "id,customer_id,status\n13,3,placed\n")
     scratch.wb.run(f"{n['orders']}+")
-    result = scratch.wb.rollback_table(n["stg_orders"], before)
+    result = scratch.wb.rollback_table(n["stg_orders"], before).as_dict()
     assert result["stale_downstream"] == sorted([n["gold_customers"], n["gold_orders"]])
     # rolling the other way, to the snapshot they were built from, leaves nothing stale
     latest = [s for s in scratch.wb.snapshots(n["stg_orders"]).as_dict()["snapshots"] if s["snapshot_id"] != before][-1]
-    assert scratch.wb.rollback_table(n["stg_orders"], latest["snapshot_id"])["stale_downstream"] == []
+    assert scratch.wb.rollback_table(n["stg_orders"], latest["snapshot_id"]).as_dict()["stale_downstream"] == []
 
 
 def test_a_broken_pipeline_elsewhere_never_breaks_the_graph(scratch: Scratch):
@@ -126,9 +126,9 @@ def test_a_rollback_past_runs_that_changed_no_row_leaves_nothing_stale(scratch: 
     runs = [s for s in scratch.wb.history(up).as_dict()["snapshots"] if s["kind"] == "run"]
     assert [(s["added_rows"], s["deleted_rows"], s["updated_rows"]) for s in runs[1:]] == [(0, 0, 0)] * (len(runs) - 1)
     assert scratch.refs(up)["main"] != before  # the runs made snapshots, which the rollback removes
-    assert scratch.wb.rollback_table(up, before)["stale_downstream"] == []
+    assert scratch.wb.rollback_table(up, before).as_dict()["stale_downstream"] == []
     # a run that did change rows still makes its readers stale
     scratch.pipeline("bronze", "up", "-- @merge_strategy: incremental\n-- @unique_key: id\n"
                                      "SELECT id FROM range(5) AS r(id)")
     scratch.wb.run(f"{up}+")
-    assert scratch.wb.rollback_table(up, before)["stale_downstream"] == [down]
+    assert scratch.wb.rollback_table(up, before).as_dict()["stale_downstream"] == [down]

@@ -17,7 +17,7 @@ from rat_tui.core.commands.run_results import (
     RunResult,
     SelectionResult,
 )
-from rat_tui.core.commands.table_results import SnapshotList, TableHistory, TablePreview
+from rat_tui.core.commands.table_results import SnapshotList, TableHistory, TablePreview, TableRollback
 from rat_tui.core.commands.versions import VersionList
 from rat_tui.core.errors import RatError
 from rat_tui.core.store.state import RunRecord
@@ -148,3 +148,8 @@ def test_table_version_and_browse_results_are_typed_and_print_as_the_contract(sc
     mine = next(ns for ns in wb.overview().namespaces if ns.name == scratch.ns)
     assert [(p.ref.fqn, p.last_status, p.published, p.drift) for p in mine.pipelines] == [(fqn, "success", True, False)]
     assert [(t.ref.fqn, t.snapshot_id, t.rows) for t in mine.tables] == [(fqn, ran.snapshot_id, 2)]
+
+    created = history.entries[0].snapshot_id
+    back = wb.rollback_table(fqn, created)
+    assert isinstance(back, TableRollback) and (back.stale_downstream, back.rebuild) == ([], None)
+    assert printed(back) == {"snapshot_id": created, "stale_downstream": []}

@@ -89,7 +89,7 @@ def test_snapshots_rollback_table_and_roll_forward(scratch: Scratch):
     assert by_run[second["run_id"]]["is_current"] is True
     assert by_run[second["run_id"]]["added_rows"] == 1 and by_run[second["run_id"]]["total_rows"] == 1
 
-    assert wb.rollback_table(fqn, first["snapshot_id"]) == {"snapshot_id": first["snapshot_id"], "stale_downstream": []}
+    assert wb.rollback_table(fqn, first["snapshot_id"]).as_dict() == {"snapshot_id": first["snapshot_id"], "stale_downstream": []}
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
     wb.rollback_table(fqn, second["snapshot_id"])
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[2]]
