@@ -20,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from devkit.sample import copy_sample  # noqa: E402
 from rat_tui.core.commands.workbench import Workbench  # noqa: E402
+from rat_tui.core.store.state import RunRecord  # noqa: E402
 
 SOURCE = """SELECT id, DATE_ADD(DATE '2024-01-01', CAST(id DIV {per_day} AS INT)) AS event_date,
        CAST(id % 997 AS DOUBLE) AS amount, concat('e', CAST(id AS STRING)) AS label
@@ -39,13 +40,12 @@ def pipeline(root: Path, layer: str, name: str, sql: str, config: str | None = N
     return f"bench.{layer}.{name}"
 
 
-def timed(what: str, call) -> tuple[float, dict]:
+def timed(what: str, call) -> tuple[float, RunRecord]:
     began = time.monotonic()
-    result = call()
+    run = call().run
     seconds = time.monotonic() - began
-    run = result["run"]
-    assert run["status"] == "success", run["error"]
-    print(f"{what:44} {seconds:7.1f} s  ({run['rows_written']:,} rows)", flush=True)
+    assert run.status == "success", run.error
+    print(f"{what:44} {seconds:7.1f} s  ({run.rows_written:,} rows)", flush=True)
     return seconds, run
 
 
@@ -77,7 +77,7 @@ def main() -> None:
         again, _ = timed(f"the same {args.days} intervals again (--all)", lambda: workbench.backfill(
             daily, "2024-01-01", end, ("all",)))
         print(f"backfill / full refresh: {backfill / refresh:.1f}x (a rerun of every interval: "
-              f"{again / refresh:.1f}x); phases of the backfill (ms): {run['phases']}")
+              f"{again / refresh:.1f}x); phases of the backfill (ms): {run.phases}")
     finally:
         workbench.close()
         shutil.rmtree(root.parent, ignore_errors=True)

@@ -74,7 +74,7 @@ def main() -> None:
             for _ in range(args.repeat):
                 seconds, result = timed(lambda: wb.build(["bench"]))
                 took.append(seconds)
-                runs[parallel] = [r["run_id"] for r in result["runs"]]
+                runs[parallel] = [r.run_id for r in result.runs]
             figures[parallel] = statistics.median(took)
             print(f"  ({parallel} at a time: {figures[parallel]:.1f} s)", flush=True)
         phases = {parallel: phase_medians(wb, ids) for parallel, ids in runs.items()}

@@ -47,7 +47,7 @@ def one_way(way: str) -> dict:
             out["warm_up_s"] = time.monotonic() - began
         for fqn in PIPELINES:
             began = time.monotonic()
-            run = wb.run(fqn)["run"]
+            run = wb.run(fqn).as_dict()["run"]
             out["runs"].append({"pipeline": fqn, "seconds": time.monotonic() - began,
                                 "waited_for_spark_ms": run["waited_for_spark_ms"], "phases": run["phases"]})
     finally:

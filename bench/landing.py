@@ -201,7 +201,7 @@ def main() -> None:
             beside("product CSV -> bronze, archiving (hashes it)", bare_load, archived_load)
             beside(f"upload of {args.files:,} small CSV files", bare_small, upload_small)
             beside(f"run over the {args.files:,} uploaded files", bare_small,
-                   lambda: phases.append(wb.run("bench.bronze.hourly")["run"]["phases"]))
+                   lambda: phases.append(wb.run("bench.bronze.hourly").as_dict()["run"]["phases"]))
     finally:
         wb.close()
     load = statistics.median(t for t, _ in figures["product CSV -> bronze (full_refresh)"])

@@ -56,8 +56,8 @@ def main() -> None:
         write_pipeline(root, "bronze", "events", "-- @merge_strategy: append_only\n"
                        + BATCH.format(rows=args.rows, delta_rows=delta_rows))
         wb.run(bronze)
-        merge_s, merged = timed(lambda: wb.run(incremental)["run"])
-        refresh_s, refreshed = timed(lambda: wb.run(refresh)["run"])
+        merge_s, merged = timed(lambda: wb.run(incremental).as_dict()["run"])
+        refresh_s, refreshed = timed(lambda: wb.run(refresh).as_dict()["run"])
         spark = wb.spark.session()
         spark.sql("SELECT id, MAX(customer_id) AS customer_id, MAX(amount) * 1.2 AS amount_with_tax, MAX(batch) AS batch "
                   "FROM bench.bronze.events WHERE batch = 2 GROUP BY id").createOrReplaceTempView("bench_delta")

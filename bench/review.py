@@ -36,7 +36,7 @@ def main() -> None:
                        + BATCH.format(rows=args.rows, delta_rows=delta_rows))
         wb.run(bronze)
         wb.warm_up().join()  # as the app does once the session is ready (diff included)
-        held = wb.run(silver, review=True)["run"]
+        held = wb.run(silver, review=True).as_dict()["run"]
         record = wb.state.get_run(held["run_id"])
         base, head = record.review["base_snapshot"], wb.snapshots(silver)["refs"][record.review["branch"]]
         merge_s = held["phases"]["iceberg_write"] / 1000

@@ -49,7 +49,7 @@ def main() -> None:
         took = []
         for _ in range(args.repeat):
             seconds, result = timed(lambda: wb.unit_test(fqn))
-            assert {t["status"] for t in result["tests"]} == {"passed"}, result
+            assert {t.status for t in result.tests} == {"passed"}, result
             took.append(seconds)
         after = 0 if args.output_only else args.tests - args.tests // 2
         print(f"{args.tests} unit tests ({args.tests - after} output, {after} table_after), "

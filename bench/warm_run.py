@@ -69,7 +69,7 @@ def main() -> None:
     fqn = write_pipeline(root, "silver", "orders", SQL.format(rows=args.rows))
     with warm_workbench(root) as wb:
         wb.run(fqn)  # first run pays for the first query and table creation
-        runs = [wb.run(fqn)["run"] for _ in range(args.repeat)]
+        runs = [wb.run(fqn).as_dict()["run"] for _ in range(args.repeat)]
         saves = save_to_finished(wb, fqn, SQL.format(rows=args.rows), args.repeat)
         spark = wb.spark.session()
         bare = [timed(lambda: spark.sql(SQL.split("\n", 1)[1].format(rows=args.rows))

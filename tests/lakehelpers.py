@@ -53,10 +53,10 @@ class Scratch:
         return self.wb.submit(fqn, **kwargs).wait().as_dict()
 
     def rows(self, sql: str) -> list[list]:
-        return self.wb.query(sql)["rows"]
+        return self.wb.query(sql).as_dict()["rows"]
 
     def refs(self, fqn: str) -> dict[str, int]:
-        return self.wb.snapshots(fqn)["refs"]
+        return self.wb.snapshots(fqn).refs
 
     def table_exists(self, layer: str, name: str) -> bool:
         return (self.root / "warehouse" / layer / name / "metadata").is_dir()

@@ -3,6 +3,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
+
+
+class Reported(Protocol):
+    """A command's typed result: `as_dict()` gives the fields of its line in the script contract
+    (docs/script.md); the script face prints them, the TUI reads the attributes."""
+
+    def as_dict(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -33,11 +41,12 @@ class RatError(Exception):
         self.message = message
         self.path = str(path) if path is not None else None
         self.line = line
-        self.result: dict = {}  # fields a failed command still reports (e.g. validate's problems)
+        # what a failed command still reports (e.g. validate's problems, a selection's runs so far)
+        self.result: Reported | dict = {}
         super().__init__(self.sentence())
 
     @classmethod
-    def with_result(cls, message: str, result: dict) -> "RatError":
+    def with_result(cls, message: str, result: Reported | dict) -> "RatError":
         error = cls(message)
         error.result = result
         return error
@@ -51,6 +60,11 @@ class RatError(Exception):
     @classmethod
     def from_problem(cls, problem: Problem) -> "RatError":
         return cls(problem.message, problem.path, problem.line)
+
+
+def reported_fields(result: Reported | dict) -> dict[str, Any]:
+    """A result's fields as the script contract prints them: a typed result's `as_dict()`, a dict as it is."""
+    return result if isinstance(result, dict) else result.as_dict()
 
 
 class RunCancelled(Exception):

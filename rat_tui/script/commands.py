@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..core.errors import RatError
+from ..core.errors import RatError, Reported
 from ..core.lineage.model import ColumnRef
 from .lineage_json import column_trace_json
 from .parser import FreeText
@@ -56,7 +56,8 @@ class ScriptContext:
         return self.screen
 
 
-Handler = Callable[[ScriptContext, argparse.Namespace, str | None], dict[str, Any]]
+# a typed result (as_json.result_fields prints it) or, for the groups not typed yet, the fields themselves
+Handler = Callable[[ScriptContext, argparse.Namespace, str | None], Reported | dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -99,19 +100,19 @@ def arg(*args: Any, **kwargs: Any) -> tuple[tuple, dict]:
 
 
 @command("ls")
-def _ls(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _ls(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.ls()
 
 
 @command("validate", arg("pipeline", nargs="?"))
-def _validate(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _validate(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.validate(a.pipeline)
 
 
 @command("run", arg("pipeline"), arg("--full-refresh", action="store_true"), arg("--published", action="store_true"),
          arg("--reload-files", action="store_true"), arg("--review", action="store_true"),
          arg("--dry-run", action="store_true"))
-def _run(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _run(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     if a.dry_run:  # a partitioned pipeline's intervals the run would build
         return ctx.wb.run_plan(a.pipeline, a.full_refresh)
     return ctx.wb.run(a.pipeline, full_refresh=a.full_refresh, published=a.published, reload_files=a.reload_files,
@@ -119,32 +120,32 @@ def _run(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
 
 
 @command("approve", arg("run_id"))
-def _approve(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _approve(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.approve(a.run_id)
 
 
 @command("reject", arg("run_id"))
-def _reject(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _reject(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.reject(a.run_id)
 
 
 @command("preview", arg("pipeline"), arg("--limit", type=int, default=20))
-def _preview(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _preview(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.preview(a.pipeline, a.limit)
 
 
 @command("test", arg("selector", nargs="?"))
-def _test(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _test(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.unit_test(a.selector)
 
 
 @command("test-fixture", arg("pipeline"), arg("--rows", type=int, default=None))
-def _test_fixture(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _test_fixture(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.unit_fixture(a.pipeline, a.rows)
 
 
 @command("query", free_text=FreeText("sql", "SQL", "query SELECT 1"))
-def _query(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _query(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.query(a.sql)
 
 
@@ -160,12 +161,12 @@ def _tables(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict
 
 
 @command("snapshots", arg("pipeline"), arg("--all", action="store_true"))
-def _snapshots(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _snapshots(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.snapshots(a.pipeline) if a.all else ctx.wb.history(a.pipeline)
 
 
 @command("runs", arg("pipeline", nargs="?"), arg("--limit", type=int, default=20))
-def _runs(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _runs(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.runs(a.pipeline, a.limit)
 
 
@@ -183,8 +184,10 @@ def _watch(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
 
 
 @command("wait-idle", arg("--timeout", type=float, default=None))
-def _wait_idle(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.watching.wait_idle(a.timeout)
+def _wait_idle(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
+    from ..core.commands.run_results import RunList
+
+    return RunList(ctx.wb.watching.wait_idle(a.timeout))
 
 
 @command("version-diff", arg("pipeline"), arg("version", type=int))
@@ -200,7 +203,7 @@ def _publish(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dic
 
 
 @command("versions", arg("pipeline"))
-def _versions(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _versions(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.list_versions(a.pipeline)
 
 
@@ -211,12 +214,12 @@ def _rollback(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> di
 
 @command("rollback-table", arg("pipeline"), arg("snapshot_id", type=int), arg("--rebuild", action="store_true"),
          arg("--raw", action="store_true"))
-def _rollback_table(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _rollback_table(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.rollback_table(a.pipeline, a.snapshot_id, a.rebuild, raw=a.raw)
 
 
 @command("table-preview", arg("pipeline"), arg("--snapshot", type=int), arg("--limit", type=int, default=20))
-def _table_preview(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _table_preview(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported | dict:
     return ctx.wb.table_preview(a.pipeline, a.snapshot, a.limit)
 
 
@@ -240,7 +243,7 @@ def _purge(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
 
 
 @command("sample", arg("namespace"), arg("zone"), arg("file", nargs="?"), arg("--limit", type=int, default=20))
-def _sample(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _sample(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.sample(a.namespace, a.zone, a.file, a.limit)
 
 
@@ -318,7 +321,7 @@ def _push(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
 
 
 @command("build", arg("namespaces", nargs="*"), arg("--full-refresh", action="store_true"))
-def _build(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _build(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.build(a.namespaces or None, full_refresh=a.full_refresh)
 
 

@@ -8,6 +8,7 @@ import threading
 from typing import Any, TextIO
 
 from ..core.errors import RatError
+from .as_json import result_fields
 from .commands import COMMANDS, ArgumentError, ScriptContext
 from .parser import ScriptError, ScriptLine, parse_script
 
@@ -31,12 +32,12 @@ def run_line(ctx: ScriptContext, item: ScriptLine) -> dict[str, Any]:
     spec = COMMANDS[item.cmd]
     try:
         args = spec.parse_args(item.cmd, item.args, item.rest)
-        fields = spec.handler(ctx, args, item.body)
+        fields = result_fields(spec.handler(ctx, args, item.body))
         result.update({"ok": True, **fields})
     except ArgumentError as exc:
         result.update({"ok": False, "error": str(exc)})
     except RatError as exc:
-        result.update({"ok": False, **exc.result, "error": exc.sentence()})
+        result.update({"ok": False, **result_fields(exc.result), "error": exc.sentence()})
     except Exception as exc:  # an internal bug: keep the traceback in the log, one sentence on stdout
         log.exception("internal error in script line %s (%s)", item.line, item.cmd)
         result.update({"ok": False, "error": f"internal error ({type(exc).__name__}: {exc}); see .rat/logs/app.log"})

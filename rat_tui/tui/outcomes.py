@@ -1,7 +1,10 @@
 """What an action did, as one sentence for the toast and the log panel (never a raw dict)."""
 from __future__ import annotations
 
+from ..core.commands.browse_results import FileSample, QueryResult
+from ..core.commands.unit_results import FixtureWritten, UnitTestReport
 from ..core.events import RunFinished
+from ..core.store.state import RunRecord
 from ..core.text import count
 
 PURGE_LABELS = {  # singular, plural
@@ -71,33 +74,34 @@ def diffed(fqn: str, diff: dict, what: str, old: int | None, new: int) -> str:
             f"+{count(diff['added'], 'row')}, -{count(diff['removed'], 'row')}, ~{count(diff['changed'], 'row')} changed.")
 
 
-def rows_shown(what: str, result: dict) -> str:
-    shown = f"{what}: {count(len(result['rows']), 'row', 'rows')} of {count(len(result['columns']), 'column', 'columns')}"
-    return f"{shown}; {result['note']}." if result.get("note") else f"{shown}."
+def rows_shown(what: str, result: QueryResult | FileSample) -> str:
+    shown = f"{what}: {count(len(result.rows), 'row', 'rows')} of {count(len(result.columns), 'column', 'columns')}"
+    note = result.note if isinstance(result, QueryResult) else None
+    return f"{shown}; {note}." if note else f"{shown}."
 
 
-def ran(title: str, runs: list[dict]) -> str:
+def ran(title: str, runs: list[RunRecord]) -> str:
     """One sentence for a selection's outcome."""
     states: dict[str, int] = {}
     for run in runs:
-        states[run["status"]] = states.get(run["status"], 0) + 1
+        states[run.status] = states.get(run.status, 0) + 1
     sentence = f"{title}: " + ", ".join(f"{n} {status}" for status, n in states.items()) + "."
-    first = next((r for r in runs if r["status"] not in ("success", "awaiting_review", "skipped")), None)
-    return sentence + (f" First problem: {first['pipeline']} {first['status']}: {first['error']}" if first else "")
+    first = next((r for r in runs if r.status not in ("success", "awaiting_review", "skipped")), None)
+    return sentence + (f" First problem: {first.pipeline} {first.status}: {first.error}" if first else "")
 
 
-def unit_tested(fqn: str, result: dict) -> str:
+def unit_tested(fqn: str, result: UnitTestReport) -> str:
     """All passed (a failure arrives as the command's error sentence instead)."""
-    tests = result["tests"]
+    tests = result.tests
     if not tests:
         return f"{fqn} has no unit tests (tests/unit/*.yaml in its folder)."
     return f"{fqn}: {count(len(tests), 'unit test')} passed."
 
 
-def fixture_written(fqn: str, result: dict) -> str:
-    test = result["test"]
-    inputs = join([f"{label} ({count(n, 'row')})" for label, n in result["inputs"].items()]) \
-        if result["inputs"] else "no inputs"
-    outcome = "passes" if test["status"] == "passed" else f"{test['status']}: {test['error']}"
-    return (f"{fqn}: wrote {result['path']} from {inputs} and {count(result['output_rows'], 'output row')}; "
+def fixture_written(fqn: str, result: FixtureWritten) -> str:
+    test = result.test
+    inputs = join([f"{label} ({count(n, 'row')})" for label, n in result.inputs.items()]) \
+        if result.inputs else "no inputs"
+    outcome = "passes" if test.status == "passed" else f"{test.status}: {test.error}"
+    return (f"{fqn}: wrote {result.path} from {inputs} and {count(result.output_rows, 'output row')}; "
             f"it {outcome}.")

@@ -31,7 +31,7 @@ def _daily(scratch: Scratch, amount: str) -> str:
 
 def _main_history(scratch: Scratch, fqn: str) -> list[int]:
     """Where main moved to, one entry per run that reached it (the table's creation left out)."""
-    return [e["snapshot_id"] for e in scratch.wb.history(fqn)["snapshots"] if e["kind"] == "run" and e["on_main"]]
+    return [e["snapshot_id"] for e in scratch.wb.history(fqn).as_dict()["snapshots"] if e["kind"] == "run" and e["on_main"]]
 
 
 def restart(scratch: Scratch) -> None:

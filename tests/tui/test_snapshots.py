@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from devkit.pilot import select, until
+from rat_tui.core.commands.browse_results import Overview, TableOverview
+from rat_tui.core.commands.table_results import TableHistory, TablePreview
+from rat_tui.core.commands.versions import VersionList
 from rat_tui.core.commands.workbench import Workbench
 from rat_tui.core.events import PhaseFinished, PhaseProgress, PhaseStarted, RunQueued, RunStarted
+from rat_tui.core.lake.history import HistoryEntry
 from rat_tui.core.project.model import PipelineRef
 from rat_tui.core.store.state import QualityOutcome
 from rat_tui.core.unittests.execute import UnitResult
@@ -163,17 +168,19 @@ def fixed_table(wb: Workbench, monkeypatch: pytest.MonkeyPatch) -> None:
     """A table in the tree and its panel, with fixed snapshot ids (real ones are random)."""
     overview = wb.overview
 
-    def with_table() -> dict:
+    def with_table() -> Overview:
         found = overview()
-        ns = next(n for n in found["namespaces"] if n["name"] == "ecommerce")
-        ns["tables"] = [{"ref": TABLE, "snapshot_id": 3333333333333333333}]
+        ns = next(n for n in found.namespaces if n.name == "ecommerce")
+        ns.tables[:] = [TableOverview(TABLE, 3333333333333333333, None)]
         return found
 
     monkeypatch.setattr(wb, "overview", with_table)
-    monkeypatch.setattr(wb, "history", lambda fqn: SNAPSHOTS)
+    monkeypatch.setattr(wb, "history", lambda fqn: TableHistory([HistoryEntry(**e) for e in SNAPSHOTS["snapshots"]],
+                                                                SNAPSHOTS["refs"]))
     monkeypatch.setattr(wb, "table_schema", lambda fqn: "order_id bigint, customer_id bigint, amount decimal(10,2), "
                                                         "status string")
-    monkeypatch.setattr(wb, "table_preview", lambda fqn, snapshot_id=None, limit=20: {**PREVIEW, "snapshot_id": snapshot_id})
+    monkeypatch.setattr(wb, "table_preview",
+                        lambda fqn, snapshot_id=None, limit=20: TablePreview(**{**PREVIEW, "snapshot_id": snapshot_id}))
 
 
 def test_table_view_with_preview(snap_compare, sample_copy: Path, monkeypatch: pytest.MonkeyPatch):
@@ -199,11 +206,8 @@ def test_versions_with_diff(snap_compare, sample_copy: Path, monkeypatch: pytest
     source.write_text(source.read_text() + "-- a working-copy edit\n")
     versions = wb.list_versions
 
-    def fixed_times(pipeline: str) -> dict:
-        found = versions(pipeline)
-        for v in found["versions"]:
-            v["published_at"] = T0 + 60 * v["version"]
-        return found
+    def fixed_times(pipeline: str) -> VersionList:
+        return VersionList([replace(v, published_at=T0 + 60 * v.version) for v in versions(pipeline).versions])
 
     monkeypatch.setattr(wb, "list_versions", fixed_times)
 

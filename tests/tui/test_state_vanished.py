@@ -52,7 +52,7 @@ async def test_state_folder_deleted_under_the_app_then_r_runs(scratch: Scratch):
                     "the app to say its state was recreated")
         await run_and_finish(pilot, app)
         assert "running 0" in screen(app) or "running" not in screen(app)
-        runs = scratch.wb.runs(fqn)["runs"]
+        runs = scratch.wb.runs(fqn).as_dict()["runs"]
         assert [r["status"] for r in runs] == ["success"]  # the new state holds the run made after the reset
     assert (scratch.wb.project.state_dir / "state.db").is_file()
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[7]]

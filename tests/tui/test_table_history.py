@@ -26,7 +26,7 @@ def preview_names(app: RatApp) -> list[str]:
 
 async def test_table_view_lists_runs_diffs_one_and_previews_main_after_a_rollback(scratch: Scratch):
     fqn, run_ids = merge_batches(scratch)
-    heads = {e["run_id"]: e["snapshot_id"] for e in scratch.wb.history(fqn)["snapshots"] if e["run_id"]}
+    heads = {e["run_id"]: e["snapshot_id"] for e in scratch.wb.history(fqn).as_dict()["snapshots"] if e["run_id"]}
     app = RatApp(scratch.wb, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "table", fqn)
@@ -54,7 +54,7 @@ async def test_table_view_lists_runs_diffs_one_and_previews_main_after_a_rollbac
         await until(pilot, lambda: scratch.refs(fqn)["main"] == heads[run_ids[1]], 60, "main to move")
         await until(pilot, lambda: f"Preview at snapshot {heads[run_ids[1]]}" in screen(app), 30, "main's preview")
         await until(pilot, lambda: preview_names(app) == ["B", "a", "c", "d"], 10, "main's rows")
-        assert view(app).selected_entry()["kind"] == "rollback"  # the newest row, and main's
+        assert view(app).selected_entry().kind == "rollback"  # the newest row, and main's
     assert sorted(r[0] for r in scratch.rows(f"SELECT name FROM {fqn}")) == ["B", "a", "c", "d"]
 
 

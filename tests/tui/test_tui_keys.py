@@ -56,8 +56,8 @@ async def test_keys_act_on_the_cursor_and_say_when_they_make_no_sense(sample_cop
         assert len(app.screen_stack) == 1  # no publish prompt for a layer
         assert notices(app) == ["P (Publish) needs a pipeline under the cursor; it is on the bronze layer of ecommerce."]
         await pilot.app.workers.wait_for_complete()
-    assert app.workbench.runs("ecommerce.silver.clean_orders")["runs"] == []
-    assert app.workbench.list_versions("ecommerce.silver.clean_orders")["current"] is None
+    assert app.workbench.runs("ecommerce.silver.clean_orders").as_dict()["runs"] == []
+    assert app.workbench.list_versions("ecommerce.silver.clean_orders").as_dict()["current"] is None
 
 
 async def test_refresh_keeps_collapsed_nodes_and_the_cursor(sample_copy: Path):

@@ -4,6 +4,8 @@ from __future__ import annotations
 import pytest
 
 from devkit.pilot import select, until
+from rat_tui.core.commands.table_results import TableHistory
+from rat_tui.core.lake.history import HistoryEntry
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.project_tree import ProjectTree
 from tests.lakehelpers import Scratch
@@ -54,10 +56,10 @@ async def test_two_reloads_of_a_table_at_once_leave_one_table_view(sample_copy):
     from rat_tui.tui.components.table_view import TableView
 
     app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
-    snaps = {"snapshots": [{"kind": "run", "snapshot_id": 7, "base_snapshot_id": None, "snapshot_ids": [7],
-                            "committed_at": "2026-11-22T20:55:15+00:00", "run_id": "r1", "strategy": "full_refresh",
-                            "added_rows": 1, "updated_rows": 0, "deleted_rows": 0, "total_rows": 1, "on_main": True,
-                            "is_current": True, "inputs": {}}], "refs": {"main": 7}}
+    snaps = TableHistory([HistoryEntry(kind="run", snapshot_id=7, base_snapshot_id=None, snapshot_ids=(7,),
+                                       committed_at="2026-11-22T20:55:15+00:00", operation="overwrite", run_id="r1",
+                                       strategy="full_refresh", added_rows=1, updated_rows=0, deleted_rows=0,
+                                       total_rows=1, on_main=True, is_current=True)], {"main": 7})
     async with app.run_test(size=SIZE) as pilot:
         node = NodeData("table", "ecommerce", "clean_orders", PipelineRef("ecommerce", "silver", "clean_orders"))
         app.workbench.history = lambda fqn: snaps  # the panel loads them itself

@@ -33,7 +33,7 @@ def unit(scratch: Scratch, fqn: str, name: str, text: str) -> None:
 
 
 def statuses(app: RatApp) -> dict[str, str]:
-    return {name: test["status"] for name, test in app.query_one(UnitTestsPane).tests.items()}
+    return {name: test.result.status for name, test in app.query_one(UnitTestsPane).tests.items()}
 
 
 async def test_t_runs_the_pipelines_unit_tests_and_a_failure_shows_its_rows(scratch: Scratch):

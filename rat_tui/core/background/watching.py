@@ -39,7 +39,7 @@ from ..project.model import PipelineRef, Project, active_landing_files
 from ..project.pipeline_source import zone_readers
 from ..project.watch import Change, PipelineChanged, ProjectWatcher, SettingsChanged, ZoneChanged
 from ..run.runner import RunHandle, Runner
-from ..store.state import StateDB
+from ..store.state import RunRecord, StateDB
 from ..text import one_line
 
 MTIME_LAG = 0.05  # a file's time comes from a coarse clock, a tick behind time.time(): a run must start after
@@ -75,7 +75,7 @@ class Commands(Protocol):
 
     def make_typed_twins(self, namespace: str, zone: str) -> dict: ...
 
-    def wait_idle(self, timeout: float | None = None) -> dict: ...
+    def wait_idle(self, timeout: float | None = None) -> object: ...
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,10 @@ class CascadeRan(Notice):
     execution order."""
 
     title: str
-    runs: list[dict]
+    runs: list[RunRecord]
+
+    def as_dict(self) -> dict:
+        return {"event": self.kind, "title": self.title, "runs": [run.as_dict() for run in self.runs]}
 
 
 @dataclass(frozen=True)
@@ -161,7 +164,7 @@ class Watching:
         if self._watcher is not None:
             self.set(False)
 
-    def wait_idle(self, timeout: float | None = None) -> dict:
+    def wait_idle(self, timeout: float | None = None) -> list[RunRecord]:
         """Until the saves seen so far are handled (their runs asked for, a cascade run) and no run is queued
         or running; `runs`: those that finished meanwhile, in the order they were queued."""
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -182,7 +185,7 @@ class Watching:
             self.wb.wait_idle(timeout)  # the runs have the whole timeout; handling the saves had its own
         finally:
             unsubscribe()
-        return {"runs": [h.record.as_dict() for run_id, h in handles.items() if run_id in finished]}
+        return [h.record for run_id, h in handles.items() if run_id in finished]
 
     def _settle(self, deadline: float | None) -> None:
         if self._watcher is None and not self._busy:
@@ -239,11 +242,11 @@ class Watching:
         """Once the saved pipeline's run has ended, the implicit `after` triggers run what is downstream of it,
         each once, upstream first (a failed or joined run has no new success: nothing follows)."""
         handle.wait()
-        runs: list[dict] = []
+        runs: list[RunRecord] = []
         try:
             while fired := self._evaluate_implicit():
                 for run in {run.run_id: run for _, run in fired}.values():  # ticks of one run share it
-                    runs.append(run.wait().as_dict())  # type: ignore[attr-defined]  (a RunHandle's RunRecord)
+                    runs.append(run.wait())  # type: ignore[arg-type]  (a RunHandle's RunRecord)
         except Exception as exc:
             self._failed(f"run downstream of {fqn}", failure_sentence(f"run downstream of {fqn}", exc))
             return

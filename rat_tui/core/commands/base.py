@@ -15,6 +15,7 @@ from ..store.versions import VersionStore
 
 if TYPE_CHECKING:
     from ..remote.storage import BucketStorage
+    from .run_results import RunResult, SelectionResult
 
 
 def open_storage(project: Project, state: StateDB) -> tuple[Storage, VersionStore]:
@@ -40,9 +41,9 @@ class WorkbenchParts:
     storage: Storage
     remote: BucketStorage | None  # the storage, when it is a bucket
 
-    run: Callable[..., dict]  # commands/workbench.py
+    run: Callable[..., RunResult | SelectionResult]  # commands/workbench.py
     table_refs: Callable[[], list[PipelineRef]]  # commands/tables.py
     stale_downstream: Callable[[PipelineRef, int], list[str]]  # commands/graph_commands.py
-    rebuild_stale: Callable[[list[str]], dict]  # commands/graph_commands.py
+    rebuild_stale: Callable[[list[str]], SelectionResult]  # commands/graph_commands.py
     set_main: Callable[[PipelineRef, int], None]  # commands/tables.py
     key_diff: Callable[..., dict]  # commands/review_commands.py

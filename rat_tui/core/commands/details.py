@@ -1,8 +1,10 @@
 """Data for the detail panels (a pipeline's effective config, a zone's files), without Textual."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from ..errors import RatError
 from ..landing.checks import file_problem
@@ -11,26 +13,38 @@ from ..landing.quarantine import REJECTED_FOLDER
 from ..landing.zone_settings import ZoneReadSettings
 from ..landing.twins import find_twin
 from ..project.model import TYPED_TWIN_FOLDER, PipelineRef, landing_format
-from ..project.pipeline_source import load_pipeline
+from ..project.pipeline_source import QualityTest, load_pipeline
 from .base import WorkbenchParts
 from .landing_commands import zone_read_settings
 
 
-def pipeline_detail(wb: WorkbenchParts, ref: PipelineRef) -> dict:
+@dataclass(frozen=True)
+class PipelineDetail:
+    """What a pipeline's Source tab shows: its source, effective config (key -> value) with where each value
+    came from (key -> `annotation`, `config.yaml`; a key not there is a default), its quality tests, and its
+    problems (one sentence each; a pipeline that does not load shows only them)."""
+
+    fqn: str
+    kind: str  # sql | py
+    source: str = ""
+    description: str = ""
+    config: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    tests: tuple[QualityTest, ...] = ()
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def partitioned(self) -> bool:
+        return bool(self.config.get("partitions"))
+
+
+def pipeline_detail(wb: WorkbenchParts, ref: PipelineRef) -> PipelineDetail:
     loaded, problems = load_pipeline(ref, wb.project.read_pipeline_files(ref))
+    sentences = [p.sentence() for p in problems]
     if loaded is None:
-        return {"fqn": ref.fqn, "kind": "sql", "source": "", "description": "", "config": {}, "sources": {},
-                "tests": [], "problems": [p.sentence() for p in problems]}
-    return {
-        "fqn": ref.fqn,
-        "kind": loaded.kind,
-        "source": loaded.source,
-        "description": loaded.config.description,
-        "config": loaded.config.as_dict(),
-        "sources": loaded.config.sources,
-        "tests": [{"name": t.name, "severity": t.severity, "description": t.description} for t in loaded.quality_tests],
-        "problems": [p.sentence() for p in problems],
-    }
+        return PipelineDetail(ref.fqn, "sql", problems=sentences)
+    return PipelineDetail(ref.fqn, loaded.kind, loaded.source, loaded.config.description, loaded.config.as_dict(),
+                          loaded.config.sources, loaded.quality_tests, sentences)
 
 
 def zone_files(wb: WorkbenchParts, namespace: str, zone: str) -> list[dict]:

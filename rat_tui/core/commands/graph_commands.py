@@ -5,8 +5,9 @@ from __future__ import annotations
 import secrets
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 
-from ..errors import RatError
+from ..errors import RatError, reported_fields
 from ..lake.history import same_rows_as
 from ..lake.metadata import ancestry, load_table, run_ends, snapshot_run_id
 from ..project.graph import GraphCache, ProjectGraph
@@ -14,13 +15,14 @@ from ..project.model import PipelineRef
 from ..run.runner import RunHandle
 from ..run.selection import SelectionRun, Selector
 from .base import WorkbenchParts
+from .run_results import SelectionResult
 
 
 class GraphCommands(WorkbenchParts):
     graph_cache: GraphCache
     selections: list[SelectionRun]
     _selections_lock: threading.Lock
-    unit_test_pipelines: Callable[[list[PipelineRef]], dict]  # commands/unit_tests.py
+    unit_test_pipelines: Callable[[list[PipelineRef]], object]  # commands/unit_tests.py
 
     def graph(self) -> ProjectGraph:
         return self.graph_cache.graph()
@@ -40,12 +42,12 @@ class GraphCommands(WorkbenchParts):
         return graph.as_dict(only, last, at)
 
     def run_selection(self, selector: str, full_refresh: bool = False, published: bool = False,
-                      review: bool = False) -> dict:
+                      review: bool = False) -> SelectionResult:
         """`review`: every run stops before main, each on its branch, later ones reading their upstream's."""
         graph = self.graph()
         return self._run_names(graph, Selector.parse(selector).select(graph), full_refresh, published, review=review)
 
-    def build(self, namespaces: list[str] | None = None, full_refresh: bool = False) -> dict:
+    def build(self, namespaces: list[str] | None = None, full_refresh: bool = False) -> SelectionResult:
         """Every pipeline (of those namespaces) in dependency order."""
         graph = self.graph()
         known = {graph.nodes[n].namespace for n in graph.pipelines()}
@@ -55,7 +57,7 @@ class GraphCommands(WorkbenchParts):
         names = [n for n in graph.pipelines() if not namespaces or graph.nodes[n].namespace in namespaces]
         return self._run_names(graph, graph.order(names), full_refresh, False)
 
-    def run_pipelines(self, names: list[str], full_refresh: bool = False, review: bool = False) -> dict:
+    def run_pipelines(self, names: list[str], full_refresh: bool = False, review: bool = False) -> SelectionResult:
         """Exactly these pipelines, in dependency order, with the skip rule of a selection: the stale
         tables after a rollback (not the rolled-back table), or what is downstream of a saved pipeline."""
         graph = self.graph()
@@ -65,7 +67,7 @@ class GraphCommands(WorkbenchParts):
         return self._run_names(graph, graph.order(names), full_refresh, False, review=review)
 
     def _run_names(self, graph: ProjectGraph, names: list[str], full_refresh: bool, published: bool,
-                   submit: Callable[[str], RunHandle] | None = None, review: bool = False) -> dict:
+                   submit: Callable[[str], RunHandle] | None = None, review: bool = False) -> SelectionResult:
         if self.project.settings.unit_tests_before_build:  # raises, with the tests, when one did not pass
             self.unit_test_pipelines([PipelineRef.parse(name) for name in names])
         group = f"sel_{secrets.token_hex(4)}"  # the held runs of this selection are approved or rejected together
@@ -80,8 +82,8 @@ class GraphCommands(WorkbenchParts):
         finally:
             with self._selections_lock:
                 self.selections.remove(selection)
-        result = {"runs": [r.as_dict() for r in records]}
-        failed = [r for r in records if r.status not in ("success", "awaiting_review")]
+        result = SelectionResult(records)
+        failed = result.failed()
         if failed:
             first = failed[0]
             raise RatError.with_result(f"{len(failed)} of {len(records)} run(s) did not succeed; first: "
@@ -119,7 +121,7 @@ class GraphCommands(WorkbenchParts):
                 stale |= {name} | {n for n in graph.downstream_of(name) if graph.nodes[n].kind == "pipeline"}
         return sorted(stale)
 
-    def rebuild_stale(self, names: list[str]) -> dict:
+    def rebuild_stale(self, names: list[str]) -> SelectionResult:
         """Rebuild the tables a rollback left stale (`stale_downstream`) so that each equals a fresh build
         from its upstreams' current main; result `runs` as for a selection, and `rebuilt_from`: per
         table, the snapshot its run started from (None: a full refresh).
@@ -147,9 +149,12 @@ class GraphCommands(WorkbenchParts):
         try:
             result = self._run_names(graph, graph.order(names), False, False, submit)
         except RatError as exc:
-            exc.result["rebuilt_from"] = started_from
+            if isinstance(exc.result, SelectionResult):
+                exc.result = replace(exc.result, rebuilt_from=started_from)
+            else:  # it failed before the first run (the unit tests a build runs first)
+                exc.result = {**reported_fields(exc.result), "rebuilt_from": started_from}
             raise
-        return {**result, "rebuilt_from": started_from}
+        return replace(result, rebuilt_from=started_from)
 
     def clean_snapshot(self, ref: PipelineRef) -> int | None:
         """The newest run's snapshot on `ref`'s main whose recorded inputs are all still on their tables'

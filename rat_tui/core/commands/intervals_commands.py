@@ -14,6 +14,7 @@ from ..run.loading import load_checked
 from ..run.phases import RunOptions
 from ..store.intervals import IntervalState, IntervalStore
 from .base import WorkbenchParts
+from .run_results import BackfillResult, IntervalList
 
 CHOICES = ("missing", "failed", "stale")
 DEFAULT_CHOICE = ("missing", "failed")
@@ -81,7 +82,7 @@ class IntervalCommands(WorkbenchParts):
                     problems[ref.fqn] = exc.sentence()
         return strips, problems
 
-    def run_plan(self, pipeline: str, full_refresh: bool = False) -> dict:
+    def run_plan(self, pipeline: str, full_refresh: bool = False) -> BackfillResult:
         """The intervals `run` would build of a partitioned pipeline (`run --dry-run`), in order; nothing runs."""
         ref = self.resolve(pipeline)
         partitions, version = self._partitioned(ref)
@@ -89,14 +90,13 @@ class IntervalCommands(WorkbenchParts):
         chosen = to_do(partitions, store, ref.fqn, version, full_refresh)
         note = (f"run would build {len(chosen)} interval(s), from {chosen[0].start_text} to {chosen[-1].end_text}"
                 if chosen else "nothing due: every whole interval up to now is done")
-        return {"intervals": [s.as_dict() for s in store.states(ref.fqn, chosen, version)], "dry_run": True,
-                "note": note}
+        return BackfillResult(store.states(ref.fqn, chosen, version), dry_run=True, note=note)
 
-    def intervals(self, pipeline: str, start: str | None = None, end: str | None = None) -> dict:
-        return {"intervals": [s.as_dict() for s in self.interval_states(pipeline, start, end)[1]]}
+    def intervals(self, pipeline: str, start: str | None = None, end: str | None = None) -> IntervalList:
+        return IntervalList(self.interval_states(pipeline, start, end)[1])
 
     def backfill(self, pipeline: str, start: str, end: str, choose: tuple[str, ...] = (),
-                 review: bool = False, dry_run: bool = False) -> dict:
+                 review: bool = False, dry_run: bool = False) -> BackfillResult:
         """The chosen intervals of [start, end) in order (default: the missing and failed ones), as one run:
         all reach main at once, or none."""
         choose = choose or DEFAULT_CHOICE
@@ -106,21 +106,21 @@ class IntervalCommands(WorkbenchParts):
         if not intervals:
             raise RatError(f"no whole interval lies between {start} and {end} (the end is exclusive)")
         chosen = [i for i, s in zip(intervals, states) if "all" in choose or s.status in choose]
-        listed = [s.as_dict() for i, s in zip(intervals, states) if i in chosen]
+        listed = [s for i, s in zip(intervals, states) if i in chosen]
         if dry_run:
-            return {"intervals": listed, "dry_run": True}
+            return BackfillResult(listed, dry_run=True)
         if not chosen:
-            return {"intervals": [], "note": _nothing_to_do(start, end, choose, states)}
+            return BackfillResult([], note=_nothing_to_do(start, end, choose, states))
         return self._run_backfill(pipeline, chosen, review)
 
-    def _run_backfill(self, pipeline: str, chosen: list[Interval], review: bool) -> dict:
+    def _run_backfill(self, pipeline: str, chosen: list[Interval], review: bool) -> BackfillResult:
         ref = self.resolve(pipeline)
         self._refuse_while_held(ref)
         if self.needs_cleanup():
             self.cleanup_leftovers()
         record = self.runner.submit(ref, RunOptions(review=review, intervals=chosen), trigger="backfill").wait()
         states = IntervalStore(self.state).states(ref.fqn, chosen, self._partitioned(ref)[1])
-        result = {"run": record.as_dict(), "intervals": [s.as_dict() for s in states]}
+        result = BackfillResult(states, record)
         if record.status not in ("success", "awaiting_review"):
             raise RatError.with_result(f"backfill run {record.run_id} of {record.pipeline} {record.status}: "
                                        f"{record.error}", result)

@@ -15,6 +15,7 @@ from ..project.model import active_landing_files, landing_format
 from ..project.settings import zone_settings, zone_settings_problem
 from ..project.settings_edit import set_values
 from .base import WorkbenchParts
+from .browse_results import FileSample
 
 
 def zone_read_settings(wb: WorkbenchParts, namespace: str, zone: str) -> ZoneReadSettings:
@@ -23,7 +24,7 @@ def zone_read_settings(wb: WorkbenchParts, namespace: str, zone: str) -> ZoneRea
 
 
 class LandingCommands(WorkbenchParts):
-    def sample(self, namespace: str, zone: str, file: str | None = None, limit: int = 20) -> dict:
+    def sample(self, namespace: str, zone: str, file: str | None = None, limit: int = 20) -> FileSample:
         """First rows of a landing file with DuckDB (no JVM); without FILE, the zone's first sample."""
         base = self.existing_zone(namespace, zone)
         if file is None:
@@ -37,7 +38,7 @@ class LandingCommands(WorkbenchParts):
             if base.resolve() not in path.parents or not path.is_file():
                 raise RatError(f"no file {file} in landing zone {namespace}/landing/{zone}")
         columns, rows = read_head(path, limit, zone_read_settings(self, namespace, zone))  # as a run reads it
-        return {"file": path.relative_to(base.resolve() if file else base).as_posix(), "columns": columns, "rows": rows}
+        return FileSample(path.relative_to(base.resolve() if file else base).as_posix(), columns, rows)
 
     def zone_settings(self, namespace: str, zone: str) -> dict:
         return zone_settings(self.project.settings, namespace, zone)

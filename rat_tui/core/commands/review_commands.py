@@ -10,6 +10,7 @@ from ..run.publish import check_main_unchanged
 from ..run.strategies import UNIQUE_KEY_PROPERTY
 from ..store.state import RunRecord
 from .base import WorkbenchParts
+from .run_results import ReviewResult, RunList
 
 
 class ReviewCommands(WorkbenchParts):
@@ -28,15 +29,16 @@ class ReviewCommands(WorkbenchParts):
                 key = [k for k in (stored or "").split(",") if k]
             return table_diff(table, old, new, key, sample_rows).as_dict()
 
-    def pending_reviews(self) -> dict:
+    def pending_reviews(self) -> RunList:
         """Each held run, with what its change of columns breaks downstream (`impact`, one sentence each)."""
-        return {"runs": [self.with_impact(run) for run in self.state.held_runs()]}
+        held = self.state.held_runs()
+        return RunList(held, {run.run_id: self.impact(run) for run in held})
 
-    def with_impact(self, record: RunRecord) -> dict:
-        """A run awaiting review, with what its change of columns breaks downstream (`impact`)."""
-        return {**record.as_dict(), "impact": [i.sentence() for i in self.column_lineage.held_run_impacts(record)]}
+    def impact(self, record: RunRecord) -> list[str]:
+        """What a run awaiting review breaks downstream by its change of columns, one sentence each."""
+        return [i.sentence() for i in self.column_lineage.held_run_impacts(record)]
 
-    def approve(self, run_id: str) -> dict:
+    def approve(self, run_id: str) -> ReviewResult:
         """Publish the held run (with the runs of its selection, in dependency order): all, or none when
         main of any of their tables moved since."""
         group = review.review_group(self.state, run_id)
@@ -50,7 +52,7 @@ class ReviewCommands(WorkbenchParts):
                     for record in group]
         return self._reviewed(run_id, done)
 
-    def reject(self, run_id: str) -> dict:
+    def reject(self, run_id: str) -> ReviewResult:
         """Drop the held run's branch (and those of its selection); main stays as it is."""
         group = review.review_group(self.state, run_id)
         with self.spark.using() as spark:
@@ -59,6 +61,5 @@ class ReviewCommands(WorkbenchParts):
         return self._reviewed(run_id, list(reversed(done)))
 
     @staticmethod
-    def _reviewed(run_id: str, done: list) -> dict:
-        result = {"run": next(r for r in done if r.run_id == run_id).as_dict()}
-        return {**result, "runs": [r.as_dict() for r in done]} if len(done) > 1 else result
+    def _reviewed(run_id: str, done: list[RunRecord]) -> ReviewResult:
+        return ReviewResult(next(r for r in done if r.run_id == run_id), done)

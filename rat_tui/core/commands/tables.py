@@ -1,7 +1,9 @@
 """Tables on disk and their history: snapshots, previews, diffs, rollback, compaction."""
 from __future__ import annotations
 
-from ..errors import RatError
+from dataclasses import replace
+
+from ..errors import RatError, reported_fields
 from ..landing.load_history import LoadHistory
 from ..lake.history import boundary_refusal, history
 from ..lake.metadata import load_table, snapshots, table_stats
@@ -11,6 +13,8 @@ from ..project.model import PipelineRef
 from ..project.settings import target_file_size
 from ..values import json_value
 from .base import WorkbenchParts
+from .run_results import SelectionResult
+from .table_results import SnapshotList, TableHistory, TablePreview, TableRollback
 
 
 class TableCommands(WorkbenchParts):
@@ -34,27 +38,24 @@ class TableCommands(WorkbenchParts):
             rows.append({"name": ref.fqn, **table_stats(table)})
         return {"tables": rows}
 
-    def snapshots(self, pipeline: str) -> dict:
-        """Every raw Iceberg snapshot of the table, those inside a run included (`snapshots --all`)."""
+    def snapshots(self, pipeline: str) -> SnapshotList:
+        """Every raw Iceberg snapshot of the table, those inside a run included (`snapshots --all`), each with
+        its run and what that run read (provenance: what it was built from)."""
         ref, table = self._table(pipeline)
         found, refs = snapshots(table)
         runs = self._runs_of(ref)
         by_snapshot = {r.snapshot_id: r.run_id for r in runs.values() if r.snapshot_id}
-        listed = []
-        for snap in found:
-            run_id = snap.run_id or by_snapshot.get(snap.snapshot_id)
-            inputs = runs[run_id].inputs if run_id in runs else {}
-            listed.append({**snap.as_dict(), "run_id": run_id, "inputs": inputs})  # provenance: what it was built from
-        return {"snapshots": listed, "refs": refs}
+        listed = [replace(snap, run_id=snap.run_id or by_snapshot.get(snap.snapshot_id)) for snap in found]
+        return SnapshotList(listed, refs, {s.run_id: runs[s.run_id].inputs for s in listed if s.run_id in runs})
 
-    def history(self, pipeline: str) -> dict:
+    def history(self, pipeline: str) -> TableHistory:
         """The table's history as readers saw it (lake.history): one entry per run that reached main,
         per compaction, per rollback, and the creation; oldest first."""
         ref, table = self._table(pipeline)
         runs = self._runs_of(ref)
-        listed = [{**entry.as_dict(), "inputs": runs[entry.run_id].inputs if entry.run_id in runs else {}}
-                  for entry in history(table)]
-        return {"snapshots": listed, "refs": {name: r.snapshot_id for name, r in table.metadata.refs.items()}}
+        entries = history(table)
+        return TableHistory(entries, {name: r.snapshot_id for name, r in table.metadata.refs.items()},
+                            {e.run_id: runs[e.run_id].inputs for e in entries if e.run_id in runs})
 
     def _runs_of(self, ref: PipelineRef) -> dict:
         return {r.run_id: r for r in self.state.runs(ref.fqn, limit=10_000)}
@@ -67,7 +68,8 @@ class TableCommands(WorkbenchParts):
         ref, table = self._table(pipeline)
         return ", ".join(f"{f.name} {f.field_type}" for f in table.schema().fields)
 
-    def rollback_table(self, pipeline: str, snapshot_id: int, rebuild: bool = False, raw: bool = False) -> dict:
+    def rollback_table(self, pipeline: str, snapshot_id: int, rebuild: bool = False, raw: bool = False
+                       ) -> TableRollback:
         """Point main at a state it had (a run's base or head, a compaction; so a rollback can be undone).
         A snapshot inside a run, which no reader ever saw, is refused unless `raw`. `rebuild`: then
         rebuild the downstream tables built from the data this removed (as the TUI offers to)."""
@@ -78,13 +80,16 @@ class TableCommands(WorkbenchParts):
         if refusal is not None:
             raise RatError(refusal)
         self.set_main(ref, snapshot_id)
-        result = {"snapshot_id": snapshot_id, "stale_downstream": self.stale_downstream(ref, snapshot_id)}
+        rolled_back = TableRollback(snapshot_id, self.stale_downstream(ref, snapshot_id))
         if not rebuild:
-            return result
+            return rolled_back
         try:
-            return {**result, **self.rebuild_stale(result["stale_downstream"])}
+            return replace(rolled_back, rebuild=self.rebuild_stale(rolled_back.stale_downstream))
         except RatError as exc:
-            exc.result.update(result)
+            if isinstance(exc.result, SelectionResult):
+                exc.result = replace(rolled_back, rebuild=exc.result)
+            else:  # it failed before the first run (the unit tests a build runs first)
+                exc.result = {**reported_fields(exc.result), **rolled_back.as_dict()}
             raise
 
     def set_main(self, ref: PipelineRef, snapshot_id: int) -> None:
@@ -100,7 +105,7 @@ class TableCommands(WorkbenchParts):
                 if e.kind == "run" and e.run_id}
         LoadHistory(self.state).rolled_back(ref.fqn, runs)
 
-    def table_preview(self, pipeline: str, snapshot_id: int | None = None, limit: int = 20) -> dict:
+    def table_preview(self, pipeline: str, snapshot_id: int | None = None, limit: int = 20) -> TablePreview:
         """First rows at a snapshot, with that snapshot's schema; PyIceberg, no JVM."""
         ref, table = self._table(pipeline)
         snapshot = table.metadata.snapshot_by_id(snapshot_id) if snapshot_id else table.metadata.current_snapshot()
@@ -108,7 +113,7 @@ class TableCommands(WorkbenchParts):
             raise RatError(f"table {ref.fqn} has no snapshot {snapshot_id}" if snapshot_id else f"table {ref.fqn} is empty")
         arrow = table.scan(snapshot_id=snapshot.snapshot_id, limit=limit).to_arrow()
         rows = [[json_value(v) for v in record.values()] for record in arrow.to_pylist()]
-        return {"snapshot_id": snapshot.snapshot_id, "columns": arrow.column_names, "rows": rows}
+        return TablePreview(snapshot.snapshot_id, arrow.column_names, rows)
 
     def diff_snapshots(self, pipeline: str, old: int | None, new: int, limit: int = 20,
                        key: list[str] | None = None) -> dict:

@@ -19,6 +19,7 @@ from ..unittests.fixture import RecordingContext, fixture_text, sample_input
 from ..unittests.scratch import ScratchCatalog
 from ..unittests.spec import UNIT_FOLDER, UnitTest, parse_unit_test
 from .base import WorkbenchParts
+from .unit_results import FixtureWritten, ListedUnitTest, UnitTestReport
 
 # Tests run side by side, each on its own session. A unit test's Spark jobs are tiny, so most of its
 # time is the driver's (planning, commits): four at a time overlap that on 2 cores (bench/unit_tests.py,
@@ -33,14 +34,14 @@ class UnitTestCommands(WorkbenchParts):
     unit_last: dict[tuple[str, str], UnitResult]  # the last outcome of each test run in this process
     unit_catalog: ScratchCatalog  # where table_after tests write (removed on close)
 
-    def unit_test(self, selector: str | None = None) -> dict:
+    def unit_test(self, selector: str | None = None) -> UnitTestReport:
         """Every unit test of the selection (`NS.LAYER.NAME`, `NAME+`, `+NAME`, `+NAME+`; none: all)."""
         return self.unit_test_pipelines(self._unit_selection(selector))
 
-    def unit_test_pipelines(self, refs: list[PipelineRef]) -> dict:
+    def unit_test_pipelines(self, refs: list[PipelineRef]) -> UnitTestReport:
         """`tests: [...]`; a RatError carrying them when any did not pass (so CI can gate on it)."""
         results = self.unit_test_results(refs)
-        outcome = {"tests": [r.as_dict() for r in results]}
+        outcome = UnitTestReport(results)
         bad = [r for r in results if r.status != "passed"]
         if bad:
             raise RatError.with_result(f"{len(bad)} of {len(results)} unit test(s) did not pass; first: "
@@ -58,14 +59,14 @@ class UnitTestCommands(WorkbenchParts):
         self.unit_last.update({(r.pipeline, r.name): r for r in results})
         return results
 
-    def unit_test_listing(self, ref: PipelineRef) -> list[dict]:
+    def unit_test_listing(self, ref: PipelineRef) -> list[ListedUnitTest]:
         """Each test file of the pipeline with its last outcome in this process (status `not run` before)."""
         listed = []
         for relpath in self.unit_test_files(ref):
             name = Path(relpath).stem
             last = self.unit_last.get((ref.fqn, name))
-            outcome = last.as_dict() if last is not None else UnitResult(ref.fqn, name, "not run").as_dict()
-            listed.append({**outcome, "path": relpath, "ms": last.ms if last is not None else None})
+            listed.append(ListedUnitTest(last or UnitResult(ref.fqn, name, "not run"), relpath,
+                                         last.ms if last is not None else None))
         return listed
 
     def unit_test_files(self, ref: PipelineRef) -> list[str]:
@@ -106,7 +107,7 @@ class UnitTestCommands(WorkbenchParts):
         with self.spark.using(isolated=True) as spark:
             return run_unit_test(spark, self.project, self.storage, self.unit_catalog, pipeline, test)
 
-    def unit_fixture(self, pipeline: str, rows: int | None = None) -> dict:
+    def unit_fixture(self, pipeline: str, rows: int | None = None) -> FixtureWritten:
         """A unit test written from a preview of the pipeline (unit/fixture.py says which rows it keeps):
         `tests/unit/preview.yaml`, or `preview_2.yaml`… when that exists (never overwritten)."""
         ref = self.resolve(pipeline)
@@ -124,8 +125,8 @@ class UnitTestCommands(WorkbenchParts):
         relpath = self.project.rel(path)
         check = self._one_unit_test(loaded, parse_unit_test(path.read_text(encoding="utf-8"), relpath, ref.fqn))
         self.unit_last[(ref.fqn, check.name)] = check
-        return {"path": relpath, "name": check.name, "inputs": {label: len(r) for label, r in given.items()},
-                "output_rows": len(output.unexpected), "test": check.as_dict()}
+        return FixtureWritten(relpath, check.name, {label: len(r) for label, r in given.items()},
+                              len(output.unexpected), check)
 
     def _recorded_inputs(self, ref: PipelineRef, loaded: LoadedPipeline, limit: int) -> tuple[dict, list | None, dict]:
         """(given rows by input, `this` rows when the preview read the table incrementally, vars)."""

@@ -2,13 +2,30 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
+from typing import Any
 
 from ..errors import RatError
 from ..fileio import atomic_write
 from ..project.model import PipelineRef
 from ..project.paths import inside
 from ..project.validate import validate
+from ..store.versions import PublishedVersion
 from .base import WorkbenchParts
+
+
+@dataclass(frozen=True)
+class VersionList:
+    """A pipeline's published versions, oldest first, and the current one (None: never published)."""
+
+    versions: list[PublishedVersion]
+
+    @property
+    def current(self) -> int | None:
+        return self.versions[-1].version if self.versions else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"versions": [v.as_dict() for v in self.versions], "current": self.current}
 
 
 class VersionCommands(WorkbenchParts):
@@ -38,12 +55,11 @@ class VersionCommands(WorkbenchParts):
         version = self._pin(ref, files, message, None)
         return {"version": version.version, "files": version.files}
 
-    def list_versions(self, pipeline: str) -> dict:
+    def list_versions(self, pipeline: str) -> VersionList:
         """What this folder knows (no network: the TUI calls it while browsing; with a bucket,
         colleagues' versions arrive with every check and before publish, rollback and run --published)."""
         ref = self.resolve(pipeline)
-        published = self.versions.published(ref)
-        return {"versions": [v.as_dict() for v in published], "current": published[-1].version if published else None}
+        return VersionList(self.versions.published(ref))
 
     def rollback(self, pipeline: str, version: int | None = None, restore: bool = False) -> dict:
         ref = self.resolve(pipeline)

@@ -45,6 +45,16 @@ if TYPE_CHECKING:
     from ..remote.storage import BucketStorage
 
 from .base import open_storage
+from .browse_results import (
+    Listing,
+    NamespaceOverview,
+    Overview,
+    PipelineOverview,
+    ProblemList,
+    QueryResult,
+    TableOverview,
+    ZoneOverview,
+)
 from .bucket import BucketCommands
 from .console_export import ExportCommands
 from .files import FileCommands
@@ -53,6 +63,7 @@ from .intervals_commands import IntervalCommands
 from .landing_commands import LandingCommands
 from ..background.outside import OutsideChanges
 from .review_commands import ReviewCommands
+from .run_results import RunList, RunResult, SelectionResult
 from .tables import TableCommands
 from .unit_tests import UnitTestCommands
 from .upkeep import UpkeepCommands
@@ -133,16 +144,10 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
                 return drop_leftovers(self.state, self.project, spark, self.spark.ensure_catalog)
 
     # -- browsing -------------------------------------------------------------------
-    def ls(self) -> dict:
-        scan = self.project.scan()
-        return {
-            "namespaces": [
-                {"name": ns.name, "pipelines": [p.fqn for p in ns.pipelines], "zones": [z.name for z in ns.zones]}
-                for ns in scan.namespaces
-            ]
-        }
+    def ls(self) -> Listing:
+        return Listing(self.project.scan())
 
-    def overview(self) -> dict:
+    def overview(self) -> Overview:
         """Everything the project tree shows, in one pass over disk and state (no Spark)."""
         scan = self.project.scan()
         tables = {ref.fqn: ref for ref in self.table_refs()}
@@ -151,28 +156,28 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
             pipelines = []
             for ref in ns.pipelines:
                 last = self.state.runs(ref.fqn, limit=1)
-                pipelines.append({"ref": ref, "last_status": last[0].outcome if last else None,
-                                  "published": self.versions.current(ref) is not None, "drift": self.drift(ref),
-                                  "remote": self.storage.pipeline_state(ref)})
-            zones = [{"name": z.name, "files": len(z.active_files())} for z in ns.zones]
-            ns_tables = []
-            for fqn, ref in tables.items():
-                if ref.namespace == ns.name:
-                    try:
-                        stats = table_stats(load_table(self.project.table_dir(ref), fqn))
-                    except Exception:  # a damaged table still shows, with its name
-                        stats = {"snapshot_id": None, "rows": None}
-                    ns_tables.append({"ref": ref, **stats})
-            namespaces.append({"name": ns.name, "pipelines": pipelines, "zones": zones, "tables": ns_tables})
-        return {"namespaces": namespaces, "problems": [p.sentence() for p in scan.problems if p.is_error]}
+                pipelines.append(PipelineOverview(ref, last[0].outcome if last else None,
+                                                  self.versions.current(ref) is not None, self.drift(ref),
+                                                  self.storage.pipeline_state(ref)))
+            zones = [ZoneOverview(z.name, len(z.active_files())) for z in ns.zones]
+            ns_tables = [self._table_overview(ref) for ref in tables.values() if ref.namespace == ns.name]
+            namespaces.append(NamespaceOverview(ns.name, pipelines, zones, ns_tables))
+        return Overview(namespaces, [p.sentence() for p in scan.problems if p.is_error])
 
-    def validate(self, pipeline: str | None = None) -> dict:
+    def _table_overview(self, ref: PipelineRef) -> TableOverview:
+        try:
+            stats = table_stats(load_table(self.project.table_dir(ref), ref.fqn))
+        except Exception:  # a damaged table still shows, with its name
+            return TableOverview(ref, None, None)
+        return TableOverview(ref, stats["snapshot_id"], stats["rows"])
+
+    def validate(self, pipeline: str | None = None) -> ProblemList:
         only = self.project.find_pipeline(pipeline) if pipeline else None
         problems = validate(self.project, only) + self.automation.problems(only) + freshness_problems(self.project, only)
         problems += self.column_lineage.working_copy_problems(only)
         problems += self.column_lineage.partition_column_problems(only)
         errors = [p for p in problems if p.is_error]
-        result = {"problems": [p.as_dict() for p in problems]}
+        result = ProblemList(problems)
         if errors:
             raise RatError.with_result(f"{len(errors)} problem(s) found; first: {errors[0].sentence()}", result)
         return result
@@ -180,9 +185,9 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
     def resolve(self, text: str) -> PipelineRef:
         return self.project.find_pipeline(text)
 
-    def runs(self, pipeline: str | None = None, limit: int = 20) -> dict:
+    def runs(self, pipeline: str | None = None, limit: int = 20) -> RunList:
         name = PipelineRef.parse(pipeline).fqn if pipeline else None
-        return {"runs": [r.as_dict() for r in self.state.runs(name, limit)]}
+        return RunList(self.state.runs(name, limit))
 
     # -- running --------------------------------------------------------------------
     def submit(self, pipeline: str, full_refresh: bool = False, published: bool = False, trigger: str = "manual",
@@ -214,7 +219,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
         return queued
 
     def run(self, pipeline: str, full_refresh: bool = False, published: bool = False, reload_files: bool = False,
-            review: bool = False) -> dict:
+            review: bool = False) -> RunResult | SelectionResult:
         """One pipeline (result `run`), or a selector `NAME+`, `+NAME`, `+NAME+` (result `runs`).
 
         `reload_files`: load the landing files its load history says it loaded already (one pipeline only).
@@ -224,7 +229,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
                 raise RatError("--reload-files reloads the files of one pipeline; name one, not a selector")
             return self.run_selection(pipeline, full_refresh, published, review=review)
         record = self.submit(pipeline, full_refresh, published, reload_files=reload_files, review=review).wait()
-        result = {"run": self.with_impact(record) if record.status == "awaiting_review" else record.as_dict()}
+        result = RunResult(record, self.impact(record) if record.status == "awaiting_review" else None)
         if record.status not in ("success", "awaiting_review"):
             raise RatError.with_result(f"run {record.run_id} of {record.pipeline} {record.status}: {record.error}", result)
         return result
@@ -232,10 +237,10 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
     def cancel(self, run_id: str) -> bool:
         return self.cancel_selection_of(run_id) or self.runner.cancel(run_id)
 
-    def wait_idle(self, timeout: float | None = None) -> dict:
-        return {"runs": [r.as_dict() for r in self.runner.wait_idle(timeout)]}
+    def wait_idle(self, timeout: float | None = None) -> RunList:
+        return RunList(self.runner.wait_idle(timeout))
 
-    def preview(self, pipeline: str, limit: int = 20) -> dict:
+    def preview(self, pipeline: str, limit: int = 20) -> QueryResult:
         """Phases 1-2 only (config_loading, build_result), checked as a run checks them; writes nothing."""
         ref = self.resolve(pipeline)
         loaded = load_checked(ref, self.project.read_pipeline_files(ref))
@@ -248,10 +253,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
                 note = "; ".join(samples) or (None if rows else watermark_note(ctx))
             finally:
                 ctx.cleanup()
-        result = {"columns": df.columns, "rows": [row_values(r) for r in rows]}
-        if note:
-            result["note"] = note
-        return result
+        return QueryResult(df.columns, [row_values(r) for r in rows], note=note)
 
     def preview_context(self, spark, ref: PipelineRef, config, kind: type[RunContext] = RunContext) -> RunContext:
         """What a run would read, on `spark`, for a build that writes nothing (a preview, a fixture)."""
@@ -262,7 +264,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
                     ensure_catalog=self.spark.ensure_catalog, memory=LoadHistory(self.state), preview=True,
                     interval=preview_interval(config))
 
-    def query(self, sql: str) -> dict:
+    def query(self, sql: str) -> QueryResult:
         for ns in self.project.scan().namespaces:  # a namespace made since start-up is queryable too
             self.spark.ensure_catalog(ns.name)
         with self.spark.using(isolated=True) as spark:
@@ -273,10 +275,7 @@ class Workbench(GraphCommands, TableCommands, LandingCommands, UpkeepCommands, V
                 message, line = summarise(exc)
                 raise RatError(f"SQL error{f' on line {line}' if line else ''}: {message}") from None
             rows = self._collect(df, QUERY_ROW_LIMIT + 1, "query")
-        result = {"columns": df.columns, "rows": [row_values(r) for r in rows[:QUERY_ROW_LIMIT]]}
-        if len(rows) > QUERY_ROW_LIMIT:
-            result["truncated"] = True
-        return result
+        return QueryResult(df.columns, [row_values(r) for r in rows[:QUERY_ROW_LIMIT]], len(rows) > QUERY_ROW_LIMIT)
 
     @staticmethod
     def _collect(df, limit: int, where: str) -> list:

@@ -132,9 +132,9 @@ class IntervalsPane(Vertical):
     def backfill(self, chosen: Range) -> None:
         try:
             result = self.workbench.backfill(chosen.pipeline, chosen.start, chosen.end, BACKFILLS)
-            run = result.get("run")  # none when another run did the range meanwhile
-            self.app.call_from_thread(self.notify, f"Backfill run {run['run_id']} of {chosen.pipeline}: {run['status']}"
-                                      if run else result["note"])
+            run = result.run  # none when another run did the range meanwhile
+            self.app.call_from_thread(self.notify, f"Backfill run {run.run_id} of {chosen.pipeline}: {run.status}"
+                                      if run else result.note or f"nothing to backfill in {chosen.pipeline}")
         except RatError as exc:
             self.app.call_from_thread(self.notify, exc.sentence(), severity="error")
         self.app.call_from_thread(self.load)

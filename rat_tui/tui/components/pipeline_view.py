@@ -20,9 +20,14 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
-from ...core.commands.details import pipeline_detail
+from ...core.commands.browse_results import QueryResult
+from ...core.commands.details import PipelineDetail, pipeline_detail
+from ...core.commands.run_results import RunList
+from ...core.commands.unit_results import ListedUnitTest
 from ...core.commands.version_diff import version_diff
+from ...core.commands.versions import VersionList
 from ...core.events import Event, RunQueued
+from ...core.store.state import RunRecord
 from ..keymap import key_label
 from .automation_pane import AutomationPane
 from .freshness_view import PipelineFreshness
@@ -35,7 +40,6 @@ from .unit_tests_pane import UnitTestsPane
 
 if TYPE_CHECKING:
     from ...core.commands.workbench import Workbench
-    from ...core.store.state import RunRecord
 
 
 RUNS_SHOWN = 20  # the Runs tab's last runs
@@ -44,10 +48,10 @@ RUNS_SHOWN = 20  # the Runs tab's last runs
 class PipelineView(Vertical):
     @dataclass
     class Loaded(Message, bubble=False):
-        detail: dict
-        runs: list[dict]
-        versions: dict
-        unit_tests: list[dict]
+        detail: PipelineDetail
+        runs: RunList
+        versions: VersionList
+        unit_tests: list[ListedUnitTest]
 
     @dataclass
     class DiffLoaded(Message, bubble=False):
@@ -55,18 +59,19 @@ class PipelineView(Vertical):
 
     @dataclass
     class UnitTestsLoaded(Message, bubble=False):
-        tests: list[dict]
+        tests: list[ListedUnitTest]
 
     @dataclass
     class RunEnded(Message, bubble=False):
-        run: dict  # a run of this pipeline as it ended (a held one with its impact)
+        record: RunRecord  # a run of this pipeline as it ended
+        impact: list[str]  # a held one's: what its change of columns breaks downstream
 
     def __init__(self, workbench: Workbench, node: NodeData, live_runs: LiveRuns) -> None:
         super().__init__(id="pipeline-view")
         assert node.ref is not None
         self.workbench, self.node, self.live_runs = workbench, node, live_runs
         self.fqn = node.ref.fqn
-        self.runs: dict[str, dict] = {}  # the Runs tab's, by run id
+        self.runs: dict[str, RunRecord] = {}  # the Runs tab's, by run id
 
     def on_mount(self) -> None:
         self.load()
@@ -94,17 +99,17 @@ class PipelineView(Vertical):
         if app_closing(self.app):
             return
         self.show_source(message.detail)
-        if message.detail["config"].get("partitions") and not self.query("#tab-intervals"):  # partitioned only
+        if message.detail.partitioned and not self.query("#tab-intervals"):
             self.query_one(TabbedContent).add_pane(TabPane("Intervals", IntervalsPane(self.workbench, self.fqn),
                                                            id="tab-intervals"))
         self.show_runs(message.runs)
         self.show_versions(message.versions)
         self.query_one(UnitTestsPane).show(message.unit_tests)
         state = self.live_runs.shown(self.fqn, message.runs)
-        previous = [r for r in message.runs if state is None or r["run_id"] != state.run_id][:10]
-        self.query_one(RunView).show(state, [r for r in previous if r["status"] == "success"])
-        if message.versions["versions"]:
-            self.load_version_diff(message.versions["current"])
+        previous = [r for r in message.runs.runs if state is None or r.run_id != state.run_id][:10]
+        self.query_one(RunView).show(state, [r for r in previous if r.status == "success"])
+        if message.versions.current is not None:
+            self.load_version_diff(message.versions.current)
 
     def run_event(self, event: Event, state: RunState | None) -> None:
         """A run event (the app has applied it to `state`): a run of this pipeline queued shows live."""
@@ -121,21 +126,23 @@ class PipelineView(Vertical):
         if record.status == "awaiting_review":
             self.load_impact(record)
         else:
-            self._run_ended(self.RunEnded(record.as_dict()))
+            self._run_ended(self.RunEnded(record, []))
 
     @work(thread=True, group="run-impact")
     def load_impact(self, record: RunRecord) -> None:
-        post_loaded(self, f"impact of run {record.run_id}", lambda: self.RunEnded(self.workbench.with_impact(record)))
+        post_loaded(self, f"impact of run {record.run_id}",
+                    lambda: self.RunEnded(record, self.workbench.impact(record)))
 
     @on(RunEnded)
     def _run_ended(self, message: RunEnded) -> None:
         if app_closing(self.app):
             return
-        run = message.run
-        self.show_runs([run, *(r for r in self.runs.values() if r["run_id"] != run["run_id"])][:RUNS_SHOWN])
+        record, impact = message.record, message.impact
+        older = [r for r in self.runs.values() if r.run_id != record.run_id]
+        self.show_runs(RunList([record, *older][:RUNS_SHOWN], {record.run_id: impact} if impact else {}))
         view = self.query_one(RunView)
-        if view.state is None or view.state.run_id == run["run_id"]:  # not when a newer run shows live
-            view.show(RunState.from_record(run), view.previous)
+        if view.state is None or view.state.run_id == record.run_id:  # not when a newer run shows live
+            view.show(RunState.from_record(record, impact), view.previous)
 
     def show_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
@@ -167,36 +174,36 @@ class PipelineView(Vertical):
             with TabPane("Tests", id="tab-tests"):
                 yield UnitTestsPane()
 
-    def show_source(self, detail: dict) -> None:
+    def show_source(self, detail: PipelineDetail) -> None:
         config = Table(title="Effective config", title_justify="left", box=None, header_style="bold")
         for column in ("key", "value", "from"):
             config.add_column(column)
-        for key, value in detail["config"].items():
-            source = detail["sources"].get(key, "default")
+        for key, value in detail.config.items():
+            source = detail.sources.get(key, "default")
             shown = ", ".join(value) if isinstance(value, list) else "—" if value is None else str(value)
             config.add_row(key, shown, Text(source, style={"annotation": "cyan", "config.yaml": "magenta"}.get(source, "grey50")))
         tests = Table(title="Quality tests", title_justify="left", box=None, header_style="bold")
         for column in ("test", "severity", "description"):
             tests.add_column(column)
-        for test in detail["tests"]:
-            tests.add_row(test["name"], Text(test["severity"], style="red" if test["severity"] == "error" else "yellow"),
-                          test["description"])
-        header = Text.assemble((detail["fqn"], "bold"), "  ", (detail["description"], "italic grey70"))
-        problems = Text("\n".join(detail["problems"]), style="red") if detail["problems"] else Text("")
-        source = Syntax(detail["source"], "sql" if detail["kind"] == "sql" else "python", line_numbers=True,
+        for test in detail.tests:
+            tests.add_row(test.name, Text(test.severity, style="red" if test.severity == "error" else "yellow"),
+                          test.description)
+        header = Text.assemble((detail.fqn, "bold"), "  ", (detail.description, "italic grey70"))
+        problems = Text("\n".join(detail.problems), style="red") if detail.problems else Text("")
+        source = Syntax(detail.source, "sql" if detail.kind == "sql" else "python", line_numbers=True,
                         theme="ansi_dark", word_wrap=True)
         self.query_one("#pipeline-source", Static).update(Group(header, problems, source, Text(""), config, Text(""), tests))
 
-    def show_runs(self, runs: list[dict]) -> None:
-        self.runs = {run["run_id"]: run for run in runs}
+    def show_runs(self, runs: RunList) -> None:
+        self.runs = {run.run_id: run for run in runs.runs}
         table = self.query_one("#runs-table", DataTable)
         table.clear(columns=True)
         table.add_columns("run", "status", "started (UTC)", "version", "trigger", "rows", "total")
-        for run in runs:
-            table.add_row(run["run_id"], run["status"], utc_time(run["started_at"], seconds=True), run["version"],
-                          run["trigger"], f"{run['rows_written']:,}", run_total(run["started_at"], run["finished_at"]),
-                          key=run["run_id"])
-        self.show_run_error(runs[0]["run_id"] if runs else None)
+        for run in runs.runs:
+            table.add_row(run.run_id, run.status, utc_time(run.started_at, seconds=True), run.version,
+                          run.trigger, f"{run.rows_written:,}", run_total(run.started_at, run.finished_at),
+                          key=run.run_id)
+        self.show_run_error(runs.runs[0].run_id if runs.runs else None)
 
     @on(DataTable.RowHighlighted, "#runs-table")
     def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -206,22 +213,22 @@ class PipelineView(Vertical):
         """The highlighted run's whole error, or its notes, wrapped under the table (a column would cut them)."""
         run = self.runs.get(run_id or "")
         error = self.query_one("#run-error", Static)
-        notes = run.get("notes", []) if run else []
-        if run and run["error"]:
-            error.update(Text.assemble((f"Run {run_id}: ", "bold"), (run["error"], "red")))
+        notes = run.notes if run else []
+        if run and run.error:
+            error.update(Text.assemble((f"Run {run_id}: ", "bold"), (run.error, "red")))
         else:
             error.update(Text("\n").join([Text(f"Run {run_id}:", style="bold"), *map(note_line, notes)]) if notes else "")
-        error.display = bool(run and (run["error"] or notes))
+        error.display = bool(run and (run.error or notes))
 
-    def show_versions(self, versions: dict) -> None:
+    def show_versions(self, versions: VersionList) -> None:
         table = self.query_one("#versions-table", DataTable)
         table.clear(columns=True)
         table.add_columns("", "version", "message", "published", "pinned from")
-        for v in reversed(versions["versions"]):
-            stamp = utc_time(v["published_at"])
-            current = "▶" if v["version"] == versions["current"] else ""
-            table.add_row(current, str(v["version"]), v["message"], stamp, str(v["pinned_from"] or ""), key=str(v["version"]))
-        if not versions["versions"]:
+        for v in reversed(versions.versions):
+            current = "▶" if v.version == versions.current else ""
+            table.add_row(current, str(v.version), v.message, utc_time(v.published_at), str(v.pinned_from or ""),
+                          key=str(v.version))
+        if not versions.versions:
             self.query_one("#version-diff", Static).update(Text("Not published yet. Press P to publish.", style="grey50"))
 
     @on(DataTable.RowHighlighted, "#versions-table")
@@ -248,14 +255,14 @@ class PipelineView(Vertical):
         key = selected_key(self.query_one("#versions-table", DataTable))
         return int(key) if key is not None else None
 
-    def show_preview(self, result: dict) -> None:
+    def show_preview(self, result: QueryResult) -> None:
         key = next((key_label(k.key) for k in getattr(self.app, "keymap", []) if k.id == "unit_fixture"), "U")
         hint = Text(f"{key} writes a unit test from this preview (tests/unit/preview.yaml).", style="grey50")
-        note = Text(result["note"] + "\n", style="yellow") if "note" in result else Text("")
+        note = Text(result.note + "\n", style="yellow") if result.note else Text("")
         shown = self.query_one("#preview-note", Static)
         shown.update(note + hint)
         shown.display = True
-        show_rows(self.query_one("#preview-table", DataTable), result["columns"], result["rows"])
+        show_rows(self.query_one("#preview-table", DataTable), result.columns, result.rows)
 
 
 def utc_time(at: float | None, seconds: bool = False) -> str:
@@ -263,10 +270,9 @@ def utc_time(at: float | None, seconds: bool = False) -> str:
         "%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
 
 
-def runs_with_impact(wb: Workbench, fqn: str) -> list[dict]:
+def runs_with_impact(wb: Workbench, fqn: str) -> RunList:
     """The pipeline's last runs, newest first; a newest one awaiting review with what it breaks downstream."""
-    runs = wb.runs(fqn, limit=RUNS_SHOWN)["runs"]
-    held = wb.state.get_run(runs[0]["run_id"]) if runs and runs[0]["status"] == "awaiting_review" else None
-    if held is not None:
-        runs[0] = wb.with_impact(held)
-    return runs
+    runs = wb.runs(fqn, limit=RUNS_SHOWN).runs
+    newest = runs[0] if runs else None
+    held = newest is not None and newest.status == "awaiting_review"
+    return RunList(runs, {newest.run_id: wb.impact(newest)} if held else {})

@@ -15,6 +15,7 @@ from textual import work
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from ...core.commands.browse_results import NamespaceOverview, Overview, PipelineOverview
 from ...core.project.graph import ZONE_LAYER, zone_node
 from ...core.project.model import PipelineRef, active_landing_files
 from ...core.project.names import LAYERS
@@ -102,7 +103,7 @@ class ProjectTree(Tree[NodeData]):
         self.show_root = False
         self.guide_depth = 2
         self.live: dict[str, tuple[str, float]] = {}  # fqn -> (status, event time) from run events
-        self._pipes: dict[str, dict] = {}  # fqn -> the overview's entry, to redraw a label on an event
+        self._pipes: dict[str, PipelineOverview] = {}  # fqn -> the overview's entry, to redraw a label on an event
         self._read_at = 0.0  # when the overview shown was read
         self.freshness: dict[str, str] = {}  # fqn -> fresh | warn | error | never, from its own worker
 
@@ -114,7 +115,7 @@ class ProjectTree(Tree[NodeData]):
         node = self.cursor_node
         return node.data if node is not None else None
 
-    def load(self, overview: dict, read_at: float) -> None:
+    def load(self, overview: Overview, read_at: float) -> None:
         """Bring the tree in line with a Workbench.overview() read at `read_at` (time.time()). An overview
         read before the one shown (a slow refresh overtaken by a newer one) would bring back old marks."""
         if read_at < self._read_at:
@@ -123,8 +124,8 @@ class ProjectTree(Tree[NodeData]):
         for fqn, (_, at) in list(self.live.items()):
             if at < read_at:  # the state the overview read already holds this event's status
                 del self.live[fqn]
-        self._pipes = {p["ref"].fqn: p for ns in overview["namespaces"] for p in ns["pipelines"]}
-        self._reconcile(self.root, [self._namespace(ns) for ns in overview["namespaces"]])
+        self._pipes = {p.ref.fqn: p for ns in overview.namespaces for p in ns.pipelines}
+        self._reconcile(self.root, [self._namespace(ns) for ns in overview.namespaces])
         self.load_freshness()
 
     @work(thread=True, exclusive=True, group="tree-freshness")
@@ -198,25 +199,26 @@ class ProjectTree(Tree[NodeData]):
         return False
 
     def _pipeline_label(self, ref: PipelineRef) -> Text:
-        pipe = self._pipes.get(ref.fqn, {})
-        status = self.live[ref.fqn][0] if ref.fqn in self.live else pipe.get("last_status")
-        return pipeline_label(ref, status, bool(pipe.get("drift")), pipe.get("remote"), self.freshness.get(ref.fqn))
+        pipe = self._pipes.get(ref.fqn)
+        status = self.live[ref.fqn][0] if ref.fqn in self.live else pipe.last_status if pipe else None
+        return pipeline_label(ref, status, bool(pipe and pipe.drift), pipe.remote if pipe else None,
+                              self.freshness.get(ref.fqn))
 
-    def _namespace(self, ns: dict) -> Spec:
-        name = ns["name"]
+    def _namespace(self, ns: NamespaceOverview) -> Spec:
+        name = ns.name
         children = []
         for layer in LAYERS:
-            pipes = [p["ref"] for p in ns["pipelines"] if p["ref"].layer == layer]
+            pipes = [p.ref for p in ns.pipelines if p.ref.layer == layer]
             if pipes:
                 children.append(Spec(NodeData("layer", name, layer), Text(layer, style="italic"), [
                     Spec(NodeData("pipeline", ref.namespace, ref.name, ref), self._pipeline_label(ref)) for ref in pipes]))
-        if ns["zones"]:
+        if ns.zones:
             children.append(Spec(NodeData("group", name, "landing"), Text("landing", style="italic"), [
-                Spec(NodeData("zone", name, z["name"]), zone_label(z["name"], z["files"])) for z in ns["zones"]]))
-        if ns["tables"]:
+                Spec(NodeData("zone", name, z.name), zone_label(z.name, z.files)) for z in ns.zones]))
+        if ns.tables:
             children.append(Spec(NodeData("group", name, "tables"), Text("tables", style="italic"), [
-                Spec(NodeData("table", t["ref"].namespace, t["ref"].name, t["ref"]), table_label(t["ref"], t["snapshot_id"]))
-                for t in ns["tables"]], expand=False))
+                Spec(NodeData("table", t.ref.namespace, t.ref.name, t.ref), table_label(t.ref, t.snapshot_id))
+                for t in ns.tables], expand=False))
         return Spec(NodeData("namespace", name), Text(name, style="bold"), children)
 
     def _reconcile(self, parent: TreeNode[NodeData], specs: list[Spec]) -> None:

@@ -20,6 +20,9 @@ from ...core.events import (
     RunStarted,
 )
 from ...core.run.phases import PHASES
+from ...core.commands.run_results import RunList
+from ...core.notes import RunNote
+from ...core.store.state import QualityOutcome, RunRecord
 from .diff_view import diff_view
 
 QUALITY_STYLE = {"passed": "green", "warned": "yellow", "failed": "red", "error": "red"}
@@ -45,24 +48,24 @@ class RunState:
     error: str | None = None
     note: str | None = None  # "nothing new in …": it succeeded and wrote nothing
     phases: dict[str, PhaseState] = field(default_factory=lambda: {p: PhaseState() for p in PHASES})
-    quality: list[dict] = field(default_factory=list)
+    quality: list[QualityOutcome] = field(default_factory=list)
     diff: dict | None = None  # the run's diff against main (review mode, diff gates)
-    notes: list[dict] = field(default_factory=list)  # {kind, file, line, text, phase}: what the run did to the data
+    notes: list[RunNote] = field(default_factory=list)  # what the run did to the data, each under its phase
     impact: list[str] = field(default_factory=list)  # a held run's: what its change of columns breaks downstream
 
     @classmethod
-    def from_record(cls, record: dict) -> "RunState":
-        state = cls(record["run_id"], record["pipeline"], record["status"], record["started_at"],
-                    record["finished_at"], record["error"], record.get("note") if record["status"] == "success" else None)
-        for name, ms in record["phases"].items():
-            state.phases[name] = PhaseState("done", ms=ms, rows=record["phase_rows"].get(name))
-        if record["status"] in ("failed", "cancelled") and record["phases"]:
-            last = state.phases[list(record["phases"])[-1]]
-            last.status, last.message = record["status"], record["error"] or ""
-        state.quality = record["quality"]
-        state.diff = record.get("diff")
-        state.notes = record.get("notes", [])
-        state.impact = record.get("impact", [])
+    def from_record(cls, record: RunRecord, impact: list[str] | None = None) -> "RunState":
+        state = cls(record.run_id, record.pipeline, record.status, record.started_at, record.finished_at, record.error,
+                    record.landing.get("note") if record.status == "success" else None)
+        for name, ms in record.phases.items():
+            state.phases[name] = PhaseState("done", ms=ms, rows=record.phase_rows.get(name))
+        if record.status in ("failed", "cancelled") and record.phases:
+            last = state.phases[list(record.phases)[-1]]
+            last.status, last.message = record.status, record.error or ""
+        state.quality = list(record.quality)
+        state.diff = record.review.get("diff")
+        state.notes = list(record.notes)
+        state.impact = impact or []
         return state
 
     def apply(self, event: Event) -> None:
@@ -77,8 +80,7 @@ class RunState:
         elif isinstance(event, PhaseProgress) and self.phases[event.phase].status == "running":
             self.phases[event.phase].tasks = (event.tasks_done, event.tasks_total)
         elif isinstance(event, QualityResultEvent):
-            self.quality.append({"name": event.name, "severity": event.severity, "status": event.status,
-                                 "violations": event.violations, "ms": event.ms, "sample": [], "error": None})
+            self.quality.append(QualityOutcome(event.name, event.severity, event.status, event.violations, event.ms))
         elif isinstance(event, RunFinished):
             self.status, self.finished, self.error, self.note = event.status, event.at, event.error, event.note
 
@@ -108,12 +110,13 @@ class LiveRuns:
         live = self.states.get(self.latest.get(fqn, ""))
         return live is not None and live.status in ("queued", "running")
 
-    def shown(self, fqn: str, runs: list[dict]) -> RunState | None:
+    def shown(self, fqn: str, runs: RunList) -> RunState | None:
         """The run the Run tab shows: the latest live one, else the newest stored (`runs`, newest first)."""
-        run_id = self.latest.get(fqn) or (runs[0]["run_id"] if runs else None)
+        newest = runs.runs[0] if runs.runs else None
+        run_id = self.latest.get(fqn) or (newest.run_id if newest else None)
         state = self.states.get(run_id) if run_id else None
-        if state is None and runs:
-            state = RunState.from_record(runs[0])
+        if state is None and newest is not None:
+            state = RunState.from_record(newest, runs.impact.get(newest.run_id))
         return state
 
 
@@ -138,10 +141,10 @@ def task_bar(done: int, total: int, width: int = 8) -> str:
     return f"▕{cells.ljust(width)}▏ {done}/{total} tasks"
 
 
-def note_line(note: dict) -> Text:
+def note_line(note: RunNote) -> Text:
     """One of a run's notes under its phase: `◉ quarantined: 2 row(s) of … set aside in …`."""
-    where = f" (line {note['line']})" if note.get("line") and f"line {note['line']}" not in note["text"] else ""
-    return Text.assemble(("◉ ", "green"), (f"{note['kind']}: ", "bold"), note["text"] + where)
+    where = f" (line {note.line})" if note.line and f"line {note.line}" not in note.text else ""
+    return Text.assemble(("◉ ", "green"), (f"{note.kind}: ", "bold"), note.text + where)
 
 
 class RunView(Static):
@@ -150,9 +153,9 @@ class RunView(Static):
     def __init__(self) -> None:
         super().__init__(id="run-view")
         self.state: RunState | None = None
-        self.previous: list[dict] = []
+        self.previous: list[RunRecord] = []
 
-    def show(self, state: RunState | None, previous: list[dict]) -> None:
+    def show(self, state: RunState | None, previous: list[RunRecord]) -> None:
         self.state, self.previous = state, previous
         self.refresh_view()
 
@@ -208,7 +211,7 @@ class RunView(Static):
                 note = Text(task_bar(*phase.tasks), style="cyan")
             table.add_row(Text(mark, style=style), Text(name, style=style if phase.status != "pending" else "grey50"),
                           elapsed, "" if phase.rows is None else f"{phase.rows:,}", note)
-            for run_note in (n for n in self.state.notes if n["phase"] == name):
+            for run_note in (n for n in self.state.notes if n.phase == name):
                 table.add_row("", "", "", "", note_line(run_note))
         return table
 
@@ -221,9 +224,9 @@ class RunView(Static):
             table.add_column(column)
         table.add_column("sample / error", overflow="fold")
         for q in self.state.quality:
-            detail = q.get("error") or "; ".join(str(r) for r in q.get("sample", [])[:3])
-            table.add_row(q["name"], q["severity"], Text(q["status"], style=QUALITY_STYLE.get(q["status"], "")),
-                          str(q["violations"]), detail)
+            detail = q.error or "; ".join(str(r) for r in q.sample[:3])
+            table.add_row(q.name, q.severity, Text(q.status, style=QUALITY_STYLE.get(q.status, "")), str(q.violations),
+                          detail)
         return table
 
     def _chart(self) -> Table | Text:
@@ -234,7 +237,7 @@ class RunView(Static):
             return Text("")
         earlier: dict[str, list[int]] = {}
         for run in self.previous:
-            for name, ms in run["phases"].items():
+            for name, ms in run.phases.items():
                 earlier.setdefault(name, []).append(ms)
         typical = {n: sorted(v)[len(v) // 2] for n, v in earlier.items()}
         scale = max([*durations.values(), *typical.values(), 1])

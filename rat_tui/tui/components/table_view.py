@@ -19,7 +19,9 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
+from ...core.commands.table_results import TableHistory, TablePreview
 from ...core.failures import failure_sentence
+from ...core.lake.history import HistoryEntry
 from ...core.lineage.model import ColumnRef
 from ...core.text import count
 from ..messages import ActionDone, ActionFailed
@@ -34,20 +36,20 @@ if TYPE_CHECKING:
     from ...core.commands.workbench import Workbench
 
 
-def what_it_was(entry: dict) -> str:
+def what_it_was(entry: HistoryEntry) -> str:
     """A run's strategy (older runs did not record it), else the entry's kind: compaction, rollback, …"""
-    return (entry["strategy"] or "run") if entry["kind"] == "run" else entry["kind"]
+    return (entry.strategy or "run") if entry.kind == "run" else entry.kind
 
 
 class TableView(Vertical):
     @dataclass
     class Loaded(Message, bubble=False):
-        snapshots: dict
+        history: TableHistory
         schema: str
 
     @dataclass
     class PreviewLoaded(Message, bubble=False):
-        result: dict
+        result: TablePreview
 
     @dataclass
     class DiffLoaded(Message, bubble=False):
@@ -59,7 +61,7 @@ class TableView(Vertical):
         assert node.ref is not None
         self.workbench, self.node = workbench, node
         self.fqn = node.ref.fqn
-        self.entries: list[dict] = []  # the history, oldest first; a row's key is its index here
+        self.entries: list[HistoryEntry] = []  # the history, oldest first; a row's key is its index here
 
     def on_mount(self) -> None:
         self.load()
@@ -73,7 +75,7 @@ class TableView(Vertical):
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
         if not app_closing(self.app):
-            self.show_snapshots(message.snapshots, message.schema)
+            self.show_snapshots(message.history, message.schema)
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self.fqn, style="bold"), id="table-title")
@@ -81,39 +83,38 @@ class TableView(Vertical):
         yield Static(id="table-detail")
         yield DataTable(id="snapshot-preview")
 
-    def show_snapshots(self, data: dict, schema: str) -> None:
+    def show_snapshots(self, history: TableHistory, schema: str) -> None:
         self.query_one("#table-title", Static).update(Text.assemble((self.fqn, "bold"), ("  " + schema, "grey70")))
         table = self.query_one("#snapshots-table", DataTable)
         table.clear(columns=True)
         table.add_columns("", "run", "committed (UTC)", "what", "added", "updated", "deleted", "rows", "snapshot")
-        self.entries = data["snapshots"]
+        self.entries = history.entries
         current = 0
         for row, index in enumerate(reversed(range(len(self.entries)))):
             entry = self.entries[index]
-            current = row if entry["is_current"] else current
-            style = "" if entry["on_main"] else "grey50"  # rolled back past: still there to roll forward to
-            cells = ["▶" if entry["is_current"] else "", entry["run_id"] or "", entry["committed_at"][:19],
-                     what_it_was(entry),
-                     f"{entry['added_rows']:,}", f"{entry['updated_rows']:,}", f"{entry['deleted_rows']:,}",
-                     f"{entry['total_rows']:,}", str(entry["snapshot_id"])]
+            current = row if entry.is_current else current
+            style = "" if entry.on_main else "grey50"  # rolled back past: still there to roll forward to
+            cells = ["▶" if entry.is_current else "", entry.run_id or "", entry.committed_at[:19], what_it_was(entry),
+                     f"{entry.added_rows:,}", f"{entry.updated_rows:,}", f"{entry.deleted_rows:,}",
+                     f"{entry.total_rows:,}", str(entry.snapshot_id)]
             table.add_row(*(Text(cell, style=style) for cell in cells), key=str(index))
         if self.entries:
             table.move_cursor(row=current)  # the preview shows main, also after a rollback
 
-    def selected_entry(self) -> dict | None:
+    def selected_entry(self) -> HistoryEntry | None:
         key = selected_key(self.query_one("#snapshots-table", DataTable))
         return self.entries[int(key)] if key is not None else None
 
     def selected_snapshot(self) -> int | None:
         """The selected entry's head: main after it."""
         entry = self.selected_entry()
-        return entry["snapshot_id"] if entry is not None else None
+        return entry.snapshot_id if entry is not None else None
 
     @on(DataTable.RowHighlighted, "#snapshots-table")
     def _snapshot_highlighted(self, event: DataTable.RowHighlighted) -> None:
         entry = event_row_key(event)
         if entry is not None:
-            self.load_preview(self.entries[int(entry)]["snapshot_id"])
+            self.load_preview(self.entries[int(entry)].snapshot_id)
 
     @work(thread=True, group="actions")
     def load_preview(self, snapshot_id: int) -> None:
@@ -129,9 +130,8 @@ class TableView(Vertical):
         if app_closing(self.app):
             return
         result = message.result
-        self.query_one("#table-detail", Static).update(
-            Text(f"Preview at snapshot {result['snapshot_id']}", style="grey70"))
-        show_rows(self.query_one("#snapshot-preview", DataTable), result["columns"], result["rows"])
+        self.query_one("#table-detail", Static).update(Text(f"Preview at snapshot {result.snapshot_id}", style="grey70"))
+        show_rows(self.query_one("#snapshot-preview", DataTable), result.columns, result.rows)
 
     @on(DataTable.CellSelected, "#snapshot-preview")
     def _column_chosen(self, event: DataTable.CellSelected) -> None:
@@ -139,10 +139,10 @@ class TableView(Vertical):
         self.app.push_screen(ColumnLineageScreen(self.workbench, ColumnRef(self.fqn, column)))
 
     @work(thread=True, group="actions")
-    def diff(self, entry: dict) -> None:
+    def diff(self, entry: HistoryEntry) -> None:
         """`d`: main before the entry (its base) against main after it (its head)."""
-        old, new = entry["base_snapshot_id"], entry["snapshot_id"]
-        what = f"run {entry['run_id']}" if entry["kind"] == "run" else entry["kind"]  # run abc123 / compaction
+        old, new = entry.base_snapshot_id, entry.snapshot_id
+        what = f"run {entry.run_id}" if entry.kind == "run" else entry.kind  # run abc123 / compaction
         try:
             diff = self.workbench.diff_snapshots(self.fqn, old, new)
         except Exception as exc:

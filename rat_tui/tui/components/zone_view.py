@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.widgets import DataTable, ProgressBar, Static
 
 from ...core.text import count
+from ...core.commands.browse_results import FileSample
 from ...core.commands.details import zone_files
 from ...core.project.pipeline_source import zone_readers
 from ...core.failures import failure_sentence
@@ -39,7 +40,7 @@ class ZoneView(Vertical):
 
     @dataclass
     class FilePreviewed(Message, bubble=False):
-        result: dict
+        result: FileSample
 
     def __init__(self, workbench: Workbench, node: NodeData) -> None:
         super().__init__(id="zone-view")
@@ -130,4 +131,4 @@ class ZoneView(Vertical):
     def _file_previewed(self, message: FilePreviewed) -> None:
         if not app_closing(self.app):
             result = message.result
-            show_rows(self.query_one("#zone-preview", DataTable), result["columns"], result["rows"])
+            show_rows(self.query_one("#zone-preview", DataTable), result.columns, result.rows)

@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
+from ...core.commands.run_results import SelectionResult
 from ...core.failures import failure_sentence
 from ...core.errors import RatError
 from ...core.project.graph import ProjectGraph, zone_node
 from ...core.run.selection import Selector
+from ...core.store.state import RunRecord
 from ..components.lineage_view import LineageView
 from ..components.modals import Confirm
 from ..components.project_tree import NodeData
@@ -48,14 +50,14 @@ class GraphKeys(KeyGroup):
             app.call_from_thread(app.show_selection, title, names, opened_on)
             result = wb.rebuild_stale(names) if rebuild else wb.run_pipelines(names, full_refresh, review=review)
         except RatError as exc:
-            if not exc.result.get("runs"):
+            if not isinstance(exc.result, SelectionResult) or not exc.result.runs:
                 app.post_message(ActionFailed(f"run {title}", exc.sentence()))
                 return
             result = exc.result
         except Exception as exc:
             app.post_message(ActionFailed(f"run {title}", failure_sentence(f"run {title}", exc)))
             return
-        app.post_message(ran_message(title, result["runs"]))
+        app.post_message(ran_message(title, result.runs))
 
     def lineage(self) -> None:
         data = self.target("lineage")
@@ -85,8 +87,8 @@ class GraphKeys(KeyGroup):
             rebuild=True))
 
 
-def ran_message(title: str, runs: list[dict]) -> ActionDone | ActionFailed:
+def ran_message(title: str, runs: list[RunRecord]) -> ActionDone | ActionFailed:
     """How a selection went, as the outcome the app shows (a failure when any run did not succeed)."""
     sentence = ran(title, runs)
-    failed = any(r["status"] != "success" for r in runs)
+    failed = any(r.status != "success" for r in runs)
     return ActionFailed(f"run {title}", sentence) if failed else ActionDone("run selection", sentence)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from ...core.commands.browse_results import QueryResult
 from ..components.modals import AskText, Confirm
 from ..components.pipeline_view import PipelineView
 from ..components.unit_tests_pane import UnitTestsPane
@@ -50,7 +51,7 @@ class PipelineKeys(KeyGroup):
             self.app.jobs.run("preview", partial(self.app.workbench.preview, fqn, 50),
                               lambda result: rows_shown(f"{fqn}: preview", result), toast=False, then=self._previewed)
 
-    def _previewed(self, result: dict) -> None:
+    def _previewed(self, result: QueryResult) -> None:
         view = self.app.detail.current(PipelineView)
         if view is not None:
             view.show_preview(result)
@@ -108,7 +109,7 @@ class PipelineKeys(KeyGroup):
         fqn = self.target_pipeline("rollback")
         if fqn is None:
             return
-        current = app.workbench.list_versions(fqn)["current"]
+        current = app.workbench.list_versions(fqn).current
         if current is None:
             app.notify(f"{fqn} has no published version yet.", severity="warning")
             return

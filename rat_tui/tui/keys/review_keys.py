@@ -37,7 +37,7 @@ class ReviewKeys(KeyGroup):
             app.notify(f"No run of {fqn} is awaiting review.", severity="warning")
             return
         app.jobs.run("approve", partial(app.workbench.approve, run_id),
-                     lambda result: f"{fqn}: run {run_id} approved; main is now snapshot {result['run']['snapshot_id']}.",
+                     lambda result: f"{fqn}: run {run_id} approved; main is now snapshot {result.run.snapshot_id}.",
                      reload=True)
 
     def reject(self) -> bool:

@@ -30,21 +30,21 @@ class TableKeys(KeyGroup):
         entry = view.selected_entry() if view is not None else None
         if view is None or entry is None:
             return
-        fqn, snapshot = view.fqn, entry["snapshot_id"]
-        after = f" (main after run {entry['run_id']})" if entry["kind"] == "run" else ""
+        fqn, snapshot = view.fqn, entry.snapshot_id
+        after = f" (main after run {entry.run_id})" if entry.kind == "run" else ""
         app.push_screen(
             Confirm(f"Point main of {fqn} at snapshot {snapshot}{after}?",
                     "Later runs stay in history until purged, so this can be undone."),
             lambda ok: ok and app.jobs.run("rollback table", partial(app.workbench.rollback_table, fqn, snapshot),
                                            f"{fqn}: main is now snapshot {snapshot}.", reload=True,
-                                           then=lambda result: self.graph.offer_rebuild(result["stale_downstream"])))
+                                           then=lambda result: self.graph.offer_rebuild(result.stale_downstream)))
 
     def diff(self) -> None:
         view = self._view("diff")
         entry = view.selected_entry() if view is not None else None
         if view is None or entry is None:
             return
-        if entry["kind"] == "create":
+        if entry.kind == "create":
             self.app.notify("d diffs a run with main before it; this entry is the table's creation (no rows).",
                             severity="warning")
             return

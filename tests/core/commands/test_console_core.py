@@ -46,7 +46,7 @@ def test_query_returns_rows_and_truncates_at_the_limit(scratch: Scratch):
 
 def test_time_travel_by_snapshot_id(scratch: Scratch):
     fqn = numbers(scratch, 10)
-    first = scratch.wb.snapshots(fqn)["snapshots"][-1]["snapshot_id"]
+    first = scratch.wb.snapshots(fqn).as_dict()["snapshots"][-1]["snapshot_id"]
     assert scratch.wb.console_query(f"SELECT count(*) AS n FROM {fqn}", 10, "g").table.to_pylist() == [{"n": 10}]
     numbers(scratch, 20)
     # The console's session is kept between statements: it still reads the commit made since.
@@ -57,11 +57,11 @@ def test_time_travel_by_snapshot_id(scratch: Scratch):
 
 def test_time_travel_by_timestamp_between_two_snapshots(scratch: Scratch):
     fqn = numbers(scratch, 10)
-    old = next(s for s in scratch.wb.snapshots(fqn)["snapshots"] if s["is_current"])
+    old = next(s for s in scratch.wb.snapshots(fqn).as_dict()["snapshots"] if s["is_current"])
     numbers(scratch, 20)
     # The instant halfway to the next commit (a refresh may commit more than one snapshot).
     at = datetime.fromisoformat(old["committed_at"])
-    after = min(t for t in (datetime.fromisoformat(s["committed_at"]) for s in scratch.wb.snapshots(fqn)["snapshots"])
+    after = min(t for t in (datetime.fromisoformat(s["committed_at"]) for s in scratch.wb.snapshots(fqn).as_dict()["snapshots"])
                 if t > at)
     between = at + (after - at) / 2
     sql = f"SELECT count(*) AS n, max(id) AS top FROM {fqn} TIMESTAMP AS OF '{between:%Y-%m-%d %H:%M:%S.%f}'"

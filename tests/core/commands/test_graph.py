@@ -31,7 +31,7 @@ def test_lineage_of_the_project_and_of_one_pipeline(scratch: Scratch):
 
 def test_build_runs_everything_in_order_and_records_what_each_run_read(scratch: Scratch):
     n = jaffle(scratch)
-    runs = scratch.wb.build([scratch.ns])["runs"]
+    runs = scratch.wb.build([scratch.ns]).as_dict()["runs"]
     order = [r["pipeline"] for r in runs]
     assert sorted(order) == sorted(n.values()) and all(r["status"] == "success" for r in runs)
     for target, sources in scratch.wb.graph().upstream.items():
@@ -43,16 +43,16 @@ def test_build_runs_everything_in_order_and_records_what_each_run_read(scratch: 
     gold = next(r for r in runs if r["pipeline"] == n["gold_orders"])
     assert gold["inputs"] == {n["stg_orders"]: scratch.refs(n["stg_orders"])["main"],
                               n["stg_payments"]: scratch.refs(n["stg_payments"])["main"]}
-    current = [s for s in scratch.wb.snapshots(n["gold_orders"])["snapshots"] if s["is_current"]][0]
+    current = [s for s in scratch.wb.snapshots(n["gold_orders"]).as_dict()["snapshots"] if s["is_current"]][0]
     assert current["run_id"] == gold["run_id"] and current["inputs"] == gold["inputs"]
-    assert scratch.wb.runs(n["gold_orders"], limit=1)["runs"][0]["inputs"] == gold["inputs"]
+    assert scratch.wb.runs(n["gold_orders"], limit=1).as_dict()["runs"][0]["inputs"] == gold["inputs"]
 
 
 def test_a_failing_gate_skips_exactly_its_downstream_and_a_fix_reruns_the_right_set(scratch: Scratch):
     n = jaffle(scratch, failing_gate=True)
     with pytest.raises(RatError) as failed:
         scratch.wb.build([scratch.ns])
-    status = {r["pipeline"]: r for r in failed.value.result["runs"]}
+    status = {r["pipeline"]: r for r in failed.value.result.as_dict()["runs"]}
     assert {name: r["status"] for name, r in status.items()} == {
         n["customers"]: "success", n["orders"]: "success", n["payments"]: "success",
         n["stg_customers"]: "success", n["stg_orders"]: "failed", n["stg_payments"]: "success",
@@ -77,7 +77,7 @@ def test_cross_namespace_refs_and_cycles(scratch: Scratch, lake):
 
     other = Other.create(lake, "reports")
     report = other.pipeline("gold", "report", f"SELECT COUNT(*) AS n FROM {{{{ ref('{n['gold_orders']}') }}}}")
-    runs = scratch.wb.run(f"+{report}")["runs"]
+    runs = scratch.wb.run(f"+{report}").as_dict()["runs"]
     assert runs[-1]["pipeline"] == report and n["gold_orders"] in [r["pipeline"] for r in runs]
     assert other.rows(f"SELECT n FROM {report}") == [[3]]
     a = other.pipeline("silver", "a", "SELECT * FROM {{ ref('silver.b') }}")
@@ -94,11 +94,11 @@ def test_a_rollback_names_the_downstream_tables_built_from_removed_data(scratch:
     before = scratch.refs(n["stg_orders"])["main"]
     scratch.landing("raw_orders", "o2.csv", "id,customer_id,status\n13,3,placed\n")
     scratch.wb.run(f"{n['orders']}+")
-    result = scratch.wb.rollback_table(n["stg_orders"], before)
+    result = scratch.wb.rollback_table(n["stg_orders"], before).as_dict()
     assert result["stale_downstream"] == sorted([n["gold_customers"], n["gold_orders"]])
     # rolling the other way, to the snapshot they were built from, leaves nothing stale
-    latest = [s for s in scratch.wb.snapshots(n["stg_orders"])["snapshots"] if s["snapshot_id"] != before][-1]
-    assert scratch.wb.rollback_table(n["stg_orders"], latest["snapshot_id"])["stale_downstream"] == []
+    latest = [s for s in scratch.wb.snapshots(n["stg_orders"]).as_dict()["snapshots"] if s["snapshot_id"] != before][-1]
+    assert scratch.wb.rollback_table(n["stg_orders"], latest["snapshot_id"]).as_dict()["stale_downstream"] == []
 
 
 def test_a_broken_pipeline_elsewhere_never_breaks_the_graph(scratch: Scratch):
@@ -122,13 +122,13 @@ def test_a_rollback_past_runs_that_changed_no_row_leaves_nothing_stale(scratch: 
     scratch.pipeline("bronze", "up", "-- @merge_strategy: incremental\n-- @unique_key: id\n"
                                      "SELECT id FROM range(3) AS r(id) WHERE id < 0")
     for _ in range(2):
-        assert [r["status"] for r in scratch.wb.run(f"{up}+")["runs"]] == ["success", "success"]
-    runs = [s for s in scratch.wb.history(up)["snapshots"] if s["kind"] == "run"]
+        assert [r["status"] for r in scratch.wb.run(f"{up}+").as_dict()["runs"]] == ["success", "success"]
+    runs = [s for s in scratch.wb.history(up).as_dict()["snapshots"] if s["kind"] == "run"]
     assert [(s["added_rows"], s["deleted_rows"], s["updated_rows"]) for s in runs[1:]] == [(0, 0, 0)] * (len(runs) - 1)
     assert scratch.refs(up)["main"] != before  # the runs made snapshots, which the rollback removes
-    assert scratch.wb.rollback_table(up, before)["stale_downstream"] == []
+    assert scratch.wb.rollback_table(up, before).as_dict()["stale_downstream"] == []
     # a run that did change rows still makes its readers stale
     scratch.pipeline("bronze", "up", "-- @merge_strategy: incremental\n-- @unique_key: id\n"
                                      "SELECT id FROM range(5) AS r(id)")
     scratch.wb.run(f"{up}+")
-    assert scratch.wb.rollback_table(up, before)["stale_downstream"] == [down]
+    assert scratch.wb.rollback_table(up, before).as_dict()["stale_downstream"] == [down]

@@ -143,7 +143,7 @@ def test_upload_checks_with_the_zone_s_encoding_and_the_run_reads_with_it(scratc
     assert "west.csv is not UTF-8 text" in str(refused.value) and "encoding: cp1252" in str(refused.value)
     scratch.wb.set_zone_settings(scratch.ns, "west", csv={"encoding": "cp1252"})
     assert scratch.wb.upload(scratch.ns, "west", [str(source)])["typed"] == ["west.csv"]
-    assert scratch.wb.sample(scratch.ns, "west")["rows"] == [[1, "Zoë"], [2, "Müller"]]
+    assert scratch.wb.sample(scratch.ns, "west").as_dict()["rows"] == [[1, "Zoë"], [2, "Müller"]]
     run = load_zone(scratch, "west")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, name FROM {run['fqn']} ORDER BY id") == [[1, "Zoë"], [2, "Müller"]]

@@ -187,7 +187,7 @@ def test_upload_takes_a_bom_file_into_a_cp1252_zone_and_its_twin_reads_right(scr
     west = tmp_path / "west.csv"
     west.write_bytes("id;name;price\r\n3;Café;12,50\r\n".encode("cp1252"))
     assert scratch.wb.upload(scratch.ns, "up", [str(bom), str(west)])["typed"] == ["bom.csv", "west.csv"]
-    assert [r[:2] for r in scratch.wb.sample(scratch.ns, "up", "_samples/bom_sample.csv")["rows"]] == [
+    assert [r[:2] for r in scratch.wb.sample(scratch.ns, "up", "_samples/bom_sample.csv").as_dict()["rows"]] == [
         [1, "Nguyễn Co"], [2, "Zoë"]]
     run = load_zone(scratch, "up")
     assert run["status"] == "success", run["error"]

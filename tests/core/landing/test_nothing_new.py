@@ -63,9 +63,9 @@ def test_a_pipeline_that_never_loaded_and_finds_no_files_says_so(scratch: Scratc
 
 def test_build_then_build_on_the_sample_both_succeed(scratch: Scratch):
     copy_sample_namespace(scratch)
-    first = scratch.wb.build([scratch.ns])
+    first = scratch.wb.build([scratch.ns]).as_dict()
     assert all(r["status"] == "success" for r in first["runs"]), first
-    second = scratch.wb.build([scratch.ns])
+    second = scratch.wb.build([scratch.ns]).as_dict()
     assert all(r["status"] == "success" for r in second["runs"]), second
     raw = next(r for r in second["runs"] if r["pipeline"].endswith("bronze.raw_orders"))
     assert raw["rows_written"] == 0 and raw["note"] == f"nothing new in {scratch.ns}/landing/orders"
@@ -77,7 +77,7 @@ def test_preview_of_a_pipeline_whose_zone_holds_nothing_new_reads_its_samples(sc
     archiving_raw_orders(scratch.root)  # the zone is emptied by the run
     fqn = f"{scratch.ns}.bronze.raw_orders"
     assert scratch.run(fqn)["status"] == "success"
-    preview = scratch.wb.preview(fqn, limit=5)
+    preview = scratch.wb.preview(fqn, limit=5).as_dict()
     assert len(preview["rows"]) == 5 and "order_id" in preview["columns"]
     assert preview["note"] == f"{scratch.ns}/landing/orders holds nothing new: read its _samples/"
 
@@ -196,7 +196,7 @@ def test_a_header_only_first_file_does_not_fix_the_table_s_types(scratch: Scratc
     scratch.landing("drops", "tuesday.csv", "id,v\n1,x\n")
     run = scratch.run(fqn)
     assert run["status"] == "success", run["error"]
-    assert scratch.wb.query(f"SELECT typeof(id), v FROM {fqn}")["rows"] == [["int", "x"]]
+    assert scratch.wb.query(f"SELECT typeof(id), v FROM {fqn}").as_dict()["rows"] == [["int", "x"]]
 
 
 APPENDING = "-- @merge_strategy: append_only\nSELECT * FROM {{ landing_zone('drops') }}"

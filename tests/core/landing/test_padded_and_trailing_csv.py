@@ -53,7 +53,7 @@ def test_a_delimiter_ending_every_line_adds_no_column(scratch: Scratch, tmp_path
         source = tmp_path / "a.csv"
         source.write_text(content)
         assert scratch.wb.upload(scratch.ns, "trail", [str(source)])["typed"] == ["a.csv"]
-        sample = scratch.wb.sample(scratch.ns, "trail")
+        sample = scratch.wb.sample(scratch.ns, "trail").as_dict()
         assert (sample["columns"], sample["rows"]) == (["id", "name"], [[1, "a"], [2, "b"]])
     else:
         scratch.landing("trail", "a.csv", content)

@@ -25,7 +25,7 @@ def test_a_cp1252_zones_preview_reads_its_latest_samples_as_its_files_read(scrat
                            "SELECT id, name FROM {{ landing_zone('cafe') }}")
     _upload(scratch, tmp_path, "batch1.csv", "id;name\n1;Café Noël\n")
     assert scratch.run(fqn)["status"] == "success"
-    preview = scratch.wb.preview(fqn)
+    preview = scratch.wb.preview(fqn).as_dict()
     assert preview["rows"] == [[1, "Café Noël"]]
     assert preview["note"] == f"{scratch.ns}/landing/cafe holds nothing new: read its _samples/"
     # A later export sends row 1 again: the preview reads the latest batch's sample, not every batch's
@@ -34,11 +34,11 @@ def test_a_cp1252_zones_preview_reads_its_latest_samples_as_its_files_read(scrat
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, name FROM {fqn} ORDER BY id, name") == [
         [1, "Café Noël"], [1, "Café Noël"], [2, "Zoë Brontë"]]
-    assert scratch.wb.preview(fqn)["rows"] == [[1, "Café Noël"], [2, "Zoë Brontë"]]
+    assert scratch.wb.preview(fqn).as_dict()["rows"] == [[1, "Café Noël"], [2, "Zoë Brontë"]]
     # U: the unit test written from the preview holds the names as sent
-    written = scratch.wb.unit_fixture(fqn)
+    written = scratch.wb.unit_fixture(fqn).as_dict()
     text = (scratch.wb.project.root / written["path"]).read_text(encoding="utf-8")
     assert "Zoë Brontë" in text and "Ã" not in text
     # The zone panel's preview of a sample reads it as its file
-    assert scratch.wb.sample(scratch.ns, "cafe", "_samples/batch2_sample.csv")["rows"] == [
+    assert scratch.wb.sample(scratch.ns, "cafe", "_samples/batch2_sample.csv").as_dict()["rows"] == [
         [1, "Café Noël"], [2, "Zoë Brontë"]]

@@ -34,7 +34,7 @@ def test_a_pinned_type_is_used_and_a_value_that_does_not_fit_it_fails_naming_fil
     run = scratch.run(fqn)
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, amount FROM {fqn} ORDER BY id") == [[1, "2.50"], [2, "3.25"]]
-    assert scratch.wb.query(f"SELECT typeof(amount) FROM {fqn} LIMIT 1")["rows"] == [["decimal(12,2)"]]
+    assert scratch.wb.query(f"SELECT typeof(amount) FROM {fqn} LIMIT 1").as_dict()["rows"] == [["decimal(12,2)"]]
     scratch.landing("pin", "a.csv", "id,amount\n1,2.50\n2,abc\n")
     run = scratch.run(fqn)
     assert run["status"] == "failed"

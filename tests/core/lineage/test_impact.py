@@ -41,7 +41,7 @@ def breaking_problem(root) -> dict:
     """The one problem `validate` reports about what a change breaks downstream."""
     wb = Workbench(root)
     try:
-        problems = wb.validate()["problems"]
+        problems = wb.validate().as_dict()["problems"]
     finally:
         wb.close()
     [problem] = [p for p in problems if "breaks" in p["message"]]

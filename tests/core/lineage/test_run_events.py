@@ -106,10 +106,10 @@ def test_a_held_run_that_drops_a_column_names_what_it_breaks(scratch: Scratch):
     for fqn in (f"{scratch.ns}.silver.totals", gold):
         assert scratch.run(fqn)["status"] == "success"
     scratch.pipeline("silver", "totals", "SELECT customer FROM {{ ref('bronze.orders') }} GROUP BY customer")
-    held = scratch.wb.run(f"{scratch.ns}.silver.totals", review=True)["run"]
+    held = scratch.wb.run(f"{scratch.ns}.silver.totals", review=True).as_dict()["run"]
     assert held["status"] == "awaiting_review"
     assert held["impact"] == ["dropping `total` breaks the filter of `gold.big` (indirect)"]
-    [pending] = [r for r in scratch.wb.pending_reviews()["runs"] if r["run_id"] == held["run_id"]]
+    [pending] = [r for r in scratch.wb.pending_reviews().as_dict()["runs"] if r["run_id"] == held["run_id"]]
     assert pending["impact"] == held["impact"]
     scratch.wb.reject(held["run_id"])
 
@@ -161,7 +161,7 @@ def test_a_published_runs_events_carry_the_published_code_not_the_working_copy(s
     fqn = scratch.pipeline("silver", "pinned", "SELECT 1 AS x")
     scratch.wb.publish(fqn, "first")
     scratch.pipeline("silver", "pinned", "SELECT 2 AS x, 3 AS y")  # edited since, not published
-    record = scratch.wb.run(fqn, published=True)["run"]
+    record = scratch.wb.run(fqn, published=True).as_dict()["run"]
     assert (record["status"], record["version"]) == ("success", "1")
     start, complete = events_of(scratch, record["run_id"])
     for event in (start, complete):

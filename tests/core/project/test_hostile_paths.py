@@ -83,4 +83,4 @@ def test_a_published_list_naming_a_file_outside_its_pipeline_is_refused(pushed, 
         f"{key} in {wb.remote.bucket.where} pins a file whose name '../../../../../escape.sql' "
         + OUTSIDE.format(where="pipeline folder ecommerce/pipelines/silver/clean_orders"))
     assert project_files(wb.project.root) == before
-    assert wb.list_versions(fqn)["current"] == 1
+    assert wb.list_versions(fqn).as_dict()["current"] == 1

@@ -31,7 +31,7 @@ def test_a_second_folder_gets_namespaces_pipelines_zones_and_landing_files(pushe
     assert not any("/warehouse/" in k or k.startswith(".rat") or k == "rat.yaml" for k in stored)
 
     other = clone(s3_env, bucket, tmp_path / "b")
-    assert other.ls() == wb.ls()
+    assert other.ls().as_dict() == wb.ls().as_dict()
     for relpath in ("ecommerce/landing/orders/orders_2024_02.csv", "ecommerce/landing/products/products.parquet",
                     f"{PIPE}/tests/quality/unique_order_id.sql"):
         assert (other.project.root / relpath).read_bytes() == (SAMPLE / relpath).read_bytes()
@@ -58,7 +58,7 @@ def test_publish_pins_real_object_versions_and_rollback_repins_them(pushed, s3_e
 
     rolled = wb.rollback(FQN, restore=True)
     assert rolled == {"version": 3, "pinned_from": 1}
-    assert [v["files"]["pipeline.sql"] for v in wb.list_versions(FQN)["versions"]] == [
+    assert [v["files"]["pipeline.sql"] for v in wb.list_versions(FQN).as_dict()["versions"]] == [
         pinned, second["files"]["pipeline.sql"], pinned]
     assert (wb.project.root / PIPE / "pipeline.sql").read_text() == original
     body = s3_env.client().get_object(Bucket=bucket, Key=f"{PIPE}/pipeline.sql")["Body"].read()
@@ -72,7 +72,7 @@ def test_someone_elses_edit_shows_in_the_tree_and_can_be_pulled(pushed, s3_env, 
     colleague.write(f"{PIPE}/pipeline.sql", edited)
 
     assert wb.remote_status()["changes"] == [{"path": f"{PIPE}/pipeline.sql", "state": "changed"}]
-    tree = {p["ref"].fqn: p["remote"] for ns in wb.overview()["namespaces"] for p in ns["pipelines"]}
+    tree = {p.ref.fqn: p.remote for ns in wb.overview().namespaces for p in ns.pipelines}
     assert tree[FQN] == "changed" and tree["ecommerce.bronze.raw_orders"] is None
     pulled = wb.pull()["pulled"]
     assert [p["path"] for p in pulled] == [f"{PIPE}/pipeline.sql"]
@@ -273,7 +273,7 @@ def test_published_versions_are_shared_through_the_bucket(pushed, s3_env, tmp_pa
     wb, bucket = pushed
     first = wb.publish(FQN, "first")
     colleague = clone(s3_env, bucket, tmp_path / "b")
-    shared = colleague.list_versions(FQN)
+    shared = colleague.list_versions(FQN).as_dict()
     assert [(v["version"], v["message"], v["files"]) for v in shared["versions"]] == [(1, "first", first["files"])]
     pinned = colleague.versions.read_pinned(colleague.resolve(FQN), colleague.versions.current(colleague.resolve(FQN)))
     assert pinned["pipeline.sql"] == (wb.project.root / PIPE / "pipeline.sql").read_bytes()
@@ -282,7 +282,7 @@ def test_published_versions_are_shared_through_the_bucket(pushed, s3_env, tmp_pa
     assert colleague.publish(FQN, "second")["version"] == 2
     assert wb.rollback(FQN, 1) == {"version": 3, "pinned_from": 1}  # numbered after the colleague's version 2
     colleague.remote.refresh()
-    assert [v["message"] for v in colleague.list_versions(FQN)["versions"]] == ["first", "second", "rollback to version 1"]
+    assert [v["message"] for v in colleague.list_versions(FQN).as_dict()["versions"]] == ["first", "second", "rollback to version 1"]
     assert ".rat/published/ecommerce.silver.clean_orders.json" in keys(s3_env, bucket, ".rat/")
 
 
@@ -300,10 +300,10 @@ def test_two_people_publishing_at_once_never_overwrite_each_other(pushed, s3_env
     with pytest.raises(RatError, match="someone else published ecommerce.silver.clean_orders at the same moment"):
         wb.publish(FQN, "mine")
     assert raced == [2]
-    assert [v["message"] for v in wb.list_versions(FQN)["versions"]] == ["first"]  # our pin was taken back
+    assert [v["message"] for v in wb.list_versions(FQN).as_dict()["versions"]] == ["first"]  # our pin was taken back
     wb.remote.bucket.client.meta.events.unregister("before-send.s3.PutObject", colleague_publishes_first)
     assert wb.publish(FQN, "mine")["version"] == 3
-    assert [v["message"] for v in wb.list_versions(FQN)["versions"]] == ["first", "theirs", "mine"]
+    assert [v["message"] for v in wb.list_versions(FQN).as_dict()["versions"]] == ["first", "theirs", "mine"]
 
 
 def test_a_damaged_published_list_or_folder_markers_do_not_block_the_bucket(pushed, s3_env, tmp_path):
@@ -313,7 +313,7 @@ def test_a_damaged_published_list_or_folder_markers_do_not_block_the_bucket(push
     client.put_object(Bucket=bucket, Key="ecommerce/landing/orders/", Body=b"")  # console "folders"
     client.put_object(Bucket=bucket, Key="ecommerce/pipelines/silver/empty_folder/", Body=b"")
     other = clone(s3_env, bucket, tmp_path / "b")
-    assert other.ls() == wb.ls()
+    assert other.ls().as_dict() == wb.ls().as_dict()
     assert other.remote_status()["changes"] == []
     assert not (other.project.root / "ecommerce/pipelines/silver/empty_folder").exists()
 
@@ -329,7 +329,7 @@ def test_pins_made_before_the_bucket_give_way_to_the_bucket_s(pushed, s3_env, tm
     (project / "rat.yaml").write_text((wb.project.root / "rat.yaml").read_text())
     moved = Workbench(project)
     moved.connect_remote()
-    assert [(v["message"], v["files"]) for v in moved.list_versions(FQN)["versions"]] == [("shared first", shared)]
+    assert [(v["message"], v["files"]) for v in moved.list_versions(FQN).as_dict()["versions"]] == [("shared first", shared)]
 
 
 def test_a_landing_file_someone_uploads_under_the_same_name_first_wins(pushed, s3_env):

@@ -60,7 +60,7 @@ def test_an_outage_longer_than_the_retries_publishes_nothing(own_server, tmp_pat
     with pytest.raises(RatError, match=r"did not complete the upload of .* after \d+ attempt\(s\) over 2 s"):
         wb.publish(FQN, "lost")
     assert ("/.rat/published/" in uploads[-1]) == (outage_at == 5)  # the 4 files went up, then the list
-    assert wb.list_versions(FQN) == {"versions": [], "current": None}
+    assert wb.list_versions(FQN).as_dict() == {"versions": [], "current": None}
     own_server.start()
     assert wb.publish(FQN, "again")["version"] == 1
 
@@ -131,4 +131,4 @@ def test_a_write_whose_reply_was_lost_is_recognised_on_the_retry(pushed, s3_env)
     wb.remote.bucket.client.meta.events.register("after-call.s3.PutObject", lose_the_first_reply)
     published = wb.publish(FQN, "lost reply")  # the shared list's conditional write is retried: 412, yet ours
     assert lost == ["PutObject"] and published["version"] == 1
-    assert [v["message"] for v in wb.list_versions(FQN)["versions"]] == ["lost reply"]
+    assert [v["message"] for v in wb.list_versions(FQN).as_dict()["versions"]] == ["lost reply"]

@@ -272,7 +272,7 @@ def test_a_failed_full_refresh_changes_nothing_on_main(scratch: Scratch):
     run = scratch.run(fqn, full_refresh=True)
     assert run["status"] == "success", run["error"]
     assert _table_facts(scratch, fqn) == ([[0, "0"], [1, "10"], [2, "20"]], "struct<id:bigint,amount:string>", "id,amount")
-    history = scratch.wb.snapshots(fqn)["snapshots"]
+    history = scratch.wb.snapshots(fqn).as_dict()["snapshots"]
     assert refs["main"] in [s["snapshot_id"] for s in history]
     assert [s["run_id"] for s in history if s["is_current"]] == [run["run_id"]]
     assert list(scratch.refs(fqn)) == ["main"]

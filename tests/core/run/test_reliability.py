@@ -126,7 +126,7 @@ def test_two_processes_share_state(scratch: Scratch, tmp_path: Path):
             assert other.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
         # this process sees the other's live run, and does not take it for a crashed one
-        live = scratch.wb.runs(fqn)["runs"]
+        live = scratch.wb.runs(fqn).as_dict()["runs"]
         assert [r["status"] for r in live] == ["running"]
         assert [r for r in mark_orphans(scratch.wb.state, scratch.wb.project) if r.pipeline == fqn] == []
         status, results, _ = run_script(scratch.wb.project.root, f"runs {fqn}\n")

@@ -21,18 +21,18 @@ def test_a_reviewed_run_waits_on_its_branch_with_its_diff_then_approve_publishes
     fqn = keyed(scratch, "(1, 'a'), (2, 'b')")
     first = scratch.run(fqn)
     keyed(scratch, "(2, 'B'), (3, 'c')")
-    held = scratch.wb.run(fqn, review=True)["run"]
+    held = scratch.wb.run(fqn, review=True).as_dict()["run"]
     assert held["status"] == "awaiting_review" and held["snapshot_id"] is None
     assert {k: held["diff"][k] for k in ("added", "removed", "changed", "columns", "schema_changes")} == {
         "added": 1, "removed": 0, "changed": 1, "columns": {"name": 1}, "schema_changes": []}
     assert held["diff"]["sample"][0] == {"change": "changed", "old": {"id": 2, "name": "b"}, "new": {"id": 2, "name": "B"}}
     assert scratch.refs(fqn) == {"main": first["snapshot_id"], f"run_{held['run_id']}": scratch.refs(fqn)[f"run_{held['run_id']}"]}
     assert scratch.rows(f"SELECT * FROM {fqn} ORDER BY id") == [[1, "a"], [2, "b"]]  # main untouched
-    assert [r["run_id"] for r in scratch.wb.pending_reviews()["runs"]] == [held["run_id"]]
+    assert [r["run_id"] for r in scratch.wb.pending_reviews().as_dict()["runs"]] == [held["run_id"]]
     scratch.wb.cleanup_leftovers()  # recovery leaves a pending review alone, and doctor sees nothing wrong
     assert f"run_{held['run_id']}" in scratch.refs(fqn)
     assert [f for f in findings(scratch) if f["kind"] == "leftover_branch"] == []
-    approved = scratch.wb.approve(held["run_id"])["run"]
+    approved = scratch.wb.approve(held["run_id"]).as_dict()["run"]
     assert approved["status"] == "success" and approved["snapshot_id"] == scratch.refs(fqn)["main"]
     assert list(scratch.refs(fqn)) == ["main"]
     assert scratch.rows(f"SELECT * FROM {fqn} ORDER BY id") == [[1, "a"], [2, "B"], [3, "c"]]
@@ -56,7 +56,7 @@ def test_approve_after_main_moved_is_refused_and_reject_leaves_main_untouched(sc
         f"main of {fqn} moved since the run was held for review (snapshot ")
     assert scratch.wb.state.get_run(held["run_id"]).status == "awaiting_review"
     main = scratch.refs(fqn)["main"]
-    rejected = scratch.wb.reject(held["run_id"])["run"]
+    rejected = scratch.wb.reject(held["run_id"]).as_dict()["run"]
     assert rejected["status"] == "rejected" and rejected["error"] == "rejected in review"
     assert scratch.refs(fqn) == {"main": main}
     assert scratch.rows(f"SELECT * FROM {fqn} ORDER BY id") == [[1, "a"], [2, "b"]]
@@ -64,7 +64,7 @@ def test_approve_after_main_moved_is_refused_and_reject_leaves_main_untouched(sc
 
 def test_rejecting_the_run_that_created_the_table_drops_it(scratch: Scratch):
     fqn = keyed(scratch, "(1, 'a')")
-    held = scratch.wb.run(fqn, review=True)["run"]
+    held = scratch.wb.run(fqn, review=True).as_dict()["run"]
     assert scratch.table_exists("silver", "people")
     scratch.wb.reject(held["run_id"])
     assert not scratch.table_exists("silver", "people")
@@ -95,7 +95,7 @@ def test_a_reviewed_run_keyed_in_another_case_diffs_by_that_key(scratch: Scratch
     assert scratch.run(fqn)["status"] == "success"
     scratch.pipeline("silver", "people", KEYED.replace("@unique_key: id", "@unique_key: ID").format(
         rows="(2, 'B'), (3, 'c')", extra=""))
-    held = scratch.wb.run(fqn, review=True)["run"]
+    held = scratch.wb.run(fqn, review=True).as_dict()["run"]
     assert held["status"] == "awaiting_review", held["error"]
     assert (held["diff"]["key"], held["diff"]["added"], held["diff"]["changed"]) == (["id"], 1, 1)
 
@@ -112,7 +112,7 @@ def test_purge_keeps_a_pending_review_until_review_max_age_hours(scratch: Scratc
     fqn = keyed(scratch, "(1, 'a')")
     scratch.run(fqn)
     keyed(scratch, "(1, 'b')")
-    held = scratch.wb.run(fqn, review=True)["run"]
+    held = scratch.wb.run(fqn, review=True).as_dict()["run"]
     branch = f"run_{held['run_id']}"
     kept = scratch.wb.purge(dry_run=True, namespace=scratch.ns)["items"]["orphan_branches"]
     assert kept == []
@@ -128,25 +128,25 @@ def test_a_selection_review_reads_branches_and_publishes_all_in_order_or_nothing
     down = scratch.pipeline("gold", "down", "SELECT id, upper(name) AS name FROM {{ ref('silver.up') }}")
     scratch.wb.run(f"{up}+")
     keyed(scratch, "(1, 'a'), (2, 'b')", name="up")
-    runs = scratch.wb.run(f"{up}+", review=True)["runs"]
+    runs = scratch.wb.run(f"{up}+", review=True).as_dict()["runs"]
     assert [(r["pipeline"], r["status"]) for r in runs] == [(up, "awaiting_review"), (down, "awaiting_review")]
     held_up, held_down = runs
     # the later pipeline read its upstream's branch, not main
     assert held_down["inputs"] == {up: scratch.refs(up)[f"run_{held_up['run_id']}"]}
     assert held_down["diff"]["added"] == 1 and held_down["diff"]["sample"][0]["new"] == {"id": 2, "name": "B"}
     assert scratch.rows(f"SELECT count(*) FROM {down}") == [[1]]
-    approved = scratch.wb.approve(held_down["run_id"])
+    approved = scratch.wb.approve(held_down["run_id"]).as_dict()
     assert [(r["pipeline"], r["status"]) for r in approved["runs"]] == [(up, "success"), (down, "success")]
     assert scratch.rows(f"SELECT * FROM {down} ORDER BY id") == [[1, "A"], [2, "B"]]
     # all or nothing: main of the upstream moves meanwhile, so neither is published; reject drops both
     keyed(scratch, "(1, 'a'), (2, 'b'), (3, 'c')", name="up")
-    held_up, held_down = scratch.wb.run(f"{up}+", review=True)["runs"]
+    held_up, held_down = scratch.wb.run(f"{up}+", review=True).as_dict()["runs"]
     keyed(scratch, "(9, 'z')", name="up")
     scratch.run(up)
     main_down = scratch.refs(down)["main"]
     with pytest.raises(RatError, match=f"main of {up} moved since the run was held for review"):
         scratch.wb.approve(held_up["run_id"])
     assert scratch.refs(down)["main"] == main_down
-    rejected = scratch.wb.reject(held_up["run_id"])["runs"]
+    rejected = scratch.wb.reject(held_up["run_id"]).as_dict()["runs"]
     assert [r["status"] for r in rejected] == ["rejected", "rejected"]
     assert list(scratch.refs(up)) == ["main"] and list(scratch.refs(down)) == ["main"]

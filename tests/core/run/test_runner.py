@@ -11,19 +11,19 @@ PHASES = ["branch_creation", "config_loading", "build_result", "iceberg_write", 
 
 
 def test_sample_bronze_and_gold_full_refresh_and_append_run_end_to_end(lake):
-    raw = lake.run("ecommerce.bronze.raw_orders")["run"]
+    raw = lake.run("ecommerce.bronze.raw_orders").as_dict()["run"]
     assert raw["status"] == "success" and raw["rows_written"] == 300
     assert list(raw["phases"]) == PHASES
-    products = lake.run("ecommerce.bronze.raw_products")["run"]
+    products = lake.run("ecommerce.bronze.raw_products").as_dict()["run"]
     assert products["rows_written"] == 40
     lake.run("ecommerce.silver.clean_orders")
-    gold = lake.run("ecommerce.gold.daily_revenue")["run"]
+    gold = lake.run("ecommerce.gold.daily_revenue").as_dict()["run"]
     assert [q["status"] for q in gold["quality"]] == ["passed"]
-    total = lake.query("SELECT SUM(orders) AS n, COUNT(*) AS days FROM ecommerce.gold.daily_revenue")["rows"][0]
+    total = lake.query("SELECT SUM(orders) AS n, COUNT(*) AS days FROM ecommerce.gold.daily_revenue").as_dict()["rows"][0]
     assert total[0] == 299  # the one order with a negative amount is left out
-    assert lake.query("SELECT COUNT(*) FROM ecommerce.bronze.raw_products WHERE price > 0")["rows"] == [[40]]
+    assert lake.query("SELECT COUNT(*) FROM ecommerce.bronze.raw_products WHERE price > 0").as_dict()["rows"] == [[40]]
     # the samples file is never read: every row comes from a monthly file
-    files = lake.query("SELECT DISTINCT _source_file FROM ecommerce.bronze.raw_orders ORDER BY 1")["rows"]
+    files = lake.query("SELECT DISTINCT _source_file FROM ecommerce.bronze.raw_orders ORDER BY 1").as_dict()["rows"]
     assert files == [["orders_2024_01.csv"], ["orders_2024_02.csv"], ["orders_2024_03.csv"]]
 
 
@@ -113,7 +113,7 @@ def test_empty_landing_zone_is_a_clear_error(scratch: Scratch):
 
 def test_preview_executes_without_writing(scratch: Scratch):
     fqn = scratch.pipeline("gold", "p", "SELECT id, id * 2 AS twice FROM VALUES (1), (2), (3) AS v(id)")
-    result = scratch.wb.preview(fqn, limit=2)
+    result = scratch.wb.preview(fqn, limit=2).as_dict()
     assert result == {"columns": ["id", "twice"], "rows": [[1, 2], [2, 4]]}
     assert not scratch.table_exists("gold", "p")
 
@@ -123,14 +123,14 @@ def test_query_is_read_only_and_truncates(scratch: Scratch):
 
     with pytest.raises(RatError, match="read-only"):
         scratch.wb.query("DROP TABLE ecommerce.bronze.raw_orders")
-    result = scratch.wb.query("SELECT id FROM range(1005)")
+    result = scratch.wb.query("SELECT id FROM range(1005)").as_dict()
     assert len(result["rows"]) == 1000 and result["truncated"] is True
 
 
 def test_runs_are_recorded_with_phases_and_quality(scratch: Scratch):
     fqn = scratch.pipeline("silver", "r", "SELECT 1 AS id", tests={"t": "SELECT * FROM {{ this }} WHERE id IS NULL"})
     run = scratch.run(fqn)
-    history = scratch.wb.runs(fqn)["runs"]
+    history = scratch.wb.runs(fqn).as_dict()["runs"]
     assert [h["run_id"] for h in history] == [run["run_id"]]
     assert history[0]["quality"][0]["status"] == "passed"
     assert set(history[0]["phases"]) == set(PHASES)
@@ -212,7 +212,7 @@ def test_each_phase_keeps_its_rows_and_an_older_state_db_gets_the_writes(scratch
     assert scratch.run(fqn)["phase_rows"] == {"iceberg_write": 3}  # a first load writes straight from the query
     run = scratch.run(fqn)  # a merge counts the batch it built, then writes it
     assert run["phase_rows"] == {"build_result": 3, "iceberg_write": 3}
-    assert scratch.wb.runs(fqn)["runs"][0]["phase_rows"] == run["phase_rows"]
+    assert scratch.wb.runs(fqn).as_dict()["runs"][0]["phase_rows"] == run["phase_rows"]
     old = StateDB(tmp_path / "state.db")
     for run_id, phases in (("written", PHASES), ("refused", PHASES[:2])):
         old.insert_run(RunRecord(run_id, fqn, "queued"))

@@ -30,7 +30,7 @@ def test_publish_edit_run_published_and_rollback(scratch: Scratch):
     assert wb.rollback(fqn) == {"version": 3, "pinned_from": 1}
     assert scratch.run(fqn, published=True)["version"] == "3"
     assert scratch.rows(f"SELECT v FROM {fqn}") == [["v1"]]
-    listed = wb.list_versions(fqn)
+    listed = wb.list_versions(fqn).as_dict()
     assert listed["current"] == 3
     assert [(v["version"], v["message"], v["pinned_from"]) for v in listed["versions"]] == [
         (1, "first", None), (2, "second", None), (3, "rollback to version 1", 1)]
@@ -74,7 +74,7 @@ def test_publish_refuses_an_invalid_pipeline(scratch: Scratch):
     fqn = scratch.pipeline("gold", "bad", "-- @merge_strategy: incremental\nSELECT 1 AS id")
     with pytest.raises(RatError, match="cannot publish .* needs a unique_key"):
         scratch.wb.publish(fqn)
-    assert scratch.wb.list_versions(fqn) == {"versions": [], "current": None}
+    assert scratch.wb.list_versions(fqn).as_dict() == {"versions": [], "current": None}
 
 
 def test_snapshots_rollback_table_and_roll_forward(scratch: Scratch):
@@ -83,20 +83,20 @@ def test_snapshots_rollback_table_and_roll_forward(scratch: Scratch):
     first = scratch.run(fqn)
     scratch.pipeline("silver", "s", "SELECT 2 AS id")
     second = scratch.run(fqn)
-    snaps = wb.snapshots(fqn)["snapshots"]
+    snaps = wb.snapshots(fqn).as_dict()["snapshots"]
     by_run = {s["run_id"]: s for s in snaps if s["run_id"]}
     assert by_run[first["run_id"]]["snapshot_id"] == first["snapshot_id"]
     assert by_run[second["run_id"]]["is_current"] is True
     assert by_run[second["run_id"]]["added_rows"] == 1 and by_run[second["run_id"]]["total_rows"] == 1
 
-    assert wb.rollback_table(fqn, first["snapshot_id"]) == {"snapshot_id": first["snapshot_id"], "stale_downstream": []}
+    assert wb.rollback_table(fqn, first["snapshot_id"]).as_dict() == {"snapshot_id": first["snapshot_id"], "stale_downstream": []}
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
     wb.rollback_table(fqn, second["snapshot_id"])
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[2]]
     with pytest.raises(RatError, match="has no snapshot 42"):
         wb.rollback_table(fqn, 42)
 
-    preview = wb.table_preview(fqn, first["snapshot_id"])
+    preview = wb.table_preview(fqn, first["snapshot_id"]).as_dict()
     assert preview["rows"] == [[1]] and preview["columns"] == ["id"]
     diff = wb.diff_snapshots(fqn, first["snapshot_id"], second["snapshot_id"])
     assert (diff["added"], diff["removed"], diff["added_rows"], diff["removed_rows"]) == (1, 1, [[2]], [[1]])
@@ -110,7 +110,7 @@ def test_diff_reports_schema_changes(scratch: Scratch):
     assert second["status"] == "success", second["error"]
     diff = scratch.wb.diff_snapshots(fqn, first["snapshot_id"], second["snapshot_id"])
     assert diff["schema_changes"] == [{"column": "label", "change": "added", "type": "string"}]
-    assert scratch.wb.table_preview(fqn, first["snapshot_id"])["columns"] == ["id"]
+    assert scratch.wb.table_preview(fqn, first["snapshot_id"]).as_dict()["columns"] == ["id"]
 
 
 def age(path, days: float, now: float) -> None:
@@ -123,7 +123,7 @@ def test_purge_removes_exactly_the_expected_set(scratch: Scratch, monkeypatch: p
     ns = scratch.ns
     fqn = scratch.pipeline("silver", "p", "-- @merge_strategy: append_only\nSELECT 1 AS id")
     runs = [scratch.run(fqn) for _ in range(3)]
-    snaps = wb.snapshots(fqn)["snapshots"]  # creation + three appends
+    snaps = wb.snapshots(fqn).as_dict()["snapshots"]  # creation + three appends
     assert len(snaps) == 4
     # "now" is just under 7 days after the second append: the creation and the first append are older
     now = datetime.fromisoformat(snaps[2]["committed_at"]).timestamp() + 7 * 86400 - 0.0005
@@ -163,8 +163,8 @@ def test_purge_removes_exactly_the_expected_set(scratch: Scratch, monkeypatch: p
     assert [r["run_id"] for r in items["stuck_runs"]] == ["stuck01"]
     assert [v["version_id"] for v in items["file_versions"]] == [old_version]
     # a dry run changes nothing
-    assert old_file.exists() and stray_old.exists() and len(wb.snapshots(fqn)["snapshots"]) == 4
-    assert "run_deadbeef" in wb.snapshots(fqn)["refs"]
+    assert old_file.exists() and stray_old.exists() and len(wb.snapshots(fqn).as_dict()["snapshots"]) == 4
+    assert "run_deadbeef" in wb.snapshots(fqn).as_dict()["refs"]
 
     real = wb.purge(now=now, namespace=ns)
     assert real["purged"] == dry["purged"] == {
@@ -172,7 +172,7 @@ def test_purge_removes_exactly_the_expected_set(scratch: Scratch, monkeypatch: p
         "stuck_runs": 1, "file_versions": 1, "bucket_processed_files": 0}
     assert not old_file.exists() and new_file.exists()
     assert not stray_old.exists() and stray_new.exists()
-    remaining = wb.snapshots(fqn)
+    remaining = wb.snapshots(fqn).as_dict()
     assert [s["snapshot_id"] for s in remaining["snapshots"]] == [snaps[2]["snapshot_id"], snaps[3]["snapshot_id"]]
     assert remaining["refs"] == {"main": runs[2]["snapshot_id"]}
     assert scratch.rows(f"SELECT COUNT(*) FROM {fqn}") == [[3]]
@@ -191,12 +191,12 @@ def test_only_max_versions_are_kept_and_drift_is_shown(scratch: Scratch, monkeyp
     for n in range(1, 5):
         scratch.pipeline("gold", "many", f"SELECT {n} AS v")
         scratch.wb.publish(fqn, f"v{n}")
-    listed = scratch.wb.list_versions(fqn)
+    listed = scratch.wb.list_versions(fqn).as_dict()
     assert [v["version"] for v in listed["versions"]] == [3, 4] and listed["current"] == 4
     ref = scratch.wb.resolve(fqn)
     assert scratch.wb.drift(ref) is False
     scratch.pipeline("gold", "many", "SELECT 99 AS v")
     assert scratch.wb.drift(ref) is True
     overview = scratch.wb.overview()
-    mine = next(ns for ns in overview["namespaces"] if ns["name"] == scratch.ns)
-    assert [(p["ref"].fqn, p["published"], p["drift"]) for p in mine["pipelines"]] == [(fqn, True, True)]
+    mine = next(ns for ns in overview.namespaces if ns.name == scratch.ns)
+    assert [(p.ref.fqn, p.published, p.drift) for p in mine.pipelines] == [(fqn, True, True)]

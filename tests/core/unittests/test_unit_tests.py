@@ -36,9 +36,9 @@ def unit(scratch, fqn: str, name: str, text: str) -> None:
 
 def results(scratch, fqn: str) -> dict[str, dict]:
     try:
-        tests = scratch.wb.unit_test(fqn)["tests"]
+        tests = scratch.wb.unit_test(fqn).as_dict()["tests"]
     except RatError as exc:
-        tests = exc.result["tests"]
+        tests = exc.result.as_dict()["tests"]
     return {t["name"]: t for t in tests}
 
 

@@ -28,7 +28,7 @@ def test_compaction_of_fifty_small_appends(scratch: Scratch):
     assert result["files_after"] < 5
     assert result["snapshot_id"] != before["snapshot_id"]
     assert scratch.rows(f"SELECT COUNT(*), SUM(id) FROM {fqn}") == [[150, 150]]
-    snapshot = scratch.wb.snapshots(fqn)["snapshots"][-1]
+    snapshot = scratch.wb.snapshots(fqn).as_dict()["snapshots"][-1]
     assert snapshot["operation"] == "replace" and snapshot["is_current"]
     after = {t["name"]: t for t in scratch.wb.tables()["tables"]}[fqn]
     assert after["avg_file_bytes"] > before["avg_file_bytes"]
