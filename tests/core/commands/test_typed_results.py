@@ -60,9 +60,10 @@ def test_run_runs_review_and_selection_results_are_typed_and_print_as_the_contra
     status, (held_line,) = script(scratch.wb, f"run {fqn} --review")
     held = held_line["run"]
     assert status == 0 and set(held) == RUN_KEYS | {"diff", "impact"} and held["status"] == "awaiting_review"
-    pending = scratch.wb.pending_reviews()
-    assert isinstance(pending, RunList) and [r.run_id for r in pending.runs] == [held["run_id"]]
-    assert pending.impact == {held["run_id"]: held["impact"]} and printed(pending) == {"runs": [held]}
+    pending = scratch.wb.pending_reviews()  # of the whole shared lake: other tests leave runs held
+    assert isinstance(pending, RunList) and [r.run_id for r in pending.runs if r.pipeline == fqn] == [held["run_id"]]
+    assert pending.impact[held["run_id"]] == held["impact"]
+    assert [r for r in printed(pending)["runs"] if r["pipeline"] == fqn] == [held]
 
     approved = scratch.wb.approve(held["run_id"])
     assert isinstance(approved, ReviewResult) and approved.run.status == "success"
