@@ -6,10 +6,14 @@ import os
 import signal
 from dataclasses import dataclass
 from pathlib import Path
-from subprocess import Popen
+from subprocess import Popen, TimeoutExpired
 
 _LOG_TAIL_BYTES = 256 * 1024
 _OUT_OF_MEMORY = "java.lang.OutOfMemoryError"
+# What a failed call says when the JVM may be on its way out; how long to wait for it to go.
+_DYING_SIGNS = ("OutOfMemoryError", "Java heap space", "Connection refused", "Answer from Java side is empty",
+                "Error while sending or receiving", "Error while receiving")
+_DYING_SECONDS = 15.0
 
 
 @dataclass(frozen=True)
@@ -21,6 +25,20 @@ class LaunchedJvm:
 
     def exit_code(self) -> int | None:
         return self.process.poll()
+
+    def died_of(self, exc: BaseException) -> bool:
+        """Whether the JVM is gone after `exc`. A task's OutOfMemoryError makes Spark exit the JVM, but only
+        after its shutdown hooks; the call that failed on it returns first, so for such an error (or a lost
+        connection) this waits a little for the exit instead of taking the JVM for alive."""
+        if self.exit_code() is not None:
+            return True
+        if not any(sign in str(exc) for sign in _DYING_SIGNS):
+            return False
+        try:
+            self.process.wait(timeout=_DYING_SECONDS)
+        except TimeoutExpired:
+            return False
+        return True
 
     def sentence(self, driver_memory: str | None) -> str:
         return exit_sentence(self.process.returncode, self.spark_log, self.log_since, driver_memory)

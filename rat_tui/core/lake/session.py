@@ -213,7 +213,7 @@ class SparkManager:
             yield child or spark
         except Exception as exc:
             # Once the JVM is gone every call fails with "Connection refused": say what happened to it
-            if jvm is not None and jvm.exit_code() is not None:
+            if jvm is not None and jvm.died_of(exc):
                 self._forget(jvm)
                 raise RatError(jvm.sentence(self.project.settings.spark_driver_memory)) from exc
             raise

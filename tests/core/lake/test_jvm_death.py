@@ -44,3 +44,24 @@ def test_a_killed_jvm_names_the_signal_and_an_earlier_jvm_s_memory_error_is_no_c
     assert "spark.driver_memory in rat.yaml (unset: Spark's default of 1g)" in killed and "memory (" not in killed
     assert "it exited with code 3" in exit_sentence(3, log, since, "2g")
     assert "OutOfMemoryError: Java heap space" in exit_sentence(52, log, 0, "2g")  # this JVM's own log lines
+
+
+def test_a_jvm_on_its_way_out_after_an_out_of_memory_error_counts_as_dead(tmp_path: Path):
+    """Spark exits the JVM on a task's OutOfMemoryError only after its shutdown hooks: the failed call
+    returns first, and the run must still say the JVM died (and the next command get a new one)."""
+    import subprocess
+    import sys
+
+    from rat_tui.core.lake.jvm_exit import LaunchedJvm
+
+    dying = LaunchedJvm(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1); raise SystemExit(52)"]),
+                        tmp_path / "spark.log", 0)
+    assert dying.exit_code() is None
+    assert not dying.died_of(RuntimeError("[PARSE_SYNTAX_ERROR] Syntax error at or near 'SELEC'"))
+    assert dying.died_of(RuntimeError("query failed: Java heap space")), "it exits a second later"
+    assert dying.exit_code() == 52
+    alive = LaunchedJvm(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]), tmp_path / "x", 0)
+    try:
+        assert not alive.died_of(ValueError("no such column"))
+    finally:
+        alive.process.kill()
