@@ -11,9 +11,18 @@ from subprocess import Popen, TimeoutExpired
 _LOG_TAIL_BYTES = 256 * 1024
 _OUT_OF_MEMORY = "java.lang.OutOfMemoryError"
 # What a failed call says when the JVM may be on its way out; how long to wait for it to go.
-_DYING_SIGNS = ("OutOfMemoryError", "Java heap space", "Connection refused", "Answer from Java side is empty",
+_DYING_SIGNS = ("OutOfMemoryError", "Java heap space", "Connection refused", "its Java side is gone", "Answer from Java side is empty",
                 "Error while sending or receiving", "Error while receiving")
 _DYING_SECONDS = 15.0
+
+
+def exception_text(exc: BaseException) -> str:
+    """`str(exc)`, which for a Java exception asks the JVM for its stack trace: once the JVM is gone that
+    raises in turn (a run's error handler then crashed and left the run without an error)."""
+    try:
+        return str(exc)
+    except Exception:
+        return getattr(exc, "errmsg", "") or f"{type(exc).__name__} (its Java side is gone)"
 
 
 @dataclass(frozen=True)
@@ -32,7 +41,7 @@ class LaunchedJvm:
         connection) this waits a little for the exit instead of taking the JVM for alive."""
         if self.exit_code() is not None:
             return True
-        if not any(sign in str(exc) for sign in _DYING_SIGNS):
+        if not any(sign in exception_text(exc) for sign in _DYING_SIGNS):
             return False
         try:
             self.process.wait(timeout=_DYING_SECONDS)
@@ -44,11 +53,25 @@ class LaunchedJvm:
         return exit_sentence(self.process.returncode, self.spark_log, self.log_since, driver_memory)
 
 
+def _memory_setting(driver_memory: str | None) -> str:
+    return f"spark.driver_memory in rat.yaml (now {driver_memory})" if driver_memory else \
+        "spark.driver_memory in rat.yaml (unset: Spark's default of 1g)"
+
+
+def survived_out_of_memory(exc: BaseException, driver_memory: str | None) -> str | None:
+    """The sentence for a call that ran out of memory while the JVM lived on (the error reached the driver's
+    own thread, which Spark survives), or None when `exc` is no such error."""
+    text = exception_text(exc)
+    if "OutOfMemoryError" not in text and "Java heap space" not in text:
+        return None
+    return (f"Spark ran out of memory during this work (OutOfMemoryError: Java heap space) and recovered; read "
+            f"less into one task or the driver, or raise {_memory_setting(driver_memory)}")
+
+
 def exit_sentence(returncode: int, spark_log: Path, since: int, driver_memory: str | None) -> str:
     """What happened to the JVM, what to change, and that the next command starts a new one. `since` is
     where the log ended when this JVM started: an earlier JVM's death is no cause of this one's."""
-    memory = f"spark.driver_memory in rat.yaml (now {driver_memory})" if driver_memory else \
-        "spark.driver_memory in rat.yaml (unset: Spark's default of 1g)"
+    memory = _memory_setting(driver_memory)
     oom = _out_of_memory_line(spark_log, since)
     if oom is not None:
         cause = f"it ran out of memory ({oom}); read less into one task or the driver, or raise {memory}"

@@ -18,7 +18,7 @@ from ..events import EventBus, SessionStateChanged
 from ..project.model import Project
 from .class_sharing import archive_path, make_in_background, sharing_options
 from .java import find_java_home, iceberg_jar
-from .jvm_exit import LaunchedJvm
+from .jvm_exit import LaunchedJvm, survived_out_of_memory
 from .run_session import RunSession
 from .spark_errors import summarise
 
@@ -216,6 +216,9 @@ class SparkManager:
             if jvm is not None and jvm.died_of(exc):
                 self._forget(jvm)
                 raise RatError(jvm.sentence(self.project.settings.spark_driver_memory)) from exc
+            out_of_memory = survived_out_of_memory(exc, self.project.settings.spark_driver_memory)
+            if out_of_memory is not None:
+                raise RatError(out_of_memory) from exc
             raise
         finally:
             if child is not None and not keep:

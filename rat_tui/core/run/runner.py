@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from ..errors import RatError, RunCancelled
 from ..events import EventBus, RunFinished, RunQueued, RunStarted
 from ..lake.job_cancel import cancel_until_stopped
+from ..lake.jvm_exit import exception_text
 from ..lake.session import SparkManager
 from ..project.model import PipelineRef, Project
 from ..storage import Storage
@@ -150,7 +151,8 @@ class Runner:
             record.status, record.error = "failed", exc.sentence()
         except Exception as exc:
             log.exception("run %s crashed", record.run_id)
-            record.status, record.error = "failed", f"internal error ({type(exc).__name__}: {exc}); see .rat/logs/app.log"
+            record.status, record.error = "failed", (f"internal error ({type(exc).__name__}: {exception_text(exc)}); "
+                                                     "see .rat/logs/app.log")
         finally:
             record.finished_at = record.finished_at or time.time()
             try:  # whatever happens to the state file, the run ends: its handle, its event
