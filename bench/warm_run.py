@@ -27,7 +27,7 @@ def save_to_finished(wb, fqn: str, sql: str, repeat: int) -> list[float]:
     import threading
     import time
 
-    from rat_tui.core.commands.watching import changed_at
+    from rat_tui.core.background.watching import changed_at
     from rat_tui.core.events import RunFinished
     from rat_tui.core.project.watch import PipelineChanged, ProjectWatcher
 
