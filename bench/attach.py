@@ -23,8 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from devkit.sample import copy_sample  # noqa: E402
 from rat_tui.core.commands.workbench import Workbench  # noqa: E402
-from rat_tui.core.lake.class_sharing import archive_path, ensure_archive  # noqa: E402
-from rat_tui.core.lake.java import find_java_home, iceberg_jar  # noqa: E402
+from rat_tui.core.lake.class_sharing import ensure_bundled_archive  # noqa: E402
 from rat_tui.script.host import EngineHost  # noqa: E402
 
 COMMANDS = {"query SELECT 1": ["query", "SELECT 1"],
@@ -44,8 +43,7 @@ def main() -> None:
     parser.add_argument("--cold", type=int, default=1, help="runs of each command in a process of its own")
     args = parser.parse_args()
     root = copy_sample(Path(tempfile.mkdtemp(prefix="rat-bench-attach-")) / "project")
-    java_home, jars = find_java_home(), str(iceberg_jar())
-    ensure_archive(archive_path(java_home, jars), jars, java_home)
+    ensure_bundled_archive()
     workbench = Workbench(root)
     try:
         workbench.spark.session(timeout=600)

@@ -39,11 +39,9 @@ def _class_archive(request: pytest.FixtureRequest) -> None:
     every JVM of the suite (the lake's, each child's) then starts from it (rat_tui/core/lake/class_sharing.py)."""
     if all(item.get_closest_marker("fast") for item in request.session.items):
         return
-    from rat_tui.core.lake.class_sharing import archive_path, ensure_archive
-    from rat_tui.core.lake.java import find_java_home, iceberg_jar
+    from rat_tui.core.lake.class_sharing import ensure_bundled_archive
 
-    java_home, jars = find_java_home(), str(iceberg_jar())
-    ensure_archive(archive_path(java_home, jars), jars, java_home)
+    ensure_bundled_archive()
 
 
 @pytest.fixture

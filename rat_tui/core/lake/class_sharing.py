@@ -81,6 +81,14 @@ def ensure_archive(archive: Path | None, jars: str, java_home: Path) -> bool:
     return archive.is_file()
 
 
+def ensure_bundled_archive() -> bool:
+    """`ensure_archive` for the bundled Iceberg jar, what a project without `spark.jars` starts Spark with."""
+    from .java import find_java_home, iceberg_jar
+
+    java_home, jars = find_java_home(), str(iceberg_jar())
+    return ensure_archive(archive_path(java_home, jars), jars, java_home)
+
+
 def _run_maker(archive: Path, jars: str, java_home: Path, wait: bool) -> None:
     """The maker is a process of its own, at low priority: its JVM must exit for the dump, and PySpark
     keeps one JVM per process."""
