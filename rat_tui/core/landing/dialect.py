@@ -233,7 +233,7 @@ def _remember(cache: OrderedDict, key: tuple, value: "Dialect") -> None:
 
 def _detect(path: Path, settings: ZoneReadSettings) -> Dialect:
     pinned = settings.csv
-    encoding = file_encoding(open_text_bytes(path, 4), pinned.encoding)
+    encoding = file_encoding(path, open_text_bytes(path, 4), pinned.encoding)
     text = sample_text(path, encoding, settings.label)
     # what the sniffer decides beyond the header: whether values are quoted, and how quotes are escaped;
     # the zone's label, since two systems may well share a header and not a date order

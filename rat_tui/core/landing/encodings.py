@@ -2,7 +2,10 @@
 
 A byte-order mark settles its own file (UTF-8, UTF-16 little or big endian): a zone whose `encoding`
 is cp1252 still reads a UTF-8 file with a BOM as UTF-8 (read as cp1252 it named a column `ï»¿id` and
-wrote `Nguyá»…n`). The zone's encoding (UTF-8 when unset) applies to files without one. Every byte of a
+wrote `Nguyá»…n`). So does a file without a BOM that is valid UTF-8 and holds letters beyond ASCII when the
+zone's encoding is one where every byte is a character (latin-1, cp1252): that encoding would read any UTF-8
+file without an error, `José` as `JosÃ©`, and a text in it is almost never also valid UTF-8 with such letters.
+The zone's encoding (UTF-8 when unset) applies to the other files. Every byte of a
 file must decode in the encoding it is read with: a bad byte is one sentence naming the file, the byte
 offset and the line, and the encoding charset-normalizer takes the file for (named, never used to read).
 """
@@ -35,9 +38,54 @@ def bom_encoding(head: bytes) -> str | None:
     return next((codec for bom, codec in _BOMS if head.startswith(bom)), None)
 
 
-def file_encoding(head: bytes, zone_encoding: str | None) -> str:
-    """What a file starting with `head` is read with: its BOM's encoding, else the zone's, else UTF-8."""
-    return bom_encoding(head) or zone_encoding or "utf-8"
+def file_encoding(path: Path, head: bytes, zone_encoding: str | None) -> str:
+    """What a file starting with `head` is read with: its BOM's encoding; UTF-8 when it is UTF-8 with letters
+    beyond ASCII and the zone's is a byte-a-character one; else the zone's, else UTF-8."""
+    found = bom_encoding(head)
+    if found is not None:
+        return found
+    if zone_encoding is not None and _every_byte_decodes(zone_encoding) and utf8_beyond_ascii(path):
+        return "utf-8"
+    return zone_encoding or "utf-8"
+
+
+def _every_byte_decodes(encoding: str) -> bool:
+    """latin-1 and its kin: no byte is an error, so `check_text` can never refuse a file in them. cp1252,
+    which leaves five bytes undefined, counts: a UTF-8 file's bytes almost never hit those five."""
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        return False
+    return name.startswith(("iso8859", "latin", "cp125")) or name in ("cp437", "cp850", "mac-roman")
+
+
+def utf8_beyond_ascii(path: Path) -> bool:
+    """Whether every byte of the file decodes as UTF-8 and one is not ASCII. Cached by the file's identity."""
+    key = (str(path), FileIdentity.of(path), "utf-8 beyond ascii")
+    with _lock:
+        if key in _checked:
+            return _checked[key]
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    beyond = False
+    try:
+        with _open(path) as fh:
+            while chunk := fh.read(CHUNK):
+                beyond = beyond or not chunk.isascii()
+                decoder.decode(chunk)
+            decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        beyond = False
+    except (OSError, EOFError) as exc:
+        raise RatError(f"{path.name} cannot be read: {exc}") from None
+    _remember(key, beyond)
+    return beyond
+
+
+def _remember(key: tuple, value: bool) -> None:
+    with _lock:
+        _checked[key] = value
+        while len(_checked) > 4096:
+            _checked.popitem(last=False)
 
 
 def shown(encoding: str) -> str:
@@ -72,10 +120,7 @@ def check_text(path: Path, encoding: str, label: str) -> None:
                 raise _refusal(path, encoding, label, offset - 1) from None
     except (OSError, EOFError) as exc:
         raise RatError(f"{path.name} cannot be read: {exc}") from None
-    with _lock:
-        _checked[key] = True
-        while len(_checked) > 4096:
-            _checked.popitem(last=False)
+    _remember(key, True)
 
 
 def _pending(exc: UnicodeDecodeError, chunk: bytes) -> int:

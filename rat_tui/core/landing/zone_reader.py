@@ -20,8 +20,8 @@ from ..errors import RatError
 from ..notes import RunNote
 from .checks import is_json_array, one_format
 from .cleaning import cleaned, empty_rows_note, read_uri
-from .dialect import Dialect, body_text, detect, order_proof, swapped_order
-from .encodings import check_text, shown
+from .dialect import Dialect, body_text, detect, open_text_bytes, order_proof, swapped_order
+from .encodings import bom_encoding, check_text, shown
 from .quarantine import read_setting_aside, write_rejected
 from .numbers import ZoneNumbers, in_zone
 from .spark_reader import FileGroup, csv_frame, list_locally, typed_schema
@@ -139,13 +139,18 @@ class ZoneReader:
             self.uri_of = lambda f: read_uri(f, dialects[f], plain) if f in dialects else plain(f)
 
     def _tell_encodings(self) -> None:
-        """A file read in another encoding than the zone's (its BOM settled it), or a zone read in several."""
+        """A file read in another encoding than the zone's (its BOM or its UTF-8 settled it), or a zone read in several."""
         zone = self.settings.csv.encoding
         read = [(f, g.dialect.encoding) for g in self.groups if g.dialect is not None for f in g.files]
         if len({e for _, e in read}) < 2 and all(zone in (None, e) for _, e in read):
             return
         for file, encoding in read:
-            why = "the zone's encoding" if encoding == (zone or "utf-8") else "its byte-order mark"
+            if encoding == (zone or "utf-8"):
+                why = "the zone's encoding"
+            elif bom_encoding(open_text_bytes(file, 4)) is not None:
+                why = "its byte-order mark"
+            else:
+                why = f"it is valid UTF-8 with letters beyond ASCII, which {zone} would garble"
             self.tell("encoding", f"{file.name} read as {shown(encoding)} ({why})", file)
 
     def date_orders(self) -> list[tuple[str, str]]:

@@ -3,6 +3,8 @@ identifiers keep what they were written as, a title above the header is no row. 
 files in the encodings and layouts named and asserts the table's rows and types after a real run."""
 from __future__ import annotations
 
+import codecs
+
 import pytest
 
 from tests.core.landing.zone_runs import load_zone, table_columns
@@ -37,6 +39,25 @@ def test_a_bom_settles_its_file_in_a_cp1252_zone(scratch: Scratch):
     assert table_columns(scratch, run["fqn"]) == ["id", "name"]
     assert scratch.rows(f"SELECT id, name FROM {run['fqn']} ORDER BY id") == [
         [1, "Nguyễn Co"], [2, "Zoë"], [3, "Café Noël"]]
+
+
+@pytest.mark.parametrize("zone_encoding", ["latin-1", "cp1252"])
+def test_a_utf8_file_without_a_bom_in_a_latin1_zone_is_read_as_utf8_and_said(scratch: Scratch, zone_encoding: str):
+    """latin-1 reads any byte, so a partner's UTF-8 file passed every check and loaded `José` as `JosÃ©`.
+    The accents sit past the part of the file read to detect its dialect; a Latin-1 file beside it still
+    reads in the zone's encoding."""
+    zone = f"partner_{zone_encoding.replace('-', '')}"
+    body = "".join(f"{n};plain {n}\n" for n in range(1, 30001))
+    _zone_file(scratch, zone, "a.csv", f"id;name\n{body}30001;José\n30002;Françoise\n".encode("utf-8"))
+    _zone_file(scratch, zone, "b.csv", "id;name\n30003;Noël\n".encode("latin-1"))
+    scratch.wb.set_zone_settings(scratch.ns, zone, csv={"encoding": zone_encoding})
+    run = load_zone(scratch, zone)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, name FROM {run['fqn']} WHERE id > 30000 ORDER BY id") == [
+        [30001, "José"], [30002, "Françoise"], [30003, "Noël"]]
+    notes = " ".join(n["text"] for n in run["notes"])
+    assert "a.csv read as UTF-8 (it is valid UTF-8 with letters beyond ASCII" in notes, notes
+    assert f"b.csv read as {codecs.lookup(zone_encoding).name} (the zone's encoding)" in notes, notes
 
 
 @pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
