@@ -206,6 +206,8 @@ def in_zone(dialects: dict, decimal: str | None, thousands: str | None) -> tuple
 
 # -- Spark ---------------------------------------------------------------------------------------------
 NUMBER_MISFIT = "rat: a number written unlike its column's others: "
+LEADING_ZERO = "rat: a number with a leading zero: "
+LEADING_ZERO_PATTERN = "^[ \\t]*[+-]?0[0-9]"  # as _LEADING_ZEROS: `01`, `-007`; not `0`, `0.5`
 
 
 def typed(schema: "StructType", numbers: tuple[NumberColumn, ...], text: tuple[str, ...]) -> "StructType":
@@ -223,34 +225,44 @@ def typed(schema: "StructType", numbers: tuple[NumberColumn, ...], text: tuple[s
     return StructType(fields)
 
 
-def as_read(schema: "StructType", numbers: tuple[NumberColumn, ...]) -> "StructType":
-    """What Spark reads: the number columns as text, turned into numbers by `converted`."""
+def as_read(schema: "StructType", pinned: frozenset[str] = frozenset()) -> "StructType":
+    """What Spark reads: every number column as text, turned into numbers by `converted` (a column the
+    zone pins to a number type is read as that type)."""
     from pyspark.sql.types import NumericType, StringType, StructField, StructType
 
-    names = {c.name for c in numbers}
-    return StructType([StructField(f.name, StringType(), True) if f.name in names and isinstance(f.dataType, NumericType)
-                       else f for f in schema.fields])
+    return StructType([StructField(f.name, StringType(), True) if isinstance(f.dataType, NumericType)
+                       and f.name not in pinned else f for f in schema.fields])
 
 
-def converted(df: "DataFrame", schema: "StructType", numbers: tuple[NumberColumn, ...]) -> "DataFrame":
-    """The number columns as `schema` types them; a value written otherwise fails the read (never NULL)."""
+def converted(df: "DataFrame", schema: "StructType", numbers: tuple[NumberColumn, ...],
+              pinned: frozenset[str] = frozenset()) -> "DataFrame":
+    """The number columns as `schema` types them. A value written otherwise fails the read (never NULL), and
+    so does one with a leading zero: the sample that typed the column had none (`01234` past it, a ZIP code
+    as 1234); widening.py then keeps the column as text."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import NumericType
 
-    types = {f.name: f.dataType for f in schema.fields}
-    for column in numbers:
-        wanted = types.get(column.name)
-        if not isinstance(wanted, NumericType):
+    by_name = {c.name: c for c in numbers}
+    for field in schema.fields:
+        wanted = field.dataType
+        if not isinstance(wanted, NumericType) or field.name in pinned:
             continue
-        raw = F.col(f"`{column.name}`")
-        grouping = "[ \u00a0\u202f]" if column.thousands == " " else re.escape(column.thousands or "")
-        text = F.regexp_replace(raw, grouping, "") if column.thousands else raw
-        if column.decimal != ".":
-            text = F.translate(text, column.decimal, ".")
-        value = text.cast(wanted)
-        misfit = F.raise_error(F.concat(F.lit(NUMBER_MISFIT + column.name + " "), raw, F.lit(" in "),
-                                        F.input_file_name()))
-        pattern = "^" + _pattern(column.decimal, column.thousands, "java") + "$"
-        df = df.withColumn(column.name, F.when(raw.isNull(), F.lit(None).cast(wanted))
-                           .when(raw.rlike(pattern), value).otherwise(misfit.cast(wanted)))
+        raw = F.col(f"`{field.name}`")
+        where = F.concat(F.lit(field.name + " "), raw, F.lit(" in "), F.input_file_name())
+        column = by_name.get(field.name)
+        if column is None:
+            value = F.expr(f"try_cast(`{field.name}` AS {wanted.simpleString()})")
+            fits = value.isNotNull()
+        else:
+            grouping = "[ \u00a0\u202f]" if column.thousands == " " else re.escape(column.thousands or "")
+            text = F.regexp_replace(raw, grouping, "") if column.thousands else raw
+            if column.decimal != ".":
+                text = F.translate(text, column.decimal, ".")
+            value = text.cast(wanted)
+            fits = raw.rlike("^" + _pattern(column.decimal, column.thousands, "java") + "$")
+        misfit = F.raise_error(F.concat(F.lit(NUMBER_MISFIT), where))
+        zero = F.raise_error(F.concat(F.lit(LEADING_ZERO), where))
+        df = df.withColumn(field.name, F.when(raw.isNull() | (F.trim(raw) == ""), F.lit(None).cast(wanted))
+                           .when(raw.rlike(LEADING_ZERO_PATTERN), zero.cast(wanted))
+                           .when(fits, value).otherwise(misfit.cast(wanted)))
     return df

@@ -37,14 +37,13 @@ class FileGroup:
 
 
 def csv_frame(spark: "SparkSession", uris: list[str], dialect: Dialect, schema: "StructType", mode: str,
-              **options: str) -> "DataFrame":
+              pinned: frozenset[str] = frozenset(), **options: str) -> "DataFrame":
     """Text files read with their dialect and a known schema (FAILFAST: a value that does not fit is an
-    error, never a silent NULL). Numbers written with a decimal comma or thousands separators are read as
-    text and turned into the schema's numbers (numbers.py)."""
+    error, never a silent NULL). Numbers are read as text and turned into the schema's numbers (numbers.py),
+    which refuses one with a leading zero, except in a column the zone pins (`pinned`)."""
     list_locally(spark, uris)
-    df = spark.read.options(**dialect.spark_options(), mode=mode, **options).schema(
-        as_read(schema, dialect.numbers)).csv(uris)
-    return converted(_without_unnamed_last(df, dialect, schema), schema, dialect.numbers)
+    df = spark.read.options(**dialect.spark_options(), mode=mode, **options).schema(as_read(schema, pinned)).csv(uris)
+    return converted(_without_unnamed_last(df, dialect, schema), schema, dialect.numbers, pinned)
 
 
 def _without_unnamed_last(df: "DataFrame", dialect: Dialect, schema: "StructType") -> "DataFrame":

@@ -149,7 +149,7 @@ def make_group_twins(spark: "SparkSession", zone_dir: Path, files: list[Path], d
     path = F.url_decode(F.regexp_replace(F.input_file_name(), r"\+", "%2B"))
     key = F.element_at(keys, F.regexp_replace(path, "^file:(//)?", ""))
     try:
-        df = csv_frame(spark, [uri_of(read_from[f]) for f in files], dialect, schema, "FAILFAST")
+        df = csv_frame(spark, [uri_of(read_from[f]) for f in files], dialect, schema, "FAILFAST", settings.pinned)
         schema = df.schema  # the columns written: a delimiter ending every line adds none (reader.csv_frame)
         df.withColumn(TWIN_KEY, key).write.partitionBy(TWIN_KEY).mode("errorifexists").parquet("file:" + str(temp))
         twins = []

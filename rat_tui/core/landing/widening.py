@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ..errors import RatError
 from ..lake.spark_errors import root_cause
 from .dialect import Dialect, text_lines
-from .numbers import NUMBER_MISFIT
+from .numbers import LEADING_ZERO_PATTERN, NUMBER_MISFIT
 from .schema import full_csv_schema
 from .spark_reader import UNNAMED_VALUE, FileGroup, csv_frame, typed_schema
 from .zone_settings import ZoneReadSettings
@@ -30,27 +30,69 @@ if TYPE_CHECKING:
 
 def widen(spark: "SparkSession", groups: list[FileGroup], uri_of: Callable[[Path], str],
           settings: ZoneReadSettings) -> list[str]:
-    """Infer each text group that was read from a sample over its whole files; notes on what changed.
+    """Infer each text group that was read from a sample over its whole files, and keep number columns
+    with a leading zero as text; notes on what changed.
 
     [] when nothing would change: the failure has another cause. RatError when a value does not
     fit a pinned type."""
+    from pyspark.sql.types import StringType, StructField, StructType
+
     notes = []
     for group in groups:
-        if group.fmt != "csv" or group.full_pass or group.twins or group.schema is None:
+        if group.fmt != "csv" or group.twins or group.schema is None:
             continue
         uris = [uri_of(f) for f in group.files]
-        full = typed_schema(full_csv_schema(spark, uris, group.dialect), group.dialect, settings)
-        group.full_pass = True
         old = group.schema
+        # a schema inferred over every byte holds every value, except one with a leading zero (Spark reads
+        # `01234` as a number: only numbers.converted refuses it)
+        full = old if group.full_pass else typed_schema(full_csv_schema(spark, uris, group.dialect), group.dialect,
+                                                        settings)
+        group.full_pass = True
         if [f.name for f in full.fields] != [f.name for f in old.fields]:
             continue  # not the same columns: a ragged file, which widening does not mend
+        zeros = _leading_zeros(spark, group, uris, full, settings.pinned)
+        full = StructType([StructField(f.name, StringType(), True) if f.name in zeros else f for f in full.fields])
         for before, after in zip(old.fields, full.fields):
-            if before.dataType != after.dataType:
+            if before.name in zeros:
+                value, path = zeros[before.name]
+                line = line_of(path, group.dialect, old, before.name, value)
+                notes.append(f"{before.name}: {before.dataType.simpleString()} in the sample; {value!r} at {path.name}"
+                             f"{f' line {line:,}' if line else ''} has a leading zero, which a number loses → string")
+            elif before.dataType != after.dataType:
                 notes.append(_note(spark, group, uris, before.name, before.dataType, after.dataType))
         group.schema = full
     if not notes:
         _check_pinned(spark, groups, uri_of, settings)
     return notes
+
+
+def _leading_zeros(spark: "SparkSession", group: FileGroup, uris: list[str], schema: "StructType",
+                   pinned: frozenset[str]) -> dict[str, tuple[str, Path]]:
+    """Number columns of `schema` (not pinned) where a value has a leading zero: column -> (the first such
+    value, its file). One pass over the files, read as text."""
+    from urllib.parse import unquote
+
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import NumericType, StringType, StructField, StructType
+
+    numeric = [f.name for f in schema.fields if isinstance(f.dataType, NumericType) and f.name not in pinned]
+    if not numeric:
+        return {}
+    assert group.dialect is not None
+    text = StructType([StructField(f.name, StringType()) for f in schema.fields])
+    # the file as a column first: input_file_name() may not appear inside an aggregate
+    df = csv_frame(spark, uris, group.dialect, text, "PERMISSIVE").withColumn("__rat_file", F.input_file_name())
+    file = F.col("__rat_file")
+    found = df.agg(*(F.first(F.when(F.col(f"`{name}`").rlike(LEADING_ZERO_PATTERN),
+                                    F.array(F.col(f"`{name}`"), file)), ignorenulls=True).alias(f"z{i}")
+                     for i, name in enumerate(numeric))).collect()[0]
+    zeros = {}
+    for i, name in enumerate(numeric):
+        if found[f"z{i}"] is not None:
+            value, uri = found[f"z{i}"]
+            base = unquote(uri.rsplit("/", 1)[-1])
+            zeros[name] = (value, next((f for f in group.files if f.name == base), group.files[0]))
+    return zeros
 
 
 def _note(spark: "SparkSession", group: FileGroup, uris: list[str], column: str, before: "DataType",

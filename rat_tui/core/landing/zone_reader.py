@@ -209,7 +209,7 @@ class ZoneReader:
                                         self.settings)
         if self.settings.quarantine:
             return self._set_aside(group, uris)
-        return csv_frame(self.spark, uris, group.dialect, group.schema, "FAILFAST")
+        return csv_frame(self.spark, uris, group.dialect, group.schema, "FAILFAST", self.settings.pinned)
 
     def _by_name(self, frames: list["DataFrame"]) -> "DataFrame":
         if len(frames) == 1:

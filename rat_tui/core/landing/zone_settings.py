@@ -59,6 +59,11 @@ class ZoneReadSettings:
     def encoding(self) -> str:
         return self.csv.encoding or "UTF-8"
 
+    @property
+    def pinned(self) -> frozenset[str]:
+        """The columns whose type `schema:` pins (read as that type, leading zeros and all)."""
+        return frozenset(self.types or ())
+
     def key(self, name: str) -> str:
         """The rat.yaml key a sentence names, e.g. `zones.shop/orders.csv.delimiter`."""
         return f"zones.{self.label}.{name}"

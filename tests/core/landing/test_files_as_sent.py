@@ -41,6 +41,21 @@ def test_a_bom_settles_its_file_in_a_cp1252_zone(scratch: Scratch):
         [1, "Nguyễn Co"], [2, "Zoë"], [3, "Café Noël"]]
 
 
+def test_a_leading_zero_past_the_sample_keeps_the_column_as_text(scratch: Scratch):
+    """ZIP codes from 10001 on for 40,000 rows, then `01234`: the sample typed `zip` as a number, and
+    Spark read the last one as 1234, green. The run now keeps the column as text and says where."""
+    body = "".join(f"{n},{10000 + n},{n}.50\n" for n in range(1, 40001))
+    _zone_file(scratch, "zips", "a.csv", f"id,zip,amount\n{body}40001,01234,5.00\n".encode())
+    run = load_zone(scratch, "zips")
+    assert run["status"] == "success", run["error"]
+    assert _types(scratch, run["fqn"])["zip"] == "string"
+    assert _types(scratch, run["fqn"])["amount"] == "double"
+    assert scratch.rows(f"SELECT zip, amount FROM {run['fqn']} WHERE id IN (1, 40001) ORDER BY id") == [
+        ["10001", 1.5], ["01234", 5.0]]
+    notes = " ".join(n["text"] for n in run["notes"])
+    assert "zip: int in the sample; '01234' at a.csv line 40,002 has a leading zero" in notes, notes
+
+
 @pytest.mark.parametrize("zone_encoding", ["latin-1", "cp1252"])
 def test_a_utf8_file_without_a_bom_in_a_latin1_zone_is_read_as_utf8_and_said(scratch: Scratch, zone_encoding: str):
     """latin-1 reads any byte, so a partner's UTF-8 file passed every check and loaded `José` as `JosÃ©`.
