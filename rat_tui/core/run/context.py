@@ -67,6 +67,7 @@ class RunContext:
         self.landing = LandingInput(self.spark, self.project, self.ref.namespace, self.storage, self.ref.fqn,
                                     self.run_id, self.table_exists, self.history, self.memory, self.reload_files,
                                     self.preview, archives=self.config.archive_landing_zones,
+                                    appends=self.config.merge_strategy == MergeStrategy.APPEND_ONLY,
                                     rebuild=self.full_refresh and self.config.merge_strategy != MergeStrategy.FULL_REFRESH)
 
     @property

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -67,6 +68,7 @@ class LandingInput:
     reload_files: bool = False
     preview: bool = False
     archives: bool = False  # the pipeline moves the files it read to _processed/
+    appends: bool = False  # append_only: rows of a file read again add to those it gave before
     rebuild: bool = False  # a --full-refresh run of a pipeline whose table keeps rows across runs
     readers: dict[str, ZoneReader] = field(default_factory=dict)
     files_read: dict[tuple[str, str], list[FileRead]] = field(default_factory=dict)
@@ -149,7 +151,24 @@ class LandingInput:
                 log(skipped.sentence(), "info")
         if not self.archives and earlier and zone in self.skipped:
             log(self._kept_files_sentence(zone), "info")
+        if self.appends and not self.archives and not rebuilding and self.table_exists:
+            self._refuse_changed_in_place(zone, folder, list(fresh.values()))
         return list(fresh.values())
+
+    def _refuse_changed_in_place(self, zone: str, folder: str, new: list[Path]) -> None:
+        """A file of a zone that keeps its files, loaded before and changed since (a partner's correction):
+        appending it would add every row it gave before a second time. Which rows are new, only the sender
+        knows: refused, before anything is written."""
+        assert self.history is not None
+        by_file = {load.file: load for load in self.history.loaded(self.pipeline, folder).values()}
+        for file in new:
+            load = by_file.get(self.project.rel(file))
+            if load is not None:
+                day = time.strftime("%Y-%m-%d", time.localtime(load.loaded_at))
+                raise RatError(f"{self.label(zone)}/{file.name} changed since run {load.run_id} loaded it on {day}: "
+                               f"{self.pipeline} appends, so its earlier rows would be in the table twice; send the "
+                               "new rows as a new file and put this one back as it was, or rebuild the table from "
+                               f"the zone's files as they are now with a full refresh (rat-tui run {self.pipeline} --full-refresh)")
 
     def _kept_files_sentence(self, zone: str) -> str:
         """A zone that is not archived keeps every file it was sent: one sentence for those loaded before."""

@@ -236,3 +236,27 @@ def test_an_append_only_run_rolled_back_reads_its_files_again(scratch: Scratch):
     again = scratch.run(fqn)
     assert again["status"] == "success" and again["rows_written"] == 1, again
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"]]
+
+
+def test_a_file_corrected_in_place_is_refused_by_an_append_only_pipeline_and_a_full_refresh_takes_it(
+        scratch: Scratch):
+    """A partner appended a row to a file already loaded: the run appended the whole file again (order 1
+    twice), green. Now it is refused before anything is written, naming the file and both ways out."""
+    path = scratch.landing("drops", "may.csv", "id,v\n1,x\n")
+    fqn = scratch.pipeline("bronze", "events", APPENDING)
+    first = scratch.run(fqn)
+    assert first["status"] == "success" and first["rows_written"] == 1
+    with open(path, "a") as fh:
+        fh.write("2,y\n")
+    changed = scratch.run(fqn)
+    assert changed["status"] == "failed"
+    assert (f"{scratch.ns}/landing/drops/may.csv changed since run {first['run_id']} loaded it on" in changed["error"]
+            and "its earlier rows would be in the table twice" in changed["error"]
+            and f"rat-tui run {fqn} --full-refresh" in changed["error"]), changed["error"]
+    assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"]]
+    refreshed = scratch.run(fqn, full_refresh=True)
+    assert refreshed["status"] == "success", refreshed["error"]
+    assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"]]
+    scratch.landing("drops", "june.csv", "id,v\n3,z\n")  # after the rebuild, new files append as before
+    assert scratch.run(fqn)["rows_written"] == 1
+    assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2], [3]]
