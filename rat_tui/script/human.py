@@ -108,7 +108,7 @@ class HumanOutput(io.TextIOBase):
 
     def _runs_table(self, runs: list[dict[str, Any]]) -> None:
         rows = [[r.get("run_id"), r.get("pipeline"), r.get("status"), r.get("rows_written"), _seconds(r),
-                 r.get("error") or r.get("note") or ""] for r in runs]
+                 r.get("error") or _said(r)] for r in runs]
         self._table(["run", "pipeline", "status", "rows", "time", "note"], rows, status_column=2)
 
     def _records(self, key: str, items: list[dict[str, Any]]) -> None:
@@ -160,3 +160,10 @@ def _ms(ms: int) -> str:
 def _seconds(run: dict[str, Any]) -> str:
     started, finished = run.get("started_at"), run.get("finished_at")
     return f"{finished - started:.1f} s" if started and finished else ""
+
+
+def _said(run: dict[str, Any]) -> str:
+    """A run's note and what its reading said (`zip kept as text…`, `1.500,25 read as 1500.25`): a green run
+    that changed how a file was read says so in the shell too, not only in --json and the TUI."""
+    notes = [n.get("text") if isinstance(n, dict) else n for n in run.get("notes") or []]
+    return "; ".join(str(n) for n in (run.get("note"), *notes) if n)

@@ -57,14 +57,16 @@ def test_human_output_is_a_table_and_a_progress_line_per_pipeline():
          "rows_written": 4, "error": None, "snapshot_id": 7, "at": 3.0},
         {"line": 1, "cmd": "run", "ok": True, "run": {"run_id": "a1", "pipeline": "shop.bronze.orders",
                                                       "status": "success", "rows_written": 4, "started_at": 1.0,
-                                                      "finished_at": 3.5, "error": None}},
+                                                      "finished_at": 3.5, "error": None, "notes": [
+                                                          {"kind": "kept_as_text", "text": "zip kept as text"},
+                                                          {"kind": "title", "text": "title line not loaded"}]}},
         {"line": 2, "cmd": "query", "ok": False, "error": "SQL error: no such table", "columns": ["n"], "rows": []},
     ]
     human.write("".join(json.dumps(line) + "\n" for line in lines))
     assert err.getvalue() == ("✓ shop.bronze.orders  success  4 rows  build 1.2 s · write 56 ms\n"
                               "error: SQL error: no such table\n")
     assert out.getvalue() == ("run  pipeline            status   rows  time   note\n"
-                              "a1   shop.bronze.orders  success  4     2.5 s\n"
+                              "a1   shop.bronze.orders  success  4     2.5 s  zip kept as text; title line not loaded\n"
                               "n\n(no rows)\n")
 
 
