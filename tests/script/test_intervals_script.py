@@ -223,3 +223,26 @@ def test_a_run_of_many_intervals_warns_before_it_builds_and_dry_run_lists_them(s
     assert shell.stderr.index(warning) < shell.stderr.index("is not a column of pipeline.sql's result")
     status, lines = script(scratch.wb, f"run {fqn} --dry-run\nrun {fqn} --dry-run --full-refresh")
     assert len(lines[0]["intervals"]) == len(lines[1]["intervals"]) == 150  # the failed run did none of them
+
+
+def test_a_table_rolled_back_past_a_backfill_shows_its_intervals_as_the_run_before_left_them(scratch: Scratch):
+    """After `rollback-table` past a --stale backfill, intervals still said `done` by the rolled-back run and
+    `backfill --stale` planned nothing, while main held the old code's rows. The run main holds decides."""
+    scratch.pipeline("bronze", "src", SOURCE)
+    assert scratch.run(f"{scratch.ns}.bronze.src")["status"] == "success"
+    fqn = _daily(scratch, "amount")
+    status, lines = script(scratch.wb, f"backfill {fqn} --start 2024-01-01 --end 2024-01-03")
+    assert status == 0, lines
+    first = lines[0]["run"]
+    _daily(scratch, "amount * 2")  # an edit, then its backfill
+    status, lines = script(scratch.wb, f"backfill {fqn} --start 2024-01-01 --end 2024-01-03 --stale")
+    assert status == 0 and _statuses(lines[0]) == ["done"] * 2, lines
+    status, lines = script(scratch.wb, f"rollback-table {fqn} {first['snapshot_id']}\n"
+                                       f"intervals {fqn} --start 2024-01-01 --end 2024-01-03\n"
+                                       f"backfill {fqn} --start 2024-01-01 --end 2024-01-03 --stale")
+    assert status == 0, lines
+    assert _statuses(lines[1]) == ["stale"] * 2
+    assert {i["run_id"] for i in lines[1]["intervals"]} == {first["run_id"]}
+    assert _statuses(lines[2]) == ["done"] * 2
+    assert scratch.rows(f"SELECT sum(amount) FROM {fqn} WHERE order_date = DATE '2024-01-01'") == [[2 * sum(
+        range(0, 100, 10))]]

@@ -11,6 +11,7 @@ from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable
 from ..project.model import PipelineRef
 from ..project.settings import target_file_size
+from ..store.intervals import IntervalStore
 from ..values import json_value
 from .base import WorkbenchParts
 from .run_results import SelectionResult
@@ -104,6 +105,7 @@ class TableCommands(WorkbenchParts):
         runs = {e.run_id: e.on_main for e in history(load_table(self.project.table_dir(ref), ref.fqn))
                 if e.kind == "run" and e.run_id}
         LoadHistory(self.state).rolled_back(ref.fqn, runs)
+        IntervalStore(self.state).rolled_back(ref.fqn, runs)  # an interval a rolled-back run built is not built
 
     def table_preview(self, pipeline: str, snapshot_id: int | None = None, limit: int = 20) -> TablePreview:
         """First rows at a snapshot, with that snapshot's schema; PyIceberg, no JVM."""

@@ -24,6 +24,11 @@ CREATE TABLE IF NOT EXISTS intervals (
 );
 CREATE INDEX IF NOT EXISTS intervals_by_pipeline ON intervals (pipeline, start);
 CREATE INDEX IF NOT EXISTS intervals_by_run ON intervals (run_id);
+CREATE TABLE IF NOT EXISTS interval_runs_rolled_back (
+    pipeline TEXT NOT NULL,
+    run_id TEXT NOT NULL,         -- a run whose snapshot main no longer holds (a table rollback went past it)
+    PRIMARY KEY (pipeline, run_id)
+);
 """
 # What a run's end makes of its intervals; the others stay as they were planned (missing).
 _BY_RUN_STATUS = {"success": "done", "failed": "failed", "awaiting_review": "awaiting_review",
@@ -79,12 +84,24 @@ class IntervalStore:
                                    " WHERE run_id = ? AND status = 'planned'", (run_id,))
         return None if row is None or row["first"] is None else (row["first"], row["last"])
 
+    def rolled_back(self, pipeline: str, on_main: dict[str, bool]) -> None:
+        """After main of the pipeline's table moved: `on_main` says, for each run in the table's history,
+        whether its rows are on main. A run whose snapshots expired is not in it and keeps its mark."""
+        with self.state.transaction() as db:
+            db.executemany("INSERT OR IGNORE INTO interval_runs_rolled_back VALUES (?, ?)",
+                           [(pipeline, run_id) for run_id, there in on_main.items() if not there])
+            db.executemany("DELETE FROM interval_runs_rolled_back WHERE pipeline = ? AND run_id = ?",
+                           [(pipeline, run_id) for run_id, there in on_main.items() if there])
+
     def states(self, pipeline: str, intervals: list[Interval], code_version: str) -> list[IntervalState]:
-        """Each interval's status: its newest done or failed event; `stale` when done by other code."""
+        """Each interval's status: its newest done or failed event of a run main still holds (after a table
+        rollback, the run before it decides: `stale` when that ran other code); `stale` when done by other code."""
         rows = self.state.query(
             "SELECT start, status, run_id, snapshot_id, code_version FROM intervals"
-            f" WHERE pipeline = ? AND status IN ({', '.join('?' * len(_OUTCOMES))}) ORDER BY recorded_at, rowid",
-            (pipeline, *_OUTCOMES))
+            f" WHERE pipeline = ? AND status IN ({', '.join('?' * len(_OUTCOMES))})"
+            " AND run_id NOT IN (SELECT run_id FROM interval_runs_rolled_back WHERE pipeline = ?)"
+            " ORDER BY recorded_at, rowid",
+            (pipeline, *_OUTCOMES, pipeline))
         newest = {row["start"]: row for row in rows}
         out = []
         for interval in intervals:
