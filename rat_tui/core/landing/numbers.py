@@ -225,30 +225,33 @@ def typed(schema: "StructType", numbers: tuple[NumberColumn, ...], text: tuple[s
     return StructType(fields)
 
 
-def as_read(schema: "StructType", pinned: frozenset[str] = frozenset()) -> "StructType":
-    """What Spark reads: every number column as text, turned into numbers by `converted` (a column the
-    zone pins to a number type is read as that type)."""
+def as_read(schema: "StructType", numbers: tuple[NumberColumn, ...], pinned: frozenset[str] | None) -> "StructType":
+    """What Spark reads: the zone's number columns as text, turned into numbers by `converted`; with `pinned`
+    (the columns the zone pins to a type, read as that type) every other number column too."""
     from pyspark.sql.types import NumericType, StringType, StructField, StructType
 
-    return StructType([StructField(f.name, StringType(), True) if isinstance(f.dataType, NumericType)
-                       and f.name not in pinned else f for f in schema.fields])
+    names = {c.name for c in numbers}
+    return StructType([StructField(f.name, StringType(), True) if isinstance(f.dataType, NumericType) and (
+        f.name in names or pinned is not None and f.name not in pinned) else f for f in schema.fields])
 
 
 def converted(df: "DataFrame", schema: "StructType", numbers: tuple[NumberColumn, ...],
-              pinned: frozenset[str] = frozenset()) -> "DataFrame":
-    """The number columns as `schema` types them. A value written otherwise fails the read (never NULL), and
-    so does one with a leading zero: the sample that typed the column had none (`01234` past it, a ZIP code
-    as 1234); widening.py then keeps the column as text."""
+              pinned: frozenset[str] | None) -> "DataFrame":
+    """The columns `as_read` read as text, as `schema` types them. A value written otherwise fails the read
+    (never NULL), and so does one with a leading zero: the sample that typed the column had none (`01234`
+    past it, a ZIP code as 1234); widening.py then keeps the column as text. The message names the column
+    and value, not the file: input_file_name() in every number column's plan made each scan track its file."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import NumericType
 
     by_name = {c.name: c for c in numbers}
     for field in schema.fields:
         wanted = field.dataType
-        if not isinstance(wanted, NumericType) or field.name in pinned:
+        if not isinstance(wanted, NumericType) or (field.name not in by_name and (
+                pinned is None or field.name in pinned)):
             continue
         raw = F.col(f"`{field.name}`")
-        where = F.concat(F.lit(field.name + " "), raw, F.lit(" in "), F.input_file_name())
+        what = F.concat(F.lit(field.name + " "), raw)
         column = by_name.get(field.name)
         if column is None:
             value = F.expr(f"try_cast(`{field.name}` AS {wanted.simpleString()})")
@@ -260,8 +263,8 @@ def converted(df: "DataFrame", schema: "StructType", numbers: tuple[NumberColumn
                 text = F.translate(text, column.decimal, ".")
             value = text.cast(wanted)
             fits = raw.rlike("^" + _pattern(column.decimal, column.thousands, "java") + "$")
-        misfit = F.raise_error(F.concat(F.lit(NUMBER_MISFIT), where))
-        zero = F.raise_error(F.concat(F.lit(LEADING_ZERO), where))
+        misfit = F.raise_error(F.concat(F.lit(NUMBER_MISFIT), what))
+        zero = F.raise_error(F.concat(F.lit(LEADING_ZERO), what))
         df = df.withColumn(field.name, F.when(raw.isNull() | (F.trim(raw) == ""), F.lit(None).cast(wanted))
                            .when(raw.rlike(LEADING_ZERO_PATTERN), zero.cast(wanted))
                            .when(fits, value).otherwise(misfit.cast(wanted)))

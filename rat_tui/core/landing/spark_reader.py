@@ -40,10 +40,13 @@ def csv_frame(spark: "SparkSession", uris: list[str], dialect: Dialect, schema: 
               pinned: frozenset[str] = frozenset(), **options: str) -> "DataFrame":
     """Text files read with their dialect and a known schema (FAILFAST: a value that does not fit is an
     error, never a silent NULL). Numbers are read as text and turned into the schema's numbers (numbers.py),
-    which refuses one with a leading zero, except in a column the zone pins (`pinned`)."""
+    which refuses one with a leading zero, except in a column the zone pins (`pinned`). PERMISSIVE (the
+    quarantine's) leaves plain number columns to Spark's parser, whose misfits are the rows it sets aside."""
     list_locally(spark, uris)
-    df = spark.read.options(**dialect.spark_options(), mode=mode, **options).schema(as_read(schema, pinned)).csv(uris)
-    return converted(_without_unnamed_last(df, dialect, schema), schema, dialect.numbers, pinned)
+    every = pinned if mode == "FAILFAST" else None
+    df = spark.read.options(**dialect.spark_options(), mode=mode, **options).schema(
+        as_read(schema, dialect.numbers, every)).csv(uris)
+    return converted(_without_unnamed_last(df, dialect, schema), schema, dialect.numbers, every)
 
 
 def _without_unnamed_last(df: "DataFrame", dialect: Dialect, schema: "StructType") -> "DataFrame":

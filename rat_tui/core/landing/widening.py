@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ..errors import RatError
 from ..lake.spark_errors import root_cause
 from .dialect import Dialect, text_lines
-from .numbers import LEADING_ZERO_PATTERN, NUMBER_MISFIT
+from .numbers import LEADING_ZERO, LEADING_ZERO_PATTERN, NUMBER_MISFIT
 from .schema import full_csv_schema
 from .spark_reader import UNNAMED_VALUE, FileGroup, csv_frame, typed_schema
 from .zone_settings import ZoneReadSettings
@@ -188,6 +188,10 @@ def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | No
         return _unnamed_value(groups, cause)
     if NUMBER_MISFIT in cause:
         return _number_misfit(groups, label, cause)
+    if LEADING_ZERO in cause:  # widening keeps such a column as text: this is when it could not
+        column, _, value = cause.split(LEADING_ZERO, 1)[1].strip().partition(" ")
+        return (f"{column} {value!r} has a leading zero, which a number loses; pin the column as text "
+                f"(schema: {{{column}: string}} in the zone settings)")
     raw = cause.split("Malformed CSV record:", 1)[1].strip() if "Malformed CSV record:" in cause else None
     for group in groups:
         if group.fmt != "csv" or group.dialect is None:
@@ -206,24 +210,24 @@ def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | No
 
 
 def _number_misfit(groups: list[FileGroup], label: str, cause: str) -> str:
-    """A value of a column read with the zone's number format (numbers.converted) written otherwise."""
-    from urllib.parse import unquote
-
-    what, _, uri = cause.split(NUMBER_MISFIT, 1)[1].strip().rpartition(" in ")
-    column, _, value = what.partition(" ")
-    name = unquote(uri.rsplit("/", 1)[-1])
+    """A value of a number column (numbers.converted) written otherwise, with the file and line that hold it."""
+    column, _, value = cause.split(NUMBER_MISFIT, 1)[1].strip().partition(" ")
     for group in groups:
-        number = next((c for c in (group.dialect.numbers if group.dialect else ()) if c.name == column), None)
-        path = next((f for f in group.files if f.name == name), None)
-        if number is None or path is None or group.schema is None:
+        if group.schema is None or group.dialect is None or column not in group.schema.fieldNames():
             continue
-        line = line_of(path, group.dialect, group.schema, column, value)
-        zone = label.replace("/landing/", "/", 1)
-        return (f"{path.name}{f' line {line:,}' if line else ''}: {column} {value!r} is not written like the column's "
-                f"other numbers ({number.describe()}, read from the first lines of the zone's files); fix the file, "
-                f"or pin how the zone writes numbers (zones: {{{zone}: {{csv: {{decimal: ..., thousands: ...}}}}}}) "
-                f"or the column's type (schema: {{{column}: string}})")
-    return f"{name}: {column} {value!r} is not written like the column's other numbers"
+        for path in group.files:
+            line = line_of(path, group.dialect, group.schema, column, value)
+            if line is None:
+                continue
+            number = next((c for c in group.dialect.numbers if c.name == column), None)
+            if number is None:
+                return f"{path.name} line {line:,}: {column} {value!r} is not a number like the column's others"
+            zone = label.replace("/landing/", "/", 1)
+            return (f"{path.name} line {line:,}: {column} {value!r} is not written like the column's "
+                    f"other numbers ({number.describe()}, read from the first lines of the zone's files); fix the file, "
+                    f"or pin how the zone writes numbers (zones: {{{zone}: {{csv: {{decimal: ..., thousands: ...}}}}}}) "
+                    f"or the column's type (schema: {{{column}: string}})")
+    return f"landing zone {label}: {column} {value!r} is not written like the column's other numbers"
 
 
 def _unnamed_value(groups: list[FileGroup], cause: str) -> str | None:
