@@ -135,14 +135,14 @@ def test_overlap_skip_records_the_running_run(lake, auto, monkeypatch, tmp_path:
 
 
 def test_validate_refuses_a_cycle_of_after_triggers(tmp_path: Path):
-    from rat_tui.core.commands.workbench import Workbench
+    from rat_tui.core.compose import open_project
 
     for name, other in (("a", "b"), ("b", "a")):
         folder = tmp_path / "m" / "pipelines" / "bronze" / name
         folder.mkdir(parents=True)
         (folder / "pipeline.sql").write_text("SELECT 1 AS x\n")
         (folder / "config.yaml").write_text(f"triggers:\n  - cron: \"0 6 * * *\"\n  - after: bronze.{other}\n")
-    wb = Workbench(tmp_path)
+    wb = open_project(tmp_path)
     try:
         status, results = script(wb, "validate\n")
     finally:

@@ -22,7 +22,7 @@ from ...core.project.names import LAYERS
 from ...core.text import count
 
 if TYPE_CHECKING:
-    from ...core.commands.workbench import Workbench
+    from ...core.compose import Workbench
 
 STATUS_MARK = {"success": ("●", "green"), "failed": ("●", "red"), "cancelled": ("●", "yellow"),
                "skipped": ("●", "grey50"), "running": ("◐", "cyan"), "queued": ("○", "cyan"), None: ("○", "grey50"),
@@ -90,7 +90,7 @@ def zone_label(name: str, files: int) -> Text:
 
 def zones_read(wb: Workbench, fqn: str) -> dict[tuple[str, str], int]:
     """The landing zones pipeline `fqn` reads, (namespace, zone) -> active files now (a run archives those it read)."""
-    zones = [name.split(".", 2) for name in wb.graph().upstream.get(fqn, ())]
+    zones = [name.split(".", 2) for name in wb.lineage.graph().upstream.get(fqn, ())]
     return {(ns, zone): len(active_landing_files(wb.project.zone_dir(ns, zone))) for ns, layer, zone in zones
             if layer == ZONE_LAYER}
 
