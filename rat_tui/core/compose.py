@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from .remote.storage import BucketStorage
 
 
-@dataclass
+@dataclass(eq=False)  # one open project is itself, not equal to another holding equal parts
 class Workbench:
     """One open project: what it stands on (project, state, Spark, the runner, the event stream) and the
     services the faces call (`wb.runs.run(...)`, `wb.tables.snapshots(...)`); nothing here runs a command."""

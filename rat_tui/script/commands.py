@@ -1,4 +1,4 @@
-"""The table of script commands: how each parses its arguments and which Workbench method it calls."""
+"""The table of script commands: how each parses its arguments and which service method it calls."""
 from __future__ import annotations
 
 import argparse

@@ -87,7 +87,7 @@ class LineageView(Vertical):
         return self.query_one("#lineage-tree", Tree)
 
     def show(self, lineage: dict) -> None:
-        """Draw from `Workbench.lineage()` (the whole project); the cursor stays on its line."""
+        """Draw from `lineage.lineage()` (the whole project); the cursor stays on its line."""
         self.nodes = {n["name"]: n for n in lineage["nodes"]}
         self.graph = ProjectGraph()
         for source, target in lineage["edges"]:

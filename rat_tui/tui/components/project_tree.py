@@ -116,7 +116,7 @@ class ProjectTree(Tree[NodeData]):
         return node.data if node is not None else None
 
     def load(self, overview: Overview, read_at: float) -> None:
-        """Bring the tree in line with a Workbench.overview() read at `read_at` (time.time()). An overview
+        """Bring the tree in line with a `browse.overview()` read at `read_at` (time.time()). An overview
         read before the one shown (a slow refresh overtaken by a newer one) would bring back old marks."""
         if read_at < self._read_at:
             return
