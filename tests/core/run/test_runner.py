@@ -11,19 +11,19 @@ PHASES = ["branch_creation", "config_loading", "build_result", "iceberg_write", 
 
 
 def test_sample_bronze_and_gold_full_refresh_and_append_run_end_to_end(lake):
-    raw = lake.run("ecommerce.bronze.raw_orders").as_dict()["run"]
+    raw = lake.runs.run("ecommerce.bronze.raw_orders").as_dict()["run"]
     assert raw["status"] == "success" and raw["rows_written"] == 300
     assert list(raw["phases"]) == PHASES
-    products = lake.run("ecommerce.bronze.raw_products").as_dict()["run"]
+    products = lake.runs.run("ecommerce.bronze.raw_products").as_dict()["run"]
     assert products["rows_written"] == 40
-    lake.run("ecommerce.silver.clean_orders")
-    gold = lake.run("ecommerce.gold.daily_revenue").as_dict()["run"]
+    lake.runs.run("ecommerce.silver.clean_orders")
+    gold = lake.runs.run("ecommerce.gold.daily_revenue").as_dict()["run"]
     assert [q["status"] for q in gold["quality"]] == ["passed"]
-    total = lake.query("SELECT SUM(orders) AS n, COUNT(*) AS days FROM ecommerce.gold.daily_revenue").as_dict()["rows"][0]
+    total = lake.console.query("SELECT SUM(orders) AS n, COUNT(*) AS days FROM ecommerce.gold.daily_revenue").as_dict()["rows"][0]
     assert total[0] == 299  # the one order with a negative amount is left out
-    assert lake.query("SELECT COUNT(*) FROM ecommerce.bronze.raw_products WHERE price > 0").as_dict()["rows"] == [[40]]
+    assert lake.console.query("SELECT COUNT(*) FROM ecommerce.bronze.raw_products WHERE price > 0").as_dict()["rows"] == [[40]]
     # the samples file is never read: every row comes from a monthly file
-    files = lake.query("SELECT DISTINCT _source_file FROM ecommerce.bronze.raw_orders ORDER BY 1").as_dict()["rows"]
+    files = lake.console.query("SELECT DISTINCT _source_file FROM ecommerce.bronze.raw_orders ORDER BY 1").as_dict()["rows"]
     assert files == [["orders_2024_01.csv"], ["orders_2024_02.csv"], ["orders_2024_03.csv"]]
 
 
