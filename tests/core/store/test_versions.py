@@ -57,7 +57,7 @@ def test_restore_round_trips_bytes_and_keeps_the_working_copy(scratch: Scratch):
 
 
 def test_identical_content_makes_no_new_version_and_torn_blobs_are_refused(scratch: Scratch):
-    store = scratch.wb.versions
+    store = scratch.wb.version_store
     path = f"{scratch.ns}/pipelines/gold/x/pipeline.sql"
     first = store.record(path, b"SELECT 1")
     assert store.record(path, b"SELECT 1") == first

@@ -102,7 +102,7 @@ def test_processed_files_of_unknown_runs_and_damaged_versions(scratch: Scratch):
     folder.mkdir(parents=True)
     (folder / "a.csv").write_text("id\n1\n")
     path = f"{scratch.ns}/pipelines/gold/v/pipeline.sql"
-    store = scratch.wb.versions
+    store = scratch.wb.version_store
     good = store.record(path, b"SELECT 1")
     bad = store.record(path, b"SELECT 2")
     store._blob_path(store.get(bad).sha256).write_bytes(b"torn")
