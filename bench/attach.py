@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from devkit.sample import copy_sample  # noqa: E402
-from rat_tui.core.commands.workbench import Workbench  # noqa: E402
+from rat_tui.core.compose import open_project  # noqa: E402
 from rat_tui.core.lake.class_sharing import ensure_bundled_archive  # noqa: E402
 from rat_tui.script.host import EngineHost  # noqa: E402
 
@@ -44,10 +44,10 @@ def main() -> None:
     args = parser.parse_args()
     root = copy_sample(Path(tempfile.mkdtemp(prefix="rat-bench-attach-")) / "project")
     ensure_bundled_archive()
-    workbench = Workbench(root)
+    workbench = open_project(root)
     try:
         workbench.spark.session(timeout=600)
-        workbench.run("ecommerce.bronze.raw_orders")  # loaded once: the runs below find nothing new
+        workbench.runs.run("ecommerce.bronze.raw_orders")  # loaded once: the runs below find nothing new
         with EngineHost(workbench):
             for name, words in COMMANDS.items():
                 client(root, words)  # the first of each warms the host's code paths

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from devkit.sample import copy_sample  # noqa: E402
-from rat_tui.core.commands.workbench import Workbench  # noqa: E402
+from rat_tui.core.compose import open_project  # noqa: E402
 from rat_tui.core.store.state import RunRecord  # noqa: E402
 
 SOURCE = """SELECT id, DATE_ADD(DATE '2024-01-01', CAST(id DIV {per_day} AS INT)) AS event_date,
@@ -59,7 +59,7 @@ def main() -> None:
     source = pipeline(root, "bronze", "events", SOURCE.format(per_day=args.rows_per_day, rows=rows))
     full = pipeline(root, "silver", "full", FULL)
     daily = pipeline(root, "silver", "daily", DAILY, "partitions: {column: event_date, grain: day, start: 2024-01-01}\n")
-    workbench = Workbench(root)
+    workbench = open_project(root)
     try:
         workbench.spark.session(timeout=600)
         workbench.spark.ensure_catalog("bench")
@@ -69,12 +69,12 @@ def main() -> None:
             spark.sql(f"CREATE TABLE {source} USING iceberg PARTITIONED BY (days(event_date)) AS "
                       + SOURCE.format(per_day=args.rows_per_day, rows=rows))
         print(f"source: {rows:,} rows in {time.monotonic() - began:.1f} s", flush=True)
-        timed("warm-up: the full refresh once", lambda: workbench.run(full))
-        refresh, _ = timed("full refresh of the same data", lambda: workbench.run(full))
+        timed("warm-up: the full refresh once", lambda: workbench.runs.run(full))
+        refresh, _ = timed("full refresh of the same data", lambda: workbench.runs.run(full))
         end = str(date(2024, 1, 1) + timedelta(days=args.days))
-        backfill, run = timed(f"backfill of {args.days} daily intervals", lambda: workbench.backfill(
+        backfill, run = timed(f"backfill of {args.days} daily intervals", lambda: workbench.intervals.backfill(
             daily, "2024-01-01", end))
-        again, _ = timed(f"the same {args.days} intervals again (--all)", lambda: workbench.backfill(
+        again, _ = timed(f"the same {args.days} intervals again (--all)", lambda: workbench.intervals.backfill(
             daily, "2024-01-01", end, ("all",)))
         print(f"backfill / full refresh: {backfill / refresh:.1f}x (a rerun of every interval: "
               f"{again / refresh:.1f}x); phases of the backfill (ms): {run.phases}")

@@ -62,17 +62,17 @@ def main() -> None:
     root = scratch_project("build")
     names = project(root, args.pipelines)
     with warm_workbench(root) as wb:
-        wb.build(["bench"])  # tables exist and the session is warm
+        wb.runs.build(["bench"])  # tables exist and the session is warm
         sequential = None
         if args.one_by_one:
             sequential = statistics.median(
-                timed(lambda: [wb.run(n) for n in wb.graph().order(names)])[0] for _ in range(args.repeat))
+                timed(lambda: [wb.runs.run(n) for n in wb.lineage.graph().order(names)])[0] for _ in range(args.repeat))
         figures, runs = {}, {}
         for parallel in (int(p) for p in args.parallel.split(",")):
             selection.MAX_PARALLEL = parallel
             took = []
             for _ in range(args.repeat):
-                seconds, result = timed(lambda: wb.build(["bench"]))
+                seconds, result = timed(lambda: wb.runs.build(["bench"]))
                 took.append(seconds)
                 runs[parallel] = [r.run_id for r in result.runs]
             figures[parallel] = statistics.median(took)

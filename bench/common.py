@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import Workbench, open_project
 
 
 def scratch_project(name: str) -> Path:
@@ -27,7 +27,7 @@ def write_pipeline(root: Path, layer: str, name: str, sql: str) -> str:
 
 @contextmanager
 def warm_workbench(root: Path) -> Iterator[Workbench]:
-    wb = Workbench(root)
+    wb = open_project(root)
     began = time.monotonic()
     wb.spark.session(timeout=300)
     print(f"cold Spark session start: {time.monotonic() - began:.2f} s")

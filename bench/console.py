@@ -20,7 +20,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from devkit.frames import TickGaps  # noqa: E402
 from devkit.pilot import temporary_sample_project, until  # noqa: E402
-from rat_tui.core.commands.workbench import Workbench  # noqa: E402
+from rat_tui.core.compose import open_project  # noqa: E402
 from rat_tui.tui.app import RatApp  # noqa: E402
 from rat_tui.tui.components.console import ConsolePanel  # noqa: E402
 
@@ -48,11 +48,11 @@ async def measure(project: Path) -> None:
     pipeline = project / "bench" / "pipelines" / "bronze" / "wide"
     pipeline.mkdir(parents=True)
     (pipeline / "pipeline.sql").write_text(PIPELINE)
-    wb = Workbench(project)
+    wb = open_project(project)
     app = RatApp(wb, watch=False)
     async with app.run_test(size=(160, 44)) as pilot:
         await until(pilot, lambda: wb.spark.state.value == "ready", 120, "Spark")
-        wb.run(TABLE)
+        wb.runs.run(TABLE)
         await pilot.press("s")
         await until(pilot, lambda: app.query_one(ConsolePanel).loaded, 20, "the console")
         await run(app, pilot, f"SELECT * FROM {TABLE} LIMIT 100")  # the first query of a session warms Spark

@@ -31,10 +31,10 @@ def one_way(way: str) -> dict:
     import tempfile
 
     from devkit.sample import copy_sample
-    from rat_tui.core.commands.workbench import Workbench
+    from rat_tui.core.compose import open_project
 
     folder = Path(tempfile.mkdtemp(prefix="rat-first-run-"))
-    wb = Workbench(copy_sample(folder / "project"))
+    wb = open_project(copy_sample(folder / "project"))
     out: dict = {"way": way, "runs": []}
     try:
         began = time.monotonic()
@@ -47,7 +47,7 @@ def one_way(way: str) -> dict:
             out["warm_up_s"] = time.monotonic() - began
         for fqn in PIPELINES:
             began = time.monotonic()
-            run = wb.run(fqn).as_dict()["run"]
+            run = wb.runs.run(fqn).as_dict()["run"]
             out["runs"].append({"pipeline": fqn, "seconds": time.monotonic() - began,
                                 "waited_for_spark_ms": run["waited_for_spark_ms"], "phases": run["phases"]})
     finally:

@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import rss_mb, timed  # noqa: E402
 
-from rat_tui.core.commands.workbench import Workbench  # noqa: E402
+from rat_tui.core.compose import open_project  # noqa: E402
 
 SCHEMA = "order_id BIGINT, customer_id BIGINT, total_amount DOUBLE, status STRING, updated_at TIMESTAMP"
 COLUMNS = "order_id, customer_id, total_amount, status, updated_at"
@@ -93,13 +93,13 @@ def main() -> None:
     ratios: dict[str, list[float]] = {}  # each against the bare loads just before and just after it
     phases: dict[str, list[dict]] = {}
     memory: dict[str, list[float]] = {}  # the Python process's RSS after each step (the JVM is separate)
-    wb = Workbench(root)
+    wb = open_project(root)
     try:
         spark = wb.spark.session(timeout=300)
         print(f"Python RSS once the session is ready: {rss_mb():.0f} MB")
         wb.spark.ensure_catalog("bench")
         shutil.copy(data, zone / "orders.csv")
-        wb.run(full)  # warm: the first query and table creation are not what a user waits for daily
+        wb.runs.run(full)  # warm: the first query and table creation are not what a user waits for daily
 
         def bare_load() -> None:
             spark.read.schema(SCHEMA).options(header=True).csv(str(data)).writeTo(
@@ -128,7 +128,7 @@ def main() -> None:
 
         def upload() -> None:
             (root / "bench" / "landing" / "uploaded" / data.name).unlink(missing_ok=True)
-            wb.upload("bench", "uploaded", [str(data)])
+            wb.landing.upload("bench", "uploaded", [str(data)])
 
         bare_load()
         for _ in range(args.repeat):
@@ -138,23 +138,23 @@ def main() -> None:
                 stale.unlink()
             shutil.copy(data, zone / "orders.csv")  # a new file each round: its schema is sampled again
             last = bare()
-            last = beside_bare("product full_refresh", last, lambda: wb.run(full))
-            last = beside_bare("product incremental, first run", last, lambda: wb.run(incr))
+            last = beside_bare("product full_refresh", last, lambda: wb.runs.run(full))
+            last = beside_bare("product incremental, first run", last, lambda: wb.runs.run(incr))
             # Through `upload`: copied, then converted once to a typed Parquet twin that runs read.
             last = beside_bare("upload (copy + typed twin)", last, upload)
-            last = beside_bare("product full_refresh, uploaded file", last, lambda: wb.run(typed))
-            last = beside_bare("product incremental first run, uploaded", last, lambda: wb.run(typed_incr))
+            last = beside_bare("product full_refresh, uploaded file", last, lambda: wb.runs.run(typed))
+            last = beside_bare("product incremental first run, uploaded", last, lambda: wb.runs.run(typed_incr))
             (zone / "orders.csv").unlink()
             shutil.copy(delta, zone / "delta.csv")
-            last = beside_bare("product 1% merge", last, lambda: wb.run(incr))
+            last = beside_bare("product 1% merge", last, lambda: wb.runs.run(incr))
             (zone / "delta.csv").unlink()
             shutil.copy(recent, zone / "recent.csv")
-            last = beside_bare("product 1% merge, newest 5% of keys", last, lambda: wb.run(incr))
+            last = beside_bare("product 1% merge, newest 5% of keys", last, lambda: wb.runs.run(incr))
             (zone / "recent.csv").unlink()
             # What the user does next: a count in the console, and the tree's refresh after every command.
             last = beside_bare("query SELECT count(*) after the merges", last,
-                               lambda: wb.query("SELECT count(*) FROM bench.bronze.incr") and None)
-            last = beside_bare("overview (the tree's refresh)", last, lambda: wb.overview() and None)
+                               lambda: wb.console.query("SELECT count(*) FROM bench.bronze.incr") and None)
+            last = beside_bare("overview (the tree's refresh)", last, lambda: wb.browse.overview() and None)
             last = beside_bare("bare Spark MERGE (copy-on-write)", last, bare_merge)
         peer_dir = work / "peer"
         peer_dir.mkdir()

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import timed  # noqa: E402
 from ingest import SCHEMA, pipeline, write_csv  # noqa: E402
 
-from rat_tui.core.commands.workbench import Workbench  # noqa: E402
+from rat_tui.core.compose import open_project  # noqa: E402
 from rat_tui.core.landing import cleaning, encodings  # noqa: E402
 from rat_tui.core.landing import dialect as dialects  # noqa: E402
 from rat_tui.core.landing.load_history import hash_bytes  # noqa: E402
@@ -165,12 +165,12 @@ def main() -> None:
     (hourly / "pipeline.sql").write_text("-- @merge_strategy: full_refresh\nSELECT * FROM {{ landing_zone('hourly') }}\n")
     figures: dict[str, list[tuple[float, float]]] = {}
     phases: list[dict[str, int]] = []  # of each run over the small files: where its time went
-    wb = Workbench(root)
+    wb = open_project(root)
     try:
         spark = wb.spark.session(timeout=300)
         wb.spark.ensure_catalog("bench")
         shutil.copy(data, zone / "orders.csv")
-        wb.run(full)  # warm
+        wb.runs.run(full)  # warm
 
         def bare_load() -> float:
             return timed(lambda: spark.read.schema(SCHEMA).options(header=True).csv(str(data)).writeTo(
@@ -187,21 +187,21 @@ def main() -> None:
 
         def archived_load() -> None:
             shutil.copy(data, zone / "orders.csv")
-            wb.run(archived, reload_files=True)  # the same file each round: its load history says loaded
+            wb.runs.run(archived, reload_files=True)  # the same file each round: its load history says loaded
 
         def upload_small() -> None:
             shutil.rmtree(root / "bench" / "landing" / "hourly", ignore_errors=True)
-            wb.upload("bench", "hourly", [str(p) for p in sorted(small.iterdir())])
+            wb.landing.upload("bench", "hourly", [str(p) for p in sorted(small.iterdir())])
 
         for _ in range(args.repeat):
             for table in ("archived", "hourly"):
                 spark.sql(f"DROP TABLE IF EXISTS bench.bronze.{table} PURGE")
             shutil.copy(data, zone / "orders.csv")
-            beside("product CSV -> bronze (full_refresh)", bare_load, lambda: wb.run(full))
+            beside("product CSV -> bronze (full_refresh)", bare_load, lambda: wb.runs.run(full))
             beside("product CSV -> bronze, archiving (hashes it)", bare_load, archived_load)
             beside(f"upload of {args.files:,} small CSV files", bare_small, upload_small)
             beside(f"run over the {args.files:,} uploaded files", bare_small,
-                   lambda: phases.append(wb.run("bench.bronze.hourly").as_dict()["run"]["phases"]))
+                   lambda: phases.append(wb.runs.run("bench.bronze.hourly").as_dict()["run"]["phases"]))
     finally:
         wb.close()
     load = statistics.median(t for t, _ in figures["product CSV -> bronze (full_refresh)"])

@@ -49,15 +49,15 @@ def main() -> None:
     incremental = write_pipeline(root, "silver", "incremental", SILVER.format(strategy="incremental"))
     refresh = write_pipeline(root, "silver", "refresh", SILVER.format(strategy="full_refresh"))
     with warm_workbench(root) as wb:
-        wb.run(bronze)
-        wb.run(incremental)
-        wb.run(refresh)
+        wb.runs.run(bronze)
+        wb.runs.run(incremental)
+        wb.runs.run(refresh)
         print(f"bronze and both silver tables hold {args.rows:,} rows")
         write_pipeline(root, "bronze", "events", "-- @merge_strategy: append_only\n"
                        + BATCH.format(rows=args.rows, delta_rows=delta_rows))
-        wb.run(bronze)
-        merge_s, merged = timed(lambda: wb.run(incremental).as_dict()["run"])
-        refresh_s, refreshed = timed(lambda: wb.run(refresh).as_dict()["run"])
+        wb.runs.run(bronze)
+        merge_s, merged = timed(lambda: wb.runs.run(incremental).as_dict()["run"])
+        refresh_s, refreshed = timed(lambda: wb.runs.run(refresh).as_dict()["run"])
         spark = wb.spark.session()
         spark.sql("SELECT id, MAX(customer_id) AS customer_id, MAX(amount) * 1.2 AS amount_with_tax, MAX(batch) AS batch "
                   "FROM bench.bronze.events WHERE batch = 2 GROUP BY id").createOrReplaceTempView("bench_delta")

@@ -29,25 +29,25 @@ def main() -> None:
     bronze = write_pipeline(root, "bronze", "events", "-- @merge_strategy: append_only\n" + BRONZE.format(rows=args.rows))
     silver = write_pipeline(root, "silver", "incremental", SILVER.format(strategy="incremental"))
     with warm_workbench(root) as wb:
-        wb.run(bronze)
-        wb.run(silver)
+        wb.runs.run(bronze)
+        wb.runs.run(silver)
         print(f"bronze and silver hold {args.rows:,} rows")
         write_pipeline(root, "bronze", "events", "-- @merge_strategy: append_only\n"
                        + BATCH.format(rows=args.rows, delta_rows=delta_rows))
-        wb.run(bronze)
+        wb.runs.run(bronze)
         wb.warm_up().join()  # as the app does once the session is ready (diff included)
-        held = wb.run(silver, review=True).as_dict()["run"]
+        held = wb.runs.run(silver, review=True).as_dict()["run"]
         record = wb.state.get_run(held["run_id"])
-        base, head = record.review["base_snapshot"], wb.snapshots(silver)["refs"][record.review["branch"]]
+        base, head = record.review["base_snapshot"], wb.tables.snapshots(silver)["refs"][record.review["branch"]]
         merge_s = held["phases"]["iceberg_write"] / 1000
         in_run_s = held["phases"]["quality_tests"] / 1000
         times = []
         for _ in range(3):
-            seconds, diff = timed(lambda: wb.key_diff(silver, base, head))
+            seconds, diff = timed(lambda: wb.review.key_diff(silver, base, head))
             times.append(seconds)
         spark = wb.spark.session()  # for scale on this machine: one plain scan of every column of main
         scan_s, _ = timed(lambda: spark.sql(f"SELECT sum(hash(*)) FROM {silver}").collect())
-        wb.reject(held["run_id"])
+        wb.review.reject(held["run_id"])
     warm = min(times)
     print(f"diff: {diff['added']:,} added, {diff['removed']:,} removed, {diff['changed']:,} changed "
           f"(columns {diff['columns']}; read {diff['read']})")

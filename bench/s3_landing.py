@@ -20,7 +20,7 @@ from devkit.s3server import (
     storage_yaml,  # noqa: E402
     throwaway_server,  # noqa: E402
 )
-from rat_tui.core.commands.workbench import Workbench  # noqa: E402
+from rat_tui.core.compose import open_project  # noqa: E402
 
 SQL = "-- @merge_strategy: full_refresh\nSELECT count(*) AS n, sum(amount) AS total FROM {{ landing_zone('drops') }}\n"
 
@@ -49,28 +49,28 @@ def main() -> None:
         laptop = base / "laptop"
         fqn = make_project(laptop, args.files, args.rows)
         (laptop / "rat.yaml").write_text(storage_yaml(server, "bench"))
-        push_s, _ = timed(lambda: Workbench(laptop).push())
+        push_s, _ = timed(lambda: open_project(laptop).bucket.push())
         size_mb = sum(p.stat().st_size for p in (laptop / "bench/landing/drops").glob("*.csv")) / 1e6
 
         colleague = base / "colleague"
         colleague.mkdir()
         (colleague / "rat.yaml").write_text(storage_yaml(server, "bench"))
-        wb = Workbench(colleague)
-        cold_s, _ = timed(wb.connect_remote)
+        wb = open_project(colleague)
+        cold_s, _ = timed(wb.bucket.connect_remote)
         warm = [timed(lambda: wb.remote.sync.sync_landing("bench"))[0] for _ in range(args.repeat)]
 
         wb.spark.session(timeout=300)
         local_root = base / "local"
         shutil.copytree(colleague, local_root, ignore=shutil.ignore_patterns(".rat", "warehouse", "rat.yaml"))
-        local = Workbench(local_root)
+        local = open_project(local_root)
         local.spark = wb.spark  # one JVM per process: the same warm session, a project without a bucket
         local.runner.spark = wb.spark
-        wb.run(fqn)
-        local.run(fqn)
+        wb.runs.run(fqn)
+        local.runs.run(fqn)
         bucket_runs, local_runs = [], []
         for _ in range(args.repeat):  # interleaved, so neither side gets a warmer JVM
-            bucket_runs.append(timed(lambda: wb.run(fqn))[0])
-            local_runs.append(timed(lambda: local.run(fqn))[0])
+            bucket_runs.append(timed(lambda: wb.runs.run(fqn))[0])
+            local_runs.append(timed(lambda: local.runs.run(fqn))[0])
         wb.close()
     print(f"landing zone: {args.files} CSV files, {size_mb:.1f} MB; median of {args.repeat}")
     print(f"  push (upload everything)          {push_s:7.2f} s")

@@ -53,10 +53,10 @@ def main() -> None:
         bronze = write_pipeline(root, "bronze", "events", "-- @merge_strategy: append_only\n" + BRONZE.format(rows=n))
         plain = write_pipeline(root, "silver", "plain", SILVER.format(order=""))
         ordered = write_pipeline(root, "silver", "ordered", SILVER.format(order="ORDER BY id"))
-        assert wb.run(bronze).as_dict()["run"]["status"] == "success"
+        assert wb.runs.run(bronze).as_dict()["run"]["status"] == "success"
         print(f"{n:,} keys in scrambled order")
         for fqn in (plain, ordered):
-            took, result = timed(lambda: wb.run(fqn))
+            took, result = timed(lambda: wb.runs.run(fqn))
             run = result["run"]
             assert run["status"] == "success", run["error"]
             print(f"first load, {fqn.split('.')[-1]:8s} {took:6.1f} s")
@@ -64,9 +64,9 @@ def main() -> None:
         for number, (label, key) in enumerate(batches, start=2):
             write_pipeline(root, "bronze", "events", f"-- @merge_strategy: append_only\nSELECT CAST({key} AS BIGINT) AS id, "
                            f"7L AS customer_id, CAST({number} AS BIGINT) AS batch FROM range({n // 100})")
-            assert wb.run(bronze).as_dict()["run"]["status"] == "success"
+            assert wb.runs.run(bronze).as_dict()["run"]["status"] == "success"
             for fqn in (plain, ordered):
-                took, result = timed(lambda: wb.run(fqn))
+                took, result = timed(lambda: wb.runs.run(fqn))
                 run = result["run"]
                 assert run["status"] == "success", run["error"]
                 print(f"1% merge, keys {label:9s} into {fqn.split('.')[-1]:8s} {took:6.1f} s, "

@@ -16,13 +16,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from devkit.pilot import select, temporary_sample_project, until  # noqa: E402
-from rat_tui.core.commands.workbench import Workbench  # noqa: E402
+from rat_tui.core.compose import open_project  # noqa: E402
 from rat_tui.tui.app import RatApp  # noqa: E402
 
 
 async def measure(project: Path) -> None:
     began = time.perf_counter()
-    wb = Workbench(project)
+    wb = open_project(project)
     app = RatApp(wb, watch=False)
     first_frame: list[float] = []
     gaps: list[float] = []

@@ -37,12 +37,12 @@ def save_to_finished(wb, fqn: str, sql: str, repeat: int) -> list[float]:
     def on_changes(changes) -> None:
         for change in changes:
             if isinstance(change, PipelineChanged):
-                wb.request_run(change.pipeline, trigger="watch",
+                wb.runs.request_run(change.pipeline, trigger="watch",
                                changed_at=changed_at(wb.project.root / path for path in change.paths))
 
     watcher = ProjectWatcher(wb.project, on_changes, wb.project.settings.watch_debounce_ms / 1000)
     watcher.start()
-    source = wb.project.pipeline_dir(wb.resolve(fqn)) / "pipeline.sql"
+    source = wb.project.pipeline_dir(wb.browse.resolve(fqn)) / "pipeline.sql"
     took = []
     try:
         for n in range(repeat):
@@ -68,8 +68,8 @@ def main() -> None:
     root = scratch_project("warm")
     fqn = write_pipeline(root, "silver", "orders", SQL.format(rows=args.rows))
     with warm_workbench(root) as wb:
-        wb.run(fqn)  # first run pays for the first query and table creation
-        runs = [wb.run(fqn).as_dict()["run"] for _ in range(args.repeat)]
+        wb.runs.run(fqn)  # first run pays for the first query and table creation
+        runs = [wb.runs.run(fqn).as_dict()["run"] for _ in range(args.repeat)]
         saves = save_to_finished(wb, fqn, SQL.format(rows=args.rows), args.repeat)
         spark = wb.spark.session()
         bare = [timed(lambda: spark.sql(SQL.split("\n", 1)[1].format(rows=args.rows))

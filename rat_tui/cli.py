@@ -186,13 +186,13 @@ def run_script(root: Path, text: str, *, keep_going: bool, events: bool, attach:
 def _run_own_engine(root: Path, lines, keep_going: bool, events: bool, out: TextIO, err: TextIO) -> int:
     """On a Workbench of this process; a script that presses keys, takes screenshots or reads the screen
     runs inside the real app, headless."""
-    from .core.commands.workbench import Workbench
+    from .core.compose import open_project
     from .core.store.logs import setup_logging
     from .script.commands import SCREEN_COMMANDS, ScriptContext
     from .script.executor import execute
 
     try:
-        workbench = Workbench(root, one_shot=True)
+        workbench = open_project(root, one_shot=True)
     except RatError as exc:
         print(f"rat-tui: {exc.sentence()}", file=err)
         return EXIT_BAD_SCRIPT
@@ -213,7 +213,7 @@ def _run_own_engine(root: Path, lines, keep_going: bool, events: bool, out: Text
 def open_tui(folder: str) -> int:
     """The TUI on `folder`, serving its engine to scripts and shell commands while it is open; an empty
     folder is first offered a new project."""
-    from .core.commands.workbench import Workbench
+    from .core.compose import open_project
     from .core.project.scaffold import is_empty_folder
     from .core.store.logs import setup_logging
     from .script.host import EngineHost
@@ -225,7 +225,7 @@ def open_tui(folder: str) -> int:
         if InitOfferApp(root).run() is None:
             return EXIT_OK  # declined: nothing written
     try:
-        workbench = Workbench(root)
+        workbench = open_project(root)
     except RatError as exc:
         print(f"rat-tui: {exc.sentence()}", file=sys.stderr)
         return EXIT_BAD_SCRIPT

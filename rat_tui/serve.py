@@ -40,11 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def serve_main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    from .core.commands.workbench import Workbench
+    from .core.compose import open_project
     from .core.store.logs import setup_logging
 
     try:
-        wb = Workbench(args.project)
+        wb = open_project(args.project)
     except RatError as exc:
         print(f"rat-tui serve: {exc.sentence()}", file=sys.stderr)
         return 2
@@ -105,7 +105,7 @@ def _finish_runs(wb, signals: threading.Semaphore) -> None:
             for handle in active:
                 if not handle.done.is_set():
                     say(f"cancelling run {handle.run_id} of {handle.record.pipeline}")
-                    wb.cancel(handle.run_id)
+                    wb.runs.cancel(handle.run_id)
             break
     for handle in active:
         handle.wait()

@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from devkit.pilot import screen, select, temporary_sample_project, until  # noqa: E402
-from rat_tui.core.commands.workbench import Workbench  # noqa: E402
+from rat_tui.core.compose import open_project  # noqa: E402
 from rat_tui.tui.app import RatApp  # noqa: E402
 from rat_tui.tui.components.run_view import RunView  # noqa: E402
 
@@ -67,7 +67,7 @@ def quietly(app: RatApp, edit) -> None:
 
 
 async def capture(project: Path) -> None:
-    wb = Workbench(project)
+    wb = open_project(project)
     app = RatApp(wb)  # watch as the project sets it (on)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: wb.spark.state.value == "ready", 120, "Spark")
@@ -116,7 +116,7 @@ async def capture(project: Path) -> None:
 
         for message in ("first cut", "amounts as decimals"):
             await pilot.press("P", *message, "enter")
-            await until(pilot, lambda m=message: any(v["message"] == m for v in wb.list_versions(
+            await until(pilot, lambda m=message: any(v["message"] == m for v in wb.versions.list_versions(
                 "ecommerce.silver.clean_orders")["versions"]), 20, "publish")
         quietly(app, lambda: source.write_text(source.read_text().replace("ORDER BY updated_at",
                                                                           "ORDER BY updated_at, order_id")))
@@ -177,15 +177,15 @@ async def capture_bucket(project: Path) -> None:
         server.make_bucket("rat")
         with (project / "rat.yaml").open("a") as fh:
             fh.write(storage_yaml(server, "rat"))
-        mine = Workbench(project)
-        mine.push()
+        mine = open_project(project)
+        mine.bucket.push()
         colleague = server.folder.parent / "colleague"
         colleague.mkdir()
         (colleague / "rat.yaml").write_text(storage_yaml(server, "rat"))
-        theirs = Workbench(colleague)
-        theirs.connect_remote()
+        theirs = open_project(colleague)
+        theirs.bucket.connect_remote()
         edited = "ecommerce/pipelines/silver/clean_orders/pipeline.sql"
-        theirs.write(edited, (colleague / edited).read_text().replace("WHERE", "-- tightened by a colleague\nWHERE", 1))
+        theirs.files.write(edited, (colleague / edited).read_text().replace("WHERE", "-- tightened by a colleague\nWHERE", 1))
         app = RatApp(mine, watch=False, warm_spark=False)
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: "change(s) to pull" in screen(app), 30, "the bucket check")

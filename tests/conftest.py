@@ -56,10 +56,10 @@ def lake(tmp_path_factory: pytest.TempPathFactory):
     Spark caches a catalog once loaded, so all Spark tests share this project folder and
     each test writes its own namespace (see `tests.lakehelpers.Scratch`).
     """
-    from rat_tui.core.commands.workbench import Workbench
+    from rat_tui.core.compose import open_project
 
     root = copy_sample(tmp_path_factory.mktemp("lake") / "project")
-    workbench = Workbench(root)
+    workbench = open_project(root)
     workbench.spark.session(timeout=180)
     yield workbench
     workbench.close()
@@ -99,10 +99,10 @@ def s3_env(s3_server, monkeypatch: pytest.MonkeyPatch):
 @pytest.fixture
 def pushed(s3_env, tmp_path: Path):
     """The sample project pushed to a fresh bucket from folder `a`: (Workbench, bucket name)."""
-    from rat_tui.core.commands.workbench import Workbench
+    from rat_tui.core.compose import open_project
     from tests.s3helpers import bucket_project, new_bucket
 
     bucket = new_bucket(s3_env)
-    wb = Workbench(bucket_project(tmp_path / "a", s3_env, bucket, SAMPLE))
-    wb.push()
+    wb = open_project(bucket_project(tmp_path / "a", s3_env, bucket, SAMPLE))
+    wb.bucket.push()
     return wb, bucket

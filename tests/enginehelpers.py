@@ -33,10 +33,10 @@ def engine_host(root: Path, warm: bool, env: dict[str, str] | None = None) -> It
 
 
 def _serve(root: str, warm: bool) -> None:
-    from rat_tui.core.commands.workbench import Workbench
+    from rat_tui.core.compose import open_project
     from rat_tui.script.host import EngineHost
 
-    workbench = Workbench(root)
+    workbench = open_project(root)
     if warm:
         workbench.spark.session(timeout=600)
     host = EngineHost(workbench)

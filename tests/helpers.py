@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import Workbench
 from rat_tui.script.commands import ScriptContext
 from rat_tui.script.executor import execute, parse
 

@@ -37,7 +37,7 @@ def setup(scratch: Scratch) -> tuple[str, dict, dict]:
     assert scratch.run(fqn)["status"] == "success"
     scratch.landing("drops", "b.csv", "id\n2\n")
     scratch.landing("drops", "nested/c.csv", "id\n3\n")
-    version = scratch.wb.versions.record(f"{scratch.ns}/pipelines/bronze/orders/pipeline.sql", ARCHIVING.encode())
+    version = scratch.wb.version_store.record(f"{scratch.ns}/pipelines/bronze/orders/pipeline.sql", ARCHIVING.encode())
     return fqn, scratch.refs(fqn), {"landing": landing_state(scratch), "version": version}
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from devkit.sample import pristine_sample
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import Workbench
 from rat_tui.core.errors import RatError
 
 _counter = itertools.count(1)
@@ -50,13 +50,13 @@ class Scratch:
 
     def run(self, fqn: str, **kwargs) -> dict:
         """A run's record, whether it succeeded or not."""
-        return self.wb.submit(fqn, **kwargs).wait().as_dict()
+        return self.wb.runs.submit(fqn, **kwargs).wait().as_dict()
 
     def rows(self, sql: str) -> list[list]:
-        return self.wb.query(sql).as_dict()["rows"]
+        return self.wb.console.query(sql).as_dict()["rows"]
 
     def refs(self, fqn: str) -> dict[str, int]:
-        return self.wb.snapshots(fqn).refs
+        return self.wb.tables.snapshots(fqn).refs
 
     def table_exists(self, layer: str, name: str) -> bool:
         return (self.root / "warehouse" / layer / name / "metadata").is_dir()
@@ -102,7 +102,7 @@ def disk_state(folder: Path) -> dict[str, tuple[int, int]]:
 def findings(scratch: Scratch, fix: bool = False) -> list[dict]:
     """What the consistency check finds (and with `fix`, fixes) in the scratch namespace."""
     try:
-        return scratch.wb.doctor(fix=fix, namespace=scratch.ns)["findings"]
+        return scratch.wb.upkeep.doctor(fix=fix, namespace=scratch.ns)["findings"]
     except RatError as exc:
         return exc.result["findings"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import Workbench, open_project
 from rat_tui.core.store.state import QualityOutcome, RunRecord
 from rat_tui.tui.app import RatApp
 
@@ -15,7 +15,7 @@ PHASES = {"branch_creation": 48, "config_loading": 1, "build_result": 264, "iceb
 
 
 def make_app(project: Path) -> RatApp:
-    return RatApp(Workbench(project), watch=False, warm_spark=False)
+    return RatApp(open_project(project), watch=False, warm_spark=False)
 
 
 async def settle(pilot) -> None:

@@ -34,10 +34,10 @@ def test_the_import_contracts_are_kept():
      "rat_tui.core.project.spark_parse -> pyspark"),
     ("tui/spark_peek.py", "import pyspark.sql\n", ["pyspark is imported only in the rooms"],
      "rat_tui.tui.spark_peek -> pyspark"),
-    # The long-running services are a room of their own, below the command layer that owns them.
-    ("core/background/reach_up.py", "from ..commands import workbench\n",
+    # The long-running services are a room of their own, below the composition root that builds them.
+    ("core/background/reach_up.py", "from .. import compose\n",
      ["core rooms import only downwards", "no import circles inside a room"],
-     "rat_tui.core.background.reach_up -> rat_tui.core.commands"),
+     "rat_tui.core.background.reach_up -> rat_tui.core.compose"),
     # A key handler gets the app as a host protocol (tui/host.py), never the App that builds it.
     ("tui/keys/reach_app.py", "from ..app import RatApp\n", ["no import circles in the TUI"], ".keys -> .app"),
 ])
@@ -56,7 +56,7 @@ def test_a_module_in_the_wrong_room_breaks_its_contract(tmp_path, module, source
 
 
 def test_the_command_layer_loads_no_textual():
-    done = _python("import sys, rat_tui.core.commands.workbench; "
+    done = _python("import sys, rat_tui.core.compose; "
                    "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]", done.stdout
@@ -64,7 +64,7 @@ def test_the_command_layer_loads_no_textual():
 
 def test_the_command_layer_loads_the_openlineage_client_with_the_first_run_not_before():
     """Its import costs a few hundred milliseconds that a `query` in a process of its own never needs."""
-    done = _python("import sys, rat_tui.core.commands.workbench; "
+    done = _python("import sys, rat_tui.core.compose; "
                    "print(sorted(m for m in sys.modules if m.split('.')[0] == 'openlineage'))")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]", done.stdout

@@ -93,3 +93,71 @@ def test_a_run_step_returns_what_it_made_instead_of_setting_the_run():
                  for room in RUN_ROOMS for path in sorted(room.rglob("*.py"))
                  if (writes := foreign_attribute_writes(path))}
     assert offenders == {}
+
+
+# The services the faces call (issue 37): each a class of its own, built by the composition root from the
+# collaborators its constructor names, never a mixin of one Workbench nor handed the Workbench itself.
+SERVICE_ROOMS = (CORE / "commands", CORE / "background")
+COMPOSE = CORE / "compose.py"
+
+
+def command_classes() -> set[str]:
+    return {node.name for path in (CORE / "commands").glob("*.py")
+            for node in ast.walk(ast.parse(path.read_text(), str(path))) if isinstance(node, ast.ClassDef)}
+
+
+def mixed_in(path: Path, commands: set[str]) -> list[str]:
+    """Classes of `path` that derive from a class of the command layer (a mixin of its commands)."""
+    return [f"{node.name}({', '.join(ast.unparse(b) for b in node.bases)})"
+            for node in ast.walk(ast.parse(path.read_text(), str(path))) if isinstance(node, ast.ClassDef)
+            and any(ast.unparse(b).rpartition(".")[2] in commands for b in node.bases)]
+
+
+def borrowed_methods(path: Path) -> list[str]:
+    """Methods a class declares it has without defining them (`run: Callable[...]` in the class body): a
+    call to a sibling that the import contracts cannot see."""
+    return [f"{node.name}.{item.target.id}" for node in ast.walk(ast.parse(path.read_text(), str(path)))
+            if isinstance(node, ast.ClassDef) for item in node.body
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+            and "Callable" in ast.unparse(item.annotation)]
+
+
+def takes_the_workbench(path: Path) -> list[str]:
+    """Constructors with a parameter that is the whole Workbench (typed so, or named `wb`/`workbench`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+                    found += [f"{node.name}({a.arg})" for a in item.args.args[1:]
+                              if a.arg in ("wb", "workbench") or (a.annotation is not None and any(
+                                  word in ast.unparse(a.annotation) for word in ("Workbench", "Commands")))]
+    return found
+
+
+def test_no_service_is_a_mixin_of_another():
+    commands = command_classes()
+    offenders = {path.relative_to(PACKAGE).as_posix(): classes
+                 for room in (*SERVICE_ROOMS, COMPOSE) for path in sorted([room] if room.is_file() else room.glob("*.py"))
+                 if (classes := mixed_in(path, commands))}
+    assert offenders == {}
+
+
+def test_no_service_declares_the_methods_of_another():
+    offenders = {path.relative_to(PACKAGE).as_posix(): names
+                 for room in SERVICE_ROOMS for path in sorted(room.glob("*.py")) if (names := borrowed_methods(path))}
+    assert offenders == {}
+
+
+def test_each_service_takes_its_collaborators_not_the_workbench():
+    offenders = {path.relative_to(PACKAGE).as_posix(): names
+                 for room in SERVICE_ROOMS for path in sorted(room.glob("*.py")) if (names := takes_the_workbench(path))}
+    assert offenders == {}
+
+
+def test_the_workbench_holds_services_and_runs_no_command_itself():
+    tree = ast.parse(COMPOSE.read_text(), str(COMPOSE))
+    workbench = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Workbench")
+    public = sorted(item.name for item in workbench.body if isinstance(item, ast.FunctionDef)
+                    and not item.name.startswith("_") and not any(ast.unparse(d) == "property" for d in item.decorator_list))
+    assert (public, [ast.unparse(b) for b in workbench.bases]) == (["close", "warm_up"], [])

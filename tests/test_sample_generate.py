@@ -85,11 +85,11 @@ def test_all_asks_first_and_deletes_only_on_yes(tmp_path: Path):
 
 
 def test_all_refuses_while_an_app_has_the_project_open(tmp_path: Path):
-    from rat_tui.core.commands.workbench import Workbench
+    from rat_tui.core.compose import open_project
 
     project = ran_sample(tmp_path)
     before = files(project)
-    workbench = Workbench(project)  # what the TUI and a script open
+    workbench = open_project(project)  # what the TUI and a script open
     try:
         refused = generate(project, "--all", "--yes")
         assert refused.returncode == 1
@@ -109,8 +109,8 @@ def test_an_app_killed_with_the_project_open_does_not_block_it(tmp_path: Path):
     marker = tmp_path / "opened"
     other = subprocess.Popen([sys.executable, "-c", (
         "import sys, time, pathlib\n"
-        "from rat_tui.core.commands.workbench import Workbench\n"
-        "workbench = Workbench(sys.argv[1])\n"
+        "from rat_tui.core.compose import open_project\n"
+        "workbench = open_project(sys.argv[1])\n"
         "pathlib.Path(sys.argv[2]).write_text('open')\n"
         "time.sleep(600)\n"), str(project), str(marker)], start_new_session=True)
     try:

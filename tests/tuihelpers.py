@@ -17,6 +17,6 @@ async def run_from_the_tree(pilot, scratch: Scratch, fqn: str) -> dict:
     """`r` on the pipeline in the tree; its stored run once it ended."""
     await select(pilot, "pipeline", fqn)
     await pilot.press("r")
-    ended = lambda: (scratch.wb.runs(fqn).as_dict()["runs"] or [{"status": "queued"}])[0]  # noqa: E731
+    ended = lambda: (scratch.wb.browse.runs(fqn).as_dict()["runs"] or [{"status": "queued"}])[0]  # noqa: E731
     await until(pilot, lambda: ended()["status"] in ("success", "failed", "cancelled"), 120, "the run")
     return ended()

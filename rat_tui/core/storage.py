@@ -1,7 +1,7 @@
 """The storage seam: where the project's files, file versions and landing archive live.
 
 `Storage` is a purely local project: the folder is the only copy. `remote.storage.BucketStorage`
-adds a versioned S3 bucket behind the same methods. `open_storage` (core/commands/base.py) is
+adds a versioned S3 bucket behind the same methods. `open_storage` (core/compose.py) is
 the one place that chooses; everything else (runs, versions, purge, the commands) talks to this
 interface and never to the bucket, so a local project never imports boto3.
 """

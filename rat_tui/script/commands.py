@@ -1,4 +1,4 @@
-"""The table of script commands: how each parses its arguments and which Workbench method it calls."""
+"""The table of script commands: how each parses its arguments and which service method it calls."""
 from __future__ import annotations
 
 import argparse
@@ -13,7 +13,7 @@ from .lineage_json import column_trace_json
 from .parser import FreeText
 
 if TYPE_CHECKING:  # the shell client parses commands without loading the command layer (attach needs no Spark)
-    from ..core.commands.workbench import Workbench
+    from ..core.compose import Workbench
 
 
 class ArgumentError(Exception):
@@ -101,12 +101,12 @@ def arg(*args: Any, **kwargs: Any) -> tuple[tuple, dict]:
 
 @command("ls")
 def _ls(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
-    return ctx.wb.ls()
+    return ctx.wb.browse.ls()
 
 
 @command("validate", arg("pipeline", nargs="?"))
 def _validate(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
-    return ctx.wb.validate(a.pipeline)
+    return ctx.wb.browse.validate(a.pipeline)
 
 
 @command("run", arg("pipeline"), arg("--full-refresh", action="store_true"), arg("--published", action="store_true"),
@@ -114,67 +114,67 @@ def _validate(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Re
          arg("--dry-run", action="store_true"))
 def _run(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     if a.dry_run:  # a partitioned pipeline's intervals the run would build
-        return ctx.wb.run_plan(a.pipeline, a.full_refresh)
-    return ctx.wb.run(a.pipeline, full_refresh=a.full_refresh, published=a.published, reload_files=a.reload_files,
+        return ctx.wb.intervals.run_plan(a.pipeline, a.full_refresh)
+    return ctx.wb.runs.run(a.pipeline, full_refresh=a.full_refresh, published=a.published, reload_files=a.reload_files,
                       review=a.review)
 
 
 @command("approve", arg("run_id"))
 def _approve(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
-    return ctx.wb.approve(a.run_id)
+    return ctx.wb.review.approve(a.run_id)
 
 
 @command("reject", arg("run_id"))
 def _reject(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
-    return ctx.wb.reject(a.run_id)
+    return ctx.wb.review.reject(a.run_id)
 
 
 @command("preview", arg("pipeline"), arg("--limit", type=int, default=20))
 def _preview(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
-    return ctx.wb.preview(a.pipeline, a.limit)
+    return ctx.wb.console.preview(a.pipeline, a.limit)
 
 
 @command("test", arg("selector", nargs="?"))
 def _test(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
-    return ctx.wb.unit_test(a.selector)
+    return ctx.wb.unit_tests.unit_test(a.selector)
 
 
 @command("test-fixture", arg("pipeline"), arg("--rows", type=int, default=None))
 def _test_fixture(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
-    return ctx.wb.unit_fixture(a.pipeline, a.rows)
+    return ctx.wb.unit_tests.unit_fixture(a.pipeline, a.rows)
 
 
 @command("query", free_text=FreeText("sql", "SQL", "query SELECT 1"))
 def _query(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
-    return ctx.wb.query(a.sql)
+    return ctx.wb.console.query(a.sql)
 
 
 @command("export", arg("path"), free_text=FreeText("sql", "SQL", "export out/orders.csv SELECT * FROM ns.silver.orders",
                                                   leading=1))
 def _export(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.export(a.path, a.sql)
+    return ctx.wb.console.export(a.path, a.sql)
 
 
 @command("tables")
 def _tables(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.tables()
+    return ctx.wb.tables.tables()
 
 
 @command("snapshots", arg("pipeline"), arg("--all", action="store_true"))
 def _snapshots(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
-    return ctx.wb.snapshots(a.pipeline) if a.all else ctx.wb.history(a.pipeline)
+    return ctx.wb.tables.snapshots(a.pipeline) if a.all else ctx.wb.tables.history(a.pipeline)
 
 
 @command("runs", arg("pipeline", nargs="?"), arg("--limit", type=int, default=20))
 def _runs(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
-    return ctx.wb.runs(a.pipeline, a.limit)
+    return ctx.wb.browse.runs(a.pipeline, a.limit)
 
 
 @command("write", arg("path"))
 def _write(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     if body is None:
         raise ArgumentError("write needs a heredoc body: write PATH <<EOF … EOF")
-    return ctx.wb.write(a.path, body)
+    return ctx.wb.files.write(a.path, body)
 
 
 @command("watch", arg("state", choices=("on", "off")))
@@ -194,33 +194,33 @@ def _wait_idle(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> R
 def _version_diff(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     from ..core.commands.version_diff import version_diff
 
-    return version_diff(ctx.wb.project, ctx.wb.versions, ctx.wb.resolve(a.pipeline), a.version)
+    return version_diff(ctx.wb.project, ctx.wb.version_store, ctx.wb.browse.resolve(a.pipeline), a.version)
 
 
 @command("publish", arg("pipeline"), arg("-m", "--message", default=""))
 def _publish(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.publish(a.pipeline, a.message)
+    return ctx.wb.versions.publish(a.pipeline, a.message)
 
 
 @command("versions", arg("pipeline"))
 def _versions(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
-    return ctx.wb.list_versions(a.pipeline)
+    return ctx.wb.versions.list_versions(a.pipeline)
 
 
 @command("rollback", arg("pipeline"), arg("version", nargs="?", type=int), arg("--restore", action="store_true"))
 def _rollback(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.rollback(a.pipeline, a.version, a.restore)
+    return ctx.wb.versions.rollback(a.pipeline, a.version, a.restore)
 
 
 @command("rollback-table", arg("pipeline"), arg("snapshot_id", type=int), arg("--rebuild", action="store_true"),
          arg("--raw", action="store_true"))
 def _rollback_table(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
-    return ctx.wb.rollback_table(a.pipeline, a.snapshot_id, a.rebuild, raw=a.raw)
+    return ctx.wb.tables.rollback_table(a.pipeline, a.snapshot_id, a.rebuild, raw=a.raw)
 
 
 @command("table-preview", arg("pipeline"), arg("--snapshot", type=int), arg("--limit", type=int, default=20))
 def _table_preview(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported | dict:
-    return ctx.wb.table_preview(a.pipeline, a.snapshot, a.limit)
+    return ctx.wb.tables.table_preview(a.pipeline, a.snapshot, a.limit)
 
 
 @command("diff", arg("pipeline"), arg("old", type=int, nargs="?"), arg("new", type=int, nargs="?"), arg("--run"),
@@ -231,20 +231,20 @@ def _diff(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     if a.run is not None:
         if a.old is not None:
             raise ArgumentError("diff takes either two snapshot ids or --run RUN_ID, not both")
-        return ctx.wb.diff_run(a.pipeline, a.run, a.limit, key)
+        return ctx.wb.tables.diff_run(a.pipeline, a.run, a.limit, key)
     if a.new is None:
         raise ArgumentError("diff needs two snapshot ids (diff NS.LAYER.NAME OLD NEW) or --run RUN_ID")
-    return ctx.wb.diff_snapshots(a.pipeline, a.old, a.new, a.limit, key)
+    return ctx.wb.tables.diff_snapshots(a.pipeline, a.old, a.new, a.limit, key)
 
 
 @command("purge", arg("--dry-run", action="store_true"), arg("--namespace"))
 def _purge(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.purge(a.dry_run, namespace=a.namespace)
+    return ctx.wb.upkeep.purge(a.dry_run, namespace=a.namespace)
 
 
 @command("sample", arg("namespace"), arg("zone"), arg("file", nargs="?"), arg("--limit", type=int, default=20))
 def _sample(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
-    return ctx.wb.sample(a.namespace, a.zone, a.file, a.limit)
+    return ctx.wb.landing.sample(a.namespace, a.zone, a.file, a.limit)
 
 
 @command("press", arg("keys", nargs="+"))
@@ -269,18 +269,18 @@ def _expect_screen(ctx: ScriptContext, a: argparse.Namespace, body: str | None) 
 
 @command("compact", arg("pipeline"))
 def _compact(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.compact(a.pipeline)
+    return ctx.wb.tables.compact(a.pipeline)
 
 
 @command("doctor", arg("--fix", action="store_true"), arg("--namespace"))
 def _doctor(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.doctor(a.fix, a.namespace)
+    return ctx.wb.upkeep.doctor(a.fix, a.namespace)
 
 
 @command("upload", arg("namespace"), arg("zone"), arg("paths", nargs="+"), arg("--as", dest="as_name"),
          arg("--replace", action="store_true"))
 def _upload(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.upload(a.namespace, a.zone, [ctx.local_path(p) for p in a.paths], a.as_name, a.replace)
+    return ctx.wb.landing.upload(a.namespace, a.zone, [ctx.local_path(p) for p in a.paths], a.as_name, a.replace)
 
 
 def _bool(text: str) -> bool:
@@ -295,34 +295,34 @@ def _zone_settings(ctx: ScriptContext, a: argparse.Namespace, body: str | None) 
     changes = {key: value for key, value in (("processed_max_age_days", a.processed_max_age_days),
                                              ("auto_purge", a.auto_purge)) if value is not None}
     if not changes:
-        return {"settings": ctx.wb.zone_settings(a.namespace, a.zone)}
-    return {"settings": ctx.wb.set_zone_settings(a.namespace, a.zone, **changes)}
+        return {"settings": ctx.wb.landing.zone_settings(a.namespace, a.zone)}
+    return {"settings": ctx.wb.landing.set_zone_settings(a.namespace, a.zone, **changes)}
 
 
 @command("pin-dialect", arg("namespace"), arg("zone"), arg("file", nargs="?"))
 def _pin_dialect(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     """The TUI's `E`: FILE's detected dialect (else the zone's first detected one) becomes the zone's `csv:`."""
-    return ctx.wb.pin_dialect(a.namespace, a.zone, a.file)
+    return ctx.wb.landing.pin_dialect(a.namespace, a.zone, a.file)
 
 
 @command("remote-status")
 def _remote_status(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.remote_status()
+    return ctx.wb.bucket.remote_status()
 
 
 @command("pull", arg("paths", nargs="*"), arg("--force", action="store_true"))
 def _pull(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.pull(a.paths or None, a.force)
+    return ctx.wb.bucket.pull(a.paths or None, a.force)
 
 
 @command("push")
 def _push(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
-    return ctx.wb.push()
+    return ctx.wb.bucket.push()
 
 
 @command("build", arg("namespaces", nargs="*"), arg("--full-refresh", action="store_true"))
 def _build(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
-    return ctx.wb.build(a.namespaces or None, full_refresh=a.full_refresh)
+    return ctx.wb.runs.build(a.namespaces or None, full_refresh=a.full_refresh)
 
 
 @command("lineage", arg("pipeline", nargs="?"), arg("--column"), arg("--up", action="store_true"),
@@ -330,7 +330,7 @@ def _build(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Repor
 def _lineage(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
     """Without --column: the pipelines' graph. With it: the columns it reads (--up, the default) or that read it."""
     if a.column is None:
-        return ctx.wb.lineage(a.pipeline)
+        return ctx.wb.lineage.lineage(a.pipeline)
     if a.pipeline or (a.up and a.down):
         raise ArgumentError("lineage --column takes no pipeline, and one of --up or --down")
     try:

@@ -63,9 +63,9 @@ def execute(ctx: ScriptContext, lines: list[ScriptLine], out: TextIO = sys.stdou
     unsubscribe = wb.events.subscribe(lambda event: emit(event.as_dict(), out)) if events else None
     try:
         if wb.remote is not None:
-            wb.connect_remote()  # credentials and versioning checked, new files pulled, before line 1
-        if wb.needs_cleanup():
-            for done in wb.cleanup_leftovers():
+            wb.bucket.connect_remote()  # credentials and versioning checked, new files pulled, before line 1
+        if wb.runs.needs_cleanup():
+            for done in wb.runs.cleanup_leftovers():
                 print(f"rat-tui: {done}", file=err)
         status = EXIT_OK
         for item in lines:

@@ -24,7 +24,7 @@ from .executor import EXIT_BAD_SCRIPT, execute, parse
 from .wire import MAX_SOCKET_PATH, ScriptRequest, frame, needs_own_process, peer, refusal, socket_path
 
 if TYPE_CHECKING:
-    from ..core.commands.workbench import Workbench
+    from ..core.compose import Workbench
 
 log = logging.getLogger(__name__)
 

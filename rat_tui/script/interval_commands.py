@@ -11,7 +11,7 @@ from .commands import ScriptContext, arg, command
 @command("intervals", arg("pipeline"), arg("--start", type=moment_text), arg("--end", type=moment_text),
          check=start_before_end)
 def _intervals(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
-    return ctx.wb.intervals(a.pipeline, a.start, a.end)
+    return ctx.wb.intervals.intervals(a.pipeline, a.start, a.end)
 
 
 @command("backfill", arg("pipeline"), arg("--start", required=True, type=moment_text),
@@ -22,4 +22,4 @@ def _intervals(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> R
 def _backfill(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     """[--start, --end) of the pipeline; by default its missing and failed intervals."""
     choose = tuple(name for name in ("missing", "failed", "stale", "all") if getattr(a, name))
-    return ctx.wb.backfill(a.pipeline, a.start, a.end, choose, review=a.review, dry_run=a.dry_run)
+    return ctx.wb.intervals.backfill(a.pipeline, a.start, a.end, choose, review=a.review, dry_run=a.dry_run)

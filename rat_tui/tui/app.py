@@ -18,7 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Header, Tree
 from textual.widgets.tree import TreeNode
 
-from ..core.commands.workbench import Workbench
+from ..core.compose import Workbench
 from ..core.failures import failure_sentence
 from .background import Background
 from .components.console import ConsolePanel
@@ -180,7 +180,7 @@ class RatApp(App):
     def refresh_tree(self) -> None:
         read_at = time.time()  # run events after this moment may not be in the overview yet
         try:
-            overview = self.workbench.overview()
+            overview = self.workbench.browse.overview()
         except Exception as exc:  # the state or a folder went under it: a notice, the app stays (F5 tries again)
             self.post_message(ActionFailed("Refresh", failure_sentence("refresh", exc)))
             return

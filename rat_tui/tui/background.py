@@ -51,7 +51,7 @@ class Background:
         wb = self.app.workbench
         wb.spark.start_background()
         try:
-            done = wb.cleanup_leftovers()
+            done = wb.runs.cleanup_leftovers()
         except RatError as exc:
             self.app.post_message(ActionFailed("start Spark", exc.sentence()))
             # no warm-up to wait for
@@ -118,7 +118,7 @@ class Background:
 
     def _auto_purge(self) -> None:
         try:
-            result = self.app.workbench.auto_purge()
+            result = self.app.workbench.upkeep.auto_purge()
         except Exception as exc:  # e.g. the bucket is unreachable: try again tomorrow, say so now
             self.app.post_message(ActionFailed("auto-purge", failure_sentence("auto-purge", exc)))
             return

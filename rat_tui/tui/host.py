@@ -8,7 +8,7 @@ from typing import Any, Protocol, TypeVar
 from textual.message import Message
 from textual.widget import Widget
 
-from ..core.commands.workbench import Workbench
+from ..core.compose import Workbench
 from .components.detail_area import DetailArea
 from .components.project_tree import NodeData
 from .components.run_view import LiveRuns

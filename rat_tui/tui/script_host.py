@@ -11,7 +11,7 @@ from pathlib import Path
 from textual.app import App
 from textual.pilot import Pilot
 
-from ..core.commands.workbench import Workbench
+from ..core.compose import Workbench
 from ..script.commands import ScriptContext
 from ..script.executor import execute
 from ..script.parser import ScriptLine

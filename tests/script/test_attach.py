@@ -168,13 +168,13 @@ def test_the_peer_credentials_decide_who_may_use_the_engine():
 @pytest.mark.skipif(os.getuid() != 0, reason="needs root to become another user")
 def test_a_client_of_another_user_is_refused_even_when_the_socket_lets_it_connect():
     """The socket's mode already keeps others out; loosen it to reach the peer-credential check behind it."""
-    from rat_tui.core.commands.workbench import Workbench
+    from rat_tui.core.compose import open_project
     from rat_tui.script.host import EngineHost
 
     nobody = pwd.getpwnam("nobody").pw_uid
     folder = Path(tempfile.mkdtemp(prefix="rat-attach-"))
     folder.chmod(0o755)
-    workbench = Workbench(folder)
+    workbench = open_project(folder)
     try:
         with EngineHost(workbench) as host:
             host.path.parent.chmod(0o755)

@@ -47,7 +47,7 @@ def test_autumn_night_fires_a_daily_0230_once(lake, auto):
     assert ticked(results[3], fqn) == ([("2025-10-27T01:30:00Z", "success")], [])
     assert [(t["scheduled_for"], t["outcome"]) for t in results[4]["ticks"]] == [
         ("2025-10-27T01:30:00Z", "fired"), ("2025-10-26T00:30:00Z", "fired")]
-    runs = lake.runs(fqn).as_dict()["runs"]
+    runs = lake.browse.runs(fqn).as_dict()["runs"]
     assert [(r["trigger"], r["status"]) for r in runs] == [("cron", "success"), ("cron", "success")]
 
 
@@ -122,7 +122,7 @@ def test_overlap_skip_records_the_running_run(lake, auto, monkeypatch, tmp_path:
     monkeypatch.setenv("RAT_TEST_RESUME_FILE", str(resume))
     with rat_yaml_extra(lake, "  overlap: skip\n"):
         assert script(lake, "tick --at 2025-06-01T09:30:00Z\n")[0] == 0
-        held = lake.submit(fqn)
+        held = lake.runs.submit(fqn)
         while not (tmp_path / "paused").exists():
             assert not held.done.is_set(), held.record
             time.sleep(0.05)
@@ -135,14 +135,14 @@ def test_overlap_skip_records_the_running_run(lake, auto, monkeypatch, tmp_path:
 
 
 def test_validate_refuses_a_cycle_of_after_triggers(tmp_path: Path):
-    from rat_tui.core.commands.workbench import Workbench
+    from rat_tui.core.compose import open_project
 
     for name, other in (("a", "b"), ("b", "a")):
         folder = tmp_path / "m" / "pipelines" / "bronze" / name
         folder.mkdir(parents=True)
         (folder / "pipeline.sql").write_text("SELECT 1 AS x\n")
         (folder / "config.yaml").write_text(f"triggers:\n  - cron: \"0 6 * * *\"\n  - after: bronze.{other}\n")
-    wb = Workbench(tmp_path)
+    wb = open_project(tmp_path)
     try:
         status, results = script(wb, "validate\n")
     finally:
@@ -189,8 +189,8 @@ def test_a_webhook_token_is_shown_once_and_a_webhook_inside_the_cooldown_answers
     second = lake.automation.webhook(fqn, token)
     assert second.status == 429
     assert second.message.startswith("cooldown 10m: last fired at ") and f"(run {first.run_id})" in second.message
-    lake.wait_idle(120)
-    assert [(r["run_id"], r["trigger"], r["status"]) for r in lake.runs(fqn).as_dict()["runs"]] == [
+    lake.runs.wait_idle(120)
+    assert [(r["run_id"], r["trigger"], r["status"]) for r in lake.browse.runs(fqn).as_dict()["runs"]] == [
         (first.run_id, "webhook", "success")]
     assert [(t["outcome"], t["reason"][:12]) for t in script(lake, f"ticks {fqn}\n")[1][0]["ticks"]] == [
         ("skipped", "cooldown 10m"), ("fired", "")]

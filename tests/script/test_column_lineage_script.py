@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from tests.core.lineage.lineage_project import write_project
 from tests.helpers import script
 
@@ -11,7 +11,7 @@ from tests.helpers import script
 @pytest.fixture
 def wb(tmp_path):
     write_project(tmp_path)
-    bench = Workbench(tmp_path)
+    bench = open_project(tmp_path)
     yield bench
     bench.close()
 

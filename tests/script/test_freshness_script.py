@@ -27,7 +27,7 @@ def test_freshness_by_commit_time_at_three_moments(lake, scratch):
     never = scratch.pipeline("bronze", "unbuilt", "SELECT 1 AS id", config=POLICY)
     run = scratch.run(fqn)
     assert run["status"] == "success", run["error"]
-    commit = lake.snapshots(fqn).as_dict()["snapshots"][-1]["committed_at"]
+    commit = lake.tables.snapshots(fqn).as_dict()["snapshots"][-1]["committed_at"]
     last = moment(commit)
     status, results = script(lake, f"freshness {scratch.ns} --at {iso(last + timedelta(hours=1))}\n"
                                    f"freshness {fqn} --at {iso(last + timedelta(hours=7))}\n"
@@ -98,7 +98,7 @@ def test_stale_trigger_fires_when_the_table_turns_warn_and_obeys_cooldown(lake, 
     fqn = scratch.pipeline("bronze", "stale", "SELECT 1 AS id", config=config)
     try:
         assert scratch.run(fqn)["status"] == "success"
-        last = moment(lake.snapshots(fqn).as_dict()["snapshots"][-1]["committed_at"])
+        last = moment(lake.tables.snapshots(fqn).as_dict()["snapshots"][-1]["committed_at"])
         turned = last + timedelta(hours=6)
         first_tick = last + timedelta(hours=6, minutes=1)
         status, results = script(lake, f"tick --at {iso(last + timedelta(hours=1))}\n"
@@ -109,7 +109,7 @@ def test_stale_trigger_fires_when_the_table_turns_warn_and_obeys_cooldown(lake, 
 
         # the run it fired made the table fresh again; its commit turns warn 6 h later, inside the 10 h
         # cooldown: a skip with its reason
-        second = moment(lake.snapshots(fqn).as_dict()["snapshots"][-1]["committed_at"])
+        second = moment(lake.tables.snapshots(fqn).as_dict()["snapshots"][-1]["committed_at"])
         assert second > last
         status, results = script(lake, f"tick --at {iso(second + timedelta(hours=5))}\n")
         assert ticked(results[0], fqn) == ([], [])

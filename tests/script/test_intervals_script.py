@@ -31,13 +31,13 @@ def _daily(scratch: Scratch, amount: str) -> str:
 
 def _main_history(scratch: Scratch, fqn: str) -> list[int]:
     """Where main moved to, one entry per run that reached it (the table's creation left out)."""
-    return [e["snapshot_id"] for e in scratch.wb.history(fqn).as_dict()["snapshots"] if e["kind"] == "run" and e["on_main"]]
+    return [e["snapshot_id"] for e in scratch.wb.tables.history(fqn).as_dict()["snapshots"] if e["kind"] == "run" and e["on_main"]]
 
 
 def restart(scratch: Scratch) -> None:
     """What the next start of the app does after a process was killed."""
     mark_orphans(scratch.wb.state, scratch.wb.project)
-    scratch.wb.cleanup_leftovers()
+    scratch.wb.runs.cleanup_leftovers()
 
 
 def _statuses(lines: dict) -> list[str]:
@@ -177,7 +177,7 @@ def test_a_second_backfill_while_one_awaits_review_is_refused_naming_the_held_ru
     assert lines[1]["error"] == (f"{fqn} has run {held['run_id']} awaiting review (its intervals "
                                  f"[2024-01-01T00:00:00Z, 2024-01-04T00:00:00Z)); approve {held['run_id']} or "
                                  f"reject {held['run_id']} before another backfill of it")
-    assert [r.run_id for r in scratch.wb.runs(fqn).runs if r.status == "awaiting_review"] == [held["run_id"]]
+    assert [r.run_id for r in scratch.wb.browse.runs(fqn).runs if r.status == "awaiting_review"] == [held["run_id"]]
     status, lines = script(scratch.wb, f"reject {held['run_id']}\n"
                                        f"backfill {fqn} --start 2024-01-02 --end 2024-01-06 --review\n"
                                        f"runs {fqn}")

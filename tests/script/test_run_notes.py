@@ -19,7 +19,7 @@ def _kinds_and_texts(run: dict) -> list[tuple[str, str]]:
 def test_quarantined_rows_skipped_files_and_an_added_column_are_the_runs_notes(scratch: Scratch):
     ns = scratch.ns
     scratch.landing("q", "a.csv", "id,name\n1,a\n2\n3,c\n")
-    scratch.wb.set_zone_settings(ns, "q", bad_rows="quarantine")
+    scratch.wb.landing.set_zone_settings(ns, "q", bad_rows="quarantine")
     fqn = scratch.pipeline("bronze", "q", "-- @merge_strategy: append_only\nSELECT * FROM {{ landing_zone('q') }}")
     status, results = script(scratch.wb, f"run {fqn}\n")
     assert status == 0, results

@@ -127,7 +127,7 @@ async def test_a_key_cancels_a_long_query(scratch: Scratch, key: str):
         console = await open_console(pilot)
         console.editor.text = "SELECT count(*) FROM range(0, 100000000000)"
         await pilot.press("ctrl+enter")
-        await until(pilot, lambda: console.running is not None and scratch.wb.console_groups.running, 60, "the job")
+        await until(pilot, lambda: console.running is not None and scratch.wb.console.console_groups.running, 60, "the job")
         group = console.running
         tracker = scratch.wb.spark.session().sparkContext.statusTracker()
         await until(pilot, lambda: set(tracker.getJobIdsForGroup(group)) & set(tracker.getActiveJobsIds()), 30,

@@ -15,7 +15,7 @@ from textual._xterm_parser import XTermParser
 
 from devkit.pilot import screen, until
 from rat_tui.core.commands.console import ConsoleResult
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.console import ConsolePanel
 
@@ -35,9 +35,9 @@ def terminal_key(sent: str) -> str:
 
 
 def console_app(project: Path, monkeypatch: pytest.MonkeyPatch, query=None) -> RatApp:
-    wb = Workbench(project)
-    monkeypatch.setattr(wb, "completion_catalog", lambda: CATALOG)
-    monkeypatch.setattr(wb, "console_query", query or (lambda sql, max_rows, group, on_waiting=None:
+    wb = open_project(project)
+    monkeypatch.setattr(wb.console, "completion_catalog", lambda: CATALOG)
+    monkeypatch.setattr(wb.console, "console_query", query or (lambda sql, max_rows, group, on_waiting=None:
                                                         ConsoleResult(sql, ROWS, False, 12)))
     return RatApp(wb, watch=False, warm_spark=False)
 

@@ -27,10 +27,10 @@ PROFILE = ColumnProfile("customer_id", "bigint", 1000, 12, 7, 1, 7,
 
 
 def fixed_console(wb, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(wb, "completion_catalog", lambda: CATALOG)
-    monkeypatch.setattr(wb, "console_query", lambda sql, max_rows, group, on_waiting=None:
+    monkeypatch.setattr(wb.console, "completion_catalog", lambda: CATALOG)
+    monkeypatch.setattr(wb.console, "console_query", lambda sql, max_rows, group, on_waiting=None:
                         ConsoleResult(sql, RESULT.slice(0, 30), True, 142))
-    monkeypatch.setattr(wb, "profile_column", lambda sql, index, group: PROFILE)
+    monkeypatch.setattr(wb.console, "profile_column", lambda sql, index, group: PROFILE)
 
 
 async def open_with(pilot, text: str) -> None:
@@ -93,7 +93,7 @@ def test_console_with_a_long_error(snap_compare, sample_copy: Path, monkeypatch:
                        "Did you mean one of the following? [`status`, `customer_id`, `order_id`, `amount`, "
                        "`ordered_at`]")
 
-    monkeypatch.setattr(app.workbench, "console_query", unresolved)
+    monkeypatch.setattr(app.workbench.console, "console_query", unresolved)
 
     async def failed(pilot) -> None:
         await open_with(pilot, f"SELECT stauts\nFROM {ORDERS}")

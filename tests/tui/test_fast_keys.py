@@ -11,7 +11,7 @@ import pytest
 from textual import events
 
 from devkit.pilot import notifications, select, until
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from rat_tui.core.store.logs import setup_logging
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.project_tree import ProjectTree
@@ -80,12 +80,12 @@ async def test_a_bug_in_a_panel_loader_is_logged_and_said_once(sample_copy):
     """A loader worker that raises (not a RatError: a bug) closed the app; now app.log holds the
     traceback, one notice says it, and the app goes on."""
     log = setup_logging(sample_copy / ".rat")
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
 
     def broken(*args, **kwargs):
         raise KeyError("runs_of_a_bug")
 
-    app.workbench.runs = broken
+    app.workbench.browse.runs = broken
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
         await until(pilot, lambda: any("runs_of_a_bug" in n.message for n in notifications(app)), 10, "the notice")
@@ -100,7 +100,7 @@ async def test_a_bug_in_a_panel_loader_is_logged_and_said_once(sample_copy):
 
 async def test_a_bug_in_a_key_is_logged_and_the_app_stays(sample_copy):
     log = setup_logging(sample_copy / ".rat")
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
         app.keys.pipeline.preview = lambda: [][1]

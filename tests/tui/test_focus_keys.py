@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from devkit.pilot import screen, select, until
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.help_screen import HelpScreen
 from rat_tui.tui.components.lineage_view import LineageView
@@ -17,7 +17,7 @@ PIPELINE = "ecommerce.silver.clean_orders"
 
 
 async def test_f2_focuses_the_detail_panel_and_f1_the_tree(sample_copy: Path):
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", PIPELINE)
         await app.wait_for_idle_screen()
@@ -30,7 +30,7 @@ async def test_f2_focuses_the_detail_panel_and_f1_the_tree(sample_copy: Path):
 async def test_esc_from_the_console_shows_the_node_under_the_cursor(sample_copy: Path):
     """A finished selection's progress (a rebuild) was shown again when the console closed, instead of
     the pipeline under the tree's cursor."""
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", PIPELINE)
         await app.show_selection("rebuild", [PIPELINE])
@@ -44,7 +44,7 @@ async def test_esc_from_the_console_shows_the_node_under_the_cursor(sample_copy:
 
 
 async def test_after_lineage_the_panel_has_the_keys_and_esc_gives_them_back(sample_copy: Path):
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", PIPELINE)
         await pilot.press("L")
@@ -70,7 +70,7 @@ async def test_a_long_confirmation_question_wraps_whole(sample_copy: Path):
 
     question = ("Point main of ecommerce.silver.clean_orders at snapshot 5563610973342222881 "
                 "(main after run 4f9c2a1b-long-run-id-of-a-pipeline)?")
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
         app.push_screen(Confirm(question, "Later runs stay in history until purged, so this can be undone."))
         await pilot.pause()

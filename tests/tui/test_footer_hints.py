@@ -5,14 +5,14 @@ from __future__ import annotations
 from textual.widgets._footer import FooterKey
 
 from devkit.pilot import screen, select
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from rat_tui.tui.app import RatApp
 
 SIZE = (160, 48)
 
 
 async def test_every_hint_in_the_key_bar_is_whole(sample_copy):
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
         await app.wait_for_idle_screen()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from devkit.pilot import screen, until
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.intervals_pane import IntervalsPane
 
@@ -15,8 +15,8 @@ SIZE = (200, 40)
 async def test_the_intervals_view_names_a_bad_partitions_setting(sample_copy: Path):
     folder = sample_copy / "ecommerce" / "pipelines" / "silver" / "clean_orders"
     (folder / "config.yaml").write_text("partitions:\n  column: order_date\n  grain: week\n  start: 2024-01-01\n")
-    workbench = Workbench(sample_copy)
-    strips, problems = workbench.interval_overview()
+    workbench = open_project(sample_copy)
+    strips, problems = workbench.intervals.interval_overview()
     assert strips == {}
     assert problems == {"ecommerce.silver.clean_orders": "ecommerce/pipelines/silver/clean_orders/config.yaml:3: "
                                                          "partitions grain must be one of day, hour, month, not 'week'"}

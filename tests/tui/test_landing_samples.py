@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from devkit.pilot import select, until
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from rat_tui.core.landing.uploads import sample_path, upload
 from rat_tui.tui.app import RatApp
 
@@ -14,7 +14,7 @@ async def test_a_deleted_landing_file_leaves_no_sample(sample_copy: Path, tmp_pa
     (tmp_path / "late.csv").write_text("order_id,amount\n7,1.5\n")
     upload(zone, [tmp_path / "late.csv"])
     sample = sample_path(zone, zone / "late.csv")
-    app = RatApp(Workbench(sample_copy), watch=True, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=True, warm_spark=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await select(pilot, "zone", "ecommerce.orders")
         await until(pilot, lambda: "_samples/late_sample.csv" in app.screen_text(), 20, "the sample listed")

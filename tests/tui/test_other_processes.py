@@ -85,7 +85,7 @@ async def test_two_apps_watching_one_project_run_one_save_once(scratch: Scratch)
         assert proc.returncode == 0 and all(line["ok"] for line in lines), err[-2000:]
         assert not [n for n in notifications(app) if n.severity == "error"]
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[2]]  # one save, one run reached main
-    runs = scratch.wb.runs(fqn).as_dict()["runs"]
+    runs = scratch.wb.browse.runs(fqn).as_dict()["runs"]
     assert [(r["status"], r["trigger"]) for r in runs] == [("success", "watch")]
     script_runs = lines[-1]["runs"]
     joined = [r for r in script_runs if r.get("joined")]

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from devkit.pilot import notifications, screen, until
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from rat_tui.core.events import RunFinished, RunQueued, RunStarted
 from rat_tui.tui.app import RatApp
 
@@ -14,7 +14,7 @@ RAW_ORDERS = "ecommerce.bronze.raw_orders"
 
 
 async def test_one_row_and_one_file_are_singular(sample_copy: Path):
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: "events  1 file" in screen(app), 20, "the zones in the tree")
         assert "events  1 files" not in screen(app) and "orders  3 files" in screen(app)

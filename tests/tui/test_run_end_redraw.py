@@ -32,8 +32,8 @@ def count_reads(wb, monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     wb.events.subscribe(on_the_bus)
     for name in ("overview", "runs"):
-        real = getattr(wb, name)
-        monkeypatch.setattr(wb, name, lambda *a, real=real, name=name, **k: (reads.append(name), real(*a, **k))[1])
+        real = getattr(wb.browse, name)
+        monkeypatch.setattr(wb.browse, name, lambda *a, real=real, name=name, **k: (reads.append(name), real(*a, **k))[1])
     get_run = wb.state.get_run
 
     def counted_get_run(run_id: str):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from devkit.pilot import notifications, screen, select, until
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.status_bar import StatusBar
 from tests.conftest import SAMPLE
@@ -16,12 +16,12 @@ FQN = "ecommerce.silver.clean_orders"
 
 async def test_a_colleagues_edit_is_marked_in_the_tree_and_pulled_with_g(s3_env, tmp_path: Path):
     bucket = new_bucket(s3_env)
-    mine = Workbench(bucket_project(tmp_path / "mine", s3_env, bucket, SAMPLE))
-    mine.push()
-    theirs = Workbench(bucket_project(tmp_path / "theirs", s3_env, bucket))
-    theirs.connect_remote()
+    mine = open_project(bucket_project(tmp_path / "mine", s3_env, bucket, SAMPLE))
+    mine.bucket.push()
+    theirs = open_project(bucket_project(tmp_path / "theirs", s3_env, bucket))
+    theirs.bucket.connect_remote()
     edited = (theirs.project.root / PIPE).read_text() + "\n-- filter tuned by a colleague\n"
-    theirs.write(PIPE, edited)
+    theirs.files.write(PIPE, edited)
 
     app = RatApp(mine, watch=False, warm_spark=False)
     async with app.run_test(size=(140, 45)) as pilot:
@@ -36,7 +36,7 @@ async def test_a_colleagues_edit_is_marked_in_the_tree_and_pulled_with_g(s3_env,
         assert (mine.project.root / PIPE).read_text() == edited
 
         # a pipeline new to this folder comes in by itself at the next check (every 30 s)
-        theirs.write("ecommerce/pipelines/gold/top_customers/pipeline.sql", "SELECT 1 AS customer_id\n")
+        theirs.files.write("ecommerce/pipelines/gold/top_customers/pipeline.sql", "SELECT 1 AS customer_id\n")
         app.check_remote()
         await until(pilot, lambda: "top_customers" in screen(app), 30, "the new pipeline in the tree")
         assert bar.bucket_state == "in step"
@@ -55,7 +55,7 @@ async def test_an_unreachable_bucket_is_reported_and_the_app_keeps_working(s3_en
     with (project / "rat.yaml").open("a") as fh:
         fh.write(f"zones: {{ecommerce/orders: {{auto_purge: true}}}}\n"
                  f"storage: {{type: s3, endpoint: 'http://127.0.0.1:{port}', bucket: rat, retry_seconds: 1}}\n")
-    app = RatApp(Workbench(project), watch=False, warm_spark=False)
+    app = RatApp(open_project(project), watch=False, warm_spark=False)
     async with app.run_test(size=(140, 45)) as pilot:
         bar = app.query_one(StatusBar)
         await until(pilot, lambda: bar.bucket_state == "unreachable", 30, "the failed bucket check")

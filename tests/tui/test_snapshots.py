@@ -20,7 +20,7 @@ from devkit.pilot import select, until
 from rat_tui.core.commands.browse_results import Overview, TableOverview
 from rat_tui.core.commands.table_results import TableHistory, TablePreview
 from rat_tui.core.commands.versions import VersionList
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import Workbench
 from rat_tui.core.events import PhaseFinished, PhaseProgress, PhaseStarted, RunQueued, RunStarted
 from rat_tui.core.lake.history import HistoryEntry
 from rat_tui.core.project.model import PipelineRef
@@ -108,7 +108,7 @@ def test_unit_tests_tab_with_a_failure(snap_compare, sample_copy: Path):
     """Outcomes as `T` leaves them (fixed times); what T does live is in test_tui_unit_tests.py."""
     app = make_app(sample_copy)
     fqn = "ecommerce.silver.clean_orders"
-    app.workbench.unit_last.update({
+    app.workbench.unit_tests.unit_last.update({
         (fqn, "types_and_cleans"): UnitResult(fqn, "types_and_cleans", "passed", ms=412),
         (fqn, "updates_in_place"): UnitResult(
             fqn, "updates_in_place", "failed", [{"order_id": 1, "status": "shipped"}],
@@ -166,7 +166,7 @@ PREVIEW = {"snapshot_id": 2222222222222576867, "columns": ["order_id", "customer
 
 def fixed_table(wb: Workbench, monkeypatch: pytest.MonkeyPatch) -> None:
     """A table in the tree and its panel, with fixed snapshot ids (real ones are random)."""
-    overview = wb.overview
+    overview = wb.browse.overview
 
     def with_table() -> Overview:
         found = overview()
@@ -174,12 +174,12 @@ def fixed_table(wb: Workbench, monkeypatch: pytest.MonkeyPatch) -> None:
         ns.tables[:] = [TableOverview(TABLE, 3333333333333333333, None)]
         return found
 
-    monkeypatch.setattr(wb, "overview", with_table)
-    monkeypatch.setattr(wb, "history", lambda fqn: TableHistory([HistoryEntry(**e) for e in SNAPSHOTS["snapshots"]],
+    monkeypatch.setattr(wb.browse, "overview", with_table)
+    monkeypatch.setattr(wb.tables, "history", lambda fqn: TableHistory([HistoryEntry(**e) for e in SNAPSHOTS["snapshots"]],
                                                                 SNAPSHOTS["refs"]))
-    monkeypatch.setattr(wb, "table_schema", lambda fqn: "order_id bigint, customer_id bigint, amount decimal(10,2), "
+    monkeypatch.setattr(wb.tables, "table_schema", lambda fqn: "order_id bigint, customer_id bigint, amount decimal(10,2), "
                                                         "status string")
-    monkeypatch.setattr(wb, "table_preview",
+    monkeypatch.setattr(wb.tables, "table_preview",
                         lambda fqn, snapshot_id=None, limit=20: TablePreview(**{**PREVIEW, "snapshot_id": snapshot_id}))
 
 
@@ -200,16 +200,16 @@ def test_versions_with_diff(snap_compare, sample_copy: Path, monkeypatch: pytest
     wb = app.workbench
     fqn = "ecommerce.gold.monthly_orders"
     source = sample_copy / "ecommerce" / "pipelines" / "gold" / "monthly_orders" / "pipeline.sql"
-    wb.publish(fqn, "first cut")
+    wb.versions.publish(fqn, "first cut")
     source.write_text(source.read_text().replace("SELECT", "SELECT -- counted per month\n ", 1))
-    wb.publish(fqn, "a comment")
+    wb.versions.publish(fqn, "a comment")
     source.write_text(source.read_text() + "-- a working-copy edit\n")
-    versions = wb.list_versions
+    versions = wb.versions.list_versions
 
     def fixed_times(pipeline: str) -> VersionList:
         return VersionList([replace(v, published_at=T0 + 60 * v.version) for v in versions(pipeline).versions])
 
-    monkeypatch.setattr(wb, "list_versions", fixed_times)
+    monkeypatch.setattr(wb.versions, "list_versions", fixed_times)
 
     async def open_versions(pilot) -> None:
         await select(pilot, "pipeline", fqn)

@@ -52,7 +52,7 @@ async def test_state_folder_deleted_under_the_app_then_r_runs(scratch: Scratch):
                     "the app to say its state was recreated")
         await run_and_finish(pilot, app)
         assert "running 0" in screen(app) or "running" not in screen(app)
-        runs = scratch.wb.runs(fqn).as_dict()["runs"]
+        runs = scratch.wb.browse.runs(fqn).as_dict()["runs"]
         assert [r["status"] for r in runs] == ["success"]  # the new state holds the run made after the reset
     assert (scratch.wb.project.state_dir / "state.db").is_file()
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[7]]
@@ -102,14 +102,14 @@ async def test_a_tree_refresh_that_meets_a_disk_error_is_a_notice_and_the_app_st
     app = RatApp(scratch.wb, watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", fqn)
-        real = scratch.wb.overview
+        real = scratch.wb.browse.overview
         def disk_error():
             raise sqlite3.OperationalError("disk I/O error")
 
-        monkeypatch.setattr(scratch.wb, "overview", disk_error)
+        monkeypatch.setattr(scratch.wb.browse, "overview", disk_error)
         await pilot.press("f5")
         await until(pilot, lambda: any("disk I/O error" in n for n in notices(app)), 10, "the refresh's notice")
-        monkeypatch.setattr(scratch.wb, "overview", real)
+        monkeypatch.setattr(scratch.wb.browse, "overview", real)
         await pilot.press("f5")
         await pilot.pause(0.5)
         assert app.is_running and fqn.rsplit(".", 1)[1] in screen(app)

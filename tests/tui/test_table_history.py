@@ -26,7 +26,7 @@ def preview_names(app: RatApp) -> list[str]:
 
 async def test_table_view_lists_runs_diffs_one_and_previews_main_after_a_rollback(scratch: Scratch):
     fqn, run_ids = merge_batches(scratch)
-    heads = {e["run_id"]: e["snapshot_id"] for e in scratch.wb.history(fqn).as_dict()["snapshots"] if e["run_id"]}
+    heads = {e["run_id"]: e["snapshot_id"] for e in scratch.wb.tables.history(fqn).as_dict()["snapshots"] if e["run_id"]}
     app = RatApp(scratch.wb, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "table", fqn)

@@ -2,12 +2,12 @@
 from pathlib import Path
 
 from devkit.pilot import notifications
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from rat_tui.tui.app import RatApp
 
 
 async def test_tree_shows_namespaces_layers_pipelines_and_zones(sample_copy: Path):
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -24,7 +24,7 @@ async def test_tree_shows_namespaces_layers_pipelines_and_zones(sample_copy: Pat
 
 async def test_rat_yaml_remaps_keys_and_help_lists_them(sample_copy: Path):
     (sample_copy / "rat.yaml").write_text("keymap:\n  run: g\n")
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=(140, 50)) as pilot:  # the help's last keys (Ctrl+P) show without scrolling
         await app.wait_for_idle_screen()
         await pilot.pause()
@@ -41,7 +41,7 @@ async def test_rat_yaml_remaps_keys_and_help_lists_them(sample_copy: Path):
 async def test_errors_become_notifications_not_tracebacks(sample_copy: Path):
     (sample_copy / "ecommerce" / "pipelines" / "gold" / "daily_revenue" / "pipeline.sql").write_text(
         "-- @merge_strategy: incremental\nSELECT 1")
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=(140, 40)) as pilot:
         from devkit.pilot import select
 
@@ -61,7 +61,7 @@ async def test_errors_become_notifications_not_tracebacks(sample_copy: Path):
 async def test_zone_settings_are_edited_from_the_panel_keeping_comments(sample_copy: Path):
     from devkit.pilot import select, until
 
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=(140, 40)) as pilot:
         await select(pilot, "zone", "ecommerce.orders")
         await until(pilot, lambda: "kept 14 days (manual purge)" in app.screen_text(), 10, "the zone settings")

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from devkit.pilot import screen, select, until
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import Workbench, open_project
 from rat_tui.core.store.locks import hold_now
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.pipeline_view import PipelineView
@@ -34,7 +34,7 @@ def pipeline_with_missed_ticks(project: Path) -> str:
     (folder / "config.yaml").write_text(f'triggers:\n  - cron: "{later.tm_min} {later.tm_hour} * * *"\n')
     rat_yaml = project / "rat.yaml"
     rat_yaml.write_text(rat_yaml.read_text() + "\nschedule: {catch_up: skip, timezone: UTC}\n")
-    wb = Workbench(project)
+    wb = open_project(project)
     try:
         now = time.time()
         assert wb.automation.tick(now - 3 * 86400).skipped == ()
@@ -53,7 +53,7 @@ def started_triggers(wb: Workbench) -> list[str]:
 async def test_the_app_runs_the_triggers_and_shows_them(sample_copy: Path):
     missed = pipeline_with_missed_ticks(sample_copy)
     daily_pipeline(sample_copy)  # after those ticks: its schedule starts when the app evaluates it
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=(140, 40)) as pilot:
         bar = app.query_one(StatusBar)
         await until(pilot, lambda: bar.next_run.startswith("next auto.bronze."), 20, "the next run in the status bar")
@@ -78,7 +78,7 @@ async def test_the_app_runs_the_triggers_and_shows_them(sample_copy: Path):
 
 async def test_with_a_serve_holding_the_project_the_app_only_shows(sample_copy: Path):
     daily_pipeline(sample_copy)
-    wb = Workbench(sample_copy)
+    wb = open_project(sample_copy)
     held = hold_now(wb.project.state_dir, "scheduler", "rat-tui serve (pid 4242 on elsewhere)")
     assert held is not None
     try:
@@ -99,7 +99,7 @@ async def test_with_a_serve_holding_the_project_the_app_only_shows(sample_copy: 
 async def test_the_automation_tab_shows_the_implicit_triggers_of_the_watch_settings(sample_copy: Path):
     rat_yaml = sample_copy / "rat.yaml"
     rat_yaml.write_text(rat_yaml.read_text().replace("watch:\n", "watch:\n  cascade: true\n  run_on_landing: true\n", 1))
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=(140, 40)) as pilot:
         await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
         await app.wait_for_idle_screen()

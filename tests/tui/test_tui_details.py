@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from devkit.pilot import holds_whole, notifications, screen, select, until, widget_text
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.help_screen import HelpScreen
 from rat_tui.tui.components.modals import ZoneSettingsForm
@@ -16,7 +16,7 @@ LONG_ERROR = QUERY_REFUSED
 
 
 async def test_the_runs_tab_shows_when_each_run_started_and_a_failed_runs_whole_error(sample_copy: Path):
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     record_run(app.workbench, "0f1e2d3c", FQN, T0, PHASES, 300)
     record_failed_run(app.workbench, "9a8b7c6d", FQN, T0 + 3600 + 5, LONG_ERROR)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -35,7 +35,7 @@ async def test_the_runs_tab_shows_when_each_run_started_and_a_failed_runs_whole_
 
 
 async def test_the_run_tab_shows_a_failed_runs_whole_error(sample_copy: Path):
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     record_failed_run(app.workbench, "9a8b7c6d", FQN, T0, LONG_ERROR)
     async with app.run_test(size=(120, 36)) as pilot:
         await select(pilot, "pipeline", FQN)
@@ -50,7 +50,7 @@ async def test_the_run_tab_shows_a_failed_runs_whole_error(sample_copy: Path):
 
 async def test_a_refused_zone_setting_keeps_the_dialog_open_with_the_error_under_the_field(sample_copy: Path):
     settings_before = (sample_copy / "rat.yaml").read_text()
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=(140, 40)) as pilot:
         await select(pilot, "zone", "ecommerce.orders")
         await until(pilot, lambda: "kept 14 days (manual purge)" in screen(app), 10, "the zone settings")
@@ -76,7 +76,7 @@ async def test_a_refused_zone_setting_keeps_the_dialog_open_with_the_error_under
 
 
 async def test_toasts_wait_while_the_help_is_open(sample_copy: Path):
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=(140, 40), notifications=True) as pilot:
         await app.wait_for_idle_screen()
         app.notify("an early toast", timeout=30)
@@ -97,7 +97,7 @@ async def test_toasts_wait_while_the_help_is_open(sample_copy: Path):
 async def test_a_long_error_toast_says_where_the_whole_is(sample_copy: Path):
     from rat_tui.core.events import RunFinished
 
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=(140, 40), notifications=True) as pilot:
         await app.wait_for_idle_screen()
         await pilot.press("l")
@@ -112,7 +112,7 @@ async def test_a_long_error_toast_says_where_the_whole_is(sample_copy: Path):
 async def test_a_builds_long_errors_are_whole_and_the_panel_scrolls_to_them(sample_copy: Path):
     from rat_tui.core.events import RunFinished, RunQueued
 
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     names = [f"ecommerce.silver.p{i}" for i in range(8)]
     async with app.run_test(size=(120, 36)) as pilot:
         await app.wait_for_idle_screen()

@@ -50,14 +50,14 @@ async def test_saving_a_file_triggers_a_run_through_the_watcher(scratch: Scratch
         for n in (2, 3, 4):  # a burst of saves gives one run
             source.write_text(f"SELECT {n} AS id\n")
         await until(pilot, lambda: any(r["trigger"] == "watch" and r["status"] == "success"
-                                       for r in scratch.wb.runs(fqn).as_dict()["runs"]), 90, "the auto-run")
+                                       for r in scratch.wb.browse.runs(fqn).as_dict()["runs"]), 90, "the auto-run")
         await until(pilot, lambda: not scratch.wb.runner.active, 60, "runs to settle")
-        watch_runs = [r for r in scratch.wb.runs(fqn).as_dict()["runs"] if r["trigger"] == "watch"]
+        watch_runs = [r for r in scratch.wb.browse.runs(fqn).as_dict()["runs"] if r["trigger"] == "watch"]
         assert len(watch_runs) == 1
         await until(pilot, lambda: "SUCCESS" in screen(app), 20, "the run view")
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[4]]
-    history = scratch.wb.versions.history(f"{scratch.ns}/pipelines/bronze/watched/pipeline.sql")
-    assert scratch.wb.versions.read(history[-1].version_id) == b"SELECT 4 AS id\n"
+    history = scratch.wb.version_store.history(f"{scratch.ns}/pipelines/bronze/watched/pipeline.sql")
+    assert scratch.wb.version_store.read(history[-1].version_id) == b"SELECT 4 AS id\n"
 
 
 async def test_publish_then_roll_back_from_the_keyboard(scratch: Scratch):
@@ -68,19 +68,19 @@ async def test_publish_then_roll_back_from_the_keyboard(scratch: Scratch):
         await select(pilot, "pipeline", fqn)
         await pilot.press("P")
         await pilot.press(*"first", "enter")
-        await until(pilot, lambda: scratch.wb.list_versions(fqn).as_dict()["current"] == 1, 20, "version 1")
+        await until(pilot, lambda: scratch.wb.versions.list_versions(fqn).as_dict()["current"] == 1, 20, "version 1")
         source.write_text("SELECT 'two' AS v\n")
         await pilot.press("P", *"second", "enter")
-        await until(pilot, lambda: scratch.wb.list_versions(fqn).as_dict()["current"] == 2, 20, "version 2")
+        await until(pilot, lambda: scratch.wb.versions.list_versions(fqn).as_dict()["current"] == 2, 20, "version 2")
         await until(pilot, lambda: app.query_one(PipelineView).selected_version() == 2, 20, "versions table")
         await pilot.press("b")
         await until(pilot, lambda: "Roll back" in screen(app) and "which version" in screen(app), 10, "the version prompt")
         await pilot.press("enter")  # the default is the previous version
         await until(pilot, lambda: "Yes (y)" in screen(app), 10, "the confirmation")
         await pilot.press("y")
-        await until(pilot, lambda: scratch.wb.list_versions(fqn).as_dict()["current"] == 3, 20, "version 3")
+        await until(pilot, lambda: scratch.wb.versions.list_versions(fqn).as_dict()["current"] == 3, 20, "version 3")
     assert source.read_text() == "SELECT 'one' AS v"
-    versions = scratch.wb.list_versions(fqn).as_dict()["versions"]
+    versions = scratch.wb.versions.list_versions(fqn).as_dict()["versions"]
     assert [(v["version"], v["message"], v["pinned_from"]) for v in versions] == [
         (1, "first", None), (2, "second", None), (3, "rollback to version 1", 1)]
 
@@ -175,10 +175,10 @@ async def test_new_landing_files_run_their_readers_when_turned_on(scratch: Scrat
         await pilot.pause(0.5)
         scratch.landing("feed", "batch1.csv", "id\n1\n2\n")
         await until(pilot, lambda: any(r["trigger"] == "landing" and r["status"] == "success"
-                                       for r in scratch.wb.runs(fqn).as_dict()["runs"]), 120, "the landing-triggered run")
+                                       for r in scratch.wb.browse.runs(fqn).as_dict()["runs"]), 120, "the landing-triggered run")
         await pilot.pause(2.0)  # archiving and sampling must not set off more runs
         await until(pilot, lambda: not scratch.wb.runner.active, 60, "runs to settle")
-    runs = scratch.wb.runs(fqn).as_dict()["runs"]
+    runs = scratch.wb.browse.runs(fqn).as_dict()["runs"]
     assert [r["trigger"] for r in runs] == ["landing"]
     assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2]]
 
@@ -223,8 +223,8 @@ async def test_rows_and_total_are_the_same_live_finished_and_in_the_runs_tab(scr
         await until(pilot, lambda: "▶  iceberg_write" in screen(app), 90, "the write phase")
         live = run_view(app).state
         assert " 3 " in phase_line(app, "build_result").split(" ms")[1]
-        await until(pilot, lambda: [r["status"] for r in scratch.wb.runs(fqn).as_dict()["runs"]] == ["success"] * 2, 90, "the run")
-        run = scratch.wb.runs(fqn).as_dict()["runs"][0]
+        await until(pilot, lambda: [r["status"] for r in scratch.wb.browse.runs(fqn).as_dict()["runs"]] == ["success"] * 2, 90, "the run")
+        run = scratch.wb.browse.runs(fqn).as_dict()["runs"][0]
         await until(pilot, lambda: run_view(app).state is not live and "SUCCESS" in screen(app), 30,
                     "the run as state.db keeps it")
         finished = {phase: phase_line(app, phase).split(" ms")[1].split()[:1] for phase in ("build_result", "iceberg_write")}
@@ -249,9 +249,9 @@ async def test_an_empty_preview_says_the_watermark_filtered_every_row(scratch: S
         """)
     note = (f"the watermark (at after 2024-01-01 00:00:00) filtered every row; "
             f"run {fqn} with full refresh to rebuild it")
-    assert "note" not in scratch.wb.preview(fqn).as_dict()  # a first preview has rows
+    assert "note" not in scratch.wb.console.preview(fqn).as_dict()  # a first preview has rows
     assert scratch.run(fqn)["rows_written"] == 1
-    assert scratch.wb.preview(fqn).as_dict() == {"columns": ["id", "at"], "rows": [], "note": note}
+    assert scratch.wb.console.preview(fqn).as_dict() == {"columns": ["id", "at"], "rows": [], "note": note}
     app = RatApp(scratch.wb, watch=False)
     async with app.run_test(size=(220, 45)) as pilot:
         await select(pilot, "pipeline", fqn)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from devkit.pilot import screen, select, until
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.messages import ActionDone, ActionFailed, CoreEvent
 from rat_tui.core.events import RunFinished
@@ -31,7 +31,7 @@ def row_state(text: str, name: str) -> str | None:
 
 
 async def test_lineage_panel_enter_moves_the_tree_cursor(sample_copy: Path):
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
         await pilot.press("L")
@@ -75,7 +75,7 @@ async def test_a_selection_shows_each_pipelines_state_live(scratch: Scratch):
     app = RatApp(scratch.wb, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", n["orders"])
-        busy = scratch.wb.submit(n["orders"])  # the selection's run of orders queues behind this one
+        busy = scratch.wb.runs.submit(n["orders"])  # the selection's run of orders queues behind this one
         await pilot.press(">")
         seen: dict[str, list[str]] = {name: [] for name in names}
 
@@ -91,13 +91,13 @@ async def test_a_selection_shows_each_pipelines_state_live(scratch: Scratch):
         busy.wait()
     assert seen == {n["orders"]: ["queued", "running", "success"], n["stg_orders"]: ["queued", "running", "failed"],
                     n["gold_customers"]: ["queued", "skipped"], n["gold_orders"]: ["queued", "skipped"]}, seen
-    assert [r["status"] for r in scratch.wb.runs(n["gold_orders"]).as_dict()["runs"]] == ["skipped"]
+    assert [r["status"] for r in scratch.wb.browse.runs(n["gold_orders"]).as_dict()["runs"]] == ["skipped"]
 
 
 async def test_run_events_and_workers_finishing_while_the_app_closes_are_dropped(sample_copy: Path):
     """A run that finishes as the app exits posts RunFinished after the panels were removed (seen in CI:
     NoMatches '#detail' on the default screen); the app must close cleanly, not crash."""
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", "ecommerce.gold.daily_revenue")
         await app.show_selection("downstream of ecommerce.silver.clean_orders", ["ecommerce.gold.daily_revenue"])
@@ -116,12 +116,12 @@ async def test_run_events_and_workers_finishing_while_the_app_closes_are_dropped
 @pytest.mark.spark
 async def test_after_a_table_rollback_the_tui_offers_to_rebuild_the_stale_downstream(scratch: Scratch):
     n = jaffle(scratch)
-    scratch.wb.build([scratch.ns])
+    scratch.wb.runs.build([scratch.ns])
     before = scratch.refs(n["stg_orders"])["main"]
     scratch.landing("raw_orders", "o2.csv", "id,customer_id,status\n13,3,placed\n")
-    scratch.wb.run(f"{n['orders']}+")
-    stg_runs = len(scratch.wb.runs(n["stg_orders"]).as_dict()["runs"])
-    gold_runs = {g: len(scratch.wb.runs(n[g]).as_dict()["runs"]) for g in ("gold_customers", "gold_orders")}
+    scratch.wb.runs.run(f"{n['orders']}+")
+    stg_runs = len(scratch.wb.browse.runs(n["stg_orders"]).as_dict()["runs"])
+    gold_runs = {g: len(scratch.wb.browse.runs(n[g]).as_dict()["runs"]) for g in ("gold_customers", "gold_orders")}
     app = RatApp(scratch.wb, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "table", n["stg_orders"])
@@ -140,12 +140,12 @@ async def test_after_a_table_rollback_the_tui_offers_to_rebuild_the_stale_downst
         text = screen(app)
         assert n["gold_customers"] in text and n["gold_orders"] in text
         await pilot.press("y")
-        await until(pilot, lambda: all(len(scratch.wb.runs(n[g]).as_dict()["runs"]) == gold_runs[g] + 1
-                                       and scratch.wb.runs(n[g]).as_dict()["runs"][0]["status"] == "success"
+        await until(pilot, lambda: all(len(scratch.wb.browse.runs(n[g]).as_dict()["runs"]) == gold_runs[g] + 1
+                                       and scratch.wb.browse.runs(n[g]).as_dict()["runs"][0]["status"] == "success"
                                        for g in gold_runs), 120, "the rebuild")
     assert scratch.refs(n["stg_orders"])["main"] == before  # the rolled-back table itself is not re-run
-    assert len(scratch.wb.runs(n["stg_orders"]).as_dict()["runs"]) == stg_runs
-    rebuilt = scratch.wb.runs(n["gold_orders"], limit=1).as_dict()["runs"][0]
+    assert len(scratch.wb.browse.runs(n["stg_orders"]).as_dict()["runs"]) == stg_runs
+    rebuilt = scratch.wb.browse.runs(n["gold_orders"], limit=1).as_dict()["runs"][0]
     assert rebuilt["trigger"] == "selection" and rebuilt["inputs"][n["stg_orders"]] == before
     # customer 3's order arrived after `before`: the rebuilt gold table no longer counts it
     assert scratch.rows(f"SELECT customer_id, orders FROM {n['gold_customers']} ORDER BY customer_id") == [
@@ -167,18 +167,18 @@ async def test_watch_cascade_reruns_the_downstream_of_a_saved_pipeline_once(scra
         await pilot.pause(0.5)
         (scratch.root / "pipelines" / "bronze" / "up" / "pipeline.sql").write_text("SELECT 2 AS id\n")
         await until(pilot, lambda: any(r["trigger"] == "watch" and r["status"] == "success"
-                                       for r in scratch.wb.runs(up).as_dict()["runs"]), 90, "the auto-run")
+                                       for r in scratch.wb.browse.runs(up).as_dict()["runs"]), 90, "the auto-run")
         if cascade:
             try:
-                await until(pilot, lambda: any(r["status"] == "success" for r in scratch.wb.runs(down).as_dict()["runs"]),
+                await until(pilot, lambda: any(r["status"] == "success" for r in scratch.wb.browse.runs(down).as_dict()["runs"]),
                             90, "the cascade")
             except AssertionError as exc:  # it failed once in a full run only: say what the triggers decided
                 raise AssertionError(f"{exc}\nticks of {down}: {scratch.wb.automation.ticks(down)}\n"
-                                     f"runs of {down}: {scratch.wb.runs(down).as_dict()['runs']}") from None
+                                     f"runs of {down}: {scratch.wb.browse.runs(down).as_dict()['runs']}") from None
         await pilot.pause(2.0)  # nothing more may follow
         await until(pilot, lambda: not scratch.wb.runner.active, 60, "runs to settle")
-    assert [r["trigger"] for r in scratch.wb.runs(up).as_dict()["runs"]] == ["watch", "manual"]
-    assert [r["trigger"] for r in scratch.wb.runs(down).as_dict()["runs"]] == (["after"] if cascade else [])
-    assert scratch.wb.runs(other).as_dict()["runs"] == []
+    assert [r["trigger"] for r in scratch.wb.browse.runs(up).as_dict()["runs"]] == ["watch", "manual"]
+    assert [r["trigger"] for r in scratch.wb.browse.runs(down).as_dict()["runs"]] == (["after"] if cascade else [])
+    assert scratch.wb.browse.runs(other).as_dict()["runs"] == []
     if cascade:
         assert scratch.rows(f"SELECT tens FROM {down}") == [[20]]

@@ -20,7 +20,7 @@ SIZE = (140, 45)
 
 async def test_the_intervals_tab_backfills_the_missing_range_under_the_cursor(scratch: Scratch):
     start, fqn = last_three_days(scratch)
-    done = scratch.wb.backfill(fqn, str(start), str(start + timedelta(days=1))).as_dict()
+    done = scratch.wb.intervals.backfill(fqn, str(start), str(start + timedelta(days=1))).as_dict()
     assert done["run"]["status"] == "success"
     app = RatApp(scratch.wb, watch=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -45,7 +45,7 @@ async def test_the_intervals_tab_backfills_the_missing_range_under_the_cursor(sc
         await pilot.press("f")
         await until(pilot, lambda: len(pane.ranges) == 1 and pane.ranges[0].status == "done", 240, "the backfill")
         assert scratch.rows(f"SELECT count(*) FROM {fqn}") == [[30]]  # today's rows wait for today to end
-        history = [e for e in scratch.wb.history(fqn).as_dict()["snapshots"] if e["kind"] == "run"]
+        history = [e for e in scratch.wb.tables.history(fqn).as_dict()["snapshots"] if e["kind"] == "run"]
         assert [e["base_snapshot_id"] for e in history][-1] == main  # main moved once more, for every interval
         await pilot.press("escape", "I")
         await until(pilot, lambda: "Intervals: every partitioned pipeline" in screen(app) and fqn in screen(app), 20,

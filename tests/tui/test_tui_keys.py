@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from devkit.pilot import holds_whole, notifications, screen, select, until
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.project_tree import ProjectTree
 
@@ -17,7 +17,7 @@ SIZE = (140, 45)
 
 
 def make_app(project: Path) -> RatApp:
-    return RatApp(Workbench(project), watch=False, warm_spark=False)
+    return RatApp(open_project(project), watch=False, warm_spark=False)
 
 
 def node_labelled(app: RatApp, namespace: str, label: str):
@@ -56,8 +56,8 @@ async def test_keys_act_on_the_cursor_and_say_when_they_make_no_sense(sample_cop
         assert len(app.screen_stack) == 1  # no publish prompt for a layer
         assert notices(app) == ["P (Publish) needs a pipeline under the cursor; it is on the bronze layer of ecommerce."]
         await pilot.app.workers.wait_for_complete()
-    assert app.workbench.runs("ecommerce.silver.clean_orders").as_dict()["runs"] == []
-    assert app.workbench.list_versions("ecommerce.silver.clean_orders").as_dict()["current"] is None
+    assert app.workbench.browse.runs("ecommerce.silver.clean_orders").as_dict()["runs"] == []
+    assert app.workbench.versions.list_versions("ecommerce.silver.clean_orders").as_dict()["current"] is None
 
 
 async def test_refresh_keeps_collapsed_nodes_and_the_cursor(sample_copy: Path):

@@ -76,7 +76,7 @@ async def test_a_run_that_found_nothing_new_is_marked_in_the_tree_and_the_run_vi
         await pilot.press("r")
         view = app.query_one(RunView)
         await until(pilot, lambda: view.state is not None and view.state.status == "success"
-                    and view.state.run_id != scratch.wb.runs(fqn).as_dict()["runs"][-1]["run_id"], 90, "the second run")
+                    and view.state.run_id != scratch.wb.browse.runs(fqn).as_dict()["runs"][-1]["run_id"], 90, "the second run")
         note = f"nothing new in {scratch.ns}/landing/feed"
         await until(pilot, lambda: f"◌ {note}: nothing was written" in screen(app), 20, "the run view's line")
         await until(pilot, lambda: tree_label(app, fqn).startswith("◌ "), 20, "the tree's mark")
@@ -120,7 +120,7 @@ async def test_the_palette_runs_a_pipeline_reloading_a_file_it_loaded_before(scr
         await pilot.press(*"reload")
         await until(pilot, lambda: "--reload-files" in screen(app), 10, "the palette's entry")
         await pilot.press("enter")
-        await until(pilot, lambda: len(scratch.wb.runs(fqn).as_dict()["runs"]) == 2
-                    and scratch.wb.runs(fqn).as_dict()["runs"][0]["status"] == "success", 90, "the reloading run")
+        await until(pilot, lambda: len(scratch.wb.browse.runs(fqn).as_dict()["runs"]) == 2
+                    and scratch.wb.browse.runs(fqn).as_dict()["runs"][0]["status"] == "success", 90, "the reloading run")
     assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [1], [2], [2]]
-    assert (zone / "_processed" / scratch.wb.runs(fqn).as_dict()["runs"][0]["run_id"] / "batch1.csv").exists()
+    assert (zone / "_processed" / scratch.wb.browse.runs(fqn).as_dict()["runs"][0]["run_id"] / "batch1.csv").exists()

@@ -60,7 +60,7 @@ async def test_the_review_panel_says_what_the_held_runs_change_breaks_downstream
         await review_in_app(pilot, app, totals, "breaks")
         assert "⚠ dropping `total` breaks the filter of `gold.big` (indirect)" in screen(app)
     [held] = scratch.wb.state.held_runs(totals)
-    scratch.wb.reject(held.run_id)
+    scratch.wb.review.reject(held.run_id)
 
 
 async def test_approve_on_a_pipeline_with_nothing_to_review_says_so(scratch: Scratch):
@@ -76,7 +76,7 @@ async def test_approve_on_a_pipeline_with_nothing_to_review_says_so(scratch: Scr
 async def test_v_with_shift_reviews_a_selection_and_a_approves_it_all(scratch: Scratch):
     up = scratch.pipeline("silver", "up", KEYED.format(rows="(1, 'a')"))
     down = scratch.pipeline("gold", "down", "SELECT id, upper(name) AS name FROM {{ ref('silver.up') }}")
-    scratch.wb.run(f"{up}+")
+    scratch.wb.runs.run(f"{up}+")
     scratch.pipeline("silver", "up", KEYED.format(rows="(1, 'a'), (2, 'b')"))
     app = RatApp(scratch.wb, watch=False)
     async with app.run_test(size=SIZE) as pilot:

@@ -31,7 +31,7 @@ def lines_between(app: RatApp, first: str, last: str) -> list[str]:
 async def test_the_run_tab_lists_a_runs_notes_under_their_phase_and_the_tree_marks_it(scratch: Scratch):
     ns = scratch.ns
     scratch.landing("q", "a.csv", "id,name\n1,a\n2\n3,c\n")
-    scratch.wb.set_zone_settings(ns, "q", bad_rows="quarantine")
+    scratch.wb.landing.set_zone_settings(ns, "q", bad_rows="quarantine")
     fqn = scratch.pipeline("bronze", "q", "-- @merge_strategy: append_only\nSELECT * FROM {{ landing_zone('q') }}")
     quarantined = f"◉ quarantined: 1 row(s) of {ns}/landing/q/a.csv did not parse and were set aside"
     app = RatApp(scratch.wb, watch=False)

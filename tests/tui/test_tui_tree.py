@@ -50,20 +50,20 @@ async def test_two_reloads_of_a_table_at_once_leave_one_table_view(sample_copy):
     full run: NoMatches '#table-title')."""
     import asyncio
 
-    from rat_tui.core.commands.workbench import Workbench
+    from rat_tui.core.compose import open_project
     from rat_tui.core.project.model import PipelineRef
     from rat_tui.tui.components.project_tree import NodeData
     from rat_tui.tui.components.table_view import TableView
 
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     snaps = TableHistory([HistoryEntry(kind="run", snapshot_id=7, base_snapshot_id=None, snapshot_ids=(7,),
                                        committed_at="2026-11-22T20:55:15+00:00", operation="overwrite", run_id="r1",
                                        strategy="full_refresh", added_rows=1, updated_rows=0, deleted_rows=0,
                                        total_rows=1, on_main=True, is_current=True)], {"main": 7})
     async with app.run_test(size=SIZE) as pilot:
         node = NodeData("table", "ecommerce", "clean_orders", PipelineRef("ecommerce", "silver", "clean_orders"))
-        app.workbench.history = lambda fqn: snaps  # the panel loads them itself
-        app.workbench.table_schema = lambda fqn: "id int"
+        app.workbench.tables.history = lambda fqn: snaps  # the panel loads them itself
+        app.workbench.tables.table_schema = lambda fqn: "id int"
         app.selected = node
         await asyncio.gather(app.show_detail(node), app.show_detail(node))
         await app.wait_for_idle_screen()

@@ -23,7 +23,7 @@ async def test_the_console_shows_an_unresolved_columns_suggestions(scratch: Scra
     assert scratch.run(fqn)["status"] == "success"
     sql = f"SELECT stauts FROM {fqn}"
     with pytest.raises(RatError) as raised:
-        scratch.wb.console_query(sql, 10, "raised-by-the-core")
+        scratch.wb.console.console_query(sql, 10, "raised-by-the-core")
     sentence = str(raised.value)
     assert "Did you mean one of the following? [" in sentence and len(sentence) > 2 * SIZE[0] // 1.5
     app = RatApp(scratch.wb, watch=False, warm_spark=False)
@@ -48,7 +48,7 @@ async def test_a_failed_run_is_whole_in_the_run_tab_runs_tab_log_and_runs_jsonl(
         await app.wait_for_idle_screen()
         await pilot.press("r")
         await until(pilot, lambda: "FAILED" in screen(app), 90, "the run to fail")
-        run = scratch.wb.runs(fqn).as_dict()["runs"][0]
+        run = scratch.wb.browse.runs(fqn).as_dict()["runs"][0]
         error = run["error"]
         assert error.endswith('3. Otherwise, if start and stop expressions resolve to the "INTEGRAL" type, then the '
                               "step expression must resolve to the same type")
@@ -71,6 +71,6 @@ async def test_the_build_view_shows_a_long_landing_error_whole(scratch: Scratch)
         await app.wait_for_idle_screen()
         await pilot.press("greater_than_sign")  # the pipeline and its downstream: the selection view
         await until(pilot, lambda: "1 failed" in screen(app), 90, "the selection to fail")
-        error = scratch.wb.runs(fqn).as_dict()["runs"][0]["error"]
+        error = scratch.wb.browse.runs(fqn).as_dict()["runs"][0]["error"]
         assert "deliveries_of_the_first_week_of_march.csv line 3" in error and len(error) > 150
         assert holds_whole(widget_text(app.query_one("#selection-view")), error)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from devkit.pilot import notifications, screen, select, until
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.modals import ZoneSettingsForm
 
@@ -16,7 +16,7 @@ async def test_a_quarantine_file_is_listed_as_rejected_not_active(sample_copy: P
     rejected = sample_copy / "ecommerce" / "landing" / "orders" / "_rejected" / "r1a2b3c4" / "rejected.jsonl"
     rejected.parent.mkdir(parents=True)
     rejected.write_text('{"file": "orders_2024_01.csv", "line": 3, "record": "x"}\n')
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "zone", "ecommerce.orders")
         await until(pilot, lambda: "_rejected/r1a2b3c4/rejected.jsonl" in screen(app), 10, "the zone's files")
@@ -26,7 +26,7 @@ async def test_a_quarantine_file_is_listed_as_rejected_not_active(sample_copy: P
 
 async def test_an_unchanged_dialog_writes_nothing_and_a_letter_gets_a_word(sample_copy: Path):
     before = (sample_copy / "rat.yaml").read_text()
-    app = RatApp(Workbench(sample_copy), watch=False, warm_spark=False)
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "zone", "ecommerce.orders")
         await until(pilot, lambda: "kept 14 days (manual purge)" in screen(app), 10, "the zone settings")

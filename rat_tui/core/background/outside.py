@@ -17,7 +17,6 @@ import socket
 import threading
 import time
 from dataclasses import dataclass
-from typing import Protocol
 
 from ..events import EventBus, Notice
 from ..project.model import Project
@@ -27,14 +26,6 @@ from ..store.state import StateDB
 
 log = logging.getLogger(__name__)
 POLL_SECONDS = 0.25
-
-
-class Commands(Protocol):
-    project: Project
-    events: EventBus
-    state: StateDB
-    runner: Runner
-    open_mark: OpenMark
 
 
 @dataclass(frozen=True)
@@ -64,14 +55,14 @@ class StateVanished(Notice):
 
 
 class OutsideChanges:
-    def __init__(self, wb: Commands):
-        self.wb = wb
+    def __init__(self, project: Project, events: EventBus, state: StateDB, runner: Runner, open_mark: OpenMark):
+        self.project, self.events, self.state, self.runner, self.open_mark = project, events, state, runner, open_mark
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._statuses: dict[str, str] = {}
         self._since = time.time()
         self._warehouses: set[str] = set()
-        wb.state.on_recreated(self._state_recreated)
+        state.on_recreated(self._state_recreated)
 
     def start(self) -> None:
         if self._thread is None:
@@ -90,7 +81,7 @@ class OutsideChanges:
         version, stop = None, self._stop
         while not stop.wait(POLL_SECONDS):
             try:
-                now = self.wb.state.query_one("PRAGMA data_version")[0]  # also reopens a deleted state.db
+                now = self.state.query_one("PRAGMA data_version")[0]  # also reopens a deleted state.db
                 if now != version:
                     version = now
                     self._other_runs(publish=True)
@@ -100,7 +91,7 @@ class OutsideChanges:
 
     # -- runs of other processes -------------------------------------------------------
     def _other_runs(self, publish: bool) -> None:
-        rows = self.wb.state.query(
+        rows = self.state.query(
             "SELECT run_id, pipeline, status, error, pid FROM runs WHERE NOT (host IS ? AND pid IS ?)"
             " AND (status IN ('queued', 'running') OR finished_at >= ?) ORDER BY queued_at",
             (socket.gethostname(), os.getpid(), self._since))
@@ -109,23 +100,23 @@ class OutsideChanges:
                 continue
             self._statuses[row["run_id"]] = row["status"]
             if publish:
-                self.wb.events.publish(OtherProcessRun(row["run_id"], row["pipeline"], row["status"], row["error"],
+                self.events.publish(OtherProcessRun(row["run_id"], row["pipeline"], row["status"], row["error"],
                                                      row["pid"]))
 
     # -- state deleted under the app ---------------------------------------------------
     def _state_recreated(self, emptied: bool) -> None:
         """In whichever thread first used the state after it vanished."""
-        self.wb.open_mark.renew()
-        for handle in list(self.wb.runner.active.values()):
-            self.wb.state.restore_run(handle.record)
+        self.open_mark.renew()
+        for handle in list(self.runner.active.values()):
+            self.state.restore_run(handle.record)
         self._statuses.clear()
         history = "its run history starts again" if emptied else "another process had made it again"
-        self.wb.events.publish(StateVanished(
-            f"The project's state ({self.wb.state.path.parent.name}/{self.wb.state.path.name}) was deleted under "
+        self.events.publish(StateVanished(
+            f"The project's state ({self.state.path.parent.name}/{self.state.path.name}) was deleted under "
             f"the app and has been recreated: {history}, and runs in flight carry on."))
 
     def _present_warehouses(self) -> set[str]:
-        root = self.wb.project.root
+        root = self.project.root
         try:
             return {entry.name for entry in os.scandir(root) if entry.is_dir() and (root / entry.name / "warehouse").is_dir()}
         except FileNotFoundError:
@@ -135,7 +126,7 @@ class OutsideChanges:
         present = self._present_warehouses()
         gone, self._warehouses = self._warehouses - present, present
         for namespace in sorted(gone):
-            if (self.wb.project.root / namespace).is_dir():  # a namespace deleted whole is just gone from the tree
-                self.wb.events.publish(StateVanished(
+            if (self.project.root / namespace).is_dir():  # a namespace deleted whole is just gone from the tree
+                self.events.publish(StateVanished(
                     f"{namespace}/warehouse was deleted under the app: its tables are gone, and the next run of "
                     "each pipeline builds its table again."))

@@ -1,5 +1,5 @@
 """Watch-and-run, for every face: the folder watcher's saves and landed files become runs as rat.yaml's
-`watch:` settings say, told as notices on the project's one event stream (`Workbench.events`).
+`watch:` settings say, told as notices on the project's one event stream.
 
 - a saved pipeline file is versioned (with a bucket: uploaded) and its pipeline re-runs (one run for a
   burst of saves, or for saves while a run waits); with `watch.cascade` what is downstream of it runs
@@ -34,12 +34,11 @@ from ..events import Event, EventBus, Notice, RunFinished, RunQueued
 from ..failures import failure_sentence
 from ..lake.session import SessionState, SparkManager
 from ..landing.uploads import refresh_samples
-from ..project.graph import ProjectGraph
 from ..project.model import PipelineRef, Project, active_landing_files
 from ..project.pipeline_source import zone_readers
 from ..project.watch import Change, PipelineChanged, ProjectWatcher, SettingsChanged, ZoneChanged
 from ..run.runner import RunHandle, Runner
-from ..store.state import RunRecord, StateDB
+from ..store.state import RunRecord
 from ..text import one_line
 
 MTIME_LAG = 0.05  # a file's time comes from a coarse clock, a tick behind time.time(): a run must start after
@@ -55,27 +54,24 @@ def changed_at(paths: Iterable[Path]) -> float:
     return max(times, default=time.time()) + MTIME_LAG
 
 
-class Commands(Protocol):
-    """What watch-and-run asks of the command layer: the Workbench, which owns the service."""
-
-    project: Project
-    events: EventBus
-    state: StateDB
-    spark: SparkManager
-    runner: Runner
-    automation: Automation
-
-    def record_saves(self, relpaths: list[str]) -> dict[str, str]: ...
+class RunRequests(Protocol):
+    """What watch-and-run asks of the runs service (commands/runs.py)."""
 
     def request_run(self, ref: PipelineRef, trigger: str, changed_at: float) -> RunHandle: ...
 
-    def resolve(self, text: str) -> PipelineRef: ...
+    def wait_idle(self, timeout: float | None = None) -> object: ...
 
-    def graph(self) -> ProjectGraph: ...
+
+class Saves(Protocol):
+    """The files service (commands/files.py): a saved pipeline file is versioned (with a bucket: uploaded)."""
+
+    def record_saves(self, relpaths: list[str]) -> dict[str, str]: ...
+
+
+class Twins(Protocol):
+    """The landing service (commands/landing_commands.py): typed Parquet twins of a zone's new CSV files."""
 
     def make_typed_twins(self, namespace: str, zone: str) -> dict: ...
-
-    def wait_idle(self, timeout: float | None = None) -> object: ...
 
 
 @dataclass(frozen=True)
@@ -135,10 +131,12 @@ class WatchFailed(Notice):
 
 
 class Watching:
-    """Off until started; publishes the notices above on `Workbench.events`, with the runs' own events."""
+    """Off until started; publishes the notices above on the project's event stream, with the runs' own events."""
 
-    def __init__(self, wb: Commands):
-        self.wb = wb
+    def __init__(self, project: Project, events: EventBus, spark: SparkManager, runner: Runner, automation: Automation,
+                 runs: RunRequests, saves: Saves, twins: Twins):
+        self.project, self.events, self.spark, self.runner, self.automation = project, events, spark, runner, automation
+        self.runs, self.saves, self.twins = runs, saves, twins
         self._watcher: ProjectWatcher | None = None
         self._busy = 0
         self._lock = threading.Lock()
@@ -151,13 +149,13 @@ class Watching:
     def set(self, on: bool) -> bool:
         if on and self._watcher is None:
             self._since = time.time()
-            settings = self.wb.project.settings
-            self._watcher = ProjectWatcher(self.wb.project, self._changed, settings.watch_debounce_ms / 1000)
+            settings = self.project.settings
+            self._watcher = ProjectWatcher(self.project, self._changed, settings.watch_debounce_ms / 1000)
             self._watcher.start()
         elif not on and self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
-        self.wb.events.publish(WatchToggled(on))
+        self.events.publish(WatchToggled(on))
         return on
 
     def stop(self) -> None:
@@ -172,17 +170,17 @@ class Watching:
         finished: set[str] = set()
 
         def seen(event: Event) -> None:  # in the run's thread, before its handle says done
-            if isinstance(event, RunQueued) and event.run_id in self.wb.runner.active:
-                handles[event.run_id] = self.wb.runner.active[event.run_id]
+            if isinstance(event, RunQueued) and event.run_id in self.runner.active:
+                handles[event.run_id] = self.runner.active[event.run_id]
             elif isinstance(event, RunFinished):
                 finished.add(event.run_id)
 
-        unsubscribe = self.wb.events.subscribe(seen)
-        for run_id, handle in list(self.wb.runner.active.items()):  # queued or running now
+        unsubscribe = self.events.subscribe(seen)
+        for run_id, handle in list(self.runner.active.items()):  # queued or running now
             handles.setdefault(run_id, handle)
         try:
             self._settle(deadline)
-            self.wb.wait_idle(timeout)  # the runs have the whole timeout; handling the saves had its own
+            self.runs.wait_idle(timeout)  # the runs have the whole timeout; handling the saves had its own
         finally:
             unsubscribe()
         return [h.record for run_id, h in handles.items() if run_id in finished]
@@ -203,7 +201,7 @@ class Watching:
             handle: Callable = self._saved if isinstance(change, PipelineChanged) else self._landed
             self._start(handle, change)
         if changes:
-            self.wb.events.publish(FilesChanged(tuple(changes)))
+            self.events.publish(FilesChanged(tuple(changes)))
 
     def _start(self, handle: Callable, change: Change) -> None:
         with self._lock:
@@ -219,23 +217,23 @@ class Watching:
         threading.Thread(target=work, name="watch", daemon=True).start()
 
     def _failed(self, what: str, sentence: str) -> None:
-        self.wb.events.publish(WatchFailed(what, sentence))
+        self.events.publish(WatchFailed(what, sentence))
 
     # -- one change each, in its own thread -------------------------------------------
     def _saved(self, change: PipelineChanged) -> None:
-        wb, fqn = self.wb, change.pipeline.fqn
-        for path, problem in wb.record_saves(list(change.paths)).items():  # a failed upload does not stop the run
+        fqn = change.pipeline.fqn
+        for path, problem in self.saves.record_saves(list(change.paths)).items():  # a failed upload does not stop the run
             self._failed(f"save {path}", problem)
-        if not wb.project.pipeline_dir(change.pipeline).is_dir():
+        if not self.project.pipeline_dir(change.pipeline).is_dir():
             return
         try:
-            handle = wb.request_run(change.pipeline, trigger="watch",
-                                    changed_at=changed_at(wb.project.root / path for path in change.paths))
+            handle = self.runs.request_run(change.pipeline, trigger="watch",
+                                    changed_at=changed_at(self.project.root / path for path in change.paths))
         except RatError as exc:
             self._failed(f"auto-run {fqn}", exc.sentence())
             return
-        self.wb.events.publish(RunRequested(fqn, handle.run_id, "saved"))
-        if wb.project.settings.watch_cascade:
+        self.events.publish(RunRequested(fqn, handle.run_id, "saved"))
+        if self.project.settings.watch_cascade:
             self._cascade(fqn, handle)
 
     def _cascade(self, fqn: str, handle: RunHandle) -> None:
@@ -251,26 +249,26 @@ class Watching:
             self._failed(f"run downstream of {fqn}", failure_sentence(f"run downstream of {fqn}", exc))
             return
         if runs:
-            self.wb.events.publish(CascadeRan(f"downstream of {fqn}", runs))
+            self.events.publish(CascadeRan(f"downstream of {fqn}", runs))
 
     def _evaluate_implicit(self) -> list[tuple[Decision, StartedRun]]:
         """The watch: settings' implicit triggers evaluated now (unless a `serve` runs the project's triggers):
         the ticks that fired, with their runs."""
-        if other_scheduler(self.wb.project.state_dir) is not None:
+        if other_scheduler(self.project.state_dir) is not None:
             return []
-        started = self.wb.automation.evaluate_and_start(implicit_only=True, started_at=self._since)
+        started = self.automation.evaluate_and_start(implicit_only=True, started_at=self._since)
         return [(decision, run) for decision, run in started if decision.fire and run is not None]
 
     def _landed(self, change: ZoneChanged) -> None:
-        wb, where = self.wb, f"{change.namespace}/{change.zone}"
-        zone_dir = wb.project.zone_dir(change.namespace, change.zone)
+        where = f"{change.namespace}/{change.zone}"
+        zone_dir = self.project.zone_dir(change.namespace, change.zone)
         try:
             refresh_samples(zone_dir, active_landing_files(zone_dir))
         except Exception as exc:  # a half-written or unreadable file: the upload check reports it
             self._failed(f"sample of {where}", one_line(str(exc)))
-        self.wb.events.publish(ZoneUpdated(change.namespace, change.zone))
-        auto_run = change.active and wb.project.settings.watch_run_on_landing and active_landing_files(zone_dir)
-        readers = zone_readers(wb.project, change.namespace, change.zone) if auto_run else []
+        self.events.publish(ZoneUpdated(change.namespace, change.zone))
+        auto_run = change.active and self.project.settings.watch_run_on_landing and active_landing_files(zone_dir)
+        readers = zone_readers(self.project, change.namespace, change.zone) if auto_run else []
         try:
             fired = self._evaluate_implicit() if readers else []
         except Exception as exc:
@@ -278,14 +276,14 @@ class Watching:
             fired = []
         for decision, run in fired:
             if decision.trigger.kind == Kind.LANDING:
-                self.wb.events.publish(RunRequested(decision.pipeline, run.run_id, f"new files in {decision.trigger.zone}"))
-        if readers or not change.active or wb.spark.state not in (SessionState.READY, SessionState.BUSY):
+                self.events.publish(RunRequested(decision.pipeline, run.run_id, f"new files in {decision.trigger.zone}"))
+        if readers or not change.active or self.spark.state not in (SessionState.READY, SessionState.BUSY):
             return
         # Converted now, on the warm session, so the next run reads Parquet; an auto-run reads the CSV itself.
         try:
-            typed = wb.make_typed_twins(change.namespace, change.zone)
+            typed = self.twins.make_typed_twins(change.namespace, change.zone)
         except Exception as exc:  # the runs read the CSV then: slower, never wrong
             self._failed(f"typed copy of {where}", failure_sentence("typed copy", exc))
             return
         if typed["typed"]:
-            self.wb.events.publish(ZoneUpdated(change.namespace, change.zone))
+            self.events.publish(ZoneUpdated(change.namespace, change.zone))

@@ -1,1 +1,1 @@
-"""The Workbench's commands, one group per concern; `core.workbench.Workbench` combines them."""
+"""The services faces call, one per concern; `core.compose.open_project` builds them from their collaborators."""

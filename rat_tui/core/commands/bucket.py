@@ -4,13 +4,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import RatError
-from .base import WorkbenchParts
 
 if TYPE_CHECKING:
     from ..remote.storage import BucketStorage
 
 
-class BucketCommands(WorkbenchParts):
+class Bucket:
+    def __init__(self, remote: BucketStorage | None):
+        self.remote = remote  # None: the project keeps its files in its folder
+
     def _remote(self) -> BucketStorage:
         if self.remote is None:
             raise RatError("this project has no bucket: set storage.type: s3 (and storage.bucket) in rat.yaml")

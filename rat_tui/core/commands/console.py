@@ -1,5 +1,6 @@
 """The SQL console's commands: a read-only query on the warm session (cancellable), the column
-profile and the catalog the autocomplete reads. Export lives in `console_export.py`.
+profile and the catalog the autocomplete reads; `query` and `preview` for the script face; `export` (its
+file writing lives in `console_export.py`).
 
 Every statement goes through `check_read_only`, as `query` does, on the console's own isolated
 session (kept between statements: a read-only statement cannot change it), and runs in a Spark
@@ -9,6 +10,8 @@ every statement reads the table's current metadata, so a commit by another proce
 from __future__ import annotations
 
 import contextlib
+import secrets
+import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -18,16 +21,24 @@ from typing import TYPE_CHECKING, Any
 from ..errors import RatError
 from ..lake.job_cancel import cancel_until_stopped
 from ..lake.metadata import load_table
-from ..lake.session import SessionState
+from ..lake.session import SessionState, SparkManager
 from ..lake.spark_errors import summarise
 from ..lake.sql_guard import check_read_only
-from ..values import json_value
-from .base import WorkbenchParts
+from ..project.model import Project
+from ..run.build import build
+from ..run.explain import watermark_note
+from ..run.loading import load_checked
+from ..values import json_value, row_values
+from .browse_results import QueryResult
+from .console_export import Progress, export_target, merge_parts, watch_tasks
+from .previews import Previews
+from .tables import table_refs
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
+QUERY_ROW_LIMIT = 1000
 TOP_VALUES = 10
 HISTOGRAM_BINS = 10
 
@@ -70,14 +81,10 @@ class _Groups:
         self.cancelled: set[str] = set()
 
 
-class ConsoleCommands(WorkbenchParts):
-    _console_groups: _Groups | None = None
-
-    @property
-    def console_groups(self) -> _Groups:
-        if self._console_groups is None:
-            self._console_groups = _Groups()
-        return self._console_groups
+class Console:
+    def __init__(self, project: Project, spark: SparkManager, previews: Previews):
+        self.project, self.spark, self.previews = project, spark, previews
+        self.console_groups = _Groups()
 
     @contextlib.contextmanager
     def console_session(self, group: str, on_waiting: Callable[[], None] | None = None) -> Iterator["SparkSession"]:
@@ -170,7 +177,7 @@ class ConsoleCommands(WorkbenchParts):
         """Every table's columns `(name, type)` by `ns.layer.table`, read from Iceberg metadata by
         PyIceberg: autocomplete never waits for the JVM."""
         catalog: dict[str, list[tuple[str, str]]] = {}
-        for ref in self.table_refs():
+        for ref in table_refs(self.project):
             try:
                 schema = load_table(self.project.table_dir(ref), ref.fqn).schema()
             except Exception:  # a damaged table is still offered by name
@@ -179,7 +186,66 @@ class ConsoleCommands(WorkbenchParts):
             catalog[ref.fqn] = [(f.name, str(f.field_type)) for f in schema.fields]
         return catalog
 
-    table_refs: Callable[[], list]  # commands/tables.py
+    def export(self, path: str, sql: str, progress: Progress | None = None, group: str | None = None) -> dict:
+        """`export FILE SQL…`: the full result of one read-only statement in one file (console_export.py)."""
+        target, fmt = export_target(self.project.root, path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        group = group or f"console-export-{secrets.token_hex(4)}"
+        parts = target.parent / f".{target.name}.rat-export-{secrets.token_hex(4)}"
+        try:
+            with self.console_session(group) as spark:
+                df = self._console_df(spark, sql)
+                done = threading.Event()
+                if progress is not None:
+                    watcher = threading.Thread(target=watch_tasks, args=(spark, group, done, progress), daemon=True)
+                    watcher.start()
+                try:
+                    df.write.mode("overwrite").parquet(str(parts))
+                finally:
+                    done.set()
+            if progress is not None:
+                progress("writing the file", 0, 1)
+            rows = merge_parts(sorted(parts.glob("part-*.parquet")), target, fmt)
+        finally:
+            shutil.rmtree(parts, ignore_errors=True)
+        return {"path": str(target), "rows": rows, "format": fmt}
+
+    # -- the script face's one-shot statements ----------------------------------------------
+    def query(self, sql: str) -> QueryResult:
+        for ns in self.project.scan().namespaces:  # a namespace made since start-up is queryable too
+            self.spark.ensure_catalog(ns.name)
+        with self.spark.using(isolated=True) as spark:
+            check_read_only(spark, sql, "a query", inspection=True)
+            try:
+                df = spark.sql(sql)
+            except Exception as exc:
+                message, line = summarise(exc)
+                raise RatError(f"SQL error{f' on line {line}' if line else ''}: {message}") from None
+            rows = _collect(df, QUERY_ROW_LIMIT + 1, "query")
+        return QueryResult(df.columns, [row_values(r) for r in rows[:QUERY_ROW_LIMIT]], len(rows) > QUERY_ROW_LIMIT)
+
+    def preview(self, pipeline: str, limit: int = 20) -> QueryResult:
+        """Phases 1-2 only (config_loading, build_result), checked as a run checks them; writes nothing."""
+        ref = self.project.find_pipeline(pipeline)
+        loaded = load_checked(ref, self.project.read_pipeline_files(ref))
+        with self.spark.using(isolated=True) as spark:
+            ctx = self.previews.context(spark, ref, loaded.config)
+            try:
+                df = build(ctx, loaded)
+                rows = _collect(df, limit, loaded.source_relpath)
+                samples = [f"{label} holds nothing new: read its _samples/" for label in ctx.landing.nothing_new]
+                note = "; ".join(samples) or (None if rows else watermark_note(ctx))
+            finally:
+                ctx.cleanup()
+        return QueryResult(df.columns, [row_values(r) for r in rows], note=note)
+
+
+def _collect(df, limit: int, where: str) -> list:
+    try:
+        return df.limit(limit).collect()
+    except Exception as exc:
+        message, _ = summarise(exc)
+        raise RatError(f"query failed: {message}", where) from None
 
 
 def _histogram(df: "DataFrame", low: float, high: float) -> list[tuple[float, float, int]]:

@@ -1,5 +1,5 @@
-"""`export FILE SQL…`: the full result of one read-only statement in one file (CSV, Parquet or JSON
-Lines, by the file's extension).
+"""How `export FILE SQL…` (console.py) writes the full result of one read-only statement in one file
+(CSV, Parquet or JSON Lines, by the file's extension).
 
 Spark computes the result and writes it as Parquet parts in parallel (a result too big for memory
 never passes through Python); DuckDB then streams the parts, in order, into the one file asked
@@ -8,14 +8,12 @@ for. The row count comes from the parts' metadata, so nothing is computed twice.
 from __future__ import annotations
 
 import secrets
-import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import RatError
 from ..project.paths import inside
-from .console import ConsoleCommands
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".json": "json"}
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
@@ -34,32 +32,7 @@ def export_target(root: Path, path: str) -> tuple[Path, str]:
     return target, fmt
 
 
-class ExportCommands(ConsoleCommands):
-    def export(self, path: str, sql: str, progress: Progress | None = None, group: str | None = None) -> dict:
-        target, fmt = export_target(self.project.root, path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        group = group or f"console-export-{secrets.token_hex(4)}"
-        parts = target.parent / f".{target.name}.rat-export-{secrets.token_hex(4)}"
-        try:
-            with self.console_session(group) as spark:
-                df = self._console_df(spark, sql)
-                done = threading.Event()
-                if progress is not None:
-                    watcher = threading.Thread(target=_watch_tasks, args=(spark, group, done, progress), daemon=True)
-                    watcher.start()
-                try:
-                    df.write.mode("overwrite").parquet(str(parts))
-                finally:
-                    done.set()
-            if progress is not None:
-                progress("writing the file", 0, 1)
-            rows = _merge(sorted(parts.glob("part-*.parquet")), target, fmt)
-        finally:
-            shutil.rmtree(parts, ignore_errors=True)
-        return {"path": str(target), "rows": rows, "format": fmt}
-
-
-def _watch_tasks(spark, group: str, done: threading.Event, progress: Progress) -> None:
+def watch_tasks(spark, group: str, done: threading.Event, progress: Progress) -> None:
     """Tasks done of the export's Spark jobs, twice a second, until the write ends."""
     tracker = spark.sparkContext.statusTracker()
     while not done.wait(0.5):
@@ -74,7 +47,7 @@ def _watch_tasks(spark, group: str, done: threading.Event, progress: Progress) -
             progress("computing", finished, total)
 
 
-def _merge(parts: list[Path], target: Path, fmt: str) -> int:
+def merge_parts(parts: list[Path], target: Path, fmt: str) -> int:
     import duckdb
     import pyarrow.parquet as pq
 

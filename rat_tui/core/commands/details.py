@@ -12,9 +12,9 @@ from ..landing.dialect import detect
 from ..landing.quarantine import REJECTED_FOLDER
 from ..landing.zone_settings import ZoneReadSettings
 from ..landing.twins import find_twin
-from ..project.model import TYPED_TWIN_FOLDER, PipelineRef, landing_format
+from ..project.model import TYPED_TWIN_FOLDER, PipelineRef, Project, landing_format
 from ..project.pipeline_source import QualityTest, load_pipeline
-from .base import WorkbenchParts
+from ..store.state import StateDB
 from .landing_commands import zone_read_settings
 
 
@@ -38,8 +38,8 @@ class PipelineDetail:
         return bool(self.config.get("partitions"))
 
 
-def pipeline_detail(wb: WorkbenchParts, ref: PipelineRef) -> PipelineDetail:
-    loaded, problems = load_pipeline(ref, wb.project.read_pipeline_files(ref))
+def pipeline_detail(project: Project, ref: PipelineRef) -> PipelineDetail:
+    loaded, problems = load_pipeline(ref, project.read_pipeline_files(ref))
     sentences = [p.sentence() for p in problems]
     if loaded is None:
         return PipelineDetail(ref.fqn, "sql", problems=sentences)
@@ -47,12 +47,12 @@ def pipeline_detail(wb: WorkbenchParts, ref: PipelineRef) -> PipelineDetail:
                           loaded.config.sources, loaded.quality_tests, sentences)
 
 
-def zone_files(wb: WorkbenchParts, namespace: str, zone: str) -> list[dict]:
+def zone_files(project: Project, state: StateDB, namespace: str, zone: str) -> list[dict]:
     """Active files, `_samples/`, `_processed/<run>/` and `_rejected/<run>/` files, newest first within each kind."""
-    base = wb.project.zone_dir(namespace, zone)
-    consumed = wb.state.consumed_files()
+    base = project.zone_dir(namespace, zone)
+    consumed = state.consumed_files()
     try:
-        settings = zone_read_settings(wb, namespace, zone)
+        settings = zone_read_settings(project, state, namespace, zone)
     except RatError:  # a run says what is wrong with them; the panel still lists the files
         settings = ZoneReadSettings()
     found = []
@@ -72,7 +72,7 @@ def zone_files(wb: WorkbenchParts, namespace: str, zone: str) -> list[dict]:
         found.append({"path": relative.as_posix(), "kind": kind, "bytes": stat.st_size,
                       "modified": datetime.fromtimestamp(stat.st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M"),
                       # the mtime as runs record it (FileRead: ns / 1e9, which st_mtime may miss by its last bit)
-                      "consumed": (wb.project.rel(path), stat.st_mtime_ns / 1e9) in consumed if kind == "active" else None,
+                      "consumed": (project.rel(path), stat.st_mtime_ns / 1e9) in consumed if kind == "active" else None,
                       "problem": problem,
                       "typed": find_twin(base, path) is not None if kind == "active" else None,
                       **(_dialect(path, settings) if kind == "active" and not problem

@@ -3,19 +3,23 @@ from __future__ import annotations
 
 from ..errors import RatError
 from ..fileio import atomic_write
-from ..project.model import pipeline_file_owner
+from ..project.model import Project, pipeline_file_owner
 from ..project.paths import inside
-from .base import WorkbenchParts
+from ..storage import Storage
+from ..store.versions import VersionStore
 
 
-class FileCommands(WorkbenchParts):
+class Files:
+    def __init__(self, project: Project, version_store: VersionStore, storage: Storage):
+        self.project, self.version_store, self.storage = project, version_store, storage
+
     def write(self, relpath: str, content: str) -> dict:
         """Write a project file atomically (temp file, then rename), as an editor save would."""
         target = inside(self.project.root, relpath, "path", "the project folder")
         atomic_write(target, content.encode("utf-8"))
         relpath = self.project.rel(target)
         if pipeline_file_owner(relpath) is not None:
-            self.versions.record(relpath, target.read_bytes())
+            self.version_store.record(relpath, target.read_bytes())
         return {"path": relpath}
 
     def record_saves(self, relpaths: list[str]) -> dict[str, str]:
@@ -25,7 +29,7 @@ class FileCommands(WorkbenchParts):
             file = self.project.root / relpath
             try:
                 if file.is_file():
-                    self.versions.record(relpath, file.read_bytes())
+                    self.version_store.record(relpath, file.read_bytes())
                 else:  # deleted in the editor
                     self.storage.file_deleted(relpath)
             except RatError as exc:

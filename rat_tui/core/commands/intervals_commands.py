@@ -3,18 +3,19 @@ backfill that runs the chosen ones as one run (one branch, main moves once, or w
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from datetime import datetime, timezone
 
 from ..errors import RatError
-from ..project.model import PipelineRef
+from ..project.model import PipelineRef, Project
 from ..project.partitions import Interval, Partitions, parse_moment
 from ..run.intervals import code_version, to_do
 from ..run.loading import load_checked
 from ..run.phases import RunOptions
+from ..run.runner import Runner
 from ..store.intervals import IntervalState, IntervalStore
-from .base import WorkbenchParts
+from ..store.state import StateDB
 from .run_results import BackfillResult, IntervalList
+from .runs import Runs
 
 CHOICES = ("missing", "failed", "stale")
 DEFAULT_CHOICE = ("missing", "failed")
@@ -45,10 +46,9 @@ class NotPartitioned(RatError):
 _SETS_PARTITIONS = re.compile(rb"^partitions\s*:", re.MULTILINE)
 
 
-class IntervalCommands(WorkbenchParts):
-    resolve: Callable[[str], PipelineRef]  # commands/workbench.py
-    needs_cleanup: Callable[[], bool]  # commands/workbench.py
-    cleanup_leftovers: Callable[[], list[str]]  # commands/workbench.py
+class Intervals:
+    def __init__(self, project: Project, state: StateDB, runner: Runner, runs: Runs):
+        self.project, self.state, self.runner, self.runs = project, state, runner, runs
 
     def _partitioned(self, ref: PipelineRef) -> tuple[Partitions, str]:
         loaded = load_checked(ref, self.project.read_pipeline_files(ref))
@@ -61,7 +61,7 @@ class IntervalCommands(WorkbenchParts):
     def interval_states(self, pipeline: str, start: str | None = None, end: str | None = None
                         ) -> tuple[list[Interval], list[IntervalState]]:
         """Each whole interval from `start` (default: the configured start) to `end` (exclusive; default now)."""
-        ref = self.resolve(pipeline)
+        ref = self.project.find_pipeline(pipeline)
         partitions, version = self._partitioned(ref)
         until = _moment(end, "--end") or datetime.now(timezone.utc)
         intervals = partitions.intervals(_moment(start, "--start"), until)
@@ -70,7 +70,7 @@ class IntervalCommands(WorkbenchParts):
     def interval_overview(self, pipeline: str | None = None) -> tuple[dict[str, list[IntervalState]], dict[str, str]]:
         """Each partitioned pipeline's intervals up to now (or the named pipeline's), and, for each that sets
         `partitions:` but cannot say its intervals, why (a sentence with the file, the line and the cause)."""
-        refs = [self.resolve(pipeline)] if pipeline else self.project.scan().pipelines()
+        refs = [self.project.find_pipeline(pipeline)] if pipeline else self.project.scan().pipelines()
         strips, problems = {}, {}
         for ref in refs:
             try:
@@ -84,7 +84,7 @@ class IntervalCommands(WorkbenchParts):
 
     def run_plan(self, pipeline: str, full_refresh: bool = False) -> BackfillResult:
         """The intervals `run` would build of a partitioned pipeline (`run --dry-run`), in order; nothing runs."""
-        ref = self.resolve(pipeline)
+        ref = self.project.find_pipeline(pipeline)
         partitions, version = self._partitioned(ref)
         store = IntervalStore(self.state)
         chosen = to_do(partitions, store, ref.fqn, version, full_refresh)
@@ -114,10 +114,10 @@ class IntervalCommands(WorkbenchParts):
         return self._run_backfill(pipeline, chosen, review)
 
     def _run_backfill(self, pipeline: str, chosen: list[Interval], review: bool) -> BackfillResult:
-        ref = self.resolve(pipeline)
+        ref = self.project.find_pipeline(pipeline)
         self._refuse_while_held(ref)
-        if self.needs_cleanup():
-            self.cleanup_leftovers()
+        if self.runs.needs_cleanup():
+            self.runs.cleanup_leftovers()
         record = self.runner.submit(ref, RunOptions(review=review, intervals=chosen), trigger="backfill").wait()
         states = IntervalStore(self.state).states(ref.fqn, chosen, self._partitioned(ref)[1])
         result = BackfillResult(states, record)

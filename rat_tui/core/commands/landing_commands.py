@@ -11,19 +11,24 @@ from ..landing.load_history import LoadHistory
 from ..landing.twins import files_without_twin, make_twins
 from ..landing.uploads import Expected, create_zone, upload
 from ..landing.zone_settings import ZoneReadSettings
-from ..project.model import active_landing_files, landing_format
+from ..lake.session import SparkManager
+from ..project.model import Project, active_landing_files, landing_format
 from ..project.settings import zone_settings, zone_settings_problem
 from ..project.settings_edit import set_values
-from .base import WorkbenchParts
+from ..storage import Storage
+from ..store.state import StateDB
 from .browse_results import FileSample
 
 
-def zone_read_settings(wb: WorkbenchParts, namespace: str, zone: str) -> ZoneReadSettings:
+def zone_read_settings(project: Project, state: StateDB, namespace: str, zone: str) -> ZoneReadSettings:
     """How the zone's files are read: rat.yaml's settings and the date orders its earlier loads had."""
-    return load_history.zone_read_settings(wb.project, LoadHistory(wb.state), namespace, zone)
+    return load_history.zone_read_settings(project, LoadHistory(state), namespace, zone)
 
 
-class LandingCommands(WorkbenchParts):
+class Landing:
+    def __init__(self, project: Project, state: StateDB, storage: Storage, spark: SparkManager):
+        self.project, self.state, self.storage, self.spark = project, state, storage, spark
+
     def sample(self, namespace: str, zone: str, file: str | None = None, limit: int = 20) -> FileSample:
         """First rows of a landing file with DuckDB (no JVM); without FILE, the zone's first sample."""
         base = self.existing_zone(namespace, zone)
@@ -37,7 +42,7 @@ class LandingCommands(WorkbenchParts):
             path = (base / file).resolve()
             if base.resolve() not in path.parents or not path.is_file():
                 raise RatError(f"no file {file} in landing zone {namespace}/landing/{zone}")
-        columns, rows = read_head(path, limit, zone_read_settings(self, namespace, zone))  # as a run reads it
+        columns, rows = read_head(path, limit, zone_read_settings(self.project, self.state, namespace, zone))  # as a run reads it
         return FileSample(path.relative_to(base.resolve() if file else base).as_posix(), columns, rows)
 
     def zone_settings(self, namespace: str, zone: str) -> dict:
@@ -65,7 +70,7 @@ class LandingCommands(WorkbenchParts):
         other active text files that are detected otherwise (`differs`): pinned, they read FILE's way.
         Without FILE, the zone's first active text file whose dialect is detected (the one the zone panel offers)."""
         base = self.existing_zone(namespace, zone)
-        settings = zone_read_settings(self, namespace, zone)
+        settings = zone_read_settings(self.project, self.state, namespace, zone)
         file = file if file is not None else self._first_detected(base, settings, f"{namespace}/landing/{zone}")
         path = (base / file).resolve()
         if base.resolve() not in path.parents or not path.is_file() or landing_format(path) != "csv":
@@ -106,7 +111,7 @@ class LandingCommands(WorkbenchParts):
     def upload(self, namespace: str, zone: str, paths: list[str], as_name: str | None = None,
                replace: bool = False, progress=None) -> dict:
         zone_dir = create_zone(self.project, namespace, zone)
-        settings = zone_read_settings(self, namespace, zone)
+        settings = zone_read_settings(self.project, self.state, namespace, zone)
         files = upload(zone_dir, [Path(p).expanduser().resolve() for p in paths], as_name, replace,
                        self.expected_columns(zone_dir, settings), progress, settings)
         self.storage.zone_changed(namespace, zone)
@@ -129,7 +134,7 @@ class LandingCommands(WorkbenchParts):
     def make_typed_twins(self, namespace: str, zone: str) -> dict:
         """Typed Parquet twins of the zone's CSV files that have none, so runs read Parquet (landing/twins.py)."""
         zone_dir = self.project.zone_dir(namespace, zone)
-        settings = zone_read_settings(self, namespace, zone)
+        settings = zone_read_settings(self.project, self.state, namespace, zone)
         files = files_without_twin(zone_dir, self.storage.landing_uri, settings)
         if not files:  # nothing to convert: no Spark session needed
             return {"typed": [], "not_typed": []}

@@ -1,20 +1,25 @@
 """Review before merge: a key-aware diff of a table, and approving or rejecting runs that await review."""
 from __future__ import annotations
 
+from ..events import EventBus
 from ..lake.diff import SAMPLE_ROWS, table_diff
+from ..lake.session import SparkManager
 from ..lake.table import IcebergTable
 from ..lineage.service import ColumnLineage
-from ..project.model import PipelineRef
+from ..project.model import PipelineRef, Project
 from ..run import review
 from ..run.publish import check_main_unchanged
 from ..run.strategies import UNIQUE_KEY_PROPERTY
-from ..store.state import RunRecord
-from .base import WorkbenchParts
+from ..storage import Storage
+from ..store.state import RunRecord, StateDB
 from .run_results import ReviewResult, RunList
 
 
-class ReviewCommands(WorkbenchParts):
-    column_lineage: ColumnLineage  # commands/workbench.py
+class Review:
+    def __init__(self, project: Project, state: StateDB, events: EventBus, spark: SparkManager, storage: Storage,
+                 column_lineage: ColumnLineage):
+        self.project, self.state, self.events, self.spark, self.storage = project, state, events, spark, storage
+        self.column_lineage = column_lineage
 
     def key_diff(self, pipeline: str, old: int | None, new: int, key: list[str] | None = None,
                  sample_rows: int = SAMPLE_ROWS) -> dict:

@@ -1,36 +1,52 @@
-"""Tables on disk and their history: snapshots, previews, diffs, rollback, compaction."""
+"""Tables on disk and their history: snapshots, previews, diffs, rollback (and the rebuild of what it left
+stale), compaction."""
 from __future__ import annotations
 
 from dataclasses import replace
 
 from ..errors import RatError, reported_fields
+from ..lake.session import SparkManager
 from ..landing.load_history import LoadHistory
 from ..lake.history import boundary_refusal, history
 from ..lake.metadata import load_table, snapshots, table_stats
 from ..lake.spark_errors import summarise
 from ..lake.table import IcebergTable
-from ..project.model import PipelineRef
+from ..project.graph import GraphCache
+from ..project.model import PipelineRef, Project
 from ..project.settings import target_file_size
+from ..run.runner import RunHandle
 from ..store.intervals import IntervalStore
+from ..store.state import StateDB
 from ..values import json_value
-from .base import WorkbenchParts
+from .review_commands import Review
 from .run_results import SelectionResult
+from .runs import Runs
+from .stale import clean_snapshot, stale_downstream
 from .table_results import SnapshotList, TableHistory, TablePreview, TableRollback
 
 
-class TableCommands(WorkbenchParts):
+def table_refs(project: Project) -> list[PipelineRef]:
+    """Tables on disk (hadoop catalog layout), whether or not a pipeline still produces them."""
+    found = []
+    for ns in project.scan().namespaces:
+        warehouse = project.warehouse_dir(ns.name)
+        # `_rat_staging` and other `_` folders hold the product's own work tables
+        for layer_dir in sorted(p for p in warehouse.glob("*") if not p.name.startswith("_")) \
+                if warehouse.is_dir() else []:
+            for table_dir in sorted(layer_dir.glob("*")):
+                if (table_dir / "metadata").is_dir():
+                    found.append(PipelineRef(ns.name, layer_dir.name, table_dir.name))
+    return found
+
+
+class Tables:
+    def __init__(self, project: Project, state: StateDB, spark: SparkManager, graph_cache: GraphCache, runs: Runs,
+                 review: Review):
+        self.project, self.state, self.spark, self.graph_cache = project, state, spark, graph_cache
+        self.runs, self.review = runs, review
+
     def table_refs(self) -> list[PipelineRef]:
-        """Tables on disk (hadoop catalog layout), whether or not a pipeline still produces them."""
-        found = []
-        for ns in self.project.scan().namespaces:
-            warehouse = self.project.warehouse_dir(ns.name)
-            # `_rat_staging` and other `_` folders hold the product's own work tables
-            for layer_dir in sorted(p for p in warehouse.glob("*") if not p.name.startswith("_")) \
-                    if warehouse.is_dir() else []:
-                for table_dir in sorted(layer_dir.glob("*")):
-                    if (table_dir / "metadata").is_dir():
-                        found.append(PipelineRef(ns.name, layer_dir.name, table_dir.name))
-        return found
+        return table_refs(self.project)
 
     def tables(self) -> dict:
         rows = []
@@ -122,7 +138,7 @@ class TableCommands(WorkbenchParts):
         """What changed from snapshot `old` to `new`, by key (review_commands.py's key_diff): `key` None is the
         table's unique key, [] every column. `old` None: before the table existed (every row is added).
         `added_rows` / `removed_rows` list the sample's whole rows added and removed."""
-        diff = self.key_diff(pipeline, old, new, key, sample_rows=limit)
+        diff = self.review.key_diff(pipeline, old, new, key, sample_rows=limit)
         rows = {change: [list((s["new"] if change == "added" else s["old"]).values())
                          for s in diff["sample"] if s["change"] == change] for change in ("added", "removed")}
         return {**diff, "added_rows": rows["added"], "removed_rows": rows["removed"]}
@@ -151,3 +167,44 @@ class TableCommands(WorkbenchParts):
         after = table_stats(load_table(self.project.table_dir(ref), ref.fqn))
         return {"files_before": before["data_files"], "files_after": after["data_files"],
                 "snapshot_id": after["snapshot_id"], "rows": after["rows"]}
+
+    def stale_downstream(self, ref: PipelineRef, new_main: int) -> list[str]:
+        """The tables a rollback of `ref` to `new_main` leaves stale (stale.py)."""
+        return stale_downstream(self.project, self.state, self.graph_cache.graph(), ref, new_main)
+
+    def clean_snapshot(self, ref: PipelineRef) -> int | None:
+        return clean_snapshot(self.project, self.state, ref)
+
+    def rebuild_stale(self, names: list[str]) -> SelectionResult:
+        """Rebuild the tables a rollback left stale (`stale_downstream`) so that each equals a fresh build
+        from its upstreams' current main; result `runs` as for a selection, and `rebuilt_from`: per
+        table, the snapshot its run started from (None: a full refresh).
+
+        In dependency order, each table first goes back to the newest snapshot of its main built only
+        from upstream snapshots still on their main (the inputs every run records), then runs as usual.
+        Chosen over a full refresh of every table: an incremental run on a state built from data that
+        is still there gives what a full build gives (what any incremental pipeline promises), yet
+        costs the data since that snapshot rather than the whole table, and keeps what a full refresh
+        throws away (an scd2 table's history, the snapshots built from data still there). Merely
+        re-running, as before, kept rows the rollback had removed upstream. A table with no such
+        snapshot, or whose runs did not record their inputs, gets a full refresh.
+        """
+        started_from: dict[str, int | None] = {}
+
+        def submit(name: str) -> RunHandle:  # called once the tables it reads are rebuilt
+            ref = PipelineRef.parse(name)
+            clean = self.clean_snapshot(ref)
+            if clean is not None:
+                self.set_main(ref, clean)
+            started_from[name] = clean
+            return self.runs.submit(name, full_refresh=clean is None, trigger="selection")
+
+        try:
+            result = self.runs.run_in_order(self.runs.plan(names=names), False, False, submit)
+        except RatError as exc:
+            if isinstance(exc.result, SelectionResult):
+                exc.result = replace(exc.result, rebuilt_from=started_from)
+            else:  # it failed before the first run (the unit tests a build runs first)
+                exc.result = {**reported_fields(exc.result), "rebuilt_from": started_from}
+            raise
+        return replace(result, rebuilt_from=started_from)

@@ -7,18 +7,19 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..errors import RatError
-from ..project.graph import ProjectGraph
-from ..project.model import PipelineRef
+from ..lake.session import SparkManager
+from ..project.graph import GraphCache
+from ..project.model import PipelineRef, Project
 from ..project.pipeline_source import LoadedPipeline
 from ..run.build import build
-from ..run.context import RunContext
 from ..run.loading import load_checked
 from ..run.selection import Selector
 from ..unittests.execute import UnitResult, run_unit_test
 from ..unittests.fixture import RecordingContext, fixture_text, sample_input
 from ..unittests.scratch import ScratchCatalog
 from ..unittests.spec import UNIT_FOLDER, UnitTest, parse_unit_test
-from .base import WorkbenchParts
+from ..storage import Storage
+from .previews import Previews
 from .unit_results import FixtureWritten, ListedUnitTest, UnitTestReport
 
 # Tests run side by side, each on its own session. A unit test's Spark jobs are tiny, so most of its
@@ -27,12 +28,13 @@ from .unit_results import FixtureWritten, ListedUnitTest, UnitTestReport
 PARALLEL_TESTS = 4
 
 
-class UnitTestCommands(WorkbenchParts):
-    graph: Callable[[], ProjectGraph]  # commands/graph_commands.py
-    resolve: Callable[[str], PipelineRef]  # commands/workbench.py
-    preview_context: Callable[..., RunContext]  # commands/workbench.py
-    unit_last: dict[tuple[str, str], UnitResult]  # the last outcome of each test run in this process
-    unit_catalog: ScratchCatalog  # where table_after tests write (removed on close)
+class UnitTests:
+    def __init__(self, project: Project, spark: SparkManager, storage: Storage, graph_cache: GraphCache,
+                 previews: Previews, unit_catalog: ScratchCatalog):
+        self.project, self.spark, self.storage, self.graph_cache = project, spark, storage, graph_cache
+        self.previews = previews
+        self.unit_catalog = unit_catalog  # where table_after tests write (removed on close)
+        self.unit_last: dict[tuple[str, str], UnitResult] = {}  # the last outcome of each test run in this process
 
     def unit_test(self, selector: str | None = None) -> UnitTestReport:
         """Every unit test of the selection (`NS.LAYER.NAME`, `NAME+`, `+NAME`, `+NAME+`; none: all)."""
@@ -77,7 +79,7 @@ class UnitTestCommands(WorkbenchParts):
         if not selector:
             return self.project.scan().pipelines()
         if Selector.parse(selector).is_graph:
-            return [PipelineRef.parse(name) for name in Selector.parse(selector).select(self.graph())]
+            return [PipelineRef.parse(name) for name in Selector.parse(selector).select(self.graph_cache.graph())]
         return [self.project.find_pipeline(selector)]
 
     def _unit_jobs(self, ref: PipelineRef) -> list[Callable[[], UnitResult]]:
@@ -110,7 +112,7 @@ class UnitTestCommands(WorkbenchParts):
     def unit_fixture(self, pipeline: str, rows: int | None = None) -> FixtureWritten:
         """A unit test written from a preview of the pipeline (unit/fixture.py says which rows it keeps):
         `tests/unit/preview.yaml`, or `preview_2.yaml`… when that exists (never overwritten)."""
-        ref = self.resolve(pipeline)
+        ref = self.project.find_pipeline(pipeline)
         loaded = load_checked(ref, self.project.read_pipeline_files(ref))
         limit = rows or self.project.settings.unit_fixture_rows
         given, this, variables = self._recorded_inputs(ref, loaded, limit)
@@ -132,7 +134,7 @@ class UnitTestCommands(WorkbenchParts):
         """(given rows by input, `this` rows when the preview read the table incrementally, vars)."""
         keys = list(loaded.config.unique_key or [])
         with self.spark.using(isolated=True) as spark:
-            ctx = self.preview_context(spark, ref, loaded.config, RecordingContext)
+            ctx = self.previews.context(spark, ref, loaded.config, RecordingContext)
             try:
                 output = build(ctx, loaded)
                 given = {label: sample_input(df, output, keys, limit) for label, df in ctx.recorded.items()}

@@ -7,11 +7,11 @@ from typing import Any
 
 from ..errors import RatError
 from ..fileio import atomic_write
-from ..project.model import PipelineRef
+from ..project.model import PipelineRef, Project
 from ..project.paths import inside
 from ..project.validate import validate
-from ..store.versions import PublishedVersion
-from .base import WorkbenchParts
+from ..storage import Storage
+from ..store.versions import PublishedVersion, VersionStore
 
 
 @dataclass(frozen=True)
@@ -28,26 +28,31 @@ class VersionList:
         return {"versions": [v.as_dict() for v in self.versions], "current": self.current}
 
 
-class VersionCommands(WorkbenchParts):
+class Versions:
+    """Publish, roll back and restore a pipeline's files; `version_store` keeps every file version."""
+
+    def __init__(self, project: Project, version_store: VersionStore, storage: Storage):
+        self.project, self.version_store, self.storage = project, version_store, storage
+
     def drift(self, ref: PipelineRef) -> bool:
         """Whether the working copy differs from the current published version."""
-        current = self.versions.current(ref)
+        current = self.version_store.current(ref)
         if current is None:
             return False
         working = self.project.read_pipeline_files(ref)
         if set(working) != set(current.files):
             return True
-        return any(hashlib.sha256(working[name]).hexdigest() != self.versions.get(vid).sha256
+        return any(hashlib.sha256(working[name]).hexdigest() != self.version_store.get(vid).sha256
                    for name, vid in current.files.items())
 
     def record_working_copy(self, ref: PipelineRef) -> dict[str, str]:
         """Version every file of the pipeline as it is now; {name: version_id}."""
         base = ref.relpath.as_posix()
-        return {name: self.versions.record(f"{base}/{name}", data)
+        return {name: self.version_store.record(f"{base}/{name}", data)
                 for name, data in self.project.read_pipeline_files(ref).items()}
 
     def publish(self, pipeline: str, message: str = "") -> dict:
-        ref = self.resolve(pipeline)
+        ref = self.project.find_pipeline(pipeline)
         errors = [p for p in validate(self.project, ref) if p.is_error]
         if errors:
             raise RatError(f"cannot publish {ref.fqn}: {errors[0].sentence()}")
@@ -58,13 +63,13 @@ class VersionCommands(WorkbenchParts):
     def list_versions(self, pipeline: str) -> VersionList:
         """What this folder knows (no network: the TUI calls it while browsing; with a bucket,
         colleagues' versions arrive with every check and before publish, rollback and run --published)."""
-        ref = self.resolve(pipeline)
-        return VersionList(self.versions.published(ref))
+        ref = self.project.find_pipeline(pipeline)
+        return VersionList(self.version_store.published(ref))
 
     def rollback(self, pipeline: str, version: int | None = None, restore: bool = False) -> dict:
-        ref = self.resolve(pipeline)
+        ref = self.project.find_pipeline(pipeline)
         self.storage.pull_published()
-        published = {v.version: v for v in self.versions.published(ref)}
+        published = {v.version: v for v in self.version_store.published(ref)}
         current = max(published) if published else None
         if current is None:
             raise RatError(f"{ref.fqn} has no published version to roll back")
@@ -73,7 +78,7 @@ class VersionCommands(WorkbenchParts):
             known = ", ".join(str(v) for v in sorted(published))
             raise RatError(f"{ref.fqn} has no published version {target} (kept versions: {known})")
         chosen = published[target]
-        files = self.versions.read_pinned(ref, chosen)  # fails before anything changes if a blob is bad
+        files = self.version_store.read_pinned(ref, chosen)  # fails before anything changes if a blob is bad
         pinned = self._pin(ref, chosen.files, f"rollback to version {target}", target)
         if restore:  # after the pin stands: a refused pin leaves the working folder as it was
             self.restore_files(ref, files)
@@ -82,11 +87,11 @@ class VersionCommands(WorkbenchParts):
     def _pin(self, ref: PipelineRef, files: dict[str, str], message: str, pinned_from: int | None):
         """A new published version; with a bucket it is shared there too (or not made at all)."""
         def pin():
-            return self.versions.pin(ref, files, message, pinned_from)
+            return self.version_store.pin(ref, files, message, pinned_from)
 
         keep = self.project.settings.max_versions
         version = self.storage.publish(ref, pin, keep)
-        self.versions.prune(ref, keep)  # only once the version stands (shared, with a bucket)
+        self.version_store.prune(ref, keep)  # only once the version stands (shared, with a bucket)
         return version
 
     def restore_files(self, ref: PipelineRef, files: dict[str, bytes]) -> None:

@@ -23,7 +23,7 @@ from ...core.lineage.service import ColumnTree
 from .loading import post_loaded
 
 if TYPE_CHECKING:
-    from ...core.commands.workbench import Workbench
+    from ...core.compose import Workbench
 
 KIND_STYLE = {"direct": "green", "indirect": "yellow", "unknown": "red"}
 

@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
-from ...core.commands.workbench import Workbench
+from ...core.compose import Workbench
 from ...core.errors import RatError
 from ...core.store.intervals import IntervalState
 from ..keymap import INTERVALS_KEYMAP, key_label
@@ -90,7 +90,7 @@ class IntervalsPane(Vertical):
 
     @work(thread=True, exclusive=True, group="intervals")
     def load(self) -> None:
-        post_loaded(self, "show the intervals", lambda: self.Loaded(*self.workbench.interval_overview(self.fqn)))
+        post_loaded(self, "show the intervals", lambda: self.Loaded(*self.workbench.intervals.interval_overview(self.fqn)))
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
@@ -131,7 +131,7 @@ class IntervalsPane(Vertical):
     @work(thread=True, group="intervals-backfill")
     def backfill(self, chosen: Range) -> None:
         try:
-            result = self.workbench.backfill(chosen.pipeline, chosen.start, chosen.end, BACKFILLS)
+            result = self.workbench.intervals.backfill(chosen.pipeline, chosen.start, chosen.end, BACKFILLS)
             run = result.run  # none when another run did the range meanwhile
             self.app.call_from_thread(self.notify, f"Backfill run {run.run_id} of {chosen.pipeline}: {run.status}"
                                       if run else result.note or f"nothing to backfill in {chosen.pipeline}")

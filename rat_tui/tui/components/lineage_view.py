@@ -23,7 +23,7 @@ from .loading import app_closing, post_loaded
 from .project_tree import STATUS_MARK, NodeData
 
 if TYPE_CHECKING:
-    from ...core.commands.workbench import Workbench
+    from ...core.compose import Workbench
 
 LAYER_ORDER = ("landing", "bronze", "silver", "gold")
 ZONE_MARK = ("◇", "magenta")
@@ -64,7 +64,7 @@ class LineageView(Vertical):
 
     @work(thread=True, exclusive=True, group="lineage")
     def load(self) -> None:
-        post_loaded(self, "lineage", lambda: self.Loaded(self.workbench.lineage()))  # fails on a cyclic ref being edited
+        post_loaded(self, "lineage", lambda: self.Loaded(self.workbench.lineage.lineage()))  # fails on a cyclic ref being edited
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
@@ -87,7 +87,7 @@ class LineageView(Vertical):
         return self.query_one("#lineage-tree", Tree)
 
     def show(self, lineage: dict) -> None:
-        """Draw from `Workbench.lineage()` (the whole project); the cursor stays on its line."""
+        """Draw from `lineage.lineage()` (the whole project); the cursor stays on its line."""
         self.nodes = {n["name"]: n for n in lineage["nodes"]}
         self.graph = ProjectGraph()
         for source, target in lineage["edges"]:

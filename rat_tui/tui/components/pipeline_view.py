@@ -39,7 +39,7 @@ from .run_view import LiveRuns, RunState, RunView, note_line, run_total
 from .unit_tests_pane import UnitTestsPane
 
 if TYPE_CHECKING:
-    from ...core.commands.workbench import Workbench
+    from ...core.compose import Workbench
 
 
 RUNS_SHOWN = 20  # the Runs tab's last runs
@@ -80,14 +80,14 @@ class PipelineView(Vertical):
     def load(self) -> None:
         wb, ref = self.workbench, self.node.ref
         post_loaded(self, f"show pipeline {self.node.name}", lambda: self.Loaded(
-            pipeline_detail(wb, ref), runs_with_impact(wb, ref.fqn), wb.list_versions(ref.fqn),
-            wb.unit_test_listing(ref)))
+            pipeline_detail(wb.project, ref), runs_with_impact(wb, ref.fqn), wb.versions.list_versions(ref.fqn),
+            wb.unit_tests.unit_test_listing(ref)))
 
     @work(thread=True, exclusive=True, group="unit-tests")
     def load_unit_tests(self) -> None:
         """The Tests tab again, after its tests ran or one was written."""
         post_loaded(self, f"list the unit tests of {self.fqn}",
-                    lambda: self.UnitTestsLoaded(self.workbench.unit_test_listing(self.node.ref)))
+                    lambda: self.UnitTestsLoaded(self.workbench.unit_tests.unit_test_listing(self.node.ref)))
 
     @on(UnitTestsLoaded)
     def _unit_tests_loaded(self, message: UnitTestsLoaded) -> None:
@@ -131,7 +131,7 @@ class PipelineView(Vertical):
     @work(thread=True, group="run-impact")
     def load_impact(self, record: RunRecord) -> None:
         post_loaded(self, f"impact of run {record.run_id}",
-                    lambda: self.RunEnded(record, self.workbench.impact(record)))
+                    lambda: self.RunEnded(record, self.workbench.review.impact(record)))
 
     @on(RunEnded)
     def _run_ended(self, message: RunEnded) -> None:
@@ -241,7 +241,7 @@ class PipelineView(Vertical):
     def load_version_diff(self, version: int) -> None:
         wb = self.workbench
         post_loaded(self, f"diff of {self.fqn} version {version}", lambda: self.DiffLoaded("".join(
-            f["diff"] for f in version_diff(wb.project, wb.versions, self.node.ref, version)["files"])))
+            f["diff"] for f in version_diff(wb.project, wb.version_store, self.node.ref, version)["files"])))
 
     @on(DiffLoaded)
     def _diff_loaded(self, message: DiffLoaded) -> None:
@@ -272,7 +272,7 @@ def utc_time(at: float | None, seconds: bool = False) -> str:
 
 def runs_with_impact(wb: Workbench, fqn: str) -> RunList:
     """The pipeline's last runs, newest first; a newest one awaiting review with what it breaks downstream."""
-    runs = wb.runs(fqn, limit=RUNS_SHOWN).runs
+    runs = wb.browse.runs(fqn, limit=RUNS_SHOWN).runs
     newest = runs[0] if runs else None
     held = newest is not None and newest.status == "awaiting_review"
-    return RunList(runs, {newest.run_id: wb.impact(newest)} if held else {})
+    return RunList(runs, {newest.run_id: wb.review.impact(newest)} if held else {})

@@ -22,7 +22,7 @@ from ...core.project.names import LAYERS
 from ...core.text import count
 
 if TYPE_CHECKING:
-    from ...core.commands.workbench import Workbench
+    from ...core.compose import Workbench
 
 STATUS_MARK = {"success": ("●", "green"), "failed": ("●", "red"), "cancelled": ("●", "yellow"),
                "skipped": ("●", "grey50"), "running": ("◐", "cyan"), "queued": ("○", "cyan"), None: ("○", "grey50"),
@@ -90,7 +90,7 @@ def zone_label(name: str, files: int) -> Text:
 
 def zones_read(wb: Workbench, fqn: str) -> dict[tuple[str, str], int]:
     """The landing zones pipeline `fqn` reads, (namespace, zone) -> active files now (a run archives those it read)."""
-    zones = [name.split(".", 2) for name in wb.graph().upstream.get(fqn, ())]
+    zones = [name.split(".", 2) for name in wb.lineage.graph().upstream.get(fqn, ())]
     return {(ns, zone): len(active_landing_files(wb.project.zone_dir(ns, zone))) for ns, layer, zone in zones
             if layer == ZONE_LAYER}
 
@@ -116,7 +116,7 @@ class ProjectTree(Tree[NodeData]):
         return node.data if node is not None else None
 
     def load(self, overview: Overview, read_at: float) -> None:
-        """Bring the tree in line with a Workbench.overview() read at `read_at` (time.time()). An overview
+        """Bring the tree in line with a `browse.overview()` read at `read_at` (time.time()). An overview
         read before the one shown (a slow refresh overtaken by a newer one) would bring back old marks."""
         if read_at < self._read_at:
             return

@@ -33,7 +33,7 @@ from .diff_view import changed_rows
 from .result_table import event_row_key, selected_key, show_rows
 
 if TYPE_CHECKING:
-    from ...core.commands.workbench import Workbench
+    from ...core.compose import Workbench
 
 
 def what_it_was(entry: HistoryEntry) -> str:
@@ -69,8 +69,8 @@ class TableView(Vertical):
     @work(thread=True, exclusive=True, group="detail")
     def load(self) -> None:
         wb = self.workbench
-        post_loaded(self, f"show table {self.node.name}", lambda: self.Loaded(wb.history(self.fqn),
-                                                                               wb.table_schema(self.fqn)))
+        post_loaded(self, f"show table {self.node.name}", lambda: self.Loaded(wb.tables.history(self.fqn),
+                                                                               wb.tables.table_schema(self.fqn)))
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
@@ -119,7 +119,7 @@ class TableView(Vertical):
     @work(thread=True, group="actions")
     def load_preview(self, snapshot_id: int) -> None:
         try:
-            result = self.workbench.table_preview(self.fqn, snapshot_id)
+            result = self.workbench.tables.table_preview(self.fqn, snapshot_id)
         except Exception as exc:
             self.post_message(ActionFailed("table preview", failure_sentence("table preview", exc)))
             return
@@ -144,7 +144,7 @@ class TableView(Vertical):
         old, new = entry.base_snapshot_id, entry.snapshot_id
         what = f"run {entry.run_id}" if entry.kind == "run" else entry.kind  # run abc123 / compaction
         try:
-            diff = self.workbench.diff_snapshots(self.fqn, old, new)
+            diff = self.workbench.tables.diff_snapshots(self.fqn, old, new)
         except Exception as exc:
             self.post_message(ActionFailed("diff", failure_sentence("diff", exc)))
             return

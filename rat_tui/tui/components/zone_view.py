@@ -26,7 +26,7 @@ from .project_tree import NodeData
 from .result_table import event_row_key, selected_key, show_rows
 
 if TYPE_CHECKING:
-    from ...core.commands.workbench import Workbench
+    from ...core.compose import Workbench
 
 HINT = Text("Select a file and press Enter to preview it.", style="grey50")
 
@@ -55,7 +55,7 @@ class ZoneView(Vertical):
     def load(self) -> None:
         wb, namespace, zone = self.workbench, self.namespace, self.zone
         post_loaded(self, f"show zone {zone}", lambda: self.Loaded(
-            zone_files(wb, namespace, zone), zone_readers(wb.project, namespace, zone), wb.zone_settings(namespace, zone)))
+            zone_files(wb.project, wb.state, namespace, zone), zone_readers(wb.project, namespace, zone), wb.landing.zone_settings(namespace, zone)))
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
@@ -119,7 +119,7 @@ class ZoneView(Vertical):
     @work(thread=True, group="actions")
     def preview_file(self, name: str) -> None:
         try:
-            result = self.workbench.sample(self.namespace, self.zone, name)
+            result = self.workbench.landing.sample(self.namespace, self.zone, name)
         except Exception as exc:
             self.post_message(ActionFailed("preview file", failure_sentence("preview file", exc)))
             return

@@ -3,14 +3,12 @@ with their progress panel, the lineage panels, and the rebuild offer after a tab
 The Workbench calls block, so they run in thread workers."""
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 
 from ...core.commands.run_results import SelectionResult
 from ...core.failures import failure_sentence
 from ...core.errors import RatError
-from ...core.project.graph import ProjectGraph, zone_node
-from ...core.run.selection import Selector
+from ...core.project.graph import zone_node
 from ...core.store.state import RunRecord
 from ..components.lineage_view import LineageView
 from ..components.modals import Confirm
@@ -20,8 +18,6 @@ from ..outcomes import count, ran
 from .base import KeyGroup
 
 
-Plan = Callable[[ProjectGraph], list[str]]
-
 
 class GraphKeys(KeyGroup):
     def run_selector(self, action_id: str, pattern: str, full_refresh: bool = False, review: bool = False) -> None:
@@ -30,25 +26,27 @@ class GraphKeys(KeyGroup):
         if fqn is not None:
             selector = pattern.format(fqn)
             title = f"{selector} (full refresh)" if full_refresh else f"{selector} (for review)" if review else selector
-            self.run_graph(title, Selector.parse(selector).select, full_refresh, review=review)
+            self.run_graph(title, full_refresh, selector=selector, review=review)
 
     def build(self) -> None:
-        self.run_graph("build of every namespace", lambda graph: graph.order(graph.pipelines()), False)
+        self.run_graph("build of every namespace", False)
 
-    def run_graph(self, title: str, plan: Plan, full_refresh: bool, rebuild: bool = False, review: bool = False) -> None:
-        self.app.run_worker(partial(self._run_plan, title, plan, full_refresh, self.app.selected, rebuild, review),
-                            thread=True, group="selection")
-
-    def _run_plan(self, title: str, plan: Plan, full_refresh: bool, opened_on: NodeData | None,
+    def run_graph(self, title: str, full_refresh: bool, selector: str | None = None, names: list[str] | None = None,
                   rebuild: bool = False, review: bool = False) -> None:
+        """The runs service plans the pipelines (`runs.plan`): of `selector`, exactly `names`, or (neither) all."""
+        self.app.run_worker(partial(self._run_plan, title, selector, names, full_refresh, self.app.selected, rebuild,
+                                    review), thread=True, group="selection")
+
+    def _run_plan(self, title: str, selector: str | None, names: list[str] | None, full_refresh: bool,
+                  opened_on: NodeData | None, rebuild: bool = False, review: bool = False) -> None:
         """In a worker thread: work out the pipelines, show them (all queued), run them, say how it went."""
         app, wb = self.app, self.app.workbench
         try:
-            names = plan(wb.graph())
+            names = wb.runs.plan(selector, names)
             if not names:
                 return
             app.call_from_thread(app.show_selection, title, names, opened_on)
-            result = wb.rebuild_stale(names) if rebuild else wb.run_pipelines(names, full_refresh, review=review)
+            result = wb.tables.rebuild_stale(names) if rebuild else wb.runs.run_pipelines(names, full_refresh, review=review)
         except RatError as exc:
             if not isinstance(exc.result, SelectionResult) or not exc.result.runs:
                 app.post_message(ActionFailed(f"run {title}", exc.sentence()))
@@ -83,8 +81,7 @@ class GraphKeys(KeyGroup):
                     "then runs, in dependency order (a failure skips what reads it); the rolled-back table "
                     "itself is not re-run.")
         self.app.push_screen(Confirm(question, detail), lambda ok: ok and self.run_graph(
-            f"rebuild of {count(len(stale), 'stale table', 'stale tables')}", lambda graph: graph.order(stale), False,
-            rebuild=True))
+            f"rebuild of {count(len(stale), 'stale table', 'stale tables')}", False, names=stale, rebuild=True))
 
 
 def ran_message(title: str, runs: list[RunRecord]) -> ActionDone | ActionFailed:

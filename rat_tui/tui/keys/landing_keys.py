@@ -23,7 +23,7 @@ class LandingKeys(KeyGroup):
 
         def chosen(value: str | None) -> None:
             if value:
-                app.jobs.run("upload", partial(app.workbench.upload, namespace, zone, shlex.split(value),
+                app.jobs.run("upload", partial(app.workbench.landing.upload, namespace, zone, shlex.split(value),
                                                progress=progress),
                              lambda result: uploaded(result, namespace, zone), reload=True, ended=self._ended)
 
@@ -51,11 +51,11 @@ class LandingKeys(KeyGroup):
             if values == {}:
                 app.notify(f"{namespace}/{zone}: nothing changed; rat.yaml left as it was.")
             elif values is not None:
-                app.jobs.run("zone settings", partial(app.workbench.set_zone_settings, namespace, zone, **values),
+                app.jobs.run("zone settings", partial(app.workbench.landing.set_zone_settings, namespace, zone, **values),
                              f"{namespace}/{zone}: settings saved to rat.yaml", reload=True)
 
         app.push_screen(ZoneSettingsForm(f"Landing zone {namespace}/{zone}",
-                                         app.workbench.zone_settings(namespace, zone)), save)
+                                         app.workbench.landing.zone_settings(namespace, zone)), save)
 
     def pin_dialect(self) -> None:
         """Show what the zone panel detected for its file as the rat.yaml lines pinning it, and write them
@@ -82,8 +82,8 @@ class LandingKeys(KeyGroup):
                         f"{lines}\nEvery file of the zone is then read this way instead of being detected."
                         f"{differs}"),
                 lambda ok: ok and app.jobs.run(
-                    "pin dialect", partial(app.workbench.pin_dialect, namespace, zone, file),
+                    "pin dialect", partial(app.workbench.landing.pin_dialect, namespace, zone, file),
                     f"{namespace}/{zone}: the dialect of {file} is pinned in rat.yaml", reload=True))
 
-        app.jobs.run("pin dialect", partial(app.workbench.detected_dialect, namespace, zone, file), toast=False,
+        app.jobs.run("pin dialect", partial(app.workbench.landing.detected_dialect, namespace, zone, file), toast=False,
                      then=confirm)

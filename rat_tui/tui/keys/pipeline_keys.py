@@ -28,7 +28,7 @@ class PipelineKeys(KeyGroup):
         if view is not None and view.fqn == fqn:
             view.show_tab("tab-run")
         app.jobs.run("run for review" if action_id == "run_review" else "run",
-                     partial(app.workbench.submit, fqn, **RUN_OPTIONS[action_id]))
+                     partial(app.workbench.runs.submit, fqn, **RUN_OPTIONS[action_id]))
 
     def cancel(self) -> None:
         app = self.app
@@ -40,7 +40,7 @@ class PipelineKeys(KeyGroup):
             app.notify(f"No run of {fqn} is queued or running.", severity="warning")
             return
         for run_id in active:
-            app.workbench.cancel(run_id)
+            app.workbench.runs.cancel(run_id)
         sentence = f"Cancelling {count(len(active), 'run', 'runs')} of {fqn}."
         app.notify(sentence)
         app.log_line(sentence)
@@ -48,7 +48,7 @@ class PipelineKeys(KeyGroup):
     def preview(self) -> None:
         fqn = self.target_pipeline("preview")
         if fqn is not None:
-            self.app.jobs.run("preview", partial(self.app.workbench.preview, fqn, 50),
+            self.app.jobs.run("preview", partial(self.app.workbench.console.preview, fqn, 50),
                               lambda result: rows_shown(f"{fqn}: preview", result), toast=False, then=self._previewed)
 
     def _previewed(self, result: QueryResult) -> None:
@@ -67,7 +67,7 @@ class PipelineKeys(KeyGroup):
         view = self._tests_tab(fqn)
         if view is not None:
             view.query_one(UnitTestsPane).running()
-        app.jobs.run("unit tests", partial(app.workbench.unit_test, fqn), lambda result: unit_tested(fqn, result),
+        app.jobs.run("unit tests", partial(app.workbench.unit_tests.unit_test, fqn), lambda result: unit_tested(fqn, result),
                      ended=lambda: self._tests_done(fqn))
 
     def unit_fixture(self) -> None:
@@ -75,7 +75,7 @@ class PipelineKeys(KeyGroup):
         app = self.app
         fqn = self.target_pipeline("unit_fixture")
         if fqn is not None:
-            app.jobs.run("unit test from preview", partial(app.workbench.unit_fixture, fqn),
+            app.jobs.run("unit test from preview", partial(app.workbench.unit_tests.unit_fixture, fqn),
                          lambda result: fixture_written(fqn, result), ended=lambda: self._tests_done(fqn, True))
 
     def _tests_tab(self, fqn: str) -> PipelineView | None:
@@ -98,7 +98,7 @@ class PipelineKeys(KeyGroup):
 
         def publish(message: str | None) -> None:
             if message is not None:
-                app.jobs.run("publish", partial(app.workbench.publish, fqn, message),
+                app.jobs.run("publish", partial(app.workbench.versions.publish, fqn, message),
                              lambda result: f"{fqn}: published version {result['version']}"
                              + (f" ({message})." if message else "."), reload=True)
 
@@ -109,7 +109,7 @@ class PipelineKeys(KeyGroup):
         fqn = self.target_pipeline("rollback")
         if fqn is None:
             return
-        current = app.workbench.list_versions(fqn).current
+        current = app.workbench.versions.list_versions(fqn).current
         if current is None:
             app.notify(f"{fqn} has no published version yet.", severity="warning")
             return
@@ -130,7 +130,7 @@ class PipelineKeys(KeyGroup):
                         "Pins that version as a new published version and restores its files to the working "
                         "folder. The working copy is saved as a file version first, so nothing is lost."),
                 lambda ok: ok and app.jobs.run(
-                    "rollback", partial(app.workbench.rollback, fqn, version, True),
+                    "rollback", partial(app.workbench.versions.rollback, fqn, version, True),
                     lambda result: f"{fqn}: version {result['version']} pins version {version}; its files are restored.",
                     reload=True))
 
@@ -139,6 +139,6 @@ class PipelineKeys(KeyGroup):
     def compact(self) -> None:
         fqn = self.target_pipeline("compact")
         if fqn is not None:
-            self.app.jobs.run("compact", partial(self.app.workbench.compact, fqn),
+            self.app.jobs.run("compact", partial(self.app.workbench.tables.compact, fqn),
                               lambda result: f"{fqn}: compacted {count(result['files_before'], 'data file')} into "
                                              f"{result['files_after']}.", reload=True)

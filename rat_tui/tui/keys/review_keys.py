@@ -36,7 +36,7 @@ class ReviewKeys(KeyGroup):
         if run_id is None:
             app.notify(f"No run of {fqn} is awaiting review.", severity="warning")
             return
-        app.jobs.run("approve", partial(app.workbench.approve, run_id),
+        app.jobs.run("approve", partial(app.workbench.review.approve, run_id),
                      lambda result: f"{fqn}: run {run_id} approved; main is now snapshot {result.run.snapshot_id}.",
                      reload=True)
 
@@ -51,6 +51,6 @@ class ReviewKeys(KeyGroup):
             return False
         app.push_screen(
             Confirm(f"Reject run {run_id} of {fqn}?", "Drops its branch; main stays as it is."),
-            lambda ok: ok and app.jobs.run("reject", partial(app.workbench.reject, run_id),
+            lambda ok: ok and app.jobs.run("reject", partial(app.workbench.review.reject, run_id),
                                            f"{fqn}: run {run_id} rejected; main is untouched.", reload=True))
         return True

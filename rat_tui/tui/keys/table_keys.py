@@ -35,7 +35,7 @@ class TableKeys(KeyGroup):
         app.push_screen(
             Confirm(f"Point main of {fqn} at snapshot {snapshot}{after}?",
                     "Later runs stay in history until purged, so this can be undone."),
-            lambda ok: ok and app.jobs.run("rollback table", partial(app.workbench.rollback_table, fqn, snapshot),
+            lambda ok: ok and app.jobs.run("rollback table", partial(app.workbench.tables.rollback_table, fqn, snapshot),
                                            f"{fqn}: main is now snapshot {snapshot}.", reload=True,
                                            then=lambda result: self.graph.offer_rebuild(result.stale_downstream)))
 

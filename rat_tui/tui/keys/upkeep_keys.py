@@ -21,7 +21,7 @@ class UpkeepKeys(KeyGroup):
     def doctor(self) -> None:
         def check() -> dict:
             try:
-                return self.app.workbench.doctor()
+                return self.app.workbench.upkeep.doctor()
             except RatError as exc:  # findings are the answer here, not a failure
                 return exc.result
 
@@ -37,12 +37,12 @@ class UpkeepKeys(KeyGroup):
         detail = "\n".join(f"{f['kind']}: {f['object']} — {f['detail']} (fix: {f['fix']})" for f in found)
         app.push_screen(Confirm(f"Apply the fixes of {count(len(found), 'finding', 'findings')}?", detail),
                         lambda ok: ok and app.jobs.run(
-                            "doctor fix", partial(app.workbench.doctor, True),
+                            "doctor fix", partial(app.workbench.upkeep.doctor, True),
                             lambda result: f"Doctor: fixed {count(len(result['findings']), 'finding', 'findings')}.",
                             reload=True))
 
     def purge(self) -> None:
-        self.app.jobs.run("purge plan", partial(self.app.workbench.purge, True), then=self._planned)
+        self.app.jobs.run("purge plan", partial(self.app.workbench.upkeep.purge, True), then=self._planned)
 
     def _planned(self, plan: dict) -> None:
         app = self.app
@@ -56,7 +56,7 @@ class UpkeepKeys(KeyGroup):
 
     def _confirmed(self, ok: bool | None) -> None:
         if ok:
-            self.app.jobs.run("purge", partial(self.app.workbench.purge, False),
+            self.app.jobs.run("purge", partial(self.app.workbench.upkeep.purge, False),
                               lambda result: purged(result["purged"]), reload=True)
 
     def pull(self) -> None:
@@ -73,7 +73,7 @@ class UpkeepKeys(KeyGroup):
         conflicts = [p for p, state in remote.changes.items() if state == "conflict" and p.startswith(base)]
 
         def pull(force: bool) -> None:
-            app.jobs.run("pull", lambda: len(app.workbench.pull(paths, force)["pulled"]),
+            app.jobs.run("pull", lambda: len(app.workbench.bucket.pull(paths, force)["pulled"]),
                          lambda pulled: f"Pulled {count(pulled, 'file', 'files')} from the bucket.", reload=True,
                          then=lambda _: self.background.check_remote())
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from rat_tui.core.background.outside import OtherProcessRun
 from rat_tui.core.background.settings_watch import SettingsReloaded
 from rat_tui.core.background.watching import WatchToggled
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from rat_tui.core.events import Event
 from rat_tui.core.store.state import RunRecord, StateDB
 from tests.helpers import dead_pid, run_script_here
@@ -27,7 +27,7 @@ def wait_for(seen: list[Event], kind: type[Event], what: str, timeout: float = 1
 
 
 def test_watch_settings_and_outside_notices_arrive_on_the_one_event_stream(sample_copy: Path):
-    wb = Workbench(sample_copy)
+    wb = open_project(sample_copy)
     seen: list[Event] = []
     wb.events.subscribe(seen.append)
     try:

@@ -23,7 +23,7 @@ def _trace(wb) -> tuple:
     root = wb.project.root
     files = sorted(str(p.relative_to(root)) for p in root.rglob("*") if "logs" not in p.relative_to(root).parts)
     runs = [tuple(r) for r in wb.state.query("SELECT run_id, status FROM runs")]
-    return files, wb.tables(), runs, [ns.name for ns in wb.overview().namespaces]
+    return files, wb.tables.tables(), runs, [ns.name for ns in wb.browse.overview().namespaces]
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from rat_tui.core.commands.console_text import (
     statement_at,
     tables_named,
 )
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from rat_tui.core.errors import RatError
 from tests.helpers import script
 from tests.lakehelpers import Scratch
@@ -37,43 +37,43 @@ def numbers(scratch: Scratch, n: int = 1000) -> str:
 
 def test_query_returns_rows_and_truncates_at_the_limit(scratch: Scratch):
     fqn = numbers(scratch)
-    result = scratch.wb.console_query(f"SELECT id, name FROM {fqn} ORDER BY id", 100, "g1")
+    result = scratch.wb.console.console_query(f"SELECT id, name FROM {fqn} ORDER BY id", 100, "g1")
     assert result.columns == ["id", "name"] and result.table.num_rows == 100 and result.truncated
     assert result.table.column("id").to_pylist()[:3] == [1, 2, 3]
-    whole = scratch.wb.console_query(f"SELECT count(*) AS n FROM {fqn}", 100, "g2")
+    whole = scratch.wb.console.console_query(f"SELECT count(*) AS n FROM {fqn}", 100, "g2")
     assert whole.table.to_pylist() == [{"n": 1000}] and not whole.truncated
 
 
 def test_time_travel_by_snapshot_id(scratch: Scratch):
     fqn = numbers(scratch, 10)
-    first = scratch.wb.snapshots(fqn).as_dict()["snapshots"][-1]["snapshot_id"]
-    assert scratch.wb.console_query(f"SELECT count(*) AS n FROM {fqn}", 10, "g").table.to_pylist() == [{"n": 10}]
+    first = scratch.wb.tables.snapshots(fqn).as_dict()["snapshots"][-1]["snapshot_id"]
+    assert scratch.wb.console.console_query(f"SELECT count(*) AS n FROM {fqn}", 10, "g").table.to_pylist() == [{"n": 10}]
     numbers(scratch, 20)
     # The console's session is kept between statements: it still reads the commit made since.
-    assert scratch.wb.console_query(f"SELECT count(*) AS n FROM {fqn}", 10, "g").table.to_pylist() == [{"n": 20}]
-    old = scratch.wb.console_query(f"SELECT count(*) AS n FROM {fqn} VERSION AS OF {first}", 10, "g")
+    assert scratch.wb.console.console_query(f"SELECT count(*) AS n FROM {fqn}", 10, "g").table.to_pylist() == [{"n": 20}]
+    old = scratch.wb.console.console_query(f"SELECT count(*) AS n FROM {fqn} VERSION AS OF {first}", 10, "g")
     assert old.table.to_pylist() == [{"n": 10}]
 
 
 def test_time_travel_by_timestamp_between_two_snapshots(scratch: Scratch):
     fqn = numbers(scratch, 10)
-    old = next(s for s in scratch.wb.snapshots(fqn).as_dict()["snapshots"] if s["is_current"])
+    old = next(s for s in scratch.wb.tables.snapshots(fqn).as_dict()["snapshots"] if s["is_current"])
     numbers(scratch, 20)
     # The instant halfway to the next commit (a refresh may commit more than one snapshot).
     at = datetime.fromisoformat(old["committed_at"])
-    after = min(t for t in (datetime.fromisoformat(s["committed_at"]) for s in scratch.wb.snapshots(fqn).as_dict()["snapshots"])
+    after = min(t for t in (datetime.fromisoformat(s["committed_at"]) for s in scratch.wb.tables.snapshots(fqn).as_dict()["snapshots"])
                 if t > at)
     between = at + (after - at) / 2
     sql = f"SELECT count(*) AS n, max(id) AS top FROM {fqn} TIMESTAMP AS OF '{between:%Y-%m-%d %H:%M:%S.%f}'"
-    assert scratch.wb.console_query(sql, 10, "g").table.to_pylist() == [{"n": 10, "top": 10}]
-    now = scratch.wb.console_query(f"SELECT count(*) AS n FROM {fqn}", 10, "g")
+    assert scratch.wb.console.console_query(sql, 10, "g").table.to_pylist() == [{"n": 10, "top": 10}]
+    now = scratch.wb.console.console_query(f"SELECT count(*) AS n FROM {fqn}", 10, "g")
     assert now.table.to_pylist() == [{"n": 20}]
 
 
 def test_writes_are_refused(scratch: Scratch):
     fqn = numbers(scratch, 5)
     with pytest.raises(RatError, match="read-only"):
-        scratch.wb.console_query(f"DELETE FROM {fqn}", 10, "g")
+        scratch.wb.console.console_query(f"DELETE FROM {fqn}", 10, "g")
     assert scratch.rows(f"SELECT count(*) FROM {fqn}") == [[5]]
 
 
@@ -83,7 +83,7 @@ def test_cancel_stops_a_long_query_within_a_second(scratch: Scratch):
 
     def long_query() -> None:
         try:
-            outcome.append(wb.console_query("SELECT count(*) FROM range(0, 100000000000) a", 10, "slow"))
+            outcome.append(wb.console.console_query("SELECT count(*) FROM range(0, 100000000000) a", 10, "slow"))
         except Exception as exc:
             outcome.append(exc)
 
@@ -92,18 +92,18 @@ def test_cancel_stops_a_long_query_within_a_second(scratch: Scratch):
     time.sleep(3)
     assert not outcome, "the query finished before it could be cancelled"
     began = time.monotonic()
-    wb.cancel_console("slow")
+    wb.console.cancel_console("slow")
     worker.join(10)
     assert isinstance(outcome[0], QueryCancelled)
     assert time.monotonic() - began < 1.5
-    assert wb.console_query("SELECT 1 AS one", 10, "after").table.to_pylist() == [{"one": 1}]
+    assert wb.console.console_query("SELECT 1 AS one", 10, "after").table.to_pylist() == [{"one": 1}]
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet", ".json"])
 def test_export_writes_the_full_result(scratch: Scratch, suffix: str):
     fqn = numbers(scratch, 2500)
     phases: list[str] = []
-    result = scratch.wb.export(f"exports/n{suffix}", f"SELECT * FROM {fqn} WHERE id <= 2400",
+    result = scratch.wb.console.export(f"exports/n{suffix}", f"SELECT * FROM {fqn} WHERE id <= 2400",
                                progress=lambda phase, done, total: phases.append(phase))
     path = Path(result["path"])
     assert path == scratch.wb.project.root / "exports" / f"n{suffix}" and result["rows"] == 2400
@@ -116,11 +116,11 @@ def test_export_writes_the_full_result(scratch: Scratch, suffix: str):
 def test_export_paths_stay_inside_the_project_or_are_absolute(scratch: Scratch, tmp_path: Path):
     wb = scratch.wb
     with pytest.raises(RatError, match="outside the project folder"):
-        wb.export("../escape.csv", "SELECT 1 AS one")
+        wb.console.export("../escape.csv", "SELECT 1 AS one")
     with pytest.raises(RatError, match=r"\.csv, \.parquet or \.json"):
-        wb.export("out.txt", "SELECT 1 AS one")
+        wb.console.export("out.txt", "SELECT 1 AS one")
     assert not (wb.project.root.parent / "escape.csv").exists()
-    result = wb.export(str(tmp_path / "abs.csv"), "SELECT 1 AS one")
+    result = wb.console.export(str(tmp_path / "abs.csv"), "SELECT 1 AS one")
     assert result["rows"] == 1 and (tmp_path / "abs.csv").read_text().splitlines() == ["one", "1"]
 
 
@@ -135,18 +135,18 @@ def test_export_script_command(scratch: Scratch):
 
 def test_profile_counts_on_known_data(scratch: Scratch):
     fqn = numbers(scratch, 1000)
-    profile = scratch.wb.profile_column(f"SELECT id, v, name FROM {fqn}", 1, "p")
+    profile = scratch.wb.console.profile_column(f"SELECT id, v, name FROM {fqn}", 1, "p")
     assert (profile.column, profile.rows, profile.nulls, profile.distinct) == ("v", 1000, 100, 7)
     assert (profile.min, profile.max) == (0, 6)
     assert sum(n for _, _, n in profile.histogram) == 900
-    names = scratch.wb.profile_column(f"SELECT id, v, name FROM {fqn}", 2, "p")
+    names = scratch.wb.console.profile_column(f"SELECT id, v, name FROM {fqn}", 2, "p")
     assert names.top == [("a", 750), ("b", 250)] and names.histogram == []
 
 
 def test_completion_catalog_reads_columns_without_spark(scratch: Scratch):
     fqn = numbers(scratch, 3)
-    fresh = Workbench(scratch.wb.project.root)  # a second Workbench whose Spark never starts
-    assert fresh.completion_catalog()[fqn] == [("id", "long"), ("v", "long"), ("name", "string")]
+    fresh = open_project(scratch.wb.project.root)  # a second Workbench whose Spark never starts
+    assert fresh.console.completion_catalog()[fqn] == [("id", "long"), ("v", "long"), ("name", "string")]
     assert fresh.spark.state.value == "stopped"
 
 

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.spark
 def test_lineage_of_the_project_and_of_one_pipeline(scratch: Scratch):
     n = jaffle(scratch)
     ns = scratch.ns
-    graph = scratch.wb.lineage()
+    graph = scratch.wb.lineage.lineage()
     mine = {tuple(e) for e in graph["edges"] if e[1].startswith(ns + ".")}
     assert mine == {
         (f"{ns}.landing.raw_customers", n["customers"]), (f"{ns}.landing.raw_orders", n["orders"]),
@@ -24,17 +24,17 @@ def test_lineage_of_the_project_and_of_one_pipeline(scratch: Scratch):
     zone = next(x for x in graph["nodes"] if x["name"] == f"{ns}.landing.raw_orders")
     assert zone == {"name": f"{ns}.landing.raw_orders", "kind": "zone", "layer": "landing", "last_status": None,
                     "last_run_at": None}
-    one = scratch.wb.lineage(n["stg_orders"])
+    one = scratch.wb.lineage.lineage(n["stg_orders"])
     assert sorted(x["name"] for x in one["nodes"]) == sorted(
         [f"{ns}.landing.raw_orders", n["orders"], n["stg_orders"], n["gold_customers"], n["gold_orders"]])
 
 
 def test_build_runs_everything_in_order_and_records_what_each_run_read(scratch: Scratch):
     n = jaffle(scratch)
-    runs = scratch.wb.build([scratch.ns]).as_dict()["runs"]
+    runs = scratch.wb.runs.build([scratch.ns]).as_dict()["runs"]
     order = [r["pipeline"] for r in runs]
     assert sorted(order) == sorted(n.values()) and all(r["status"] == "success" for r in runs)
-    for target, sources in scratch.wb.graph().upstream.items():
+    for target, sources in scratch.wb.lineage.graph().upstream.items():
         for source in sources:
             if source in order and target in order:
                 assert order.index(source) < order.index(target), (source, target)
@@ -43,15 +43,15 @@ def test_build_runs_everything_in_order_and_records_what_each_run_read(scratch: 
     gold = next(r for r in runs if r["pipeline"] == n["gold_orders"])
     assert gold["inputs"] == {n["stg_orders"]: scratch.refs(n["stg_orders"])["main"],
                               n["stg_payments"]: scratch.refs(n["stg_payments"])["main"]}
-    current = [s for s in scratch.wb.snapshots(n["gold_orders"]).as_dict()["snapshots"] if s["is_current"]][0]
+    current = [s for s in scratch.wb.tables.snapshots(n["gold_orders"]).as_dict()["snapshots"] if s["is_current"]][0]
     assert current["run_id"] == gold["run_id"] and current["inputs"] == gold["inputs"]
-    assert scratch.wb.runs(n["gold_orders"], limit=1).as_dict()["runs"][0]["inputs"] == gold["inputs"]
+    assert scratch.wb.browse.runs(n["gold_orders"], limit=1).as_dict()["runs"][0]["inputs"] == gold["inputs"]
 
 
 def test_a_failing_gate_skips_exactly_its_downstream_and_a_fix_reruns_the_right_set(scratch: Scratch):
     n = jaffle(scratch, failing_gate=True)
     with pytest.raises(RatError) as failed:
-        scratch.wb.build([scratch.ns])
+        scratch.wb.runs.build([scratch.ns])
     status = {r["pipeline"]: r for r in failed.value.result.as_dict()["runs"]}
     assert {name: r["status"] for name, r in status.items()} == {
         n["customers"]: "success", n["orders"]: "success", n["payments"]: "success",
@@ -77,35 +77,35 @@ def test_cross_namespace_refs_and_cycles(scratch: Scratch, lake):
 
     other = Other.create(lake, "reports")
     report = other.pipeline("gold", "report", f"SELECT COUNT(*) AS n FROM {{{{ ref('{n['gold_orders']}') }}}}")
-    runs = scratch.wb.run(f"+{report}").as_dict()["runs"]
+    runs = scratch.wb.runs.run(f"+{report}").as_dict()["runs"]
     assert runs[-1]["pipeline"] == report and n["gold_orders"] in [r["pipeline"] for r in runs]
     assert other.rows(f"SELECT n FROM {report}") == [[3]]
     a = other.pipeline("silver", "a", "SELECT * FROM {{ ref('silver.b') }}")
     other.pipeline("silver", "b", "SELECT * FROM {{ ref('silver.a') }}")
     with pytest.raises(RatError, match=rf"cyclic ref: {other.ns}\.silver\.(a|b) -> {other.ns}\.silver\.(a|b) -> "):
-        scratch.wb.run(f"+{a}")
+        scratch.wb.runs.run(f"+{a}")
     with pytest.raises(RatError, match="cyclic ref"):
-        scratch.wb.build([other.ns])
+        scratch.wb.runs.build([other.ns])
 
 
 def test_a_rollback_names_the_downstream_tables_built_from_removed_data(scratch: Scratch):
     n = jaffle(scratch)
-    scratch.wb.build([scratch.ns])
+    scratch.wb.runs.build([scratch.ns])
     before = scratch.refs(n["stg_orders"])["main"]
     scratch.landing("raw_orders", "o2.csv", "id,customer_id,status\n13,3,placed\n")
-    scratch.wb.run(f"{n['orders']}+")
-    result = scratch.wb.rollback_table(n["stg_orders"], before).as_dict()
+    scratch.wb.runs.run(f"{n['orders']}+")
+    result = scratch.wb.tables.rollback_table(n["stg_orders"], before).as_dict()
     assert result["stale_downstream"] == sorted([n["gold_customers"], n["gold_orders"]])
     # rolling the other way, to the snapshot they were built from, leaves nothing stale
-    latest = [s for s in scratch.wb.snapshots(n["stg_orders"]).as_dict()["snapshots"] if s["snapshot_id"] != before][-1]
-    assert scratch.wb.rollback_table(n["stg_orders"], latest["snapshot_id"]).as_dict()["stale_downstream"] == []
+    latest = [s for s in scratch.wb.tables.snapshots(n["stg_orders"]).as_dict()["snapshots"] if s["snapshot_id"] != before][-1]
+    assert scratch.wb.tables.rollback_table(n["stg_orders"], latest["snapshot_id"]).as_dict()["stale_downstream"] == []
 
 
 def test_a_broken_pipeline_elsewhere_never_breaks_the_graph(scratch: Scratch):
     n = jaffle(scratch)
     scratch.pipeline("silver", "broken", "SELECT 1 AS id\n{% if %}")  # a Jinja syntax error
     scratch.pipeline("silver", "garbled", "SELECT * FROM {{ ref('bronze.orders') ")
-    graph = scratch.wb.lineage()
+    graph = scratch.wb.lineage.lineage()
     assert f"{scratch.ns}.silver.broken" in [node["name"] for node in graph["nodes"]]
     assert [n["orders"], n["stg_orders"]] in graph["edges"]
 
@@ -117,18 +117,18 @@ def test_a_rollback_past_runs_that_changed_no_row_leaves_nothing_stale(scratch: 
     up = scratch.pipeline("bronze", "up", "-- @merge_strategy: incremental\n-- @unique_key: id\n"
                                           "SELECT id FROM range(3) AS r(id)")
     down = scratch.pipeline("silver", "down", f"SELECT id * 2 AS twice FROM {{{{ ref('{up}') }}}}")
-    scratch.wb.run(f"{up}+")
+    scratch.wb.runs.run(f"{up}+")
     before = scratch.refs(up)["main"]
     scratch.pipeline("bronze", "up", "-- @merge_strategy: incremental\n-- @unique_key: id\n"
                                      "SELECT id FROM range(3) AS r(id) WHERE id < 0")
     for _ in range(2):
-        assert [r["status"] for r in scratch.wb.run(f"{up}+").as_dict()["runs"]] == ["success", "success"]
-    runs = [s for s in scratch.wb.history(up).as_dict()["snapshots"] if s["kind"] == "run"]
+        assert [r["status"] for r in scratch.wb.runs.run(f"{up}+").as_dict()["runs"]] == ["success", "success"]
+    runs = [s for s in scratch.wb.tables.history(up).as_dict()["snapshots"] if s["kind"] == "run"]
     assert [(s["added_rows"], s["deleted_rows"], s["updated_rows"]) for s in runs[1:]] == [(0, 0, 0)] * (len(runs) - 1)
     assert scratch.refs(up)["main"] != before  # the runs made snapshots, which the rollback removes
-    assert scratch.wb.rollback_table(up, before).as_dict()["stale_downstream"] == []
+    assert scratch.wb.tables.rollback_table(up, before).as_dict()["stale_downstream"] == []
     # a run that did change rows still makes its readers stale
     scratch.pipeline("bronze", "up", "-- @merge_strategy: incremental\n-- @unique_key: id\n"
                                      "SELECT id FROM range(5) AS r(id)")
-    scratch.wb.run(f"{up}+")
-    assert scratch.wb.rollback_table(up, before).as_dict()["stale_downstream"] == [down]
+    scratch.wb.runs.run(f"{up}+")
+    assert scratch.wb.tables.rollback_table(up, before).as_dict()["stale_downstream"] == [down]

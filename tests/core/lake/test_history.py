@@ -15,7 +15,7 @@ pytestmark = pytest.mark.spark
 
 
 def entries(scratch: Scratch, fqn: str) -> list[dict]:
-    return scratch.wb.history(fqn).as_dict()["snapshots"]
+    return scratch.wb.tables.history(fqn).as_dict()["snapshots"]
 
 
 def count(scratch: Scratch, fqn: str) -> int:
@@ -25,7 +25,7 @@ def count(scratch: Scratch, fqn: str) -> int:
 def test_compaction_and_full_refresh_have_entries_of_their_own(scratch: Scratch):
     fqn, run_ids = merge_batches(scratch)
     head = entries(scratch, fqn)[-1]["snapshot_id"]
-    compacted = scratch.wb.compact(fqn)
+    compacted = scratch.wb.tables.compact(fqn)
     assert compacted["files_after"] < compacted["files_before"]
     last = entries(scratch, fqn)[-1]
     assert (last["kind"], last["run_id"], last["base_snapshot_id"]) == ("compaction", None, head)
@@ -67,8 +67,8 @@ def test_a_run_that_failed_its_gate_has_no_entry_and_is_no_place_to_roll_back_to
     failed = scratch.run(fqn)
     assert failed["status"] == "failed"
     assert [e["run_id"] for e in entries(scratch, fqn)] == [None, first]  # the creation, then the run
-    written = [s for s in scratch.wb.snapshots(fqn).as_dict()["snapshots"] if s["run_id"] == failed["run_id"]]
+    written = [s for s in scratch.wb.tables.snapshots(fqn).as_dict()["snapshots"] if s["run_id"] == failed["run_id"]]
     assert written  # its snapshots stay in the metadata until purged, off every branch
     with pytest.raises(RatError, match=f"inside run {failed['run_id']}, which never reached main: .* roll back to "
                                        f"{entries(scratch, fqn)[-1]['snapshot_id']} \\(before it\\)"):
-        scratch.wb.rollback_table(fqn, written[-1]["snapshot_id"])
+        scratch.wb.tables.rollback_table(fqn, written[-1]["snapshot_id"])

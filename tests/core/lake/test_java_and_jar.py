@@ -65,15 +65,15 @@ def test_a_failed_session_start_reports_the_reason(tmp_path: Path, monkeypatch: 
 
 def test_an_upload_without_a_spark_session_still_uploads_and_says_why_nothing_was_typed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    from rat_tui.core.commands.workbench import Workbench
+    from rat_tui.core.compose import open_project
 
     monkeypatch.setattr(java, "ICEBERG_JAR_SHA256", "0" * 64)  # the session fails to start
     (tmp_path / "ns" / "landing").mkdir(parents=True)
     source = tmp_path / "a.csv"
     source.write_text("id\n1\n")
-    wb = Workbench(tmp_path)
+    wb = open_project(tmp_path)
     try:
-        result = wb.upload("ns", "drops", [str(source)])
+        result = wb.landing.upload("ns", "drops", [str(source)])
     finally:
         wb.close()
     assert result["files"] == [{"name": "a.csv", "bytes": 5}]

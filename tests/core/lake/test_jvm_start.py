@@ -91,13 +91,13 @@ def test_class_sharing_can_be_turned_off_in_rat_yaml(tmp_path: Path):
 
 
 def test_a_one_shot_process_tunes_the_jit_for_a_short_life_and_an_engine_does_not(sample_copy: Path):
-    from rat_tui.core.commands.workbench import Workbench
+    from rat_tui.core.compose import open_project
     from rat_tui.core.lake.session import ONE_SHOT_JIT
 
     java_home = find_java_home()
     options = {}
     for one_shot in (True, False):
-        workbench = Workbench(sample_copy, one_shot=one_shot)
+        workbench = open_project(sample_copy, one_shot=one_shot)
         try:
             conf = workbench.spark._conf(sample_copy / ".rat" / "logs", java_home)
         finally:

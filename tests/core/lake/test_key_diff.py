@@ -23,7 +23,7 @@ def test_updates_inserts_and_deletes_by_key_read_only_the_changed_files(scratch:
     first = scratch.run(fqn)
     scratch.pipeline("silver", "people", KEYED.format(rows="(2, 'B', 20), (3, 'c', 31), (4, 'd', 40)"))
     second = scratch.run(fqn)
-    diff = scratch.wb.key_diff(fqn, first["snapshot_id"], second["snapshot_id"])
+    diff = scratch.wb.review.key_diff(fqn, first["snapshot_id"], second["snapshot_id"])
     assert (diff["added"], diff["removed"], diff["changed"]) == (1, 0, 2)
     assert diff["key"] == ["id"] and diff["columns"] == {"name": 1, "amount": 1}
     assert diff["read"] == "changed files" and diff["old_rows"] == 3
@@ -35,12 +35,12 @@ def test_updates_inserts_and_deletes_by_key_read_only_the_changed_files(scratch:
     with scratch.wb.spark.using() as spark:
         spark.sql(f"DELETE FROM {fqn} WHERE id = 1")
         deleted = IcebergTable(spark, ref).head("main")
-    diff = scratch.wb.key_diff(fqn, second["snapshot_id"], deleted)
+    diff = scratch.wb.review.key_diff(fqn, second["snapshot_id"], deleted)
     assert (diff["added"], diff["removed"], diff["changed"], diff["read"]) == (0, 1, 0, "changed files")
     assert changed(diff) == [("removed", {"id": 1, "name": "a", "amount": 10}, None)]
-    whole = scratch.wb.key_diff(fqn, first["snapshot_id"], deleted)  # both runs and the delete at once
+    whole = scratch.wb.review.key_diff(fqn, first["snapshot_id"], deleted)  # both runs and the delete at once
     assert (whole["added"], whole["removed"], whole["changed"]) == (1, 1, 2)
-    backwards = scratch.wb.key_diff(fqn, deleted, first["snapshot_id"])  # deletes taken away: whole table
+    backwards = scratch.wb.review.key_diff(fqn, deleted, first["snapshot_id"])  # deletes taken away: whole table
     assert (backwards["added"], backwards["removed"], backwards["changed"], backwards["read"]) == (1, 1, 2, "whole table")
 
 
@@ -50,12 +50,12 @@ def test_without_a_key_a_changed_row_is_one_removed_and_one_added(scratch: Scrat
     first = scratch.run(fqn)
     scratch.pipeline("silver", "plain", sql.format(rows="(1, 'a'), (2, 'B'), (3, 'c'), (4, 'd')"))
     second = scratch.run(fqn)
-    diff = scratch.wb.key_diff(fqn, first["snapshot_id"], second["snapshot_id"])
+    diff = scratch.wb.review.key_diff(fqn, first["snapshot_id"], second["snapshot_id"])
     assert diff["key"] == [] and (diff["added"], diff["removed"], diff["changed"]) == (2, 2, 0)
     assert sorted(changed(diff), key=str) == sorted([
         ("removed", {"id": 2, "name": "b"}, None), ("removed", {"id": 5, "name": "e"}, None),
         ("added", None, {"id": 2, "name": "B"}), ("added", None, {"id": 4, "name": "d"})], key=str)
-    by_id = scratch.wb.key_diff(fqn, first["snapshot_id"], second["snapshot_id"], key=["id"])
+    by_id = scratch.wb.review.key_diff(fqn, first["snapshot_id"], second["snapshot_id"], key=["id"])
     # a full refresh replaces every file: still right, the rewritten rows compare equal
     assert (by_id["added"], by_id["removed"], by_id["changed"], by_id["columns"]) == (1, 1, 1, {"name": 1})
 
@@ -67,7 +67,7 @@ def test_schema_changes_are_listed_and_old_rows_compare_on_shared_columns(scratc
         "v(id, name, amount)", "v(id, name, amount, extra)"))
     second = scratch.run(fqn)
     assert second["status"] == "success", second["error"]
-    diff = scratch.wb.key_diff(fqn, first["snapshot_id"], second["snapshot_id"])
+    diff = scratch.wb.review.key_diff(fqn, first["snapshot_id"], second["snapshot_id"])
     assert diff["schema_changes"] == [{"column": "extra", "change": "added", "type": "string"}]
     assert (diff["added"], diff["removed"], diff["changed"]) == (1, 0, 0)
 
@@ -76,4 +76,4 @@ def test_an_unknown_key_column_is_one_sentence(scratch: Scratch):
     fqn = scratch.pipeline("silver", "k", KEYED.format(rows="(1, 'a', 10)"))
     run = scratch.run(fqn)
     with pytest.raises(Exception, match="cannot diff .* by key nope: no column nope in both snapshots"):
-        scratch.wb.key_diff(fqn, run["snapshot_id"], run["snapshot_id"], key=["nope"])
+        scratch.wb.review.key_diff(fqn, run["snapshot_id"], run["snapshot_id"], key=["nope"])

@@ -31,7 +31,7 @@ def test_merged_table_counts_rows_without_reading_data_files(scratch, monkeypatc
         raise AssertionError("a data file was read into Arrow to count rows")
 
     monkeypatch.setattr(arrow_io.ArrowScan, "to_table", no_data_reads)
-    table = load_table(scratch.wb.project.table_dir(scratch.wb.resolve(fqn)), fqn)
+    table = load_table(scratch.wb.project.table_dir(scratch.wb.browse.resolve(fqn)), fqn)
     snapshot = table.metadata.current_snapshot()
     assert int(snapshot.summary.additional_properties.get("total-position-deletes", 0)) > 0
     assert table_stats(table)["rows"] == expected

@@ -46,7 +46,7 @@ def test_a_tpch_tbl_file_without_header_loses_no_row(scratch: Scratch):
 
 def test_a_file_without_header_gets_the_zone_s_column_names(scratch: Scratch):
     scratch.landing("nohead", "a.csv", "1,x,2.0\n2,y,3.0\n")
-    scratch.wb.set_zone_settings(scratch.ns, "nohead", columns=["id", "name", "amount"])
+    scratch.wb.landing.set_zone_settings(scratch.ns, "nohead", columns=["id", "name", "amount"])
     run = load_zone(scratch, "nohead")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, name, amount FROM {run['fqn']} ORDER BY id") == [[1, "x", 2.0], [2, "y", 3.0]]
@@ -62,7 +62,7 @@ def test_a_quoted_value_spanning_lines_reads_whole(scratch: Scratch):
 
 def test_a_file_that_would_read_as_one_column_is_refused_naming_file_and_setting(scratch: Scratch):
     scratch.landing("pinned", "a.csv", "id;name\n1;x\n")
-    scratch.wb.set_zone_settings(scratch.ns, "pinned", csv={"delimiter": ","})
+    scratch.wb.landing.set_zone_settings(scratch.ns, "pinned", csv={"delimiter": ","})
     run = load_zone(scratch, "pinned")
     assert run["status"] == "failed"
     assert ("a.csv would read as one column although its first line holds ';'; set the zone's delimiter in "
@@ -105,7 +105,7 @@ def test_a_bom_never_becomes_part_of_a_column_name_and_an_encoding_setting_reads
     assert run["status"] == "success", run["error"]
     assert table_columns(scratch, run["fqn"]) == ["id", "name"]
     path.write_bytes("id,name\n2,Zoë\n".encode("cp1252"))
-    scratch.wb.set_zone_settings(scratch.ns, "enc", csv={"encoding": "cp1252"})
+    scratch.wb.landing.set_zone_settings(scratch.ns, "enc", csv={"encoding": "cp1252"})
     run = load_zone(scratch, "enc", "p3")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, name FROM {run['fqn']}") == [[2, "Zoë"]]
@@ -139,11 +139,11 @@ def test_upload_checks_with_the_zone_s_encoding_and_the_run_reads_with_it(scratc
     source = tmp_path / "west.csv"
     source.write_bytes("id;name\n1;Zoë\n2;Müller\n".encode("cp1252"))
     with pytest.raises(Exception) as refused:
-        scratch.wb.upload(scratch.ns, "west", [str(source)])
+        scratch.wb.landing.upload(scratch.ns, "west", [str(source)])
     assert "west.csv is not UTF-8 text" in str(refused.value) and "encoding: cp1252" in str(refused.value)
-    scratch.wb.set_zone_settings(scratch.ns, "west", csv={"encoding": "cp1252"})
-    assert scratch.wb.upload(scratch.ns, "west", [str(source)])["typed"] == ["west.csv"]
-    assert scratch.wb.sample(scratch.ns, "west").as_dict()["rows"] == [[1, "Zoë"], [2, "Müller"]]
+    scratch.wb.landing.set_zone_settings(scratch.ns, "west", csv={"encoding": "cp1252"})
+    assert scratch.wb.landing.upload(scratch.ns, "west", [str(source)])["typed"] == ["west.csv"]
+    assert scratch.wb.landing.sample(scratch.ns, "west").as_dict()["rows"] == [[1, "Zoë"], [2, "Müller"]]
     run = load_zone(scratch, "west")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, name FROM {run['fqn']} ORDER BY id") == [[1, "Zoë"], [2, "Müller"]]
@@ -183,10 +183,10 @@ def test_the_zone_panel_lists_how_each_text_file_is_read_or_why_it_cannot_be(scr
 
     scratch.landing("shown", "a.csv", "id;name\n1;x\n")
     scratch.landing("shown", "b.tbl", "1|x|\n")
-    listed = {f["path"]: (f["dialect"], f["problem"]) for f in zone_files(scratch.wb, scratch.ns, "shown")}
+    listed = {f["path"]: (f["dialect"], f["problem"]) for f in zone_files(scratch.wb.project, scratch.wb.state, scratch.ns, "shown")}
     assert listed == {"a.csv": ("';'-separated, header", None), "b.tbl": ("'|'-separated, no header", None)}
-    scratch.wb.set_zone_settings(scratch.ns, "shown", csv={"delimiter": ","})
-    problem = {f["path"]: f["problem"] for f in zone_files(scratch.wb, scratch.ns, "shown")}["a.csv"]
+    scratch.wb.landing.set_zone_settings(scratch.ns, "shown", csv={"delimiter": ","})
+    problem = {f["path"]: f["problem"] for f in zone_files(scratch.wb.project, scratch.wb.state, scratch.ns, "shown")}["a.csv"]
     assert problem.startswith("a.csv would read as one column although its first line holds ';'")
 
 
@@ -235,15 +235,15 @@ def test_a_later_file_of_a_zone_reads_its_dates_in_the_order_the_zone_s_earlier_
 def test_the_zone_s_date_order_survives_a_restart_and_pinning_a_later_file_pins_it(scratch: Scratch):
     """A new app over the same project (its state read from disk, nothing sniffed yet) detects a later
     file whose days are all 12 or less month-first, and pin-dialect writes that order into rat.yaml."""
-    from rat_tui.core.commands.workbench import Workbench
+    from rat_tui.core.compose import open_project
     from rat_tui.core.project.settings import load_settings
 
     _us_zone_loaded(scratch)
     scratch.landing("us", "feb.csv", "id,day\n2,02/01/2024\n3,02/03/2024\n")
-    restarted = Workbench(scratch.wb.project.root)
+    restarted = open_project(scratch.wb.project.root)
     try:
-        assert restarted.detected_dialect(scratch.ns, "us", "feb.csv")["csv"]["date_format"] == "MM/dd/yyyy"
-        assert restarted.pin_dialect(scratch.ns, "us", "feb.csv")["csv"]["date_format"] == "MM/dd/yyyy"
+        assert restarted.landing.detected_dialect(scratch.ns, "us", "feb.csv")["csv"]["date_format"] == "MM/dd/yyyy"
+        assert restarted.landing.pin_dialect(scratch.ns, "us", "feb.csv")["csv"]["date_format"] == "MM/dd/yyyy"
     finally:
         restarted.open_mark.close()
     settings, _ = load_settings(scratch.wb.project.root)
@@ -278,7 +278,7 @@ def test_rolled_back_loads_sent_again_read_their_dates_as_they_did(scratch: Scra
         _restarted()
         runs[name] = scratch.run(fqn)
         assert runs[name]["status"] == "success", runs[name]["error"]
-    scratch.wb.rollback_table(fqn, before["snapshot_id"])
+    scratch.wb.tables.rollback_table(fqn, before["snapshot_id"])
     for name, run in runs.items():
         shutil.copy2(zone / "_processed" / run["run_id"] / name, zone / name)
     _restarted()

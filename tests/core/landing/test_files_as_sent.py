@@ -33,7 +33,7 @@ def test_a_bom_settles_its_file_in_a_cp1252_zone(scratch: Scratch):
     in its own encoding; no `ï»¿id` column, no NULL ids, no mojibake."""
     _zone_file(scratch, "mixed", "a.csv", "\ufeffid;name\r\n1;Nguyễn Co\r\n2;Zoë\r\n".encode("utf-8"))
     _zone_file(scratch, "mixed", "b.csv", "id;name\r\n3;Café Noël\r\n".encode("cp1252"))
-    scratch.wb.set_zone_settings(scratch.ns, "mixed", csv={"encoding": "cp1252"})
+    scratch.wb.landing.set_zone_settings(scratch.ns, "mixed", csv={"encoding": "cp1252"})
     run = load_zone(scratch, "mixed")
     assert run["status"] == "success", run["error"]
     assert table_columns(scratch, run["fqn"]) == ["id", "name"]
@@ -65,7 +65,7 @@ def test_a_utf8_file_without_a_bom_in_a_latin1_zone_is_read_as_utf8_and_said(scr
     body = "".join(f"{n};plain {n}\n" for n in range(1, 30001))
     _zone_file(scratch, zone, "a.csv", f"id;name\n{body}30001;José\n30002;Françoise\n".encode("utf-8"))
     _zone_file(scratch, zone, "b.csv", "id;name\n30003;Noël\n".encode("latin-1"))
-    scratch.wb.set_zone_settings(scratch.ns, zone, csv={"encoding": zone_encoding})
+    scratch.wb.landing.set_zone_settings(scratch.ns, zone, csv={"encoding": zone_encoding})
     run = load_zone(scratch, zone)
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, name FROM {run['fqn']} WHERE id > 30000 ORDER BY id") == [
@@ -133,7 +133,7 @@ def test_us_grouping_becomes_a_number_or_text_never_a_decimal(scratch: Scratch):
 def test_pinned_number_format_reads_ambiguous_values(scratch: Scratch):
     """`decimal: ","` and `thousands: "."` pinned: 1.500 alone reads as 1500."""
     scratch.landing("pin", "a.csv", "id;qty\n1;1.500\n2;2.250\n")
-    scratch.wb.set_zone_settings(scratch.ns, "pin", csv={"decimal": ",", "thousands": "."})
+    scratch.wb.landing.set_zone_settings(scratch.ns, "pin", csv={"decimal": ",", "thousands": "."})
     run = load_zone(scratch, "pin")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, qty FROM {run['fqn']} ORDER BY id") == [[1, 1500], [2, 2250]]
@@ -183,7 +183,7 @@ def test_skip_rows_pins_the_lines_above_the_header(scratch: Scratch):
     assert run["status"] == "failed"
     assert "r.csv line 1 hold(s) 3 column(s) where the rows under it have 4" in run["error"]
     assert "skip_rows: 1" in run["error"]
-    scratch.wb.set_zone_settings(scratch.ns, "title", csv={"skip_rows": 1})
+    scratch.wb.landing.set_zone_settings(scratch.ns, "title", csv={"skip_rows": 1})
     run = load_zone(scratch, "title", "p2")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, name, amount FROM {run['fqn']} ORDER BY id") == [[1, "a", 2.5], [2, "b", 3.5]]
@@ -193,7 +193,7 @@ def test_pin_dialect_writes_the_zone_s_number_format_and_later_files_read_by_it(
     """`pin-dialect` (`E`) writes the decimal mark and thousands separator the zone's files show; a later file
     whose values alone cannot tell (1.500) then reads as 1500, not as text."""
     scratch.landing("feed", "a.csv", "id;qty;price\n1;1.500;12,50\n")
-    pinned = scratch.wb.pin_dialect(scratch.ns, "feed", "a.csv")
+    pinned = scratch.wb.landing.pin_dialect(scratch.ns, "feed", "a.csv")
     assert pinned["csv"]["decimal"] == "," and pinned["csv"]["thousands"] == "."
     assert "decimal: ','" in (scratch.wb.project.root / "rat.yaml").read_text()
     (scratch.root / "landing" / "feed" / "a.csv").unlink()
@@ -216,14 +216,14 @@ def test_a_number_written_otherwise_past_the_sample_fails_naming_its_line(scratc
 def test_upload_takes_a_bom_file_into_a_cp1252_zone_and_its_twin_reads_right(scratch: Scratch, tmp_path):
     """Upload checks each file in the encoding it is read with: a UTF-8 file with a BOM in a cp1252 zone is
     UTF-8 (its twin and sample too), a cp1252 file with a byte cp1252 lacks is refused with offset and line."""
-    scratch.wb.create_zone(scratch.ns, "up")
-    scratch.wb.set_zone_settings(scratch.ns, "up", csv={"encoding": "cp1252"})
+    scratch.wb.landing.create_zone(scratch.ns, "up")
+    scratch.wb.landing.set_zone_settings(scratch.ns, "up", csv={"encoding": "cp1252"})
     bom = tmp_path / "bom.csv"
     bom.write_bytes("\ufeffid;name;qty\r\n1;Nguyễn Co;1.500\r\n2;Zoë;2.250\r\n".encode("utf-8"))
     west = tmp_path / "west.csv"
     west.write_bytes("id;name;price\r\n3;Café;12,50\r\n".encode("cp1252"))
-    assert scratch.wb.upload(scratch.ns, "up", [str(bom), str(west)])["typed"] == ["bom.csv", "west.csv"]
-    assert [r[:2] for r in scratch.wb.sample(scratch.ns, "up", "_samples/bom_sample.csv").as_dict()["rows"]] == [
+    assert scratch.wb.landing.upload(scratch.ns, "up", [str(bom), str(west)])["typed"] == ["bom.csv", "west.csv"]
+    assert [r[:2] for r in scratch.wb.landing.sample(scratch.ns, "up", "_samples/bom_sample.csv").as_dict()["rows"]] == [
         [1, "Nguyễn Co"], [2, "Zoë"]]
     run = load_zone(scratch, "up")
     assert run["status"] == "success", run["error"]
@@ -232,5 +232,5 @@ def test_upload_takes_a_bom_file_into_a_cp1252_zone_and_its_twin_reads_right(scr
     bad = tmp_path / "bad.csv"
     bad.write_bytes(b"id;name\r\n4;x\x81y\r\n")
     with pytest.raises(Exception) as refused:
-        scratch.wb.upload(scratch.ns, "up", [str(bad)])
+        scratch.wb.landing.upload(scratch.ns, "up", [str(bad)])
     assert "bad.csv is not cp1252 text (bad byte 0x81 at byte offset 12, line 2)" in str(refused.value)

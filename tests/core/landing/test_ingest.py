@@ -78,7 +78,7 @@ def test_a_first_keyed_load_writes_once_and_the_last_row_of_a_duplicate_key_wins
     assert _build_rows(scratch, run) is None
     assert sorted(scratch.rows(f"SELECT id, v FROM {fqn}")) == sorted([k, v] for k, v in latest.items())
     # the first write, duplicates and all, is neither on main's history nor listed
-    assert [s["added_rows"] for s in scratch.wb.snapshots(fqn).as_dict()["snapshots"] if s["added_rows"]] == [len(latest)]
+    assert [s["added_rows"] for s in scratch.wb.tables.snapshots(fqn).as_dict()["snapshots"] if s["added_rows"]] == [len(latest)]
 
 
 @pytest.mark.parametrize("strategy, key, nulls", [

@@ -21,12 +21,12 @@ def test_a_second_run_with_nothing_new_succeeds_and_leaves_table_and_main_as_the
     fqn = f"{scratch.ns}.bronze.raw_orders"
     first = scratch.run(fqn)
     assert first["status"] == "success" and first["rows_written"] == 300
-    snapshots = scratch.wb.snapshots(fqn)
+    snapshots = scratch.wb.tables.snapshots(fqn)
     second = scratch.run(fqn)
     assert second["status"] == "success", second["error"]
     assert second["rows_written"] == 0 and second["note"] == f"nothing new in {scratch.ns}/landing/orders"
     assert second["snapshot_id"] == first["snapshot_id"]
-    assert scratch.wb.snapshots(fqn) == snapshots  # no new snapshot
+    assert scratch.wb.tables.snapshots(fqn) == snapshots  # no new snapshot
     assert scratch.rows(f"SELECT COUNT(*) FROM {fqn}") == [[300]]
     finished = [e for e in scratch.wb.run_log.read(second["run_id"]) if e["event"] == "PhaseFinished"]
     assert {e["phase"]: e["message"] for e in finished}["iceberg_write"] == second["note"]
@@ -63,9 +63,9 @@ def test_a_pipeline_that_never_loaded_and_finds_no_files_says_so(scratch: Scratc
 
 def test_build_then_build_on_the_sample_both_succeed(scratch: Scratch):
     copy_sample_namespace(scratch)
-    first = scratch.wb.build([scratch.ns]).as_dict()
+    first = scratch.wb.runs.build([scratch.ns]).as_dict()
     assert all(r["status"] == "success" for r in first["runs"]), first
-    second = scratch.wb.build([scratch.ns]).as_dict()
+    second = scratch.wb.runs.build([scratch.ns]).as_dict()
     assert all(r["status"] == "success" for r in second["runs"]), second
     raw = next(r for r in second["runs"] if r["pipeline"].endswith("bronze.raw_orders"))
     assert raw["rows_written"] == 0 and raw["note"] == f"nothing new in {scratch.ns}/landing/orders"
@@ -77,7 +77,7 @@ def test_preview_of_a_pipeline_whose_zone_holds_nothing_new_reads_its_samples(sc
     archiving_raw_orders(scratch.root)  # the zone is emptied by the run
     fqn = f"{scratch.ns}.bronze.raw_orders"
     assert scratch.run(fqn)["status"] == "success"
-    preview = scratch.wb.preview(fqn, limit=5).as_dict()
+    preview = scratch.wb.console.preview(fqn, limit=5).as_dict()
     assert len(preview["rows"]) == 5 and "order_id" in preview["columns"]
     assert preview["note"] == f"{scratch.ns}/landing/orders holds nothing new: read its _samples/"
 
@@ -113,7 +113,7 @@ def test_a_file_replaced_with_the_same_size_and_time_is_read_anew_not_through_it
         scratch: Scratch, tmp_path):
     source = tmp_path / "a.csv"
     source.write_text("id,v\n1,x\n")
-    scratch.wb.upload(scratch.ns, "swap", [str(source)])
+    scratch.wb.landing.upload(scratch.ns, "swap", [str(source)])
     zone_file = scratch.root / "landing" / "swap" / "a.csv"
     stat = zone_file.stat()
     replacement = tmp_path / "b.csv"
@@ -156,14 +156,14 @@ def test_a_file_whose_load_was_rolled_back_loads_again_when_it_is_sent_again(scr
     scratch.landing("drops", "feb.csv", "id,v\n2,y\n")
     second = scratch.run(fqn)
     assert second["status"] == "success" and second["rows_written"] == 1
-    scratch.wb.rollback_table(fqn, first["snapshot_id"])
+    scratch.wb.tables.rollback_table(fqn, first["snapshot_id"])
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
     shutil.copy2(zone / "_processed" / second["run_id"] / "feb.csv", zone / "feb.csv")  # sent again
     again = scratch.run(fqn)
     assert again["status"] == "success" and again["rows_written"] == 1 and "skipped" not in again, again
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"]]
     # back to the state after the second run (its rows are on main again): its loads count again
-    scratch.wb.rollback_table(fqn, second["snapshot_id"])
+    scratch.wb.tables.rollback_table(fqn, second["snapshot_id"])
     shutil.copy2(zone / "_processed" / second["run_id"] / "feb.csv", zone / "feb.csv")
     skipped = scratch.run(fqn)
     assert skipped["status"] == "success" and skipped["rows_written"] == 0
@@ -196,7 +196,7 @@ def test_a_header_only_first_file_does_not_fix_the_table_s_types(scratch: Scratc
     scratch.landing("drops", "tuesday.csv", "id,v\n1,x\n")
     run = scratch.run(fqn)
     assert run["status"] == "success", run["error"]
-    assert scratch.wb.query(f"SELECT typeof(id), v FROM {fqn}").as_dict()["rows"] == [["int", "x"]]
+    assert scratch.wb.console.query(f"SELECT typeof(id), v FROM {fqn}").as_dict()["rows"] == [["int", "x"]]
 
 
 APPENDING = "-- @merge_strategy: append_only\nSELECT * FROM {{ landing_zone('drops') }}"
@@ -232,7 +232,7 @@ def test_an_append_only_run_rolled_back_reads_its_files_again(scratch: Scratch):
     first = scratch.run(fqn)
     scratch.landing("drops", "feb.csv", "id,v\n2,y\n")
     assert scratch.run(fqn)["rows_written"] == 1
-    scratch.wb.rollback_table(fqn, first["snapshot_id"])
+    scratch.wb.tables.rollback_table(fqn, first["snapshot_id"])
     again = scratch.run(fqn)
     assert again["status"] == "success" and again["rows_written"] == 1, again
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"]]

@@ -15,17 +15,17 @@ pytestmark = pytest.mark.spark
 def _upload(scratch: Scratch, tmp_path: Path, name: str, text: str) -> None:
     source = tmp_path / name
     source.write_bytes(text.encode("cp1252"))
-    scratch.wb.upload(scratch.ns, "cafe", [str(source)])
+    scratch.wb.landing.upload(scratch.ns, "cafe", [str(source)])
 
 
 def test_a_cp1252_zones_preview_reads_its_latest_samples_as_its_files_read(scratch: Scratch, tmp_path: Path):
     (scratch.root / "landing" / "cafe").mkdir(parents=True)
-    scratch.wb.set_zone_settings(scratch.ns, "cafe", csv={"encoding": "cp1252"})
+    scratch.wb.landing.set_zone_settings(scratch.ns, "cafe", csv={"encoding": "cp1252"})
     fqn = scratch.pipeline("bronze", "cafe", "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\n"
                            "SELECT id, name FROM {{ landing_zone('cafe') }}")
     _upload(scratch, tmp_path, "batch1.csv", "id;name\n1;Café Noël\n")
     assert scratch.run(fqn)["status"] == "success"
-    preview = scratch.wb.preview(fqn).as_dict()
+    preview = scratch.wb.console.preview(fqn).as_dict()
     assert preview["rows"] == [[1, "Café Noël"]]
     assert preview["note"] == f"{scratch.ns}/landing/cafe holds nothing new: read its _samples/"
     # A later export sends row 1 again: the preview reads the latest batch's sample, not every batch's
@@ -34,11 +34,11 @@ def test_a_cp1252_zones_preview_reads_its_latest_samples_as_its_files_read(scrat
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, name FROM {fqn} ORDER BY id, name") == [
         [1, "Café Noël"], [1, "Café Noël"], [2, "Zoë Brontë"]]
-    assert scratch.wb.preview(fqn).as_dict()["rows"] == [[1, "Café Noël"], [2, "Zoë Brontë"]]
+    assert scratch.wb.console.preview(fqn).as_dict()["rows"] == [[1, "Café Noël"], [2, "Zoë Brontë"]]
     # U: the unit test written from the preview holds the names as sent
-    written = scratch.wb.unit_fixture(fqn).as_dict()
+    written = scratch.wb.unit_tests.unit_fixture(fqn).as_dict()
     text = (scratch.wb.project.root / written["path"]).read_text(encoding="utf-8")
     assert "Zoë Brontë" in text and "Ã" not in text
     # The zone panel's preview of a sample reads it as its file
-    assert scratch.wb.sample(scratch.ns, "cafe", "_samples/batch2_sample.csv").as_dict()["rows"] == [
+    assert scratch.wb.landing.sample(scratch.ns, "cafe", "_samples/batch2_sample.csv").as_dict()["rows"] == [
         [1, "Café Noël"], [2, "Zoë Brontë"]]

@@ -27,7 +27,7 @@ TRICKY = (
 def _upload(scratch: Scratch, tmp_path: Path, zone: str, name: str, text: str, **kwargs) -> dict:
     source = tmp_path / name
     source.write_text(text, encoding="utf-8")
-    return scratch.wb.upload(scratch.ns, zone, [str(source)], **kwargs)
+    return scratch.wb.landing.upload(scratch.ns, zone, [str(source)], **kwargs)
 
 
 def _table(scratch: Scratch, fqn: str) -> tuple[list, list]:
@@ -177,7 +177,7 @@ def test_a_conversion_killed_at_a_random_moment_leaves_no_twin_a_run_would_misre
     with scratch.wb.spark.using() as spark:
         if twin is not None:  # a twin that exists is whole
             assert spark.read.parquet("file:" + str(twin.folder)).count() == 300_000
-    assert scratch.wb.make_typed_twins(scratch.ns, "killed")["not_typed"] == []
+    assert scratch.wb.landing.make_typed_twins(scratch.ns, "killed")["not_typed"] == []
     assert find_twin(zone_dir, csv) is not None
     assert [p.name for p in (zone_dir / "_typed").iterdir()] == [twin_folder(zone_dir, csv).name]  # nothing left over
     fqn = scratch.pipeline("bronze", "killed", "SELECT id, v FROM {{ landing_zone('killed') }}")

@@ -29,12 +29,12 @@ def test_integers_then_a_decimal_and_na_past_the_sample_widen_the_column_and_say
 
 def test_a_pinned_type_is_used_and_a_value_that_does_not_fit_it_fails_naming_file_line_column_value(scratch: Scratch):
     scratch.landing("pin", "a.csv", "id,amount\n1,2.50\n2,3.25\n")
-    scratch.wb.set_zone_settings(scratch.ns, "pin", schema={"amount": "decimal(12,2)"})
+    scratch.wb.landing.set_zone_settings(scratch.ns, "pin", schema={"amount": "decimal(12,2)"})
     fqn = scratch.pipeline("bronze", "pin", SQL.format("pin"))
     run = scratch.run(fqn)
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, amount FROM {fqn} ORDER BY id") == [[1, "2.50"], [2, "3.25"]]
-    assert scratch.wb.query(f"SELECT typeof(amount) FROM {fqn} LIMIT 1").as_dict()["rows"] == [["decimal(12,2)"]]
+    assert scratch.wb.console.query(f"SELECT typeof(amount) FROM {fqn} LIMIT 1").as_dict()["rows"] == [["decimal(12,2)"]]
     scratch.landing("pin", "a.csv", "id,amount\n1,2.50\n2,abc\n")
     run = scratch.run(fqn)
     assert run["status"] == "failed"
@@ -45,7 +45,7 @@ def test_a_pinned_type_is_used_and_a_value_that_does_not_fit_it_fails_naming_fil
 
 def test_quarantine_sets_rows_that_do_not_parse_aside_with_file_and_line(scratch: Scratch):
     scratch.landing("q", "a.csv", "id,name\n1,a\n2\n3,c\n4,d,extra\n")
-    scratch.wb.set_zone_settings(scratch.ns, "q", bad_rows="quarantine")
+    scratch.wb.landing.set_zone_settings(scratch.ns, "q", bad_rows="quarantine")
     fqn = scratch.pipeline("bronze", "q", SQL.format("q"))
     run = scratch.run(fqn)
     assert run["status"] == "success", run["error"]
@@ -62,7 +62,7 @@ def test_quarantine_never_rejects_a_row_a_full_pass_would_read(scratch: Scratch,
 
     monkeypatch.setattr(sampling, "SAMPLE_BYTES_PER_FILE", 64)
     scratch.landing("qw", "a.csv", "id,amount\n" + "".join(f"{i},{i}\n" for i in range(40)) + "40,N/A\n")
-    scratch.wb.set_zone_settings(scratch.ns, "qw", bad_rows="quarantine")
+    scratch.wb.landing.set_zone_settings(scratch.ns, "qw", bad_rows="quarantine")
     fqn = scratch.pipeline("bronze", "qw", SQL.format("qw"))
     run = scratch.run(fqn)
     assert run["status"] == "success", run["error"]
@@ -93,7 +93,7 @@ def test_a_quoted_value_spanning_lines_past_the_detected_part_names_file_line_an
         "a.csv line 30,003 ('line\"') ends a quoted value begun on an earlier line: quoted values span "
         "lines past the part of the file read to detect it; set multiline: true in the zone's csv settings "
         f"(zones: {{{scratch.ns}/late: {{csv: {{multiline: true}}}}}})"), run["error"]
-    scratch.wb.set_zone_settings(scratch.ns, "late", csv={"multiline": True})
+    scratch.wb.landing.set_zone_settings(scratch.ns, "late", csv={"multiline": True})
     run = scratch.run(fqn)
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT note FROM {fqn} WHERE id = 99999") == [["multi\nline"]]
@@ -129,7 +129,7 @@ def test_a_type_change_in_an_archiving_pipeline_advises_pinning_not_a_full_refre
         f"(feb.csv) read it as int: pin the table's type in rat.yaml (zones: {{{scratch.ns}/codes: {{schema: "
         f"{{code: string}}}}}}) and run again, or fix the files. A --full-refresh reads only the files in the "
         "zone: move those loaded before back from _processed/ first, or it is refused"), run["error"]
-    scratch.wb.set_zone_settings(scratch.ns, "codes", schema={"code": "string"})
+    scratch.wb.landing.set_zone_settings(scratch.ns, "codes", schema={"code": "string"})
     assert scratch.run(fqn)["status"] == "success"
     assert scratch.rows(f"SELECT code, v FROM {fqn} ORDER BY v") == [["A7", "x"], ["7", "y"], ["10", "z"]]
 

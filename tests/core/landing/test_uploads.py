@@ -127,7 +127,7 @@ def test_an_upload_killed_midway_leaves_nothing_a_run_would_read(sample_copy: Pa
 
 
 def test_auto_purge_zones_lose_old_processed_files(sample_copy: Path):
-    from rat_tui.core.commands.workbench import Workbench
+    from rat_tui.core.compose import open_project
 
     (sample_copy / "rat.yaml").write_text("zones:\n  ecommerce/orders: {auto_purge: true, processed_max_age_days: 3}\n")
     old = sample_copy / "ecommerce" / "landing" / "orders" / "_processed" / "r1" / "a.csv"
@@ -137,9 +137,9 @@ def test_auto_purge_zones_lose_old_processed_files(sample_copy: Path):
         path.write_text("x\n")
         stamp = time.time() - 5 * 86400
         os.utime(path, (stamp, stamp))
-    wb = Workbench(sample_copy)
-    assert wb.zone_settings("ecommerce", "orders") == {"processed_max_age_days": 3, "auto_purge": True, "schema": None}
-    assert wb.auto_purge() == {"purged": 1}
+    wb = open_project(sample_copy)
+    assert wb.landing.zone_settings("ecommerce", "orders") == {"processed_max_age_days": 3, "auto_purge": True, "schema": None}
+    assert wb.upkeep.auto_purge() == {"purged": 1}
     assert not old.exists() and other.exists()  # events is not an auto_purge zone
 
 

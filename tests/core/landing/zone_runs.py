@@ -16,4 +16,4 @@ def load_zone(scratch: Scratch, zone: str, name: str = "p") -> dict:
 
 
 def table_columns(scratch: Scratch, fqn: str) -> list[str]:
-    return [c for c in scratch.wb.query(f"SELECT * FROM {fqn} LIMIT 0").as_dict()["columns"] if c != "_source_file"]
+    return [c for c in scratch.wb.console.query(f"SELECT * FROM {fqn} LIMIT 0").as_dict()["columns"] if c != "_source_file"]

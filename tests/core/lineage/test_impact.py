@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from rat_tui.core.errors import RatError
 from rat_tui.core.lineage.impact import ColumnChange, changes_between
 
@@ -39,9 +39,9 @@ def dropped_amount(tmp_path):
 
 def breaking_problem(root) -> dict:
     """The one problem `validate` reports about what a change breaks downstream."""
-    wb = Workbench(root)
+    wb = open_project(root)
     try:
-        problems = wb.validate().as_dict()["problems"]
+        problems = wb.browse.validate().as_dict()["problems"]
     finally:
         wb.close()
     [problem] = [p for p in problems if "breaks" in p["message"]]
@@ -58,10 +58,10 @@ def test_validate_warns_before_any_run(dropped_amount):
 def test_validate_fails_under_the_gate(dropped_amount):
     sql = dropped_amount / "shop/pipelines/silver/orders/pipeline.sql"
     sql.write_text("-- @breaks_downstream: fail\n" + sql.read_text())
-    wb = Workbench(dropped_amount)
+    wb = open_project(dropped_amount)
     try:
         with pytest.raises(RatError) as caught:
-            wb.validate()
+            wb.browse.validate()
     finally:
         wb.close()
     assert "shop/pipelines/silver/orders/pipeline.sql: dropping `amount` breaks" in caught.value.sentence()

@@ -85,11 +85,11 @@ def test_a_cancelled_run_sends_abort(scratch: Scratch):
 
     def cancel_on_start(event) -> None:
         if isinstance(event, RunStarted) and event.pipeline == fqn:
-            scratch.wb.cancel(event.run_id)
+            scratch.wb.runs.cancel(event.run_id)
 
     unsubscribe = scratch.wb.events.subscribe(cancel_on_start)
     try:
-        handles.append(scratch.wb.submit(fqn))
+        handles.append(scratch.wb.runs.submit(fqn))
         record = handles[0].wait(120)
     finally:
         unsubscribe()
@@ -106,12 +106,12 @@ def test_a_held_run_that_drops_a_column_names_what_it_breaks(scratch: Scratch):
     for fqn in (f"{scratch.ns}.silver.totals", gold):
         assert scratch.run(fqn)["status"] == "success"
     scratch.pipeline("silver", "totals", "SELECT customer FROM {{ ref('bronze.orders') }} GROUP BY customer")
-    held = scratch.wb.run(f"{scratch.ns}.silver.totals", review=True).as_dict()["run"]
+    held = scratch.wb.runs.run(f"{scratch.ns}.silver.totals", review=True).as_dict()["run"]
     assert held["status"] == "awaiting_review"
     assert held["impact"] == ["dropping `total` breaks the filter of `gold.big` (indirect)"]
-    [pending] = [r for r in scratch.wb.pending_reviews().as_dict()["runs"] if r["run_id"] == held["run_id"]]
+    [pending] = [r for r in scratch.wb.review.pending_reviews().as_dict()["runs"] if r["run_id"] == held["run_id"]]
     assert pending["impact"] == held["impact"]
-    scratch.wb.reject(held["run_id"])
+    scratch.wb.review.reject(held["run_id"])
 
 
 @pytest.fixture
@@ -159,9 +159,9 @@ def test_a_triggered_run_names_its_tick_or_upstream_run_as_parent_and_a_cron_tim
 
 def test_a_published_runs_events_carry_the_published_code_not_the_working_copy(scratch: Scratch):
     fqn = scratch.pipeline("silver", "pinned", "SELECT 1 AS x")
-    scratch.wb.publish(fqn, "first")
+    scratch.wb.versions.publish(fqn, "first")
     scratch.pipeline("silver", "pinned", "SELECT 2 AS x, 3 AS y")  # edited since, not published
-    record = scratch.wb.run(fqn, published=True).as_dict()["run"]
+    record = scratch.wb.runs.run(fqn, published=True).as_dict()["run"]
     assert (record["status"], record["version"]) == ("success", "1")
     start, complete = events_of(scratch, record["run_id"])
     for event in (start, complete):

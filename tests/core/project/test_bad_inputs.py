@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from tests.bad_inputs import BAD_RESULTS, VALIDATE_CASES
 from tests.helpers import script
 from tests.lakehelpers import Scratch, disk_state
@@ -29,7 +29,7 @@ def test_validate_reports_the_broken_input(tmp_path: Path, case):
             target.write_bytes(content)
         else:
             target.write_text(content)
-    status, results = script(Workbench(root), "validate\n")
+    status, results = script(open_project(root), "validate\n")
     assert status == 1 and results[0]["ok"] is False
     errors = [p for p in results[0]["problems"] if p["severity"] == "error"]
     matching = [p for p in errors if p["path"] == path and fragment in p["message"]]

@@ -65,7 +65,7 @@ def test_a_bucket_object_whose_key_leads_out_of_its_zone_is_refused(pushed, s3_e
 def test_a_published_list_naming_a_file_outside_its_pipeline_is_refused(pushed, s3_env: SeaweedServer, tmp_path: Path):
     wb, bucket = pushed
     fqn = "ecommerce.silver.clean_orders"
-    wb.publish(fqn, "first")
+    wb.versions.publish(fqn, "first")
     key = f".rat/published/{fqn}.json"
     client = s3_env.client()
     document = json.loads(client.get_object(Bucket=bucket, Key=key)["Body"].read())
@@ -78,9 +78,9 @@ def test_a_published_list_naming_a_file_outside_its_pipeline_is_refused(pushed, 
     client.put_object(Bucket=bucket, Key=key, Body=json.dumps(document).encode())
     before = project_files(wb.project.root)
     with pytest.raises(RatError) as refused:
-        wb.rollback(fqn, 2, restore=True)
+        wb.versions.rollback(fqn, 2, restore=True)
     assert refused.value.sentence() == (
         f"{key} in {wb.remote.bucket.where} pins a file whose name '../../../../../escape.sql' "
         + OUTSIDE.format(where="pipeline folder ecommerce/pipelines/silver/clean_orders"))
     assert project_files(wb.project.root) == before
-    assert wb.list_versions(fqn).as_dict()["current"] == 1
+    assert wb.versions.list_versions(fqn).as_dict()["current"] == 1

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from devkit.s3server import SeaweedServer
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import Workbench, open_project
 from rat_tui.core.errors import RatError
 from tests.conftest import SAMPLE
 from tests.s3helpers import FQN, PIPE, bucket_project, keys, new_bucket, versions_of
@@ -39,10 +39,10 @@ def stop_on_nth_upload(wb: Workbench, server: SeaweedServer, n: int, restart_aft
 
 def test_server_stopped_mid_publish_then_back_the_retry_succeeds(own_server, tmp_path):
     bucket = new_bucket(own_server)
-    wb = Workbench(bucket_project(tmp_path / "a", own_server, bucket, SAMPLE, retry_seconds=60))
-    wb.connect_remote()
+    wb = open_project(bucket_project(tmp_path / "a", own_server, bucket, SAMPLE, retry_seconds=60))
+    wb.bucket.connect_remote()
     uploads = stop_on_nth_upload(wb, own_server, 2, restart_after=1.0)
-    result = wb.publish(FQN, "during an outage")
+    result = wb.versions.publish(FQN, "during an outage")
     files = {u for u in uploads if "/.rat/published/" not in u}
     assert len(files) == len(result["files"]) >= 2 and len(uploads) > len(set(uploads))  # it did retry
     for name, version_id in result["files"].items():
@@ -54,21 +54,21 @@ def test_server_stopped_mid_publish_then_back_the_retry_succeeds(own_server, tmp
 @pytest.mark.parametrize("outage_at", [2, 5], ids=["uploading-files", "sharing-the-pin"])
 def test_an_outage_longer_than_the_retries_publishes_nothing(own_server, tmp_path, outage_at):
     bucket = new_bucket(own_server)
-    wb = Workbench(bucket_project(tmp_path / "a", own_server, bucket, SAMPLE, retry_seconds=2))
-    wb.connect_remote()
+    wb = open_project(bucket_project(tmp_path / "a", own_server, bucket, SAMPLE, retry_seconds=2))
+    wb.bucket.connect_remote()
     uploads = stop_on_nth_upload(wb, own_server, outage_at, restart_after=None)
     with pytest.raises(RatError, match=r"did not complete the upload of .* after \d+ attempt\(s\) over 2 s"):
-        wb.publish(FQN, "lost")
+        wb.versions.publish(FQN, "lost")
     assert ("/.rat/published/" in uploads[-1]) == (outage_at == 5)  # the 4 files went up, then the list
-    assert wb.list_versions(FQN).as_dict() == {"versions": [], "current": None}
+    assert wb.versions.list_versions(FQN).as_dict() == {"versions": [], "current": None}
     own_server.start()
-    assert wb.publish(FQN, "again")["version"] == 1
+    assert wb.versions.publish(FQN, "again")["version"] == 1
 
 
 def test_a_failed_move_in_the_bucket_puts_every_file_back(own_server, tmp_path):
     bucket = new_bucket(own_server)
-    wb = Workbench(bucket_project(tmp_path / "a", own_server, bucket, SAMPLE, retry_seconds=2))
-    wb.push()
+    wb = open_project(bucket_project(tmp_path / "a", own_server, bucket, SAMPLE, retry_seconds=2))
+    wb.bucket.push()
     zone_dir = wb.project.zone_dir("ecommerce", "orders")
     files = sorted(zone_dir.glob("orders_*.csv"))
     copies: list[str] = []
@@ -129,6 +129,6 @@ def test_a_write_whose_reply_was_lost_is_recognised_on_the_retry(pushed, s3_env)
             raise botocore.exceptions.ConnectionClosedError(endpoint_url=s3_env.endpoint)
 
     wb.remote.bucket.client.meta.events.register("after-call.s3.PutObject", lose_the_first_reply)
-    published = wb.publish(FQN, "lost reply")  # the shared list's conditional write is retried: 412, yet ours
+    published = wb.versions.publish(FQN, "lost reply")  # the shared list's conditional write is retried: 412, yet ours
     assert lost == ["PutObject"] and published["version"] == 1
-    assert [v["message"] for v in wb.list_versions(FQN).as_dict()["versions"]] == ["lost reply"]
+    assert [v["message"] for v in wb.versions.list_versions(FQN).as_dict()["versions"]] == ["lost reply"]

@@ -94,13 +94,13 @@ def test_direct_mode_without_spark_s3_jars_says_exactly_that(s3_env, tmp_path: P
 
 
 def test_killed_between_copy_and_delete_in_the_bucket_the_next_start_puts_everything_back(s3_env, tmp_path: Path):
-    from rat_tui.core.commands.workbench import Workbench
+    from rat_tui.core.compose import open_project
     from tests.killhelpers import kill_at
 
     bucket = new_bucket(s3_env)
     project = bucket_project(tmp_path / "p", s3_env, bucket, SAMPLE)
     archiving_raw_orders(project / "ecommerce")
-    Workbench(project).push()
+    open_project(project).bucket.push()
     zone = "ecommerce/landing/orders/"
     before = [k for k in keys(s3_env, bucket, zone) if k.count("/") == 3]
 
@@ -108,7 +108,7 @@ def test_killed_between_copy_and_delete_in_the_bucket_the_next_start_puts_everyt
     stored = keys(s3_env, bucket, zone)
     assert [k for k in stored if "/_processed/" in k] and set(before) <= set(stored)  # copied, not yet deleted
 
-    wb = Workbench(project)  # the next start: the orphaned run's files go back, on both sides
+    wb = open_project(project)  # the next start: the orphaned run's files go back, on both sides
     assert [r.status for r in wb.recovered] == ["running"]
     assert wb.state.get_run(wb.recovered[0].run_id).status == "failed"
     stored = keys(s3_env, bucket, zone)

@@ -36,7 +36,7 @@ def until(predicate, timeout: float, what: str) -> None:
 
 
 def queued_others(scratch: Scratch, fqn: str, but: set[str]) -> list[str]:
-    return [r["run_id"] for r in scratch.wb.runs(fqn).as_dict()["runs"] if r["status"] == "queued" and r["run_id"] not in but]
+    return [r["run_id"] for r in scratch.wb.browse.runs(fqn).as_dict()["runs"] if r["status"] == "queued" and r["run_id"] not in but]
 
 
 def test_a_second_process_waits_for_the_run_in_flight_then_runs_once(scratch: Scratch, tmp_path: Path):
@@ -45,7 +45,7 @@ def test_a_second_process_waits_for_the_run_in_flight_then_runs_once(scratch: Sc
     first = PausedRun(root, fqn, "after:build_result", tmp_path)  # holds the pipeline, half-way through
     second = None
     try:
-        held = {r["run_id"] for r in scratch.wb.runs(fqn).as_dict()["runs"]}
+        held = {r["run_id"] for r in scratch.wb.browse.runs(fqn).as_dict()["runs"]}
         second = script_process(root, f"run {fqn}\n", "--events")
         until(lambda: queued_others(scratch, fqn, held), 240, "the second process to queue its run")
         time.sleep(2)  # the first run is held: the second must still be waiting, not failing
@@ -60,7 +60,7 @@ def test_a_second_process_waits_for_the_run_in_flight_then_runs_once(scratch: Sc
     result = next(line for line in lines if "cmd" in line)
     assert first_result["ok"] is True and result["ok"] is True, err[-2000:]
     assert any(line.get("event") == "LogLine" and "is running in another process" in line["message"] for line in lines)
-    runs = sorted(scratch.wb.runs(fqn).as_dict()["runs"], key=lambda r: r["started_at"])
+    runs = sorted(scratch.wb.browse.runs(fqn).as_dict()["runs"], key=lambda r: r["started_at"])
     assert [r["status"] for r in runs] == ["success", "success"]
     assert runs[1]["started_at"] >= runs[0]["finished_at"]  # one after the other, never side by side
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[1], [1]]  # each run appended once
@@ -78,7 +78,7 @@ def test_a_sigkill_of_the_process_holding_the_pipeline_lets_the_other_run(scratc
     fqn = scratch.pipeline("silver", "killed", APPEND)
     holder = PausedRun(scratch.wb.project.root, fqn, point, tmp_path)
     try:
-        handle = scratch.wb.submit(fqn)  # in this process: it waits for the holder
+        handle = scratch.wb.runs.submit(fqn)  # in this process: it waits for the holder
         time.sleep(1)
         assert handle.record.status == "queued"
         kill_at = time.monotonic()
@@ -89,8 +89,8 @@ def test_a_sigkill_of_the_process_holding_the_pipeline_lets_the_other_run(scratc
     assert record.status == "success", record.error
     assert time.monotonic() - kill_at < 60
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]  # the killed run never reached main
-    statuses = sorted(r["status"] for r in scratch.wb.runs(fqn).as_dict()["runs"])
+    statuses = sorted(r["status"] for r in scratch.wb.browse.runs(fqn).as_dict()["runs"])
     assert statuses == ["failed", "success"]  # the killed run is marked failed by the one that waited for it
-    scratch.wb.cleanup_leftovers()  # what the next run or start does after a crash
+    scratch.wb.runs.cleanup_leftovers()  # what the next run or start does after a crash
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
     assert list(scratch.refs(fqn)) == ["main"]

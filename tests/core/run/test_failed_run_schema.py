@@ -87,7 +87,7 @@ def test_a_failed_run_leaves_mains_schema_as_it_was(scratch: Scratch):
 def restart(scratch: Scratch) -> None:
     """What the next start of the app does."""
     mark_orphans(scratch.wb.state, scratch.wb.project)
-    scratch.wb.cleanup_leftovers()
+    scratch.wb.runs.cleanup_leftovers()
 
 
 def test_a_sigkill_anywhere_in_such_a_run_then_a_restart_leaves_mains_schema(scratch: Scratch, tmp_path: Path):

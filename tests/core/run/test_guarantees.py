@@ -24,7 +24,7 @@ def test_a_kill_right_after_main_moved_keeps_the_batch_consumed(scratch: Scratch
     wb = scratch.wb
     assert kill_at(wb.project.root, fqn, "after:fast_forward", tmp_path) == "after:fast_forward"
     orphans = [r for r in mark_orphans(wb.state, wb.project) if r.pipeline == fqn]
-    wb.cleanup_leftovers()
+    wb.runs.cleanup_leftovers()
     record = wb.state.get_run(orphans[0].run_id)
     assert record.status == "success" and "published to main" in record.error
     assert record.snapshot_id == scratch.refs(fqn)["main"]
@@ -47,7 +47,7 @@ def test_a_run_never_publishes_over_a_moved_main(scratch: Scratch, tmp_path: Pat
     try:
         # a rollback through the product is refused while the run is in flight ...
         with pytest.raises(Exception, match="has a run in progress"):
-            scratch.wb.rollback_table(fqn, first)
+            scratch.wb.tables.rollback_table(fqn, first)
         # ... and one made behind its back (any Iceberg client) is never undone by the run
         with scratch.wb.spark.using() as spark:
             spark.sql(f"CALL `{scratch.ns}`.system.set_current_snapshot(table => 'silver.grows', snapshot_id => {first})")
@@ -83,20 +83,20 @@ def test_a_slow_live_run_is_never_reaped_as_stuck(scratch: Scratch, tmp_path: Pa
     try:
         run_id = next(iter(wb.state.live_run_ids(fqn)))
         wb.state.update_run(run_id, started_at=time.time() - 7200)  # "running" for two hours
-        assert [r["run_id"] for r in wb.purge(dry_run=True)["items"]["stuck_runs"]] == []
+        assert [r["run_id"] for r in wb.upkeep.purge(dry_run=True)["items"]["stuck_runs"]] == []
         findings = _doctor_findings(scratch)
         assert [f for f in findings if f["kind"] == "stuck_run"] == []
         assert wb.state.get_run(run_id).status == "running"
     finally:
         run.kill()
-    assert [r["run_id"] for r in wb.purge(dry_run=True)["items"]["stuck_runs"]] == [run_id]
+    assert [r["run_id"] for r in wb.upkeep.purge(dry_run=True)["items"]["stuck_runs"]] == [run_id]
 
 
 def _doctor_findings(scratch: Scratch) -> list[dict]:
     from rat_tui.core.errors import RatError
 
     try:
-        return scratch.wb.doctor(namespace=scratch.ns)["findings"]
+        return scratch.wb.upkeep.doctor(namespace=scratch.ns)["findings"]
     except RatError as exc:
         return exc.result["findings"]
 
@@ -118,7 +118,7 @@ def test_upkeep_never_deletes_a_live_runs_files_or_young_ones(scratch: Scratch, 
     try:
         assert [f for f in _doctor_findings(scratch) if f["kind"] == "unreferenced_file"] == []
         _fix(scratch)
-        assert wb.purge(dry_run=True)["items"]["orphan_files"] == []
+        assert wb.upkeep.purge(dry_run=True)["items"]["orphan_files"] == []
         assert young.exists() and old.exists()
         result = run.finish()
     finally:
@@ -144,7 +144,7 @@ def test_doctor_keeps_the_copies_the_product_promised_to_keep(scratch: Scratch):
     assert (zone / "_processed" / "replaced-20240105T101010" / "orders.csv").exists()
     assert (zone / "_processed" / "local-20240105T101010" / "orders.csv").exists()
     later = time.time() + 31 * 86400  # past the default processed_max_age_days (30)
-    purged = scratch.wb.purge(now=later, namespace=scratch.ns)["items"]["processed_files"]
+    purged = scratch.wb.upkeep.purge(now=later, namespace=scratch.ns)["items"]["processed_files"]
     assert sorted(item["path"] for item in purged) == [
         f"{scratch.ns}/landing/orders/_processed/local-20240105T101010/orders.csv",
         f"{scratch.ns}/landing/orders/_processed/replaced-20240105T101010/orders.csv"]
@@ -155,7 +155,7 @@ def _fix(scratch: Scratch) -> None:
     from rat_tui.core.errors import RatError
 
     try:
-        scratch.wb.doctor(fix=True, namespace=scratch.ns)
+        scratch.wb.upkeep.doctor(fix=True, namespace=scratch.ns)
     except RatError:
         pass
 
@@ -217,11 +217,11 @@ def test_cancel_reaches_a_running_quality_test_within_seconds(scratch: Scratch):
 
     unsubscribe = scratch.wb.events.subscribe(on_event)
     try:
-        handle = scratch.wb.runner.submit(scratch.wb.resolve(fqn))
+        handle = scratch.wb.runner.submit(scratch.wb.browse.resolve(fqn))
         assert started.wait(180)
         time.sleep(1.5)  # the test's Spark job is running
         asked = time.monotonic()
-        scratch.wb.cancel(handle.run_id)
+        scratch.wb.runs.cancel(handle.run_id)
         record = handle.wait(120)
         took = time.monotonic() - asked
     finally:
@@ -272,12 +272,12 @@ def test_a_failed_full_refresh_changes_nothing_on_main(scratch: Scratch):
     run = scratch.run(fqn, full_refresh=True)
     assert run["status"] == "success", run["error"]
     assert _table_facts(scratch, fqn) == ([[0, "0"], [1, "10"], [2, "20"]], "struct<id:bigint,amount:string>", "id,amount")
-    history = scratch.wb.snapshots(fqn).as_dict()["snapshots"]
+    history = scratch.wb.tables.snapshots(fqn).as_dict()["snapshots"]
     assert refs["main"] in [s["snapshot_id"] for s in history]
     assert [s["run_id"] for s in history if s["is_current"]] == [run["run_id"]]
     assert list(scratch.refs(fqn)) == ["main"]
-    assert fqn in [t["name"] for t in scratch.wb.tables()["tables"]]
-    assert not any("_rat_staging" in t["name"] for t in scratch.wb.tables()["tables"])
+    assert fqn in [t["name"] for t in scratch.wb.tables.tables()["tables"]]
+    assert not any("_rat_staging" in t["name"] for t in scratch.wb.tables.tables()["tables"])
 
 
 def test_a_kill_during_a_rebuild_leaves_main_and_no_staging_table(scratch: Scratch, tmp_path: Path):
@@ -291,7 +291,7 @@ def test_a_kill_during_a_rebuild_leaves_main_and_no_staging_table(scratch: Scrat
     staging = scratch.root / "warehouse" / "_rat_staging"
     assert any(staging.glob("*/metadata"))  # the rebuild was under way
     mark_orphans(scratch.wb.state, scratch.wb.project)
-    scratch.wb.cleanup_leftovers()
+    scratch.wb.runs.cleanup_leftovers()
     assert not any(staging.glob("*/metadata"))
     assert _table_facts(scratch, fqn) == before and scratch.refs(fqn) == refs
 
@@ -341,7 +341,7 @@ def test_a_typo_in_a_ref_or_a_zone_gets_a_suggestion(scratch: Scratch):
     from rat_tui.core.errors import RatError
 
     with pytest.raises(RatError) as invalid:
-        scratch.wb.validate(typo)
+        scratch.wb.browse.validate(typo)
     assert "did you mean `silver.clean_orders`?" in invalid.value.sentence()
 
 

@@ -24,7 +24,7 @@ PIPELINE = ("-- @merge_strategy: append_only\n-- @archive_landing_zones: true\n"
 def check_invariants(scratch: Scratch, fqn: str, added: dict[str, int]) -> None:
     wb = scratch.wb
     mark_orphans(wb.state, wb.project)  # what the next start does
-    wb.cleanup_leftovers()
+    wb.runs.cleanup_leftovers()
     zone = scratch.root / "landing" / "drops"
     active = {p.name for p in zone.glob("*.csv")}
     processed = [p.name for p in (zone / "_processed").rglob("*.csv")] if (zone / "_processed").exists() else []

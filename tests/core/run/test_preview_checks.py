@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from rat_tui.core.commands.workbench import Workbench
+from rat_tui.core.compose import open_project
 from rat_tui.core.errors import RatError
 
 BASE = "ns/pipelines/silver/p"
@@ -21,10 +21,10 @@ def test_a_preview_checks_the_templates_a_run_checks(tmp_path: Path, files: dict
         path = tmp_path / BASE / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    wb = Workbench(tmp_path)
+    wb = open_project(tmp_path)
     try:
         with pytest.raises(RatError) as raised:
-            wb.preview("ns.silver.p")
+            wb.console.preview("ns.silver.p")
         assert raised.value.sentence().startswith(sentence), raised.value.sentence()
         assert wb.spark.state.value == "stopped"  # refused before any Spark work
     finally:

@@ -30,7 +30,7 @@ PHASES = ["branch_creation", "config_loading", "build_result", "iceberg_write", 
 def assert_untouched(scratch: Scratch, fqn: str, refs: dict, before: dict) -> None:
     assert scratch.refs(fqn) == refs
     assert landing_state(scratch) == before["landing"]
-    assert scratch.wb.versions.read(before["version"]) == ARCHIVING.encode()
+    assert scratch.wb.version_store.read(before["version"]) == ARCHIVING.encode()
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
 
 
@@ -41,7 +41,7 @@ def test_sigkill_at_every_phase_and_the_archival_step(scratch: Scratch, tmp_path
         assert kill_at(wb.project.root, fqn, point, tmp_path) == point
         # what the next start of the app does:
         orphans = [r for r in mark_orphans(wb.state, wb.project) if r.pipeline == fqn]
-        wb.cleanup_leftovers()
+        wb.runs.cleanup_leftovers()
         assert [r.status for r in orphans] == ["running"], point
         record = wb.state.get_run(orphans[0].run_id)
         assert record.status == "failed" and "stopped before the run finished" in record.error, point
@@ -61,11 +61,11 @@ def test_cancel_in_every_phase(scratch: Scratch, phase: str):
     def cancel(event) -> None:
         if isinstance(event, PhaseStarted) and event.phase == phase and handle and not fired.is_set():
             fired.set()
-            scratch.wb.cancel(handle[0].run_id)
+            scratch.wb.runs.cancel(handle[0].run_id)
 
     unsubscribe = scratch.wb.events.subscribe(cancel)
     try:
-        handle.append(scratch.wb.runner.submit(scratch.wb.resolve(fqn)))
+        handle.append(scratch.wb.runner.submit(scratch.wb.browse.resolve(fqn)))
         record = handle[0].wait(120)
     finally:
         unsubscribe()
@@ -96,7 +96,7 @@ def test_a_conflicting_commit_is_reported_never_overwritten(scratch: Scratch):
 def test_four_pipelines_at_once_and_two_of_the_same(scratch: Scratch):
     names = [scratch.pipeline("bronze", f"p{i}", f"-- @merge_strategy: append_only\nSELECT {i} AS id, id AS n FROM range(100)")
              for i in range(4)]
-    handles = [scratch.wb.submit(n) for n in names] + [scratch.wb.submit(names[0])]
+    handles = [scratch.wb.runs.submit(n) for n in names] + [scratch.wb.runs.submit(names[0])]
     records = [h.wait(180) for h in handles]
     assert [r.status for r in records] == ["success"] * 5
     for i, name in enumerate(names):
@@ -126,7 +126,7 @@ def test_two_processes_share_state(scratch: Scratch, tmp_path: Path):
             assert other.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
         # this process sees the other's live run, and does not take it for a crashed one
-        live = scratch.wb.runs(fqn).as_dict()["runs"]
+        live = scratch.wb.browse.runs(fqn).as_dict()["runs"]
         assert [r["status"] for r in live] == ["running"]
         assert [r for r in mark_orphans(scratch.wb.state, scratch.wb.project) if r.pipeline == fqn] == []
         status, results, _ = run_script(scratch.wb.project.root, f"runs {fqn}\n")

@@ -11,19 +11,19 @@ PHASES = ["branch_creation", "config_loading", "build_result", "iceberg_write", 
 
 
 def test_sample_bronze_and_gold_full_refresh_and_append_run_end_to_end(lake):
-    raw = lake.run("ecommerce.bronze.raw_orders").as_dict()["run"]
+    raw = lake.runs.run("ecommerce.bronze.raw_orders").as_dict()["run"]
     assert raw["status"] == "success" and raw["rows_written"] == 300
     assert list(raw["phases"]) == PHASES
-    products = lake.run("ecommerce.bronze.raw_products").as_dict()["run"]
+    products = lake.runs.run("ecommerce.bronze.raw_products").as_dict()["run"]
     assert products["rows_written"] == 40
-    lake.run("ecommerce.silver.clean_orders")
-    gold = lake.run("ecommerce.gold.daily_revenue").as_dict()["run"]
+    lake.runs.run("ecommerce.silver.clean_orders")
+    gold = lake.runs.run("ecommerce.gold.daily_revenue").as_dict()["run"]
     assert [q["status"] for q in gold["quality"]] == ["passed"]
-    total = lake.query("SELECT SUM(orders) AS n, COUNT(*) AS days FROM ecommerce.gold.daily_revenue").as_dict()["rows"][0]
+    total = lake.console.query("SELECT SUM(orders) AS n, COUNT(*) AS days FROM ecommerce.gold.daily_revenue").as_dict()["rows"][0]
     assert total[0] == 299  # the one order with a negative amount is left out
-    assert lake.query("SELECT COUNT(*) FROM ecommerce.bronze.raw_products WHERE price > 0").as_dict()["rows"] == [[40]]
+    assert lake.console.query("SELECT COUNT(*) FROM ecommerce.bronze.raw_products WHERE price > 0").as_dict()["rows"] == [[40]]
     # the samples file is never read: every row comes from a monthly file
-    files = lake.query("SELECT DISTINCT _source_file FROM ecommerce.bronze.raw_orders ORDER BY 1").as_dict()["rows"]
+    files = lake.console.query("SELECT DISTINCT _source_file FROM ecommerce.bronze.raw_orders ORDER BY 1").as_dict()["rows"]
     assert files == [["orders_2024_01.csv"], ["orders_2024_02.csv"], ["orders_2024_03.csv"]]
 
 
@@ -113,7 +113,7 @@ def test_empty_landing_zone_is_a_clear_error(scratch: Scratch):
 
 def test_preview_executes_without_writing(scratch: Scratch):
     fqn = scratch.pipeline("gold", "p", "SELECT id, id * 2 AS twice FROM VALUES (1), (2), (3) AS v(id)")
-    result = scratch.wb.preview(fqn, limit=2).as_dict()
+    result = scratch.wb.console.preview(fqn, limit=2).as_dict()
     assert result == {"columns": ["id", "twice"], "rows": [[1, 2], [2, 4]]}
     assert not scratch.table_exists("gold", "p")
 
@@ -122,15 +122,15 @@ def test_query_is_read_only_and_truncates(scratch: Scratch):
     from rat_tui.core.errors import RatError
 
     with pytest.raises(RatError, match="read-only"):
-        scratch.wb.query("DROP TABLE ecommerce.bronze.raw_orders")
-    result = scratch.wb.query("SELECT id FROM range(1005)").as_dict()
+        scratch.wb.console.query("DROP TABLE ecommerce.bronze.raw_orders")
+    result = scratch.wb.console.query("SELECT id FROM range(1005)").as_dict()
     assert len(result["rows"]) == 1000 and result["truncated"] is True
 
 
 def test_runs_are_recorded_with_phases_and_quality(scratch: Scratch):
     fqn = scratch.pipeline("silver", "r", "SELECT 1 AS id", tests={"t": "SELECT * FROM {{ this }} WHERE id IS NULL"})
     run = scratch.run(fqn)
-    history = scratch.wb.runs(fqn).as_dict()["runs"]
+    history = scratch.wb.browse.runs(fqn).as_dict()["runs"]
     assert [h["run_id"] for h in history] == [run["run_id"]]
     assert history[0]["quality"][0]["status"] == "passed"
     assert set(history[0]["phases"]) == set(PHASES)
@@ -139,7 +139,7 @@ def test_runs_are_recorded_with_phases_and_quality(scratch: Scratch):
 def test_same_pipeline_runs_are_serialised_and_different_ones_concurrent(scratch: Scratch):
     a = scratch.pipeline("bronze", "a", "-- @merge_strategy: append_only\nSELECT 1 AS id")
     b = scratch.pipeline("bronze", "b", "SELECT 2 AS id")
-    handles = [scratch.wb.submit(a), scratch.wb.submit(a), scratch.wb.submit(b)]
+    handles = [scratch.wb.runs.submit(a), scratch.wb.runs.submit(a), scratch.wb.runs.submit(b)]
     records = [h.wait(120) for h in handles]
     assert [r.status for r in records] == ["success"] * 3
     first, second = records[0], records[1]
@@ -160,10 +160,10 @@ def test_cancel_mid_query_drops_the_branch(scratch: Scratch):
     unsubscribe = scratch.wb.events.subscribe(
         lambda e: building.set() if isinstance(e, PhaseStarted) and e.phase == "build_result" else None)
     try:
-        handle = scratch.wb.submit(fqn)
+        handle = scratch.wb.runs.submit(fqn)
         assert building.wait(60)
         threading.Event().wait(1.0)  # let the Spark job start
-        assert scratch.wb.cancel(handle.run_id)
+        assert scratch.wb.runs.cancel(handle.run_id)
         record = handle.wait(60)
     finally:
         unsubscribe()
@@ -190,13 +190,13 @@ def test_a_quality_test_past_its_timeout_is_an_error_and_blocks_the_merge(scratc
 def test_write_creates_files_atomically_inside_the_project_only(scratch: Scratch):
     from rat_tui.core.errors import RatError
 
-    result = scratch.wb.write(f"{scratch.ns}/pipelines/gold/w/pipeline.sql", "SELECT 1 AS id\n")
+    result = scratch.wb.files.write(f"{scratch.ns}/pipelines/gold/w/pipeline.sql", "SELECT 1 AS id\n")
     assert result == {"path": f"{scratch.ns}/pipelines/gold/w/pipeline.sql"}
     folder = scratch.root / "pipelines" / "gold" / "w"
     assert (folder / "pipeline.sql").read_text() == "SELECT 1 AS id\n"
     assert [p.name for p in folder.iterdir()] == ["pipeline.sql"]  # no temp file left behind
     with pytest.raises(RatError, match="outside the project folder"):
-        scratch.wb.write("../escape.sql", "x")
+        scratch.wb.files.write("../escape.sql", "x")
 
 
 def test_each_phase_keeps_its_rows_and_an_older_state_db_gets_the_writes(scratch: Scratch, tmp_path):
@@ -212,7 +212,7 @@ def test_each_phase_keeps_its_rows_and_an_older_state_db_gets_the_writes(scratch
     assert scratch.run(fqn)["phase_rows"] == {"iceberg_write": 3}  # a first load writes straight from the query
     run = scratch.run(fqn)  # a merge counts the batch it built, then writes it
     assert run["phase_rows"] == {"build_result": 3, "iceberg_write": 3}
-    assert scratch.wb.runs(fqn).as_dict()["runs"][0]["phase_rows"] == run["phase_rows"]
+    assert scratch.wb.browse.runs(fqn).as_dict()["runs"][0]["phase_rows"] == run["phase_rows"]
     old = StateDB(tmp_path / "state.db")
     for run_id, phases in (("written", PHASES), ("refused", PHASES[:2])):
         old.insert_run(RunRecord(run_id, fqn, "queued"))

@@ -84,7 +84,7 @@ def test_snapshots_show_schema_changes(scratch: Scratch):
     scratch.run(fqn)
     scratch.pipeline("silver", "s", "SELECT 1 AS id, 2 AS extra")
     scratch.run(fqn)
-    snaps = scratch.wb.snapshots(fqn).as_dict()["snapshots"]
+    snaps = scratch.wb.tables.snapshots(fqn).as_dict()["snapshots"]
     assert snaps[-1]["schema_changes"] == ["added column extra int"]
     assert snaps[1]["schema_changes"] == []
 

@@ -38,7 +38,7 @@ def test_a_fixture_from_a_ref_and_a_landing_zone_keeps_traced_rows_and_passes(sc
           ON CAST(o.customer_id AS INT) = c.customer_id
         WHERE o.order_id <> '3'
     """)
-    written = scratch.wb.unit_fixture(fqn, rows=2).as_dict()
+    written = scratch.wb.unit_tests.unit_fixture(fqn, rows=2).as_dict()
     path = scratch.wb.project.root / written["path"]
     assert written["path"] == f"{scratch.ns}/pipelines/silver/orders/tests/unit/preview.yaml"
     assert written["test"]["status"] == "passed", written
@@ -50,12 +50,12 @@ def test_a_fixture_from_a_ref_and_a_landing_zone_keeps_traced_rows_and_passes(sc
     assert all(r["order_id"] != 3 for r in rows["landing_zone('orders')"])
     expected = yaml.safe_load(path.read_text())["expect"]["output"]
     assert 1 <= len(expected) <= 2
-    assert scratch.wb.unit_test(fqn).as_dict()["tests"][0]["status"] == "passed"
+    assert scratch.wb.unit_tests.unit_test(fqn).as_dict()["tests"][0]["status"] == "passed"
 
-    again = scratch.wb.unit_fixture(fqn, rows=2).as_dict()
+    again = scratch.wb.unit_tests.unit_fixture(fqn, rows=2).as_dict()
     assert again["name"] == "preview_2" and path.read_text() == (path.parent / "preview.yaml").read_text()
-    assert {t.result.name: t.result.status for t in scratch.wb.unit_test_listing(
-        scratch.wb.resolve(fqn))} == {"preview": "passed", "preview_2": "passed"}
+    assert {t.result.name: t.result.status for t in scratch.wb.unit_tests.unit_test_listing(
+        scratch.wb.browse.resolve(fqn))} == {"preview": "passed", "preview_2": "passed"}
 
 
 def test_join_keys_trace_the_rows_that_reach_the_output(scratch):
@@ -67,7 +67,7 @@ def test_join_keys_trace_the_rows_that_reach_the_output(scratch):
     fqn = scratch.pipeline("gold", "late", """\
         SELECT person_id, UPPER(name) AS shout FROM {{ ref('bronze.people') }} WHERE person_id >= 5
     """)
-    written = scratch.wb.unit_fixture(fqn, rows=3).as_dict()
+    written = scratch.wb.unit_tests.unit_fixture(fqn, rows=3).as_dict()
     text = (scratch.wb.project.root / written["path"]).read_text()
     assert sorted(r["person_id"] for r in given_rows(text)["ref('bronze.people')"]) == [5, 6]
     assert sorted(r["shout"] for r in yaml.safe_load(text)["expect"]["output"]) == ["E", "F"]
@@ -77,7 +77,7 @@ def test_join_keys_trace_the_rows_that_reach_the_output(scratch):
 def test_a_pipeline_that_does_not_build_writes_no_file(scratch):
     fqn = scratch.pipeline("silver", "broken", "SELECT nope FROM {{ ref('bronze.missing') }}\n")
     with pytest.raises(RatError, match="bronze.missing"):
-        scratch.wb.unit_fixture(fqn)
+        scratch.wb.unit_tests.unit_fixture(fqn)
     assert not (scratch.root / "pipelines" / "silver" / "broken" / "tests").exists()
 
 
@@ -93,7 +93,7 @@ def test_a_fixture_of_an_incremental_preview_carries_this_and_the_watermark(scra
     assert scratch.run(fqn)["status"] == "success"
     scratch.landing("feed", "b.csv", "id,v,ts\n2,B,2024-01-03 00:00:00\n3,c,2024-01-04 00:00:00\n"
                                      "1,old,2023-12-31 00:00:00\n")
-    written = scratch.wb.unit_fixture(fqn).as_dict()
+    written = scratch.wb.unit_tests.unit_fixture(fqn).as_dict()
     test = yaml.safe_load((scratch.wb.project.root / written["path"]).read_text())
     assert written["test"]["status"] == "passed", written
     assert test["vars"] == {"is_incremental": True, "watermark_value": "2024-01-02 00:00:00"}

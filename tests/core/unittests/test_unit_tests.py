@@ -36,7 +36,7 @@ def unit(scratch, fqn: str, name: str, text: str) -> None:
 
 def results(scratch, fqn: str) -> dict[str, dict]:
     try:
-        tests = scratch.wb.unit_test(fqn).as_dict()["tests"]
+        tests = scratch.wb.unit_tests.unit_test(fqn).as_dict()["tests"]
     except RatError as exc:
         tests = exc.result.as_dict()["tests"]
     return {t["name"]: t for t in tests}
@@ -198,7 +198,7 @@ def test_unit_tests_before_build_stop_a_selection(scratch, monkeypatch):
     project = scratch.wb.project
     monkeypatch.setattr(project, "settings", dataclasses.replace(project.settings, unit_tests_before_build=True))
     with pytest.raises(RatError, match="1 of 1 unit test"):
-        scratch.wb.run(f"+{fqn}")
+        scratch.wb.runs.run(f"+{fqn}")
     assert scratch.wb.state.runs(fqn, limit=5) == []
 
 

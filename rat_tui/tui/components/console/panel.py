@@ -40,7 +40,7 @@ from .profile import ProfileScreen
 from .results import GridAction, ResultsView
 
 if TYPE_CHECKING:
-    from ....core.commands.workbench import Workbench
+    from ....core.compose import Workbench
 
 SAVE_DELAY = 0.4  # seconds of quiet typing before the buffers are written
 
@@ -119,18 +119,18 @@ class ConsolePanel(Vertical):
         """Ctrl+C: cancels what runs; with nothing running the key goes on to the editor or grid (copy)."""
         if self.running is None:
             raise SkipAction()
-        self.workbench.cancel_console(self.running)
+        self.workbench.console.cancel_console(self.running)
         self.results.say("Cancelling…")
 
     # -- buffers --------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="console-load")
     def load(self) -> None:
         texts, active = self.store.load_buffers()
-        self.post_message(BuffersLoaded(texts, active, self.workbench.completion_catalog()))
+        self.post_message(BuffersLoaded(texts, active, self.workbench.console.completion_catalog()))
 
     @work(thread=True, exclusive=True, group="console-catalog")
     def refresh_catalog(self) -> None:
-        self.editor.completions = Completions(self.workbench.completion_catalog())
+        self.editor.completions = Completions(self.workbench.console.completion_catalog())
 
     async def on_buffers_loaded(self, message: BuffersLoaded) -> None:
         self.editor.completions = Completions(message.catalog)
@@ -234,7 +234,7 @@ class ConsolePanel(Vertical):
     @work(thread=True, group="console-run")
     def run_statement(self, sql: str, group: str, max_rows: int) -> None:
         try:
-            result = self.workbench.console_query(sql, max_rows, group, on_waiting=lambda: self.post_message(
+            result = self.workbench.console.console_query(sql, max_rows, group, on_waiting=lambda: self.post_message(
                 SparkWaiting()))
         except QueryCancelled:
             self.post_message(StatementEnded(group, "Cancelled.", cancelled=True))
@@ -303,7 +303,7 @@ class ConsolePanel(Vertical):
         def progress(phase: str, done: int, total: int) -> None:
             self.post_message(ExportProgress(phase, done, total))
 
-        result = self._ended(group, self.workbench.export, path, sql, progress, group)
+        result = self._ended(group, self.workbench.console.export, path, sql, progress, group)
         if result is not None:
             self.post_message(StatementEnded(group, f"Exported {count(result['rows'], 'row')} to {result['path']} "
                                                     f"({result['format']}).", ok=True))
@@ -344,7 +344,7 @@ class ConsolePanel(Vertical):
 
     @work(thread=True, group="console-profile")
     def profile(self, sql: str, column: int, group: str) -> None:
-        profile = self._ended(group, self.workbench.profile_column, sql, column, group)
+        profile = self._ended(group, self.workbench.console.profile_column, sql, column, group)
         if profile is not None:
             self.post_message(StatementEnded(group, f"Profiled {profile.column}.", ok=True))
             self.post_message(ProfileDone(profile))
