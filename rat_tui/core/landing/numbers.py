@@ -138,6 +138,13 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
     numeric = {n: c for n, c in merged.items() if c.numeric and c.fits}
     decimal = pinned_decimal or _convention(numeric.values())
     columns, text, said = [], [], []
+    for name, column in merged.items():
+        if column.numeric and not column.fits:  # `1.500,25` in one file, `1000.75` in another: no one reading
+            text.append(name)
+            shown = ", ".join(column.written[:1] + column.written[-1:])
+            said.append(("kept_as_text", f"{name} kept as text: its numbers are written in more than one way "
+                                         f"({shown}); fix the files, or pin decimal and thousands in the zone's csv "
+                                         "settings"))
     for name, column in numeric.items():
         if column.leading_zero is not None:
             text.append(name)

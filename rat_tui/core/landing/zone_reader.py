@@ -26,7 +26,7 @@ from .quarantine import read_setting_aside, write_rejected
 from .numbers import ZoneNumbers, in_zone
 from .spark_reader import FileGroup, csv_frame, list_locally, typed_schema
 from .schema import sampled_csv_schema
-from .widening import explain, widen
+from .widening import explain, first_misfit, line_of, widen
 from .zone_settings import ZoneReadSettings
 
 if TYPE_CHECKING:
@@ -207,9 +207,32 @@ class ZoneReader:
         if group.schema is None:
             group.schema = typed_schema(sampled_csv_schema(self.spark, group.files, group.dialect), group.dialect,
                                         self.settings)
+            self._tell_numbers_read_as_text(group, uris)
         if self.settings.quarantine:
             return self._set_aside(group, uris)
         return csv_frame(self.spark, uris, group.dialect, group.schema, "FAILFAST", self.settings.pinned)
+
+    def _tell_numbers_read_as_text(self, group: FileGroup, uris: list[str]) -> None:
+        """A column whose first lines are numbers that Spark's pass over the whole files typed as text (`1.50`
+        for 100,000 lines, then `1.500,25`): said, with the value and line that made it text."""
+        from pyspark.sql.types import DoubleType, StringType
+
+        dialect = group.dialect
+        if dialect is None or not dialect.samples or group.schema is None:
+            return
+        for column in group.schema.fields:
+            sample = dialect.samples.get(column.name)
+            if (not isinstance(column.dataType, StringType) or sample is None or not sample.numeric
+                    or column.name in dialect.text_columns or column.name in self.settings.pinned):
+                continue
+            found = first_misfit(self.spark, group, uris, column.name, DoubleType())
+            if found is None:
+                continue
+            value, path = found
+            line = line_of(path, dialect, group.schema, column.name, value)
+            self.tell("kept_as_text", f"{column.name} kept as text: the files' first lines hold numbers, but {value!r} "
+                                      f"is not one; fix that line, or pin the column (schema: {{{column.name}: string}}) to "
+                                      "keep it as text without this note", path, line)
 
     def _by_name(self, frames: list["DataFrame"]) -> "DataFrame":
         if len(frames) == 1:

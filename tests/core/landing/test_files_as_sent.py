@@ -56,6 +56,33 @@ def test_a_leading_zero_past_the_sample_keeps_the_column_as_text(scratch: Scratc
     assert "zip: int in the sample; '01234' at a.csv line 40,002 has a leading zero" in notes, notes
 
 
+def test_numbers_that_turn_to_text_past_the_first_lines_are_said_with_the_value_and_line(scratch: Scratch):
+    """`1.50` for 50,000 lines, then `1.500,25`: Spark's pass over the whole file typed `amount` as text, and
+    the run said nothing."""
+    body = "".join(f"{n},1.50\n" for n in range(1, 50001))
+    _zone_file(scratch, "late", "a.csv", f"id,amount\n{body}50001,\"1.500,25\"\n".encode())
+    run = load_zone(scratch, "late")
+    assert run["status"] == "success", run["error"]
+    assert _types(scratch, run["fqn"])["amount"] == "string"
+    said = [n for n in run["notes"] if n["kind"] == "kept_as_text"]
+    assert [(n["file"], n["line"]) for n in said] == [(f"{scratch.ns}/landing/late/a.csv", 50002)], run["notes"]
+    assert "amount kept as text: the files' first lines hold numbers, but '1.500,25' is not one" in said[0]["text"]
+
+
+def test_numbers_written_one_way_in_one_file_and_another_way_in_the_next_are_kept_as_text_and_said(
+        scratch: Scratch):
+    """`1.500,25` in one file, `1000.75` in the next: no reading fits both; it failed with Spark's cast error
+    naming no file and suggesting spark.sql.ansi.enabled."""
+    _zone_file(scratch, "mixed", "semi.csv", b"id;amount\n1;1.500,25\n2;7,5\n")
+    _zone_file(scratch, "mixed", "semi2.csv", b"id;amount\n3;1000.75\n")
+    run = load_zone(scratch, "mixed")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, amount FROM {run['fqn']} ORDER BY id") == [
+        [1, "1.500,25"], [2, "7,5"], [3, "1000.75"]]
+    texts = " ".join(n["text"] for n in run["notes"])
+    assert "amount kept as text: its numbers are written in more than one way (1.500,25" in texts, texts
+
+
 @pytest.mark.parametrize("zone_encoding", ["latin-1", "cp1252"])
 def test_a_utf8_file_without_a_bom_in_a_latin1_zone_is_read_as_utf8_and_said(scratch: Scratch, zone_encoding: str):
     """latin-1 reads any byte, so a partner's UTF-8 file passed every check and loaded `José` as `JosÃ©`.
