@@ -13,6 +13,7 @@ from tests.tiers import forbid_spark, mark_tiers, share_the_lake_jvm
 
 # The committed sample, never the working tree (which running the sample changes).
 SAMPLE = pristine_sample()
+pytest_plugins = ["pytester"]  # tests/test_parallel.py
 _TEMPORARY = pytest.StashKey[str | None]()
 
 
@@ -35,7 +36,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     mark_tiers(items)
     parallel.group_shared_fixtures(items)
-    parallel.order_longest_first(config, items)
+    parallel.order_longest_first(items, parallel.recorded_durations(config))
 
 
 @pytest.fixture(autouse=True)

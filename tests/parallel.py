@@ -32,10 +32,13 @@ def worker_count(config: pytest.Config) -> int | None:
     return WORKERS if config.args_source == pytest.Config.ArgsSource.TESTPATHS else 0
 
 
-def order_longest_first(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Every worker sorts alike (the same cache file), as xdist requires of their collections."""
-    took: dict[str, float] = config.cache.get(DURATIONS_KEY, {}) if config.cache else {}
+def recorded_durations(config: pytest.Config) -> dict[str, float]:
+    """Every worker reads the same cache file, so all sort alike, as xdist requires of their collections."""
+    cache = getattr(config, "cache", None)  # none under `-p no:cacheprovider`
+    return cache.get(DURATIONS_KEY, {}) if cache else {}
 
+
+def order_longest_first(items: list[pytest.Item], took: dict[str, float]) -> None:
     def key(item: pytest.Item) -> tuple[int, float]:
         tier = next(i for i, name in enumerate(TIER_ORDER) if item.get_closest_marker(name))
         return tier, -took.get(item.nodeid, 0.0)
@@ -67,8 +70,9 @@ class Durations:
 
     @pytest.hookimpl
     def pytest_sessionfinish(self) -> None:
-        if self.config.cache is not None and self.took:
-            self.config.cache.set(DURATIONS_KEY, {**self.config.cache.get(DURATIONS_KEY, {}), **self.took})
+        cache = getattr(self.config, "cache", None)
+        if cache is not None and self.took:
+            cache.set(DURATIONS_KEY, {**cache.get(DURATIONS_KEY, {}), **self.took})
 
 
 def own_temporary_folder() -> str | None:
@@ -78,6 +82,7 @@ def own_temporary_folder() -> str | None:
     if worker is None:
         return None
     folder = tempfile.mkdtemp(prefix=f"rat-tests-{worker}-")
+    os.chmod(folder, 0o1777)  # as /tmp: the PostgreSQL server of the JDBC tests runs as `postgres`
     os.environ["TMPDIR"] = folder
     tempfile.tempdir = folder
     return folder
