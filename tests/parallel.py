@@ -82,7 +82,8 @@ def own_temporary_folder() -> str | None:
     if worker is None:
         return None
     folder = tempfile.mkdtemp(prefix=f"rat-tests-{worker}-")
-    os.chmod(folder, 0o1777)  # as /tmp: the PostgreSQL server of the JDBC tests runs as `postgres`
+    # As /tmp: other users go through it (the JDBC tests' PostgreSQL runs as `postgres`; an attach test as `nobody`).
+    os.chmod(folder, 0o1777)
     os.environ["TMPDIR"] = folder
     tempfile.tempdir = folder
     return folder
