@@ -8,14 +8,35 @@ from pathlib import Path
 import pytest
 
 from devkit.sample import copy_sample, pristine_sample
+from tests import parallel
 from tests.tiers import forbid_spark, mark_tiers, share_the_lake_jvm
 
 # The committed sample, never the working tree (which running the sample changes).
 SAMPLE = pristine_sample()
+pytest_plugins = ["pytester"]  # tests/test_parallel.py
+_TEMPORARY = pytest.StashKey[str | None]()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_TEMPORARY] = parallel.own_temporary_folder()
+    if not hasattr(config, "workerinput"):  # the reports arrive at xdist's controller (or the one process)
+        config.pluginmanager.register(parallel.Durations(config), "rat-tui-durations")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    parallel.remove_temporary_folder(config.stash.get(_TEMPORARY, None))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    return parallel.worker_count(config)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     mark_tiers(items)
+    parallel.group_shared_fixtures(items)
+    parallel.order_longest_first(items, parallel.recorded_durations(config))
 
 
 @pytest.fixture(autouse=True)
