@@ -16,13 +16,19 @@ _DYING_SIGNS = ("OutOfMemoryError", "Java heap space", "Connection refused", "it
 _DYING_SECONDS = 15.0
 
 
-def exception_text(exc: BaseException) -> str:
-    """`str(exc)`, which for a Java exception asks the JVM for its stack trace: once the JVM is gone that
-    raises in turn (a run's error handler then crashed and left the run without an error)."""
+def _readable(exc: BaseException) -> str | None:
+    """`str(exc)`, or None when that fails: a Java exception's text is its stack trace, asked of the JVM."""
     try:
         return str(exc)
     except Exception:
-        return getattr(exc, "errmsg", "") or f"{type(exc).__name__} (its Java side is gone)"
+        return None
+
+
+def exception_text(exc: BaseException) -> str:
+    """`str(exc)`, which for a Java exception asks the JVM for its stack trace: once the JVM is gone that
+    raises in turn (a run's error handler then crashed and left the run without an error)."""
+    text = _readable(exc)
+    return text if text is not None else getattr(exc, "errmsg", "") or f"{type(exc).__name__} (its Java side is gone)"
 
 
 @dataclass(frozen=True)
@@ -38,10 +44,12 @@ class LaunchedJvm:
     def died_of(self, exc: BaseException) -> bool:
         """Whether the JVM is gone after `exc`. A task's OutOfMemoryError makes Spark exit the JVM, but only
         after its shutdown hooks; the call that failed on it returns first, so for such an error (or a lost
-        connection) this waits a little for the exit instead of taking the JVM for alive."""
+        connection, or an error whose text the JVM can no longer give) this waits a little for the exit instead
+        of taking the JVM for alive."""
         if self.exit_code() is not None:
             return True
-        if not any(sign in exception_text(exc) for sign in _DYING_SIGNS):
+        text = _readable(exc)  # None: the JVM could not even say what went wrong (it is on its way out)
+        if text is not None and not any(sign in text for sign in _DYING_SIGNS):
             return False
         try:
             self.process.wait(timeout=_DYING_SECONDS)

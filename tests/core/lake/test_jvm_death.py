@@ -62,6 +62,9 @@ def test_a_jvm_on_its_way_out_after_an_out_of_memory_error_counts_as_dead(tmp_pa
     assert not dying.died_of(RuntimeError("[PARSE_SYNTAX_ERROR] Syntax error at or near 'SELEC'"))
     assert dying.died_of(RuntimeError("query failed: Java heap space")), "it exits a second later"
     assert dying.exit_code() == 52
+    unreadable = LaunchedJvm(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1); raise SystemExit(52)"]),
+                             tmp_path / "spark.log", 0)
+    assert unreadable.died_of(_UnreadableJavaError()), "its text could not be had: the JVM is on its way out"
     alive = LaunchedJvm(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]), tmp_path / "x", 0)
     try:
         assert not alive.died_of(ValueError("no such column"))
@@ -69,16 +72,18 @@ def test_a_jvm_on_its_way_out_after_an_out_of_memory_error_counts_as_dead(tmp_pa
         alive.process.kill()
 
 
+class _UnreadableJavaError(Exception):
+    """A Py4JJavaError whose JVM is going: its str() asks the JVM for the stack trace, which fails."""
+    errmsg = "An error occurred while calling o199.overwrite.\n"
+
+    def __str__(self) -> str:
+        raise ConnectionRefusedError(111, "Connection refused")
+
+
 def test_a_java_error_whose_jvm_is_gone_still_has_a_text():
     """A Java exception's str() asks its JVM for the stack trace: with the JVM gone, that raised, and the
     run's error handler with it, so the run ended with no error at all."""
     from rat_tui.core.lake.jvm_exit import exception_text
 
-    class JavaError(Exception):
-        errmsg = "An error occurred while calling o199.overwrite.\n"
-
-        def __str__(self) -> str:
-            raise ConnectionRefusedError(111, "Connection refused")
-
-    assert exception_text(JavaError()) == "An error occurred while calling o199.overwrite.\n"
+    assert exception_text(_UnreadableJavaError()) == "An error occurred while calling o199.overwrite.\n"
     assert exception_text(ValueError("plain")) == "plain"
