@@ -18,13 +18,11 @@ _DYING_SECONDS = 15.0
 
 def exception_text(exc: BaseException) -> str:
     """`str(exc)`, which for a Java exception asks the JVM for its stack trace: once the JVM is gone that
-    raises in turn (a run's error handler then crashed and left the run without an error). The text then
-    says so, a sign `died_of` waits for the exit on (a JVM exiting after a task's OutOfMemoryError may
-    no longer answer while its process still runs)."""
+    raises in turn (a run's error handler then crashed and left the run without an error)."""
     try:
         return str(exc)
     except Exception:
-        return f"{(getattr(exc, 'errmsg', '') or type(exc).__name__).strip()} (its Java side is gone)"
+        return getattr(exc, "errmsg", "") or f"{type(exc).__name__} (its Java side is gone)"
 
 
 @dataclass(frozen=True)
