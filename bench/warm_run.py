@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import scratch_project, timed, warm_workbench, write_pipeline  # noqa: E402
+from common import cpu_clock, scratch_project, timed, warm_workbench, write_pipeline  # noqa: E402
 
 SQL = """\
 -- @merge_strategy: full_refresh
@@ -69,12 +69,17 @@ def main() -> None:
     fqn = write_pipeline(root, "silver", "orders", SQL.format(rows=args.rows))
     with warm_workbench(root) as wb:
         wb.runs.run(fqn)  # first run pays for the first query and table creation
-        runs = [wb.runs.run(fqn).as_dict()["run"] for _ in range(args.repeat)]
-        saves = save_to_finished(wb, fqn, SQL.format(rows=args.rows), args.repeat)
         spark = wb.spark.session()
+        cpu = cpu_clock(spark)
+        began = cpu()
+        runs = [wb.runs.run(fqn).as_dict()["run"] for _ in range(args.repeat)]
+        run_cpu = (cpu() - began) / args.repeat
+        saves = save_to_finished(wb, fqn, SQL.format(rows=args.rows), args.repeat)
+        began = cpu()
         bare = [timed(lambda: spark.sql(SQL.split("\n", 1)[1].format(rows=args.rows))
                       .writeTo("bench.silver.bare").using("iceberg").createOrReplace())[0]
                 for _ in range(args.repeat)]
+        bare_cpu = (cpu() - began) / args.repeat
     print(f"warm run of a {args.rows}-row silver pipeline, median of {args.repeat}:")
     for phase in runs[0]["phases"]:
         print(f"  {phase:18s} {statistics.median(r['phases'][phase] for r in runs):7.0f} ms")
@@ -83,6 +88,8 @@ def main() -> None:
     print(f"  {'total':18s} {total * 1000:7.0f} ms")
     print(f"bare Spark CREATE OR REPLACE of the same rows: {bare_s * 1000:.0f} ms; ratio rat/bare = {total / bare_s:.2f}")
 
+    print(f"CPU (Spark's JVM and this process) per run: {run_cpu * 1000:.0f} ms; per bare write: {bare_cpu * 1000:.0f} ms; "
+          f"ratio {run_cpu / bare_cpu:.2f}")
     print(f"save → run finished through the watcher, median of {args.repeat}: {statistics.median(saves) * 1000:.0f} ms "
           f"(min {min(saves) * 1000:.0f}, max {max(saves) * 1000:.0f})")
 

@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .jvm_names import static_method
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
     from pyspark.sql.types import DataType
@@ -43,9 +45,9 @@ class SchemaChange:
 
 
 def pending_changes(spark: "SparkSession", table) -> list[SchemaChange]:
-    """The changes a (py4j) org.apache.iceberg.Table records, newest first. Two JVM calls when there is
-    none (every run asks): walking the whole properties map costs a round trip per entry."""
-    recorded = spark.sparkContext._jvm.org.apache.iceberg.util.PropertyUtil.propertiesWithPrefix(
+    """The changes a (py4j) org.apache.iceberg.Table records, newest first. Three JVM round trips when
+    there is none (every run asks): walking the whole properties map costs a round trip per entry."""
+    recorded = static_method(spark, "org.apache.iceberg.util.PropertyUtil.propertiesWithPrefix")(
         table.properties(), PREFIX)
     if recorded.isEmpty():
         return []

@@ -138,6 +138,8 @@ class SparkManager:
         # SQL settings every run session starts from (launch settings plus catalogs registered
         # since), and the run sessions alive now, which a newly registered catalog must reach.
         self._sql_conf: dict[str, str] = {}
+        self._launch_sql_conf: dict[str, str] = {}  # a new session starts with these (Spark copies them)
+        self._local_resources: tuple[SparkSession, tuple[int, int]] | None = None
         self._static_keys: set[str] = set()
         self._children: list[SparkSession] = []
         self._kept: dict[str, SparkSession] = {}  # isolated sessions reused by name (`using(keep=…)`)
@@ -153,15 +155,22 @@ class SparkManager:
 
     @property
     def resources(self) -> tuple[int, int]:
-        """(executors besides the driver, total cores), as Spark sees them now."""
+        """(executors besides the driver, total cores), as Spark sees them now. A local session's never
+        change: asked once per session, not at every state change (six JVM round trips, twice a run)."""
         spark = self._spark
         if spark is None:
             return 0, 0
+        known = self._local_resources
+        if known is not None and known[0] is spark:
+            return known[1]
         try:
             sc = spark.sparkContext
-            return max(sc._jsc.sc().getExecutorMemoryStatus().size() - 1, 0), sc.defaultParallelism
+            figures = max(sc._jsc.sc().getExecutorMemoryStatus().size() - 1, 0), sc.defaultParallelism
         except Exception:  # the gateway is going away
             return 0, 0
+        if sc.master.startswith("local"):
+            self._local_resources = (spark, figures)
+        return figures
 
     def start_background(self) -> None:
         """Start the session in a thread unless it is already starting or running."""
@@ -267,7 +276,8 @@ class SparkManager:
         child = RunSession(spark)
         with self._conf_lock:
             for key, value in self._sql_conf.items():
-                self._set_conf(child, key, value)
+                if self._launch_sql_conf.get(key) != value:  # a round trip each: only what changed since
+                    self._set_conf(child, key, value)
             child.conf.set("spark.sql.runSQLOnFiles", "false")  # no `text.\`/etc/passwd\`` from user SQL
             self._children.append(child)
         return child
@@ -357,6 +367,7 @@ class SparkManager:
             spark.sparkContext.setLogLevel(self.project.settings.spark_log_level.upper())
             self._catalogs = {k.split(".")[3] for k in conf if k.count(".") == 3 and k.startswith("spark.sql.catalog.")}
             self._sql_conf = {k: v for k, v in conf.items() if k.startswith("spark.sql.")}
+            self._launch_sql_conf = dict(self._sql_conf)
             self._spark = spark
             self.start_seconds = time.monotonic() - began
             log.info("Spark session ready in %.1f s (master %s)", self.start_seconds, conf["spark.master"])

@@ -14,6 +14,9 @@ from collections.abc import Callable, Iterator
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.25
+# A phase shorter than this shows no figures: a warm small run's phases all are, and each look is a dozen
+# JVM round trips from another thread while the run makes its own (measured: 40–80 a run on a busy machine).
+FIRST_POLL_SECONDS = 1.0
 
 
 def group_tasks(tracker, group: str) -> tuple[int, int]:
@@ -42,8 +45,10 @@ def watch_tasks(spark_context, group: str, report: Callable[[int, int], None]) -
     lock = threading.Lock()  # the last report and the end of the block never interleave
 
     def poll() -> None:
+        if stop.wait(FIRST_POLL_SECONDS):
+            return
         tracker, last = spark_context.statusTracker(), (0, 0)
-        while not stop.wait(POLL_SECONDS):
+        while True:
             try:
                 figures = group_tasks(tracker, group)
             except Exception:  # the context stopping under a run: the phase itself reports that
@@ -55,6 +60,8 @@ def watch_tasks(spark_context, group: str, report: Callable[[int, int], None]) -
                         return
                     report(*figures)
                 last = figures
+            if stop.wait(POLL_SECONDS):
+                return
 
     thread = threading.Thread(target=poll, name=f"progress-{group}", daemon=True)
     thread.start()

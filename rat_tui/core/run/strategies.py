@@ -64,8 +64,9 @@ class WriteJob:
 
     @property
     def rows(self) -> "DataFrame":
-        """The result as the pipeline produced it."""
-        return self.new.drop(ORDER_COLUMN)
+        """The result as the pipeline produced it. Only a materialised (counted) result has ORDER_COLUMN:
+        dropping a column that is not there still makes and analyses a new plan in the JVM."""
+        return self.new if self.rows_in_result is None else self.new.drop(ORDER_COLUMN)
 
     @cached_property
     def keys(self) -> tuple[str, ...]:

@@ -1,0 +1,29 @@
+"""Java classes and static methods named without asking the JVM first.
+
+py4j resolves `jvm.org.apache.iceberg.…` one package name at a time, a round trip to the JVM each,
+before the call itself: a catalog load was 22 round trips, and a run makes three. Named by their full
+name here, a class costs nothing and a static method one round trip: the call.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+def java_class(spark: "SparkSession", name: str):  # -> py4j JavaClass
+    """The class `name` (e.g. "java.lang.String"), for `new_array`; no round trip."""
+    from py4j.java_gateway import JavaClass
+
+    return JavaClass(name, spark.sparkContext._gateway._gateway_client)
+
+
+def static_method(spark: "SparkSession", name: str):  # -> py4j JavaMember
+    """The static method `name` (e.g. "org.apache.iceberg.util.PropertyUtil.propertiesWithPrefix"):
+    calling it is one round trip (through `jvm.…` the package names cost one each, the member one more)."""
+    from py4j import protocol
+    from py4j.java_gateway import JavaMember
+
+    owner, method = name.rsplit(".", 1)
+    return JavaMember(method, None, protocol.STATIC_PREFIX + owner, spark.sparkContext._gateway._gateway_client)
