@@ -10,7 +10,7 @@ from typing import TextIO
 
 from rat_tui import __version__
 
-from .core.errors import RatError
+from .core.errors import RatError, did_you_mean
 from .script.executor import EXIT_BAD_SCRIPT, EXIT_FAILED, EXIT_OK, parse
 
 DESCRIPTION = """\
@@ -251,6 +251,11 @@ def main(argv: list[str] | None = None) -> int:
     commands = subcommands()
     if argv[:1] and argv[0] in commands:
         return commands[argv[0]].main(argv[1:])
+    if argv[:1] and not argv[0].startswith(("-", ".", "~")) and "/" not in argv[0] and not Path(argv[0]).exists():
+        # a mistyped command reads as a project folder: a bare word that is neither says so (`rat-tui frob`)
+        print(f"rat-tui: {argv[0]} is neither a command nor a folder{did_you_mean(argv[0], sorted(commands))}; "
+              f"rat-tui --help lists the commands, and rat-tui init {argv[0]} makes a project there", file=sys.stderr)
+        return EXIT_BAD_SCRIPT
     args = build_parser().parse_args(argv)
     if args.script is None:
         return open_tui(args.project)

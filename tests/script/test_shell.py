@@ -24,6 +24,11 @@ def test_misuse_exits_2_with_the_parsers_sentence(tmp_path: Path, capsys: pytest
     assert capsys.readouterr().err == "rat-tui run: run: the following arguments are required: pipeline\n"
     assert main(["query", "-p", str(tmp_path / "p")]) == 2
     assert capsys.readouterr().err == "rat-tui query: query needs SQL after the command, as in: query SELECT 1\n"
+    assert main(["frob"]) == 2  # not a command, and no folder of that name: neither, and no TUI on it
+    assert capsys.readouterr().err == ("rat-tui: frob is neither a command nor a folder; rat-tui --help lists the "
+                                       "commands, and rat-tui init frob makes a project there\n")
+    assert main(["biuld"]) == 2
+    assert "biuld is neither a command nor a folder; did you mean `build`?" in capsys.readouterr().err
     assert main(["ls", "-p", str(tmp_path)]) == 2  # no rat.yaml there or above
     assert capsys.readouterr().err == (f"rat-tui ls: no rat.yaml in {tmp_path} or any folder above it; run inside a "
                                        f"project, pass -p DIR, or make one with: rat-tui init DIR\n")

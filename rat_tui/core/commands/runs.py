@@ -117,7 +117,10 @@ class Runs:
         known = {graph.nodes[n].namespace for n in graph.pipelines()}
         unknown = sorted(set(namespaces or ()) - known)
         if unknown:
-            raise RatError(f"no pipelines in namespace {', '.join(unknown)} (namespaces: {', '.join(sorted(known))})")
+            selectors = [u for u in unknown if "." in u or "+" in u]  # `build 'x+'`: a pipeline's selector
+            hint = f"; build takes namespaces: run a selector with run '{selectors[0]}'" if selectors else ""
+            raise RatError(f"no pipelines in namespace {', '.join(unknown)} (namespaces: {', '.join(sorted(known))})"
+                           f"{hint}")
         names = [n for n in graph.pipelines() if not namespaces or graph.nodes[n].namespace in namespaces]
         return self.run_in_order(graph.order(names), full_refresh, False)
 
