@@ -138,7 +138,6 @@ class SparkManager:
         # SQL settings every run session starts from (launch settings plus catalogs registered
         # since), and the run sessions alive now, which a newly registered catalog must reach.
         self._sql_conf: dict[str, str] = {}
-        self._launch_sql_conf: dict[str, str] = {}  # a new session starts with these (Spark copies them)
         self._local_resources: tuple[SparkSession, tuple[int, int]] | None = None
         self._static_keys: set[str] = set()
         self._children: list[SparkSession] = []
@@ -276,8 +275,7 @@ class SparkManager:
         child = RunSession(spark)
         with self._conf_lock:
             for key, value in self._sql_conf.items():
-                if self._launch_sql_conf.get(key) != value:  # a round trip each: only what changed since
-                    self._set_conf(child, key, value)
+                self._set_conf(child, key, value)
             child.conf.set("spark.sql.runSQLOnFiles", "false")  # no `text.\`/etc/passwd\`` from user SQL
             self._children.append(child)
         return child
@@ -367,7 +365,6 @@ class SparkManager:
             spark.sparkContext.setLogLevel(self.project.settings.spark_log_level.upper())
             self._catalogs = {k.split(".")[3] for k in conf if k.count(".") == 3 and k.startswith("spark.sql.catalog.")}
             self._sql_conf = {k: v for k, v in conf.items() if k.startswith("spark.sql.")}
-            self._launch_sql_conf = dict(self._sql_conf)
             self._spark = spark
             self.start_seconds = time.monotonic() - began
             log.info("Spark session ready in %.1f s (master %s)", self.start_seconds, conf["spark.master"])

@@ -116,9 +116,31 @@ class _PlanWalk:
         a condition indirectly."""
         inner = expression.child() if _kind(expression) == "Alias" else expression
         kind = _kind(inner)
-        via = "identity" if kind == "AttributeReference" else (
-            "aggregation" if self._has(inner, ("AggregateExpression",)) else "transformation")
+        if self._typed_as_read(expression, inner):
+            inner = self._first_column(inner)  # its checks are the reader's, not conditions of the pipeline's
+        if _kind(inner) == "AttributeReference":
+            via = "identity"
+        else:
+            via = "aggregation" if self._has(inner, ("AggregateExpression",)) else "transformation"
         return frozenset(self._walk(inner, known, Hop(DIRECT, via)))
+
+    def _typed_as_read(self, expression: Any, inner: Any) -> bool:
+        """A landing reader's typing of a column it read as text (landing/numbers.converted: the text cast,
+        or the read fails), kept under its own name: the column as the file holds it, not a transformation."""
+        if _kind(expression) != "Alias" or not self._has(inner, ("RaiseError",)):
+            return False
+        return self._names(inner) == {str(expression.name())}
+
+    def _names(self, expression: Any) -> set[str]:
+        if _kind(expression) == "AttributeReference":
+            return {str(expression.name())}
+        return {name for child in _seq(expression.children()) for name in self._names(child)}
+
+    def _first_column(self, expression: Any) -> Any:
+        """The first column an expression reads (None: it reads none)."""
+        if _kind(expression) == "AttributeReference":
+            return expression
+        return next((found for child in _seq(expression.children()) if (found := self._first_column(child))), None)
 
     def _has(self, expression: Any, kinds: tuple[str, ...]) -> bool:
         return _kind(expression) in kinds or any(self._has(c, kinds) for c in _seq(expression.children()))
