@@ -115,7 +115,6 @@ class _PlanWalk:
         """A projection's inputs: its attributes directly, those in a window's partition or order and in
         a condition indirectly."""
         inner = expression.child() if _kind(expression) == "Alias" else expression
-        kind = _kind(inner)
         if self._typed_as_read(expression, inner):
             inner = self._first_column(inner)  # its checks are the reader's, not conditions of the pipeline's
         if _kind(inner) == "AttributeReference":
