@@ -27,6 +27,9 @@ class Background:
         self.app = app
         self._remote_check = threading.Lock()
         self._scheduling = threading.Lock()
+        # set from the warm-up's start to its end: an evaluation that asks Spark (a freshness query of a
+        # `stale` trigger) would count as work and stop the warm-up, every 2 s; the triggers wait seconds
+        self._warming = threading.Event()
         wb = app.workbench
         self.scheduler = Scheduler(wb.automation, wb.project.state_dir, "rat-tui")
 
@@ -45,21 +48,25 @@ class Background:
             app.set_interval(REMOTE_CHECK_SECONDS, self.check_remote)
 
     def warm_up(self) -> None:
+        self._warming.set()
         self.app.run_worker(self._warm_up, thread=True, group="spark")
 
     def _warm_up(self) -> None:
         wb = self.app.workbench
-        wb.spark.start_background()
         try:
-            done = wb.runs.cleanup_leftovers()
-        except RatError as exc:
-            self.app.post_message(ActionFailed("start Spark", exc.sentence()))
-            # no warm-up to wait for
-            self.app.update_from_thread(StatusBar, lambda bar: bar.update_status(warm="stopped"))
-            return
-        for line in done:
-            self.app.post_message(ActionDone("recovery", line))
-        wb.warm_up()  # after the recovery, which would only interrupt it
+            wb.spark.start_background()
+            try:
+                done = wb.runs.cleanup_leftovers()
+            except RatError as exc:
+                self.app.post_message(ActionFailed("start Spark", exc.sentence()))
+                # no warm-up to wait for
+                self.app.update_from_thread(StatusBar, lambda bar: bar.update_status(warm="stopped"))
+                return
+            for line in done:
+                self.app.post_message(ActionDone("recovery", line))
+            wb.warm_up().join()  # after the recovery, which would only interrupt it
+        finally:
+            self._warming.clear()
 
     def check_remote(self) -> None:
         """Connect on the first call, then look for colleagues' edits; new files come in at once."""
@@ -101,8 +108,8 @@ class Background:
         self.app.run_worker(self._schedule, thread=True, group="scheduler")
 
     def _schedule(self) -> None:
-        if not self._scheduling.acquire(blocking=False):
-            return  # the previous evaluation is still going
+        if self._warming.is_set() or not self._scheduling.acquire(blocking=False):
+            return  # the warm-up runs, or the previous evaluation is still going
         try:
             self.scheduler.evaluate_once()
             text = next_run_text(self.app.workbench.automation.next_scheduled(), time.time())
