@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..project.model import Project
+from ..store.rolled_back import mark_rolled_back
 from ..store.state import StateDB
 from .identity import FileIdentity
 from .zone_settings import ZoneReadSettings, read_settings
@@ -143,13 +144,8 @@ class LoadHistory:
                             for folder, orders in (date_orders or {}).items() if orders])
 
     def rolled_back(self, pipeline: str, on_main: dict[str, bool]) -> None:
-        """After main of the pipeline's table moved: `on_main` says, for each run in the table's history,
-        whether its rows are on main. A run whose snapshots expired is not in it and keeps its mark."""
-        with self.state.transaction() as db:
-            db.executemany("INSERT OR IGNORE INTO landing_runs_rolled_back VALUES (?, ?)",
-                           [(pipeline, run_id) for run_id, there in on_main.items() if not there])
-            db.executemany("DELETE FROM landing_runs_rolled_back WHERE pipeline = ? AND run_id = ?",
-                           [(pipeline, run_id) for run_id, there in on_main.items() if there])
+        """After main moved: a file whose load main no longer holds is new to the table again (rolled_back.py)."""
+        mark_rolled_back(self.state, "landing_runs_rolled_back", pipeline, on_main)
 
     def last_columns(self, folder: str) -> tuple[list[str], str] | None:
         """The columns of the files a successful run loaded last from the zone at `folder`, and that run's

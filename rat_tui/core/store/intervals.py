@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from ..project.partitions import Interval
+from .rolled_back import mark_rolled_back
 from .state import StateDB
 
 _SCHEMA = """
@@ -85,13 +86,8 @@ class IntervalStore:
         return None if row is None or row["first"] is None else (row["first"], row["last"])
 
     def rolled_back(self, pipeline: str, on_main: dict[str, bool]) -> None:
-        """After main of the pipeline's table moved: `on_main` says, for each run in the table's history,
-        whether its rows are on main. A run whose snapshots expired is not in it and keeps its mark."""
-        with self.state.transaction() as db:
-            db.executemany("INSERT OR IGNORE INTO interval_runs_rolled_back VALUES (?, ?)",
-                           [(pipeline, run_id) for run_id, there in on_main.items() if not there])
-            db.executemany("DELETE FROM interval_runs_rolled_back WHERE pipeline = ? AND run_id = ?",
-                           [(pipeline, run_id) for run_id, there in on_main.items() if there])
+        """After main moved: the runs whose rows main no longer holds build no interval (rolled_back.py)."""
+        mark_rolled_back(self.state, "interval_runs_rolled_back", pipeline, on_main)
 
     def states(self, pipeline: str, intervals: list[Interval], code_version: str) -> list[IntervalState]:
         """Each interval's status: its newest done or failed event of a run main still holds (after a table
