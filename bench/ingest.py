@@ -123,7 +123,7 @@ def main() -> None:
             memory.setdefault(name, []).append(rss_mb())
             ratios.setdefault(name, []).append(took / ((before + after) / 2))
             if result is not None:
-                phases.setdefault(name, []).append(result["run"]["phases"])
+                phases.setdefault(name, []).append(result.as_dict()["run"]["phases"])
             return after
 
         def upload() -> None:
