@@ -260,19 +260,17 @@ def converted(df: "DataFrame", schema: "StructType", numbers: tuple[NumberColumn
         raw = F.col(f"`{field.name}`")
         what = F.concat(F.lit(field.name + " "), raw)
         column = by_name.get(field.name)
-        if column is None:
-            value = F.expr(f"try_cast(`{field.name}` AS {wanted.simpleString()})")
-            fits = value.isNotNull()
+        misfit = F.raise_error(F.concat(F.lit(NUMBER_MISFIT), what)).cast(wanted)
+        if column is None:  # cast once: a value that does not cast is NULL, and only then the error
+            number = F.coalesce(F.expr(f"try_cast(`{field.name}` AS {wanted.simpleString()})"), misfit)
         else:
             grouping = "[ \u00a0\u202f]" if column.thousands == " " else re.escape(column.thousands or "")
             text = F.regexp_replace(raw, grouping, "") if column.thousands else raw
             if column.decimal != ".":
                 text = F.translate(text, column.decimal, ".")
-            value = text.cast(wanted)
             fits = raw.rlike("^" + _pattern(column.decimal, column.thousands, "java") + "$")
-        misfit = F.raise_error(F.concat(F.lit(NUMBER_MISFIT), what))
+            number = F.when(fits, text.cast(wanted)).otherwise(misfit)
         zero = F.raise_error(F.concat(F.lit(LEADING_ZERO), what))
         df = df.withColumn(field.name, F.when(raw.isNull() | (F.trim(raw) == ""), F.lit(None).cast(wanted))
-                           .when(raw.rlike(LEADING_ZERO_PATTERN), zero.cast(wanted))
-                           .when(fits, value).otherwise(misfit.cast(wanted)))
+                           .when(raw.rlike(LEADING_ZERO_PATTERN), zero.cast(wanted)).otherwise(number))
     return df
