@@ -56,6 +56,19 @@ def test_a_leading_zero_past_the_sample_keeps_the_column_as_text(scratch: Scratc
     assert "zip: int in the sample; '01234' at a.csv line 40,002 has a leading zero" in notes, notes
 
 
+@pytest.mark.parametrize("value, zero", [
+    ("01", True), ("-007", True), (" 08", True), ("+01", True), ("\t09", True), ("00.5", True),
+    ("0", False), ("0.5", False), ("-0.25", False), (" 10", False), ("+3", False), ("100", False), ("", False)])
+def test_the_cheap_leading_zero_test_agrees_with_the_pattern(scratch: Scratch, value: str, zero: bool):
+    """The guard looks at the first character and runs the pattern only after a sign or a space."""
+    from pyspark.sql import functions as F
+
+    from rat_tui.core.landing.numbers import LEADING_ZERO_PATTERN, leading_zero
+
+    df = scratch.wb.spark.session().createDataFrame([(value,)], "v string")
+    assert df.select(leading_zero(F.col("v")), F.col("v").rlike(LEADING_ZERO_PATTERN)).first() == (zero, zero)
+
+
 def test_numbers_that_turn_to_text_past_the_first_lines_are_said_with_the_value_and_line(scratch: Scratch):
     """`1.50` for 50,000 lines, then `1.500,25`: Spark's pass over the whole file typed `amount` as text, and
     the run said nothing."""
