@@ -114,6 +114,20 @@ def test_require_all_waits_for_every_upstream_and_says_which(lake, auto):
     assert [(f["pipeline"], f["kind"], f["status"]) for f in results[4]["fired"]] == [(c, "after", "success")]
 
 
+def test_an_upstream_run_that_found_nothing_new_fires_no_after_trigger(lake, auto):
+    """A config.yaml save re-ran a bronze pipeline whose zone held nothing new, and its `after` downstream ran
+    again on the same data: a success that wrote nothing is no news."""
+    auto.landing("feed", "a.csv", "id\n1\n")
+    a = auto.pipeline("bronze", "a", "-- @merge_strategy: append_only\nSELECT * FROM {{ landing_zone('feed') }}")
+    c = auto.pipeline("silver", "c", "SELECT * FROM {{ ref('bronze.a') }}", config="triggers:\n  - after: bronze.a\n")
+    status, results = script(lake, f"tick\nrun {a}\ntick\nrun {a}\ntick\n")
+    assert status == 0, results
+    assert [(f["pipeline"], f["kind"], f["status"]) for f in results[2]["fired"]] == [(c, "after", "success")]
+    assert results[3]["run"]["note"] == f"nothing new in {auto.ns}/landing/feed", results[3]
+    assert ticked(results[4], c) == ([], [])
+    assert [r["trigger"] for r in lake.browse.runs(c).as_dict()["runs"]] == ["after"]
+
+
 def test_overlap_skip_records_the_running_run(lake, auto, monkeypatch, tmp_path: Path):
     fqn = auto.pipeline("bronze", "slow", "SELECT 1 AS x", config='triggers:\n  - cron: "0 * * * *"\n')
     resume = tmp_path / "resume"

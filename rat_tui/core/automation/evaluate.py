@@ -40,10 +40,12 @@ class StateView:
     last_decided: Mapping[tuple[str, str], float] = field(default_factory=dict)  # -> newest tick's scheduled time
     last_fired: Mapping[str, tuple[float, str | None]] = field(default_factory=dict)  # pipeline -> (when, run id)
     last_run_at: Mapping[str, float] = field(default_factory=dict)  # pipeline -> its newest run's queued_at
-    last_success: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # -> (started_at, finished_at)
+    # -> (started_at, finished_at) of its newest success that wrote (not one whose zones held nothing new)
+    last_success: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     last_success_run: Mapping[str, str] = field(default_factory=dict)  # -> that run's id
     live: Mapping[str, tuple[LiveRun, ...]] = field(default_factory=dict)
     fired_until: Mapping[tuple[str, str], float] = field(default_factory=dict)  # -> newest fired tick's time
+    last_looked: Mapping[str, float] = field(default_factory=dict)  # -> started_at of its newest success of any kind
 
 
 @dataclass(frozen=True)
@@ -196,7 +198,7 @@ def _waiting(upstream: list[str], since: float) -> str:
 
 def _landing_ticks(trigger: Trigger, view: StateView, zone_files: ZoneFiles, start: float) -> list[Decision]:
     namespace = trigger.pipeline.split(".", 1)[0]
-    loaded_before = view.last_success.get(trigger.pipeline, (0.0, 0.0))[0]
+    loaded_before = max(view.last_success.get(trigger.pipeline, (0.0, 0.0))[0], view.last_looked.get(trigger.pipeline, 0.0))
     if trigger.implicit:
         loaded_before = max(loaded_before, start)
     new = [(name, mtime) for name, mtime in zone_files.get((namespace, trigger.zone or ""), ())

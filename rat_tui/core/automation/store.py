@@ -83,6 +83,11 @@ class TriggerRun:
     parent_run: str | None
 
 
+# A success whose zones held nothing new wrote nothing: it is no news for `after` triggers (a config.yaml
+# save re-ran a bronze pipeline, and its `daily` downstream ran again on the same data).
+_BROUGHT_SOMETHING = "COALESCE(json_extract(landing, '$.note'), '') = ''"
+
+
 class TickStore:
     def __init__(self, state: StateDB):
         self.state = state
@@ -103,8 +108,10 @@ class TickStore:
             "SELECT pipeline, MAX(queued_at) FROM runs WHERE status != 'skipped' GROUP BY pipeline")}
         success, success_run = {}, {}
         for row in db.execute("SELECT pipeline, started_at, MAX(finished_at), run_id FROM runs WHERE status = 'success'"
-                              " GROUP BY pipeline"):
+                              f" AND {_BROUGHT_SOMETHING} GROUP BY pipeline"):
             success[row[0]], success_run[row[0]] = (row[1] or row[2], row[2]), row[3]
+        looked = {row[0]: row[1] for row in db.execute(
+            "SELECT pipeline, MAX(COALESCE(started_at, finished_at)) FROM runs WHERE status = 'success' GROUP BY pipeline")}
         live: dict[str, list[LiveRun]] = {}
         for row in db.execute("SELECT run_id, pipeline, status, host, pid FROM runs WHERE status IN ('queued', 'running')"):
             if _process_alive(row[3], row[4]):
@@ -115,7 +122,8 @@ class TickStore:
         fired_until = {(row[0], row[1]): row[2] for row in db.execute(
             "SELECT pipeline, trigger, MAX(scheduled_for) FROM trigger_ticks WHERE outcome = 'fired' AND kind = 'stale'"
             " GROUP BY pipeline, trigger")}
-        return StateView(starts, decided, fired, last_run, success, success_run, {k: tuple(v) for k, v in live.items()}, fired_until)
+        return StateView(starts, decided, fired, last_run, success, success_run, {k: tuple(v) for k, v in live.items()},
+                         fired_until, looked)
 
     # -- claiming ---------------------------------------------------------------------
     def claim(self, db: sqlite3.Connection, evaluation: Evaluation) -> list[Decision]:
