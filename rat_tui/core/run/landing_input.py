@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from ..errors import RatError, did_you_mean
 from ..landing.checks import file_problem
 from ..landing.quarantine import REJECTED_FOLDER
-from ..landing.load_history import EarlierLoad, LoadHistory, zone_read_settings
+from ..landing.load_history import EarlierLoad, LoadHistory, hash_bytes, zone_read_settings
 from ..landing.file_read import FileRead
 from ..landing.sample_sources import latest_samples
 from ..landing.zone_reader import ZoneReader
@@ -127,7 +127,9 @@ class LandingInput:
     def _new_files(self, zone: str, files: list[Path], log) -> list[Path]:
         """The files to read: for a pipeline with a load history, those whose content it has not loaded."""
         if self.history is None:
-            return files
+            for file in _sharing_a_size(files):
+                self.hashes[file] = self.memory.content_hash(file) if self.memory else hash_bytes(file)
+            return self._one_of_each_content(zone, files, {}, log)
         for file in files:
             self.hashes[file] = self.history.content_hash(file)
         folder = self.project.zone_folder(self.namespace, zone)
@@ -139,9 +141,19 @@ class LandingInput:
         # A rebuild reads every content in the zone, loaded before or not; and no table, no rows of earlier loads
         earlier = {} if rebuilding or not self.table_exists else self.history.earlier_loads(
             self.pipeline, list(dict.fromkeys(self.hashes[f] for f in files)), folder)
-        fresh: dict[str, Path] = {}  # by content: a copy under another name in the same batch loads once too
+        fresh = self._one_of_each_content(zone, files, earlier, log)
+        if not self.archives and earlier and zone in self.skipped:
+            log(self._kept_files_sentence(zone), "info")
+        if self.appends and not self.archives and not rebuilding and self.table_exists:
+            self._refuse_changed_in_place(zone, folder, fresh)
+        return fresh
+
+    def _one_of_each_content(self, zone: str, files: list[Path], earlier: dict[str, EarlierLoad], log) -> list[Path]:
+        """The files whose content no earlier load read and no file before them in this batch holds (a copy
+        under another name, a partner's resend, would give its rows twice); a file left unhashed is unique."""
+        fresh: dict[str, Path] = {}
         for file in files:
-            digest = self.hashes[file]
+            digest = self.hashes.get(file, str(file))
             if digest not in earlier and digest not in fresh:
                 fresh[digest] = file
                 continue
@@ -149,10 +161,6 @@ class LandingInput:
             self.skipped.setdefault(zone, []).append(skipped)
             if self.archives or skipped.earlier is None:
                 log(skipped.sentence(), "info")
-        if not self.archives and earlier and zone in self.skipped:
-            log(self._kept_files_sentence(zone), "info")
-        if self.appends and not self.archives and not rebuilding and self.table_exists:
-            self._refuse_changed_in_place(zone, folder, list(fresh.values()))
         return list(fresh.values())
 
     def _refuse_changed_in_place(self, zone: str, folder: str, new: list[Path]) -> None:
@@ -295,3 +303,11 @@ def _twins_of(zone_dir: Path):
     from ..landing.twins import twins_for
 
     return lambda files, dialect: twins_for(zone_dir, files, dialect)
+
+
+def _sharing_a_size(files: list[Path]) -> list[Path]:
+    """Only files of one size can hold the same bytes: the others need no reading to tell."""
+    by_size: dict[int, list[Path]] = {}
+    for file in files:
+        by_size.setdefault(file.stat().st_size, []).append(file)
+    return [file for same in by_size.values() if len(same) > 1 for file in same]

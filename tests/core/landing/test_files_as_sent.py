@@ -274,3 +274,17 @@ def test_upload_takes_a_bom_file_into_a_cp1252_zone_and_its_twin_reads_right(scr
     with pytest.raises(Exception) as refused:
         scratch.wb.landing.upload(scratch.ns, "up", [str(bad)])
     assert "bad.csv is not cp1252 text (bad byte 0x81 at byte offset 12, line 2)" in str(refused.value)
+
+
+def test_the_same_file_under_two_names_gives_its_rows_once_in_a_full_refresh_table(scratch: Scratch):
+    """A partner resent `orders.csv` as `orders (1).csv`: the zone's full refresh doubled every row. A file
+    of the same size but other bytes is read."""
+    _zone_file(scratch, "resent", "orders.csv", b"id,v\n1,a\n2,b\n")
+    _zone_file(scratch, "resent", "orders (1).csv", b"id,v\n1,a\n2,b\n")
+    _zone_file(scratch, "resent", "other.csv", b"id,v\n3,c\n4,d\n")
+    run = load_zone(scratch, "resent")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, v FROM {run['fqn']} ORDER BY id") == [[1, "a"], [2, "b"], [3, "c"], [4, "d"]]
+    notes = [n["text"] for n in run["notes"]]
+    assert f"skipped orders.csv: same content as {scratch.ns}/landing/resent/orders (1).csv, loaded by this run" \
+        in notes, notes
