@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -188,6 +189,8 @@ def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | No
         return _unnamed_value(groups, cause)
     if NUMBER_MISFIT in cause:
         return _number_misfit(groups, label, cause)
+    if cast := _CAST_MISFIT.search(cause):
+        return _cast_misfit(groups, label, *cast.groups())
     if LEADING_ZERO in cause:  # widening keeps such a column as text: this is when it could not
         column, _, value = cause.split(LEADING_ZERO, 1)[1].strip().partition(" ")
         return (f"{column} {value!r} has a leading zero, which a number loses; pin the column as text "
@@ -206,6 +209,30 @@ def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | No
                             "to set such rows aside")
     if raw is not None:
         return _late_multiline(groups, label, raw) or f"a record of landing zone {label} is malformed ({raw!r})"
+    return None
+
+
+# Spark's ANSI cast of a landing value in the pipeline's SQL (`CAST(order_date AS DATE)` of `2024-13-45`)
+_CAST_MISFIT = re.compile(r"The value '(.*?)' of the type \"STRING\" cannot be cast to \"(.+?)\" because it is malformed")
+
+
+def _cast_misfit(groups: list[FileGroup], label: str, value: str, target: str) -> str | None:
+    """The file, line and column of a landing value the pipeline's SQL could not cast (Spark names only the
+    value); None when no file of the zone holds it (the value was made in the SQL)."""
+    for group in groups:
+        if group.fmt != "csv" or group.dialect is None:
+            continue
+        names = group.dialect.names
+        for path in group.files:
+            found = records(path, group.dialect)
+            if group.dialect.header:
+                next(found, None)
+            for line, record in found:
+                column = next((i for i, field in enumerate(record) if field.strip() == value.strip()), None)
+                if column is not None:
+                    name = names[column] if column < len(names) else f"_c{column}"
+                    return (f"{value!r} in column {name} at {label}/{path.name} line {line:,} cannot be cast to "
+                            f"{target}; fix the file, or cast with try_cast to read such values as NULL")
     return None
 
 

@@ -288,3 +288,14 @@ def test_the_same_file_under_two_names_gives_its_rows_once_in_a_full_refresh_tab
     notes = [n["text"] for n in run["notes"]]
     assert f"skipped orders.csv: same content as {scratch.ns}/landing/resent/orders (1).csv, loaded by this run" \
         in notes, notes
+
+
+def test_a_value_the_pipeline_cannot_cast_is_named_with_its_file_line_and_column(scratch: Scratch):
+    """`CAST(day AS DATE)` of `2024-13-45` failed with Spark's sentence: the value, not where it is."""
+    _zone_file(scratch, "days", "a.csv", b"id,day\n1,2024-01-02\n")
+    _zone_file(scratch, "days", "b.csv", b"id,day\n2,2024-01-03\n3,2024-13-45\n")
+    fqn = scratch.pipeline("bronze", "days", "SELECT id, CAST(day AS DATE) AS day FROM {{ landing_zone('days') }}")
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert run["error"].endswith(f"query failed: '2024-13-45' in column day at {scratch.ns}/landing/days/b.csv line 3 "
+                                 "cannot be cast to DATE; fix the file, or cast with try_cast to read such values as NULL"), run["error"]
