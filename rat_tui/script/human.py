@@ -71,7 +71,7 @@ class HumanOutput(io.TextIOBase):
             note = event.get("error") or event.get("note")
             parts = [f"{self._paint(SYMBOLS.get(status, '·'), STATUS_COLOURS.get(status), self.live)} {event['pipeline']}",
                      self._paint(status, STATUS_COLOURS.get(status), self.live), f"{event['rows_written']} rows",
-                     " · ".join(run["phases"]), f"({note})" if note else ""]
+                     " · ".join(run["phases"]), f"({_cell(note)})" if note else ""]  # whole in the table
             self._progress("  ".join(part for part in parts if part), final=True)
         elif kind in ("PhaseStarted", "PhaseFinished") and self.live:
             current = f"{PHASE_NAMES.get(event['phase'], event['phase'])}…" if kind == "PhaseStarted" else ""
@@ -87,7 +87,7 @@ class HumanOutput(io.TextIOBase):
     # -- results on stdout -------------------------------------------------------------------
     def _result(self, result: dict[str, Any]) -> None:
         if not result.get("ok"):
-            self.err.write(f"{self._paint('error', '31', self.live)}: {result.get('error')}\n")
+            self.err.write(f"{self._paint('error', '31', self.live)}: {_without_run_errors(result)}\n")
         if result.get("cmd") is None:
             return
         fields = {key: value for key, value in result.items() if key not in RESULT_KEYS}
@@ -167,3 +167,13 @@ def _said(run: dict[str, Any]) -> str:
     that changed how a file was read says so in the shell too, not only in --json and the TUI."""
     notes = [n.get("text") if isinstance(n, dict) else n for n in run.get("notes") or []]
     return "; ".join(str(n) for n in (run.get("note"), *notes) if n)
+
+
+def _without_run_errors(result: dict[str, Any]) -> str:
+    """The command's error without the sentences of its runs, which the runs table prints whole below
+    (`run 1a2b of x failed: <the run's error>` said it a second time)."""
+    error = str(result.get("error"))
+    for run in [result.get("run") or {}, *(result.get("runs") or [])]:
+        if run.get("error"):
+            error = error.replace(f": {run['error']}", "")
+    return error

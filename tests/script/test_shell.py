@@ -51,6 +51,10 @@ def test_init_refuses_a_folder_that_holds_a_project(tmp_path: Path, capsys: pyte
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rat.yaml"]
 
 
+WHY = ("a.sql: query failed: '2024-13-45' in column day at s/landing/d/b.csv line 3 cannot be cast to DATE; "
+       "fix the file, or cast with try_cast to read such values as NULL")
+
+
 def test_human_output_is_a_table_and_a_progress_line_per_pipeline():
     out, err = io.StringIO(), io.StringIO()
     human = HumanOutput(out, err)
@@ -66,13 +70,24 @@ def test_human_output_is_a_table_and_a_progress_line_per_pipeline():
                                                           {"kind": "kept_as_text", "text": "zip kept as text"},
                                                           {"kind": "title", "text": "title line not loaded"}]}},
         {"line": 2, "cmd": "query", "ok": False, "error": "SQL error: no such table", "columns": ["n"], "rows": []},
+        {"event": "RunStarted", "run_id": "b2", "pipeline": "shop.bronze.days", "version": "draft", "at": 4.0},
+        {"event": "RunFinished", "run_id": "b2", "pipeline": "shop.bronze.days", "status": "failed",
+         "rows_written": 0, "error": WHY, "snapshot_id": None, "at": 5.0},
+        {"line": 3, "cmd": "run", "ok": False, "error": f"run b2 of shop.bronze.days failed: {WHY}",
+         "run": {"run_id": "b2", "pipeline": "shop.bronze.days", "status": "failed", "rows_written": 0,
+                 "started_at": 4.0, "finished_at": 5.0, "error": WHY}},
     ]
     human.write("".join(json.dumps(line) + "\n" for line in lines))
+    # a failed run's sentence once whole (in the table), cut on its progress line, left out of the error line
     assert err.getvalue() == ("✓ shop.bronze.orders  success  4 rows  build 1.2 s · write 56 ms\n"
-                              "error: SQL error: no such table\n")
+                              "error: SQL error: no such table\n"
+                              f"✗ shop.bronze.days  failed  0 rows  ({WHY[:47]}…)\n"
+                              "error: run b2 of shop.bronze.days failed\n")
     assert out.getvalue() == ("run  pipeline            status   rows  time   note\n"
                               "a1   shop.bronze.orders  success  4     2.5 s  zip kept as text; title line not loaded\n"
-                              "n\n(no rows)\n")
+                              "n\n(no rows)\n"
+                              "run  pipeline          status  rows  time   note\n"
+                              f"b2   shop.bronze.days  failed  0     1.0 s  {WHY}\n")
 
 
 @pytest.mark.spark
