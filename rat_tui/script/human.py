@@ -100,6 +100,8 @@ class HumanOutput(io.TextIOBase):
         for key, value in fields.items():
             if key == "runs" and value:
                 self._runs_table(value)
+            elif key == "tests" and any("missing" in item for item in value):
+                self._unit_tests(value)
             elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
                 self._records(key, value)
             elif value not in (None, [], {}):
@@ -110,6 +112,23 @@ class HumanOutput(io.TextIOBase):
         rows = [[r.get("run_id"), r.get("pipeline"), r.get("status"), r.get("rows_written"), _seconds(r),
                  r.get("error") or _said(r)] for r in runs]
         self._table(["run", "pipeline", "status", "rows", "time", "note"], rows, status_column=2)
+
+    def _unit_tests(self, tests: list[dict[str, Any]]) -> None:
+        """Unit tests as a table, then each failed one's rows whole (a cell cut the value that differed)
+        and, per expected row, the columns in which the closest row it got differs."""
+        self._records("tests", [{k: v for k, v in t.items() if k not in ("missing", "unexpected")} for t in tests])
+        for test in tests:
+            missing, unexpected = test.get("missing") or [], test.get("unexpected") or []
+            if not (missing or unexpected):
+                continue
+            self.out.write(f"{test['pipeline']} {test['name']}:\n")
+            self.out.writelines(f"  expected, missing:  {_cell(row, None)}\n" for row in missing)
+            self.out.writelines(f"  got, unexpected:    {_cell(row, None)}\n" for row in unexpected)
+            for want in missing:
+                got = max(unexpected, key=lambda row: _same_values(want, row), default=None)
+                if got is not None and _same_values(want, got):
+                    self.out.writelines(f"  {name}: expected {want.get(name)!r}, got {got.get(name)!r}\n"
+                                        for name in dict.fromkeys([*want, *got]) if want.get(name) != got.get(name))
 
     def _records(self, key: str, items: list[dict[str, Any]]) -> None:
         names = list(dict.fromkeys(name for item in items for name in item))
@@ -151,6 +170,10 @@ def _cell(value: Any, width: int | None = CELL_WIDTH) -> str:
         text = str(value)
     text = " ".join(text.split())
     return text if width is None or len(text) <= width else text[:width - 1] + "…"
+
+
+def _same_values(a: dict[str, Any], b: dict[str, Any]) -> int:
+    return sum(1 for name, value in a.items() if name in b and b[name] == value)
 
 
 def _ms(ms: int) -> str:

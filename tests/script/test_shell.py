@@ -193,3 +193,19 @@ def test_human_tables_print_ages_for_people_and_sentences_last_and_whole():
         "pipeline            outcome  run_id  reason",
         f"shop.bronze.orders  skipped          {reason}",
     ]
+
+
+def test_a_failed_unit_test_prints_its_rows_whole_and_the_column_that_differs():
+    """The table cut `missing` at 48 characters, before the value that differed."""
+    out = io.StringIO()
+    want = {"order_id": 2, "customer": "Grace Hopper the Admiral of the Navy", "amount": "5.00"}
+    got = {"order_id": 2, "customer": "Grace", "amount": "5.00"}
+    HumanOutput(out, io.StringIO()).write(json.dumps(
+        {"line": 1, "cmd": "test", "ok": False, "error": "1 of 1 unit test(s) did not pass", "tests": [
+            {"pipeline": "s.bronze.o", "name": "types", "status": "failed", "missing": [want], "unexpected": [got],
+             "error": "types.yaml: 1 expected row(s) missing, 1 unexpected row(s)"}]}) + "\n")
+    assert out.getvalue().splitlines()[-4:] == [
+        "s.bronze.o types:",
+        '  expected, missing:  {"order_id": 2, "customer": "Grace Hopper the Admiral of the Navy", "amount": "5.00"}',
+        '  got, unexpected:    {"order_id": 2, "customer": "Grace", "amount": "5.00"}',
+        "  customer: expected 'Grace Hopper the Admiral of the Navy', got 'Grace'"]
