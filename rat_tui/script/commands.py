@@ -331,12 +331,20 @@ def _lineage(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dic
     """Without --column: the pipelines' graph. With it: the columns it reads (--up, the default) or that read it."""
     if a.column is None:
         return ctx.wb.lineage.lineage(a.pipeline)
-    if a.pipeline or (a.up and a.down):
-        raise ArgumentError("lineage --column takes no pipeline, and one of --up or --down")
-    try:
-        column = ColumnRef.parse(a.column)
-    except ValueError as exc:
-        raise ArgumentError(f"lineage: {exc}") from None
+    if a.up and a.down:
+        raise ArgumentError("lineage --column: choose --up (the columns it reads, the default) or --down "
+                            "(the columns that read it)")
+    if a.pipeline:  # `lineage --column amount shop.bronze.orders`
+        if "." in a.column:
+            raise ArgumentError(f"lineage --column {a.column} {a.pipeline}: give the column's name alone with "
+                                "a pipeline, or its whole name (namespace.layer.name.column) without one")
+        column = ColumnRef(ctx.wb.browse.resolve(a.pipeline).fqn, a.column)
+    else:
+        try:
+            column = ColumnRef.parse(a.column)
+        except ValueError:
+            raise ArgumentError(f"lineage --column {a.column}: name its table too, as `lineage --column {a.column} "
+                                f"PIPELINE` or `lineage --column namespace.layer.name.{a.column}`") from None
     return column_trace_json(ctx.wb.column_lineage.trace(column, up=not a.down, depth=a.depth))
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import time
 from typing import Any, TextIO
 
 from ..core.text import age_label
@@ -136,8 +137,7 @@ class HumanOutput(io.TextIOBase):
         names = [n for n in names if n not in SENTENCES] + [n for n in names if n in SENTENCES]
         status = names.index("status") if "status" in names else None
         self.out.write(f"{key}:\n")
-        rows = [[age_label(item[name]) if name in AGES and item.get(name) is not None else item.get(name)
-                 for name in names] for item in items]
+        rows = [[_for_people(name, item.get(name)) for name in names] for item in items]
         self._table([AGES.get(name, name) for name in names], rows, status_column=status)
 
     def _table(self, columns: list[str], rows: list[list[Any]], status_column: int | None = None) -> None:
@@ -170,6 +170,17 @@ def _cell(value: Any, width: int | None = CELL_WIDTH) -> str:
         text = str(value)
     text = " ".join(text.split())
     return text if width is None or len(text) <= width else text[:width - 1] + "…"
+
+
+def _for_people(name: str, value: Any) -> Any:
+    """Seconds as an age (`7h 12m`), a moment (`…_at`, seconds since 1970) as local time."""
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    if name in AGES:
+        return age_label(value)
+    if name.endswith("_at"):
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(value))
+    return value
 
 
 def _same_values(a: dict[str, Any], b: dict[str, Any]) -> int:

@@ -44,3 +44,16 @@ def test_the_graph_form_stays_and_a_wrong_column_names_the_known_ones(wb):
     assert not lines[1]["ok"]
     assert lines[1]["error"] == ("no column shop.gold.big_orders.amount: shop.gold.big_orders has columns "
                                  "customer, order_id")
+
+
+def test_a_column_by_its_name_and_its_pipeline_and_misuse_that_says_how(wb):
+    """`lineage --column total shop.gold.daily_revenue` was refused as "takes no pipeline"; a bare column
+    was "not a column of the form …", which did not say to name the pipeline."""
+    lines = [script(wb, line)[1][0] for line in ("lineage --column total shop.gold.daily_revenue --depth 1",
+                                                 "lineage --column total",
+                                                 "lineage --column total --up --down shop.gold.daily_revenue")]
+    assert lines[0]["ok"] and lines[0]["column"] == "shop.gold.daily_revenue.total"
+    assert ("shop.silver.orders", "amount") in {(c["table"], c["column"]) for c in lines[0]["columns"]}
+    assert lines[1]["error"] == ("lineage --column total: name its table too, as `lineage --column total PIPELINE` "
+                                 "or `lineage --column namespace.layer.name.total`")
+    assert lines[2]["error"].startswith("lineage --column: choose --up (the columns it reads, the default) or --down")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import json
+import time
 import subprocess
 import sys
 from pathlib import Path
@@ -209,3 +210,11 @@ def test_a_failed_unit_test_prints_its_rows_whole_and_the_column_that_differs():
         '  expected, missing:  {"order_id": 2, "customer": "Grace Hopper the Admiral of the Navy", "amount": "5.00"}',
         '  got, unexpected:    {"order_id": 2, "customer": "Grace", "amount": "5.00"}',
         "  customer: expected 'Grace Hopper the Admiral of the Navy', got 'Grace'"]
+
+
+def test_moments_print_as_local_time_not_seconds_since_1970():
+    out = io.StringIO()
+    HumanOutput(out, io.StringIO()).write(json.dumps({"line": 1, "cmd": "lineage", "ok": True, "nodes": [
+        {"name": "s.bronze.o", "last_status": "success", "last_run_at": 1795750474.37}]}) + "\n")
+    local = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(1795750474.37))
+    assert f"s.bronze.o  success      {local}" in out.getvalue(), out.getvalue()
