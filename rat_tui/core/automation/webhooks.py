@@ -1,7 +1,7 @@
 """`POST /hooks/NS.LAYER.NAME` with `Authorization: Bearer TOKEN`: the webhook trigger, on stdlib http.server.
 
 Answers JSON `{"ok", "message", "run_id"}`: 202 run queued, 401 missing or wrong token (no run), 404 no such
-webhook, 409 overlap, 429 inside the cooldown. Binds 127.0.0.1 unless told otherwise.
+webhook, 405 not a POST, 409 overlap, 429 inside the cooldown. Binds 127.0.0.1 unless told otherwise.
 """
 from __future__ import annotations
 
@@ -30,9 +30,17 @@ def _handler(automation: Automation) -> type[BaseHTTPRequestHandler]:
             answer = automation.webhook(self.path[len(PREFIX):].strip("/"), token)
             self._answer(answer.status, answer.message, answer.run_id)
 
-        def _answer(self, status: int, message: str, run_id: str | None = None) -> None:
+        def _not_post(self) -> None:  # http.server's own answer was an HTML page saying 501
+            self._answer(405, "webhooks take POST: POST /hooks/NS.LAYER.NAME with Authorization: Bearer TOKEN",
+                         allow="POST")
+
+        do_GET = do_PUT = do_DELETE = do_PATCH = _not_post  # noqa: N815 (http.server's names)
+
+        def _answer(self, status: int, message: str, run_id: str | None = None, allow: str | None = None) -> None:
             body = json.dumps({"ok": status == 202, "message": message, "run_id": run_id}).encode()
             self.send_response(status)
+            if allow:
+                self.send_header("Allow", allow)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
