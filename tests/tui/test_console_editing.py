@@ -169,3 +169,16 @@ async def test_a_new_statement_clears_the_last_grid(sample_copy: Path, monkeypat
         release.set()
         await until(pilot, lambda: "stauts" in screen(app), 10, "the error")
         assert console.results.grid is None and "102" not in screen(app)
+
+
+async def test_running_a_statement_closes_the_completion_list(sample_copy: Path, monkeypatch: pytest.MonkeyPatch):
+    """The list stayed open over the result after the run key, and took the next arrow keys."""
+    app = console_app(sample_copy, monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        console = await open_console(pilot)
+        await type_text(pilot, "SELECT order_id FROM ecommerce.bronze.raw_orders WHERE sta")
+        await until(pilot, lambda: console.editor.completion_open, 10, "the completion list")
+        await pilot.press("ctrl+j")
+        await until(pilot, lambda: "102" in screen(app), 10, "the result")
+        await pilot.pause(0.3)
+        assert not console.editor.completion_open

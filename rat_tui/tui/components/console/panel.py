@@ -218,6 +218,8 @@ class ConsolePanel(Vertical):
         return self.running
 
     async def action_run_statement(self) -> None:
+        if self.editor.completion_open:  # it stayed open over the result, taking the next keys
+            self.editor.close_completion()
         sql = self.editor.current_statement()
         if not sql:
             self.results.say(f"Nothing to run: type a statement ({console_key_label('console_run')} runs the one "
