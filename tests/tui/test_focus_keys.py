@@ -76,3 +76,21 @@ async def test_a_long_confirmation_question_wraps_whole(sample_copy: Path):
         await pilot.pause()
         inside = [line.split("█")[1].strip() for line in screen(app).splitlines() if line.count("█") >= 2]
         assert question in " ".join(part for part in inside if part)
+
+
+async def test_a_tab_key_right_after_an_arrow_key_applies_to_the_view_that_comes(sample_copy: Path):
+    """`]` sent with the arrow key before it (fast hands) reached the app while the next pipeline's view
+    replaced the last: it was dropped with a warning that no panel had tabs."""
+    from tests.tui.test_fast_keys import press_now
+
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", "ecommerce.bronze.raw_events")
+        await app.wait_for_idle_screen()
+        press_now(app, "down")
+        press_now(app, "right_square_bracket")
+        await until(pilot, lambda: (view := app.detail.current(PipelineView)) is not None
+                    and view.fqn == "ecommerce.bronze.raw_orders", 20, "raw_orders' view")
+        await app.wait_for_idle_screen()
+        assert app.detail.current(PipelineView).query_one("TabbedContent").active == "tab-run"
+        assert "Only a pipeline's panel has tabs" not in screen(app)

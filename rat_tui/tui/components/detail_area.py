@@ -22,6 +22,16 @@ class DetailArea(Container):
         self._lock = asyncio.Lock()  # two removes then two mounts would mount twice
         self._wanted: tuple[Callable[[], Widget], Callable[[Widget], None] | None] | None = None
         self._showing = False
+        self._after_shown: list[Callable[[Widget], None]] = []
+
+    @property
+    def replacing(self) -> bool:
+        return self._showing or self._lock.locked()
+
+    def after_shown(self, do: Callable[[Widget], None]) -> None:
+        """Do `do` to the view being shown, once it is (a key that came with the arrow key that moved the
+        selection is meant for the view that comes, not the one that goes)."""
+        self._after_shown.append(do)
 
     def show(self, make: Callable[[], Widget], then: Callable[[Widget], None] | None = None) -> None:
         """Show the view `make` builds (then call `then` with it), after the replacement in flight: a
@@ -39,8 +49,12 @@ class DetailArea(Container):
                 make, then = self._wanted
                 self._wanted = None
                 widget = make()
-                if await self.replace(widget) and then is not None and self._wanted is None:
-                    then(widget)
+                if await self.replace(widget) and self._wanted is None:
+                    if then is not None:
+                        then(widget)
+                    waiting, self._after_shown = self._after_shown, []
+                    for do in waiting:
+                        do(widget)
         finally:
             self._showing = False
 

@@ -21,6 +21,11 @@ class ViewKeys(KeyGroup):
     def switch_tab(self, step: int) -> None:
         """Tabs switch from anywhere ([ and ]), not only with the tab bar focused."""
         app = self.app
+        cursor = app.query_one(ProjectTree).cursor_node
+        if app.detail.replacing or (cursor is not None and cursor.data is not None and cursor.data != app.selected):
+            # the arrow key sent with it moved the cursor: the tabs meant are those of the view to come
+            app.detail.after_shown(lambda view: view.step_tab(step) if isinstance(view, PipelineView) else None)
+            return
         view = app.detail.current(PipelineView)
         if view is None:
             shown = app.selected.describe() if app.selected is not None else "nothing"
