@@ -106,11 +106,12 @@ class Settings:
 
 @dataclass(frozen=True)
 class ZoneSettings:
-    """A zone's effective retention settings, and the columns it expects (`schema:`, None: any)."""
+    """A zone's effective retention settings, and the columns it expects (`schema:`: names, or names with
+    their types; None: any)."""
 
     processed_max_age_days: float
     auto_purge: bool
-    schema: Any = None
+    schema: list[str] | dict[str, str] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Its line in the script contract (`zone-settings`, docs/script.md)."""
