@@ -49,8 +49,8 @@ def main() -> None:
         scan_s, _ = timed(lambda: spark.sql(f"SELECT sum(hash(*)) FROM {silver}").collect())
         wb.review.reject(held["run_id"])
     warm = min(times)
-    print(f"diff: {diff['added']:,} added, {diff['removed']:,} removed, {diff['changed']:,} changed "
-          f"(columns {diff['columns']}; read {diff['read']})")
+    print(f"diff: {diff.added:,} added, {diff.removed:,} removed, {diff.changed:,} changed "
+          f"(columns {diff.columns}; read {diff.read})")
     print(f"merge of the {args.delta:.0%} batch ({held['rows_written']:,} rows, the run's iceberg_write): {merge_s:.2f} s")
     print(f"diff inside the run (its quality_tests phase): {in_run_s:.2f} s")
     print(f"diff on the warm session: {', '.join(f'{t:.2f}' for t in times)} s (best {warm:.2f} s)")

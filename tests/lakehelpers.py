@@ -102,9 +102,9 @@ def disk_state(folder: Path) -> dict[str, tuple[int, int]]:
 def findings(scratch: Scratch, fix: bool = False) -> list[dict]:
     """What the consistency check finds (and with `fix`, fixes) in the scratch namespace."""
     try:
-        return scratch.wb.upkeep.doctor(fix=fix, namespace=scratch.ns)["findings"]
+        return [f.as_dict() for f in scratch.wb.upkeep.doctor(fix=fix, namespace=scratch.ns).findings]
     except RatError as exc:
-        return exc.result["findings"]
+        return [f.as_dict() for f in exc.result.findings]
 
 
 BRONZE = "-- @merge_strategy: full_refresh\nSELECT * FROM {{ landing_zone('raw_%s') }}"

@@ -151,12 +151,12 @@ def _query(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Repor
 
 @command("export", arg("path"), free_text=FreeText("sql", "SQL", "export out/orders.csv SELECT * FROM ns.silver.orders",
                                                   leading=1))
-def _export(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _export(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.console.export(a.path, a.sql)
 
 
 @command("tables")
-def _tables(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _tables(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.tables.tables()
 
 
@@ -171,7 +171,7 @@ def _runs(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Report
 
 
 @command("write", arg("path"))
-def _write(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _write(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     if body is None:
         raise ArgumentError("write needs a heredoc body: write PATH <<EOF … EOF")
     return ctx.wb.files.write(a.path, body)
@@ -191,14 +191,14 @@ def _wait_idle(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> R
 
 
 @command("version-diff", arg("pipeline"), arg("version", type=int))
-def _version_diff(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _version_diff(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     from ..core.commands.version_diff import version_diff
 
     return version_diff(ctx.wb.project, ctx.wb.version_store, ctx.wb.browse.resolve(a.pipeline), a.version)
 
 
 @command("publish", arg("pipeline"), arg("-m", "--message", default=""))
-def _publish(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _publish(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.versions.publish(a.pipeline, a.message)
 
 
@@ -208,7 +208,7 @@ def _versions(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Re
 
 
 @command("rollback", arg("pipeline"), arg("version", nargs="?", type=int), arg("--restore", action="store_true"))
-def _rollback(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _rollback(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.versions.rollback(a.pipeline, a.version, a.restore)
 
 
@@ -225,7 +225,7 @@ def _table_preview(ctx: ScriptContext, a: argparse.Namespace, body: str | None) 
 
 @command("diff", arg("pipeline"), arg("old", type=int, nargs="?"), arg("new", type=int, nargs="?"), arg("--run"),
          arg("--limit", type=int, default=20), arg("--key"))
-def _diff(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _diff(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     # --key a,b matches rows by those columns; --key '' by every column; without it, the table's unique key
     key = None if a.key is None else [k.strip() for k in a.key.split(",") if k.strip()]
     if a.run is not None:
@@ -238,7 +238,7 @@ def _diff(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
 
 
 @command("purge", arg("--dry-run", action="store_true"), arg("--namespace"))
-def _purge(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _purge(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.upkeep.purge(a.dry_run, namespace=a.namespace)
 
 
@@ -268,18 +268,18 @@ def _expect_screen(ctx: ScriptContext, a: argparse.Namespace, body: str | None) 
 
 
 @command("compact", arg("pipeline"))
-def _compact(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _compact(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.tables.compact(a.pipeline)
 
 
 @command("doctor", arg("--fix", action="store_true"), arg("--namespace"))
-def _doctor(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _doctor(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.upkeep.doctor(a.fix, a.namespace)
 
 
 @command("upload", arg("namespace"), arg("zone"), arg("paths", nargs="+"), arg("--as", dest="as_name"),
          arg("--replace", action="store_true"))
-def _upload(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _upload(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.landing.upload(a.namespace, a.zone, [ctx.local_path(p) for p in a.paths], a.as_name, a.replace)
 
 
@@ -291,32 +291,32 @@ def _bool(text: str) -> bool:
 
 @command("zone-settings", arg("namespace"), arg("zone"), arg("--processed-max-age-days", type=float),
          arg("--auto-purge", type=_bool))
-def _zone_settings(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _zone_settings(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     changes = {key: value for key, value in (("processed_max_age_days", a.processed_max_age_days),
                                              ("auto_purge", a.auto_purge)) if value is not None}
     if not changes:
-        return {"settings": ctx.wb.landing.zone_settings(a.namespace, a.zone)}
-    return {"settings": ctx.wb.landing.set_zone_settings(a.namespace, a.zone, **changes)}
+        return ctx.wb.landing.zone_settings(a.namespace, a.zone)
+    return ctx.wb.landing.set_zone_settings(a.namespace, a.zone, **changes)
 
 
 @command("pin-dialect", arg("namespace"), arg("zone"), arg("file", nargs="?"))
-def _pin_dialect(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _pin_dialect(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     """The TUI's `E`: FILE's detected dialect (else the zone's first detected one) becomes the zone's `csv:`."""
     return ctx.wb.landing.pin_dialect(a.namespace, a.zone, a.file)
 
 
 @command("remote-status")
-def _remote_status(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _remote_status(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.bucket.remote_status()
 
 
 @command("pull", arg("paths", nargs="*"), arg("--force", action="store_true"))
-def _pull(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _pull(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.bucket.pull(a.paths or None, a.force)
 
 
 @command("push")
-def _push(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _push(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     return ctx.wb.bucket.push()
 
 
@@ -327,7 +327,7 @@ def _build(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Repor
 
 @command("lineage", arg("pipeline", nargs="?"), arg("--column"), arg("--up", action="store_true"),
          arg("--down", action="store_true"), arg("--depth", type=int))
-def _lineage(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+def _lineage(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported | dict:
     """Without --column: the pipelines' graph. With it: the columns it reads (--up, the default) or that read it."""
     if a.column is None:
         return ctx.wb.lineage.lineage(a.pipeline)

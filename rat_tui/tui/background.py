@@ -86,7 +86,7 @@ class Background:
         app = self.app
         try:
             first = not remote.connected
-            pulled = remote.connect()["pulled"] if first else remote.refresh()
+            pulled = remote.connect().pulled if first else remote.refresh()
         except Exception as exc:  # never let a network problem close the app
             sentence = failure_sentence("checking the bucket", exc)
             state = "refused credentials" if "credentials" in sentence else "unreachable"
@@ -129,5 +129,5 @@ class Background:
         except Exception as exc:  # e.g. the bucket is unreachable: try again tomorrow, say so now
             self.app.post_message(ActionFailed("auto-purge", failure_sentence("auto-purge", exc)))
             return
-        if result["purged"]:
-            self.app.post_message(ActionDone("auto-purge", f"removed {result['purged']} old processed landing file(s)"))
+        if result.purged:
+            self.app.post_message(ActionDone("auto-purge", f"removed {result.purged} old processed landing file(s)"))

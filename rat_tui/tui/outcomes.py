@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 from ..core.commands.browse_results import FileSample, QueryResult
+from ..core.commands.landing_results import UploadResult
 from ..core.commands.unit_results import FixtureWritten, UnitTestReport
 from ..core.events import RunFinished
+from ..core.lake.diff import TableDiff
 from ..core.store.state import RunRecord
 from ..core.text import count
+from ..core.upkeep.doctor import Finding
 
 PURGE_LABELS = {  # singular, plural
     "processed_files": ("processed landing file", "processed landing files"),
@@ -54,24 +57,24 @@ def purged(counts: dict[str, int]) -> str:
     return f"Purged {join(parts)}." if parts else "Purge: nothing to purge."
 
 
-def uploaded(result: dict, namespace: str, zone: str) -> str:
-    files = result["files"]
-    names = join([f"{f['name']} ({count(f['bytes'], 'byte', 'bytes')})" for f in files]) if files else "nothing"
-    typed = f" Typed {count(len(result['typed']), 'CSV file', 'CSV files')} as Parquet for faster runs." \
-        if result["typed"] else ""
-    untyped = "".join(f" {f['reason']}; runs read it as CSV." for f in result["not_typed"])
+def uploaded(result: UploadResult, namespace: str, zone: str) -> str:
+    files = result.files
+    names = join([f"{f.name} ({count(f.bytes, 'byte', 'bytes')})" for f in files]) if files else "nothing"
+    typed = f" Typed {count(len(result.typed), 'CSV file', 'CSV files')} as Parquet for faster runs." \
+        if result.typed else ""
+    untyped = "".join(f" {f.reason}; runs read it as CSV." for f in result.not_typed)
     return f"Uploaded {names} into {namespace}/{zone}.{typed}{untyped}"
 
 
-def doctor(findings: list[dict]) -> str:
+def doctor(findings: list[Finding]) -> str:
     if not findings:
         return "Doctor: no inconsistencies found."
-    return f"Doctor: {count(len(findings), 'finding', 'findings')}; first: {findings[0]['kind']} {findings[0]['object']}."
+    return f"Doctor: {count(len(findings), 'finding', 'findings')}; first: {findings[0].kind} {findings[0].object}."
 
 
-def diffed(fqn: str, diff: dict, what: str, old: int | None, new: int) -> str:
+def diffed(fqn: str, diff: TableDiff, what: str, old: int | None, new: int) -> str:
     return (f"{fqn}: {what}, snapshot {old or '(none)'} → {new}: "
-            f"+{count(diff['added'], 'row')}, -{count(diff['removed'], 'row')}, ~{count(diff['changed'], 'row')} changed.")
+            f"+{count(diff.added, 'row')}, -{count(diff.removed, 'row')}, ~{count(diff.changed, 'row')} changed.")
 
 
 def rows_shown(what: str, result: QueryResult | FileSample) -> str:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from rat_tui.core.lake.diff import TableDiff
 from rat_tui.tui.components.diff_view import diff_view
 
 
@@ -12,7 +13,7 @@ def test_changed_rows_print_null_as_the_preview_does():
                         "new": {"order_id": 7, "status": None, "note": None}},
                        {"change": "added", "old": None, "new": {"order_id": 8, "status": "shipped", "note": None}}]}
     console = Console(width=118, record=True)
-    console.print(diff_view(diff))
+    console.print(diff_view(TableDiff(**diff)))
     lines = console.export_text().splitlines()
     assert any("placed → NULL" in line for line in lines) and not any("None" in line for line in lines)
     assert any(line.split() == ["added", "8", "shipped", "NULL"] for line in lines)
@@ -29,7 +30,7 @@ def test_a_timestamp_in_a_wide_diff_is_never_cut():
             "sample": [{"change": "changed", "old": old, "new": new},
                        {"change": "added", "old": None, "new": dict(old, order_id=9)}]}
     console = Console(width=118, record=True)
-    console.print(diff_view(diff))
+    console.print(diff_view(TableDiff(**diff)))
     text = console.export_text()
     rows = text[text.index("Changed rows"):]
     assert "…" not in rows.split("\n", 2)[2], rows  # under the header line, no value is cut

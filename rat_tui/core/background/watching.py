@@ -285,5 +285,5 @@ class Watching:
         except Exception as exc:  # the runs read the CSV then: slower, never wrong
             self._failed(f"typed copy of {where}", failure_sentence("typed copy", exc))
             return
-        if typed["typed"]:
+        if typed.typed:
             self.events.publish(ZoneUpdated(change.namespace, change.zone))

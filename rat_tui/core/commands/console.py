@@ -30,7 +30,7 @@ from ..run.explain import watermark_note
 from ..run.loading import load_checked
 from ..values import json_value, row_values
 from .browse_results import QueryResult
-from .console_export import Progress, export_target, merge_parts, watch_tasks
+from .console_export import Exported, Progress, export_target, merge_parts, watch_tasks
 from .previews import Previews
 from .tables import table_refs
 
@@ -186,7 +186,7 @@ class Console:
             catalog[ref.fqn] = [(f.name, str(f.field_type)) for f in schema.fields]
         return catalog
 
-    def export(self, path: str, sql: str, progress: Progress | None = None, group: str | None = None) -> dict:
+    def export(self, path: str, sql: str, progress: Progress | None = None, group: str | None = None) -> Exported:
         """`export FILE SQL…`: the full result of one read-only statement in one file (console_export.py)."""
         target, fmt = export_target(self.project.root, path)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -208,7 +208,7 @@ class Console:
             rows = merge_parts(sorted(parts.glob("part-*.parquet")), target, fmt)
         finally:
             shutil.rmtree(parts, ignore_errors=True)
-        return {"path": str(target), "rows": rows, "format": fmt}
+        return Exported(str(target), rows, fmt)
 
     # -- the script face's one-shot statements ----------------------------------------------
     def query(self, sql: str) -> QueryResult:

@@ -10,13 +10,27 @@ from __future__ import annotations
 import secrets
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import RatError
 from ..project.paths import inside
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".json": "json"}
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
+
+
+@dataclass(frozen=True)
+class Exported:
+    """The file written (absolute), the rows in it, and its format (csv, parquet, json)."""
+
+    path: str
+    rows: int
+    format: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "rows": self.rows, "format": self.format}
 
 
 def export_target(root: Path, path: str) -> tuple[Path, str]:

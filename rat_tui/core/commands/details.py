@@ -16,6 +16,7 @@ from ..project.model import TYPED_TWIN_FOLDER, PipelineRef, Project, landing_for
 from ..project.pipeline_source import QualityTest, load_pipeline
 from ..store.state import StateDB
 from .landing_commands import zone_read_settings
+from .landing_results import ZoneFile
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ def pipeline_detail(project: Project, ref: PipelineRef) -> PipelineDetail:
                           loaded.config.sources, loaded.quality_tests, sentences)
 
 
-def zone_files(project: Project, state: StateDB, namespace: str, zone: str) -> list[dict]:
+def zone_files(project: Project, state: StateDB, namespace: str, zone: str) -> list[ZoneFile]:
     """Active files, `_samples/`, `_processed/<run>/` and `_rejected/<run>/` files, newest first within each kind."""
     base = project.zone_dir(namespace, zone)
     consumed = state.consumed_files()
@@ -68,22 +69,25 @@ def zone_files(project: Project, state: StateDB, namespace: str, zone: str) -> l
         if kind == "active" and any(p.startswith("_") for p in relative.parts):
             continue  # runs never read it (active_landing_files)
         stat = path.stat()
-        problem = file_problem(path) if kind == "active" else None
-        found.append({"path": relative.as_posix(), "kind": kind, "bytes": stat.st_size,
-                      "modified": datetime.fromtimestamp(stat.st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M"),
-                      # the mtime as runs record it (FileRead: ns / 1e9, which st_mtime may miss by its last bit)
-                      "consumed": (project.rel(path), stat.st_mtime_ns / 1e9) in consumed if kind == "active" else None,
-                      "problem": problem,
-                      "typed": find_twin(base, path) is not None if kind == "active" else None,
-                      **(_dialect(path, settings) if kind == "active" and not problem
-                         and landing_format(path) == "csv" else {})})
+        modified = datetime.fromtimestamp(stat.st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M")
+        if kind != "active":
+            found.append(ZoneFile(relative.as_posix(), kind, stat.st_size, modified))
+            continue
+        problem, dialect = file_problem(path), None
+        if not problem and landing_format(path) == "csv":
+            dialect, problem = _dialect(path, settings)
+        # the mtime as runs record it (FileRead: ns / 1e9, which st_mtime may miss by its last bit)
+        found.append(ZoneFile(relative.as_posix(), kind, stat.st_size, modified,
+                              consumed=(project.rel(path), stat.st_mtime_ns / 1e9) in consumed, problem=problem,
+                              typed=find_twin(base, path) is not None, dialect=dialect))
     order = {"active": 0, "sample": 1}
-    return sorted(found, key=lambda f: (order.get(f["kind"], 2), f["path"]))
+    return sorted(found, key=lambda f: (order.get(f.kind, 2), f.path))
 
 
-def _dialect(path: Path, settings: ZoneReadSettings) -> dict:
-    """How a run reads a text file (`';'-separated, header`), or why it cannot (detection is cached)."""
+def _dialect(path: Path, settings: ZoneReadSettings) -> tuple[str | None, str | None]:
+    """How a run reads a text file (`';'-separated, header`), or why it cannot (detection is cached): the
+    dialect, or None and the sentence why."""
     try:
-        return {"dialect": detect(path, settings).describe()}
+        return detect(path, settings).describe(), None
     except RatError as exc:
-        return {"dialect": None, "problem": exc.sentence()}
+        return None, exc.sentence()

@@ -1,6 +1,7 @@
 """Landing zones: samples, settings, new zones, uploads."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from ..errors import RatError, did_you_mean
@@ -8,16 +9,17 @@ from ..landing.dialect import detect, zone_dialects
 from ..landing.preview import read_head
 from ..landing import load_history
 from ..landing.load_history import LoadHistory
-from ..landing.twins import files_without_twin, make_twins
+from ..landing.twins import NotTyped, TwinsMade, files_without_twin, make_twins
 from ..landing.uploads import Expected, create_zone, upload
 from ..landing.zone_settings import ZoneReadSettings
 from ..lake.session import SparkManager
 from ..project.model import Project, active_landing_files, landing_format
-from ..project.settings import zone_settings, zone_settings_problem
+from ..project.settings import ZoneSettings, zone_settings, zone_settings_problem
 from ..project.settings_edit import set_values
 from ..storage import Storage
 from ..store.state import StateDB
 from .browse_results import FileSample
+from .landing_results import DetectedDialect, UploadResult, ZoneCreated
 
 
 def zone_read_settings(project: Project, state: StateDB, namespace: str, zone: str) -> ZoneReadSettings:
@@ -45,10 +47,10 @@ class Landing:
         columns, rows = read_head(path, limit, zone_read_settings(self.project, self.state, namespace, zone))  # as a run reads it
         return FileSample(path.relative_to(base.resolve() if file else base).as_posix(), columns, rows)
 
-    def zone_settings(self, namespace: str, zone: str) -> dict:
+    def zone_settings(self, namespace: str, zone: str) -> ZoneSettings:
         return zone_settings(self.project.settings, namespace, zone)
 
-    def set_zone_settings(self, namespace: str, zone: str, **values) -> dict:
+    def set_zone_settings(self, namespace: str, zone: str, **values) -> ZoneSettings:
         """Change a zone's settings in rat.yaml (comments kept) and use them from now on."""
         problem = zone_settings_problem(values)
         if problem:
@@ -65,7 +67,7 @@ class Landing:
             raise RatError(f"landing zone {namespace}/landing/{zone} does not exist{did_you_mean(zone, known)}")
         return base
 
-    def detected_dialect(self, namespace: str, zone: str, file: str | None = None) -> dict:
+    def detected_dialect(self, namespace: str, zone: str, file: str | None = None) -> DetectedDialect:
         """What pinning FILE's dialect writes under the zone's `csv:` in rat.yaml (`csv`), and the zone's
         other active text files that are detected otherwise (`differs`): pinned, they read FILE's way.
         Without FILE, the zone's first active text file whose dialect is detected (the one the zone panel offers)."""
@@ -84,7 +86,7 @@ class Landing:
                 dialect = dialects.get(other.resolve())
                 if dialect is None or dialect.pinned() != pinned:  # None: it cannot be read as it is
                     differs.append(other.relative_to(base).as_posix())
-        return {"zone": settings.label, "file": file, "csv": pinned, "differs": differs}
+        return DetectedDialect(settings.label, file, pinned, differs)
 
     @staticmethod
     def _first_detected(base: Path, settings: ZoneReadSettings, where: str) -> str:
@@ -97,25 +99,26 @@ class Landing:
                 return path.relative_to(base).as_posix()
         raise RatError(f"{where} has no active delimited text file whose dialect was detected")
 
-    def pin_dialect(self, namespace: str, zone: str, file: str | None = None) -> dict:
+    def pin_dialect(self, namespace: str, zone: str, file: str | None = None) -> DetectedDialect:
         """Write the dialect detected for FILE into the zone's `csv:` settings in rat.yaml (comments kept):
         from then on every file of the zone is read that way instead of being detected."""
         detected = self.detected_dialect(namespace, zone, file)
-        set_values(self.project.root / "rat.yaml", ["zones", detected["zone"], "csv"], detected["csv"])
+        set_values(self.project.root / "rat.yaml", ["zones", detected.zone, "csv"], detected.csv)
         self.project.reload_settings()
-        return {**detected, "written": "rat.yaml"}
+        return dataclasses.replace(detected, written="rat.yaml")
 
-    def create_zone(self, namespace: str, zone: str) -> dict:
-        return {"zone": self.project.rel(create_zone(self.project, namespace, zone))}
+    def create_zone(self, namespace: str, zone: str) -> ZoneCreated:
+        return ZoneCreated(self.project.rel(create_zone(self.project, namespace, zone)))
 
     def upload(self, namespace: str, zone: str, paths: list[str], as_name: str | None = None,
-               replace: bool = False, progress=None) -> dict:
+               replace: bool = False, progress=None) -> UploadResult:
         zone_dir = create_zone(self.project, namespace, zone)
         settings = zone_read_settings(self.project, self.state, namespace, zone)
         files = upload(zone_dir, [Path(p).expanduser().resolve() for p in paths], as_name, replace,
                        self.expected_columns(zone_dir, settings), progress, settings)
         self.storage.zone_changed(namespace, zone)
-        return {"files": files, **self.make_typed_twins(namespace, zone)}
+        twins = self.make_typed_twins(namespace, zone)
+        return UploadResult(files, twins.typed, twins.not_typed)
 
     def expected_columns(self, zone_dir: Path, settings: ZoneReadSettings) -> Expected | None:
         """The columns an upload must have: the zone's `schema:`, else, once every earlier file was archived,
@@ -131,16 +134,15 @@ class Landing:
         return Expected(columns, f"column(s) the files run {run_id} loaded last from the zone had",
                         f"; set the zone's schema: in rat.yaml to the columns it takes now ({settings.key('schema')})")
 
-    def make_typed_twins(self, namespace: str, zone: str) -> dict:
+    def make_typed_twins(self, namespace: str, zone: str) -> TwinsMade:
         """Typed Parquet twins of the zone's CSV files that have none, so runs read Parquet (landing/twins.py)."""
         zone_dir = self.project.zone_dir(namespace, zone)
         settings = zone_read_settings(self.project, self.state, namespace, zone)
         files = files_without_twin(zone_dir, self.storage.landing_uri, settings)
         if not files:  # nothing to convert: no Spark session needed
-            return {"typed": [], "not_typed": []}
+            return TwinsMade([], [])
         try:
             with self.spark.using() as spark:
                 return make_twins(spark, zone_dir, files, self.storage.landing_uri, settings)
         except RatError as exc:  # no session (it failed to start): the files are in, runs read them as CSV
-            return {"typed": [], "not_typed": [{"file": f.relative_to(zone_dir).as_posix(), "reason": exc.sentence()}
-                                               for f in files]}
+            return TwinsMade([], [NotTyped(f.relative_to(zone_dir).as_posix(), exc.sentence()) for f in files])

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..events import EventBus
-from ..lake.diff import SAMPLE_ROWS, table_diff
+from ..lake.diff import SAMPLE_ROWS, TableDiff, table_diff
 from ..lake.session import SparkManager
 from ..lake.table import IcebergTable
 from ..lineage.service import ColumnLineage
@@ -22,7 +22,7 @@ class Review:
         self.column_lineage = column_lineage
 
     def key_diff(self, pipeline: str, old: int | None, new: int, key: list[str] | None = None,
-                 sample_rows: int = SAMPLE_ROWS) -> dict:
+                 sample_rows: int = SAMPLE_ROWS) -> TableDiff:
         """What changed from snapshot `old` to `new`, matched by `key` (default: the table's unique key;
         none: by every column)."""
         ref = PipelineRef.parse(pipeline)
@@ -32,7 +32,7 @@ class Review:
             if key is None:
                 stored = table.schema_and_property(UNIQUE_KEY_PROPERTY)[2]
                 key = [k for k in (stored or "").split(",") if k]
-            return table_diff(table, old, new, key, sample_rows).as_dict()
+            return table_diff(table, old, new, key, sample_rows)
 
     def pending_reviews(self) -> RunList:
         """Each held run, with what its change of columns breaks downstream (`impact`, one sentence each)."""

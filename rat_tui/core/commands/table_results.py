@@ -55,6 +55,40 @@ class TablePreview:
 
 
 @dataclass(frozen=True)
+class TableSummary:
+    """A table on disk (`tables`): its current snapshot (None: empty), the rows a reader sees, its data files."""
+
+    name: str
+    snapshot_id: int | None
+    rows: int
+    data_files: int
+    avg_file_bytes: int
+
+
+@dataclass(frozen=True)
+class TableList:
+    tables: list[TableSummary]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"tables": [{"name": t.name, "snapshot_id": t.snapshot_id, "rows": t.rows, "data_files": t.data_files,
+                            "avg_file_bytes": t.avg_file_bytes} for t in self.tables]}
+
+
+@dataclass(frozen=True)
+class Compacted:
+    """Small data files rewritten into target-sized ones, as a snapshot of their own."""
+
+    files_before: int
+    files_after: int
+    snapshot_id: int | None
+    rows: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"files_before": self.files_before, "files_after": self.files_after, "snapshot_id": self.snapshot_id,
+                "rows": self.rows}
+
+
+@dataclass(frozen=True)
 class TableRollback:
     """Main of a table moved back to `snapshot_id`; the downstream tables built from the data that removed
     (`stale_downstream`), and their rebuild when it was asked for."""

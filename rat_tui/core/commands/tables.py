@@ -16,13 +16,14 @@ from ..project.model import PipelineRef, Project
 from ..project.settings import target_file_size
 from ..run.runner import RunHandle
 from ..store.intervals import IntervalStore
-from ..store.state import StateDB
+from ..store.state import RunRecord, StateDB
 from ..values import json_value
+from .diff_results import RunDiff, SnapshotDiff
 from .review_commands import Review
 from .run_results import SelectionResult
 from .runs import Runs
 from .stale import clean_snapshot, stale_downstream
-from .table_results import SnapshotList, TableHistory, TablePreview, TableRollback
+from .table_results import Compacted, SnapshotList, TableHistory, TableList, TablePreview, TableRollback, TableSummary
 
 
 def table_refs(project: Project) -> list[PipelineRef]:
@@ -48,12 +49,9 @@ class Tables:
     def table_refs(self) -> list[PipelineRef]:
         return table_refs(self.project)
 
-    def tables(self) -> dict:
-        rows = []
-        for ref in self.table_refs():
-            table = load_table(self.project.table_dir(ref), ref.fqn)
-            rows.append({"name": ref.fqn, **table_stats(table)})
-        return {"tables": rows}
+    def tables(self) -> TableList:
+        return TableList([TableSummary(ref.fqn, **table_stats(load_table(self.project.table_dir(ref), ref.fqn)))
+                          for ref in self.table_refs()])
 
     def snapshots(self, pipeline: str) -> SnapshotList:
         """Every raw Iceberg snapshot of the table, those inside a run included (`snapshots --all`), each with
@@ -74,7 +72,7 @@ class Tables:
         return TableHistory(entries, {name: r.snapshot_id for name, r in table.metadata.refs.items()},
                             {e.run_id: runs[e.run_id].inputs for e in entries if e.run_id in runs})
 
-    def _runs_of(self, ref: PipelineRef) -> dict:
+    def _runs_of(self, ref: PipelineRef) -> dict[str, RunRecord]:
         return {r.run_id: r for r in self.state.runs(ref.fqn, limit=10_000)}
 
     def _table(self, pipeline: str):
@@ -134,25 +132,22 @@ class Tables:
         return TablePreview(snapshot.snapshot_id, arrow.column_names, rows)
 
     def diff_snapshots(self, pipeline: str, old: int | None, new: int, limit: int = 20,
-                       key: list[str] | None = None) -> dict:
+                       key: list[str] | None = None) -> SnapshotDiff:
         """What changed from snapshot `old` to `new`, by key (review_commands.py's key_diff): `key` None is the
         table's unique key, [] every column. `old` None: before the table existed (every row is added).
         `added_rows` / `removed_rows` list the sample's whole rows added and removed."""
-        diff = self.review.key_diff(pipeline, old, new, key, sample_rows=limit)
-        rows = {change: [list((s["new"] if change == "added" else s["old"]).values())
-                         for s in diff["sample"] if s["change"] == change] for change in ("added", "removed")}
-        return {**diff, "added_rows": rows["added"], "removed_rows": rows["removed"]}
+        return SnapshotDiff.of(self.review.key_diff(pipeline, old, new, key, sample_rows=limit))
 
-    def diff_run(self, pipeline: str, run_id: str, limit: int = 20, key: list[str] | None = None) -> dict:
+    def diff_run(self, pipeline: str, run_id: str, limit: int = 20, key: list[str] | None = None) -> RunDiff:
         """A whole run: main before it (its base) against main after it (its head)."""
         ref, table = self._table(pipeline)
         entry = next((e for e in history(table) if e.kind == "run" and e.run_id == run_id), None)
         if entry is None:
             raise RatError(f"run {run_id} never reached main of {ref.fqn} (see `snapshots {ref.fqn}`)")
         diff = self.diff_snapshots(pipeline, entry.base_snapshot_id, entry.snapshot_id, limit, key)
-        return {"run_id": run_id, "base_snapshot_id": entry.base_snapshot_id, "snapshot_id": entry.snapshot_id, **diff}
+        return RunDiff(run_id, entry.base_snapshot_id, entry.snapshot_id, diff)
 
-    def compact(self, pipeline: str) -> dict:
+    def compact(self, pipeline: str) -> Compacted:
         """Rewrite small data files into target-sized ones, as a snapshot of its own."""
         ref, table = self._table(pipeline)
         before = table_stats(table)
@@ -165,8 +160,7 @@ class Tables:
                 message, _ = summarise(exc)
                 raise RatError(f"compacting {ref.fqn} failed: {message}") from None
         after = table_stats(load_table(self.project.table_dir(ref), ref.fqn))
-        return {"files_before": before["data_files"], "files_after": after["data_files"],
-                "snapshot_id": after["snapshot_id"], "rows": after["rows"]}
+        return Compacted(before["data_files"], after["data_files"], after["snapshot_id"], after["rows"])
 
     def stale_downstream(self, ref: PipelineRef, new_main: int) -> list[str]:
         """The tables a rollback of `ref` to `new_main` leaves stale (stale.py)."""

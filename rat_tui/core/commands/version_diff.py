@@ -6,10 +6,11 @@ import difflib
 from ..errors import RatError
 from ..project.model import PipelineRef, Project
 from ..store.versions import VersionStore
+from .diff_results import FileDiff, VersionDiff
 
 
-def version_diff(project: Project, versions: VersionStore, ref: PipelineRef, version: int) -> dict:
-    """`files: [{path, diff}]` for the files that differ (none: the working copy equals the version)."""
+def version_diff(project: Project, versions: VersionStore, ref: PipelineRef, version: int) -> VersionDiff:
+    """The files that differ, each as a unified diff (none: the working copy equals the version)."""
     published = {v.version: v for v in versions.published(ref)}
     if version not in published:
         known = ", ".join(str(v) for v in sorted(published)) or "none"
@@ -22,5 +23,5 @@ def version_diff(project: Project, versions: VersionStore, ref: PipelineRef, ver
         new = working.get(name, b"").decode("utf-8", "replace").splitlines(keepends=True)
         diff = "".join(difflib.unified_diff(old, new, f"v{version}/{name}", f"working/{name}"))
         if diff:
-            files.append({"path": name, "diff": diff})
-    return {"files": files}
+            files.append(FileDiff(name, diff))
+    return VersionDiff(files)

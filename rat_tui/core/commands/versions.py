@@ -28,6 +28,28 @@ class VersionList:
         return {"versions": [v.as_dict() for v in self.versions], "current": self.current}
 
 
+@dataclass(frozen=True)
+class Published:
+    """The new published version, and the file version it pins per file (name -> version id)."""
+
+    version: int
+    files: dict[str, str]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"version": self.version, "files": self.files}
+
+
+@dataclass(frozen=True)
+class RolledBack:
+    """The new published version, pinning the files of `pinned_from`."""
+
+    version: int
+    pinned_from: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"version": self.version, "pinned_from": self.pinned_from}
+
+
 class Versions:
     """Publish, roll back and restore a pipeline's files; `version_store` keeps every file version."""
 
@@ -51,14 +73,14 @@ class Versions:
         return {name: self.version_store.record(f"{base}/{name}", data)
                 for name, data in self.project.read_pipeline_files(ref).items()}
 
-    def publish(self, pipeline: str, message: str = "") -> dict:
+    def publish(self, pipeline: str, message: str = "") -> Published:
         ref = self.project.find_pipeline(pipeline)
         errors = [p for p in validate(self.project, ref) if p.is_error]
         if errors:
             raise RatError(f"cannot publish {ref.fqn}: {errors[0].sentence()}")
         files = self.record_working_copy(ref)
         version = self._pin(ref, files, message, None)
-        return {"version": version.version, "files": version.files}
+        return Published(version.version, version.files)
 
     def list_versions(self, pipeline: str) -> VersionList:
         """What this folder knows (no network: the TUI calls it while browsing; with a bucket,
@@ -66,7 +88,7 @@ class Versions:
         ref = self.project.find_pipeline(pipeline)
         return VersionList(self.version_store.published(ref))
 
-    def rollback(self, pipeline: str, version: int | None = None, restore: bool = False) -> dict:
+    def rollback(self, pipeline: str, version: int | None = None, restore: bool = False) -> RolledBack:
         ref = self.project.find_pipeline(pipeline)
         self.storage.pull_published()
         published = {v.version: v for v in self.version_store.published(ref)}
@@ -82,7 +104,7 @@ class Versions:
         pinned = self._pin(ref, chosen.files, f"rollback to version {target}", target)
         if restore:  # after the pin stands: a refused pin leaves the working folder as it was
             self.restore_files(ref, files)
-        return {"version": pinned.version, "pinned_from": target}
+        return RolledBack(pinned.version, target)
 
     def _pin(self, ref: PipelineRef, files: dict[str, str], message: str, pinned_from: int | None):
         """A new published version; with a bucket it is shared there too (or not made at all)."""

@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
 from ..lake.spark_errors import summarise
@@ -228,8 +228,25 @@ def files_without_twin(zone_dir: Path, uri_of: Callable[[Path], str], settings: 
     return wanted
 
 
+@dataclass(frozen=True)
+class NotTyped:
+    file: str  # relative to its zone
+    reason: str  # why runs read it as CSV, one sentence
+
+
+@dataclass(frozen=True)
+class TwinsMade:
+    """The CSV files given typed Parquet twins (relative to their zone), and those left as CSV."""
+
+    typed: list[str]
+    not_typed: list[NotTyped]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"typed": self.typed, "not_typed": [{"file": n.file, "reason": n.reason} for n in self.not_typed]}
+
+
 def make_twins(spark: "SparkSession", zone_dir: Path, files: list[Path], uri_of: Callable[[Path], str],
-               settings: ZoneReadSettings) -> dict:
+               settings: ZoneReadSettings) -> TwinsMade:
     """Convert the files, one Spark job per dialect; what was made and what could not be (a run then
     reads that CSV itself, and says why if it cannot)."""
     groups: dict[tuple, tuple[Dialect, list[Path]]] = {}
@@ -237,14 +254,14 @@ def make_twins(spark: "SparkSession", zone_dir: Path, files: list[Path], uri_of:
 
     def refuse(file: Path, exc: Exception) -> None:
         log.info("no typed twin for %s: %s", file, exc)
-        not_typed.append({"file": file.relative_to(zone_dir).as_posix(),
-                          "reason": exc.sentence() if isinstance(exc, RatError) else str(exc)})
+        not_typed.append(NotTyped(file.relative_to(zone_dir).as_posix(),
+                                  exc.sentence() if isinstance(exc, RatError) else str(exc)))
 
     small = [f for f in files if f.exists() and f.stat().st_size < SMALL_FILE_BYTES]
     if len(small) > SMALL_FILES_TYPED:
         for file in small:
-            not_typed.append({"file": file.relative_to(zone_dir).as_posix(),
-                              "reason": f"one of {len(small)} small files, which runs read as CSV as fast as Parquet"})
+            not_typed.append(NotTyped(file.relative_to(zone_dir).as_posix(),
+                                      f"one of {len(small)} small files, which runs read as CSV as fast as Parquet"))
         skipped = set(small)
         files = [f for f in files if f not in skipped]
     dialects = zone_dialects(zone_dir, settings)
@@ -262,4 +279,4 @@ def make_twins(spark: "SparkSession", zone_dir: Path, files: list[Path], uri_of:
         except (RatError, FileNotFoundError) as exc:
             for file in members:
                 refuse(file, exc)
-    return {"typed": [f.relative_to(zone_dir).as_posix() for f in files if f in typed], "not_typed": not_typed}
+    return TwinsMade([f.relative_to(zone_dir).as_posix() for f in files if f in typed], not_typed)

@@ -161,9 +161,15 @@ def refresh_samples(zone_dir: Path, active: list[Path], settings: ZoneReadSettin
     return write_samples(zone_dir, stale, settings)
 
 
+@dataclass(frozen=True)
+class UploadedFile:
+    name: str
+    bytes: int
+
+
 def upload(zone_dir: Path, sources: list[Path], as_name: str | None = None, replace: bool = False,
            expected: Expected | None = None, progress: Progress | None = None,
-           settings: ZoneReadSettings | None = None) -> list[dict]:
+           settings: ZoneReadSettings | None = None) -> list[UploadedFile]:
     """Copy files in; every file is checked before any is copied, so a bad one uploads nothing."""
     if as_name is not None and len(sources) != 1:
         raise RatError("--as renames one file; give exactly one path with it")
@@ -185,7 +191,7 @@ def upload(zone_dir: Path, sources: list[Path], as_name: str | None = None, repl
     for source, target in plan:
         target.parent.mkdir(parents=True, exist_ok=True)  # `--as sub/name.csv`
         _copy(source, target, replace, progress)
-        done.append({"name": target.name, "bytes": target.stat().st_size})
+        done.append(UploadedFile(target.name, target.stat().st_size))
     write_samples(zone_dir, [target for _, target in plan], settings)
     return done
 

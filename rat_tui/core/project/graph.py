@@ -158,17 +158,6 @@ class ProjectGraph:
                 return " -> ".join(reversed(cycle))
             path.append(nxt)
 
-    def as_dict(self, only: set[str] | None = None, last_status: dict[str, str | None] | None = None,
-                last_run_at: dict[str, float | None] | None = None) -> dict:
-        keep = set(self.nodes) if only is None else only
-        last_status, last_run_at = last_status or {}, last_run_at or {}
-        nodes = [{"name": n.name, "kind": n.kind, "layer": n.layer, "last_status": last_status.get(n.name),
-                  "last_run_at": last_run_at.get(n.name)}
-                 for n in sorted(self.nodes.values(), key=lambda n: n.name) if n.name in keep]
-        edges = sorted([source, target] for target, sources in self.upstream.items() if target in keep
-                       for source in sources if source in keep)
-        return {"nodes": nodes, "edges": edges}
-
 
 class GraphCache:
     """The project's graph, re-reading only pipelines whose files changed since the last call."""

@@ -104,11 +104,26 @@ class Settings:
     freshness: dict[str, Any] = field(default_factory=dict)
 
 
-def zone_settings(settings: Settings, namespace: str, zone: str) -> dict:
+@dataclass(frozen=True)
+class ZoneSettings:
+    """A zone's effective retention settings, and the columns it expects (`schema:`: names, or names with
+    their types; None: any)."""
+
+    processed_max_age_days: float
+    auto_purge: bool
+    schema: list[str] | dict[str, str] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """Its line in the script contract (`zone-settings`, docs/script.md)."""
+        return {"settings": {"processed_max_age_days": self.processed_max_age_days, "auto_purge": self.auto_purge,
+                             "schema": self.schema}}
+
+
+def zone_settings(settings: Settings, namespace: str, zone: str) -> ZoneSettings:
     """A zone's effective settings: `zones: {ns/zone: …}` (or `{zone: …}`) over the project defaults."""
     own = settings.zones.get(f"{namespace}/{zone}") or settings.zones.get(zone) or {}
-    return {"processed_max_age_days": own.get("processed_max_age_days", settings.processed_max_age_days),
-            "auto_purge": bool(own.get("auto_purge", False)), "schema": own.get("schema")}
+    return ZoneSettings(own.get("processed_max_age_days", settings.processed_max_age_days),
+                        bool(own.get("auto_purge", False)), own.get("schema"))
 
 
 def zone_settings_problem(values: dict) -> str | None:

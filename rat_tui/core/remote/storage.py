@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..project.model import PipelineRef, Project
 from ..storage import Storage
@@ -15,6 +17,27 @@ from .landing_archive import BucketLandingArchive
 from .objects import SyncedObjects
 from .published import PublishedSync
 from .sync import ProjectSync, RemoteChange
+
+
+@dataclass(frozen=True)
+class Connected:
+    """The bucket checked; the files new to this folder it brought in, and each namespace's landing sync."""
+
+    bucket: str
+    pulled: list[dict[str, Any]]
+    landing: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"bucket": self.bucket, "pulled": self.pulled, "landing": self.landing}
+
+
+@dataclass(frozen=True)
+class Pushed:
+    pipelines: list[str]  # the pipeline files uploaded
+    landing: dict[str, Any]  # per namespace, its landing zones' sync
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"pipelines": self.pipelines, "landing": self.landing}
 
 
 class BucketStorage(Storage):
@@ -73,14 +96,14 @@ class BucketStorage(Storage):
     def publish(self, ref: PipelineRef, pin: Callable[[], PublishedVersion], keep: int) -> PublishedVersion:
         return self.published.publish(ref, pin, keep)
 
-    def connect(self) -> dict:
+    def connect(self) -> Connected:
         """Check the bucket (credentials, versioning); bring in files this folder has never seen."""
         with self._lock:
             self.bucket.check()
             pulled = self.refresh()
             landing = {ns: self.sync.sync_landing(ns) for ns in self.sync.namespaces()}
             self._connected = True
-        return {"bucket": self.bucket.where, "pulled": pulled, "landing": landing}
+        return Connected(self.bucket.where, pulled, landing)
 
     def refresh(self) -> list[dict]:
         """Look for remote changes; files new to this folder come in at once (nothing here to lose)."""
@@ -106,11 +129,11 @@ class BucketStorage(Storage):
         self.status()
         return pulled
 
-    def push(self) -> dict:
+    def push(self) -> Pushed:
         pushed = self.sync.push_pipelines()
         landing = {ns: self.sync.sync_landing(ns) for ns in sorted(set(self.sync.namespaces()) | self._local_namespaces())}
         self.status()
-        return {"pipelines": pushed, "landing": landing}
+        return Pushed(pushed, landing)
 
     def _local_namespaces(self) -> set[str]:
         return {ns.name for ns in self.project.scan().namespaces}

@@ -39,7 +39,7 @@ class PurgePlan:
 
 
 def _zone_max_age(project: Project, zone: LandingZone) -> float:
-    return float(zone_settings(project.settings, zone.namespace, zone.name)["processed_max_age_days"])
+    return float(zone_settings(project.settings, zone.namespace, zone.name).processed_max_age_days)
 
 
 class Reaper:

@@ -6,19 +6,20 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from ...core.lake.diff import TableDiff
 from ...core.text import count
 from .result_table import cell_text
 
 CHANGE_STYLE = {"changed": "yellow", "removed": "red", "added": "green"}
 
 
-def diff_summary(diff: dict) -> Text:
-    key = ", ".join(diff.get("key") or []) or "every column (no unique key)"
+def diff_summary(diff: TableDiff) -> Text:
+    key = ", ".join(diff.key) or "every column (no unique key)"
     text = Text.assemble(("Diff against main", "bold"), f"  by {key}:  ",
-                         (f"+{diff['added']:,} added", "green"), "  ", (f"−{diff['removed']:,} removed", "red"), "  ",
-                         (f"~{diff['changed']:,} changed", "yellow"))
-    text.append(f"  (read {diff.get('read', 'whole table')})", style="grey50")
-    for change in diff.get("schema_changes", []):
+                         (f"+{diff.added:,} added", "green"), "  ", (f"−{diff.removed:,} removed", "red"), "  ",
+                         (f"~{diff.changed:,} changed", "yellow"))
+    text.append(f"  (read {diff.read})", style="grey50")
+    for change in diff.schema_changes:
         what = {"added": "added column {column} {type}", "dropped": "dropped column {column}",
                 "type": "column {column} {from} → {to}"}[change["change"]].format(**change)
         text.append(f"\nschema: {what}", style="magenta")
@@ -55,9 +56,9 @@ def changed_rows(sample: list[dict]) -> Table:
     return rows
 
 
-def diff_view(diff: dict) -> Group:
+def diff_view(diff: TableDiff) -> Group:
     parts: list = [diff_summary(diff)]
-    changed_columns = {name: rows for name, rows in (diff.get("columns") or {}).items() if rows}
+    changed_columns = {name: rows for name, rows in diff.columns.items() if rows}
     if changed_columns:
         columns = Table(box=None, header_style="bold")
         columns.add_column("column")
@@ -65,7 +66,6 @@ def diff_view(diff: dict) -> Group:
         for name, rows in sorted(changed_columns.items(), key=lambda item: -item[1]):
             columns.add_row(name, f"{rows:,}")
         parts.append(columns)
-    sample = diff.get("sample") or []
-    if sample:
-        parts.append(changed_rows(sample))
+    if diff.sample:
+        parts.append(changed_rows(diff.sample))
     return Group(*parts)

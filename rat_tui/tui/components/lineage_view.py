@@ -4,7 +4,7 @@ and time; Enter on a node asks the app to put the project tree's cursor there. I
 thread worker and draws itself from the message it posts."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
+from ...core.commands.lineage_commands import LineageGraph, LineageNode
 from ...core.project.graph import ProjectGraph
 from ...core.text import count
 from .loading import app_closing, post_loaded
@@ -49,13 +50,13 @@ class LineageView(Vertical):
 
     @dataclass
     class Loaded(Message, bubble=False):
-        lineage: dict
+        lineage: LineageGraph
 
     def __init__(self, workbench: Workbench, center: str | None, opened_on: NodeData | None) -> None:
         super().__init__(id="lineage-view")
         self.workbench = workbench
         self.center, self.opened_on = center, opened_on
-        self.nodes: dict[str, dict] = {}
+        self.nodes: dict[str, LineageNode] = {}
         self.graph = ProjectGraph()
         self.drawn = False
 
@@ -86,11 +87,11 @@ class LineageView(Vertical):
     def tree(self) -> Tree[str]:
         return self.query_one("#lineage-tree", Tree)
 
-    def show(self, lineage: dict) -> None:
+    def show(self, lineage: LineageGraph) -> None:
         """Draw from `lineage.lineage()` (the whole project); the cursor stays on its line."""
-        self.nodes = {n["name"]: n for n in lineage["nodes"]}
+        self.nodes = {n.name: n for n in lineage.nodes}
         self.graph = ProjectGraph()
-        for source, target in lineage["edges"]:
+        for source, target in lineage.edges:
             self.graph.add_edge(source, target)
         tree = self.tree
         line = tree.cursor_line
@@ -108,7 +109,7 @@ class LineageView(Vertical):
         """A run event: redraw that pipeline's mark at once."""
         if name not in self.nodes:
             return
-        self.nodes[name] = {**self.nodes[name], "last_status": status, "last_run_at": at}
+        self.nodes[name] = replace(self.nodes[name], last_status=status, last_run_at=at)
         for node in self._walk(self.tree.root):
             if node.data == name:
                 node.set_label(self._label(name, short=self.center is None, inputs=self.center is None))
@@ -121,7 +122,7 @@ class LineageView(Vertical):
                                (" landing zone  ·  Enter: show it in the project tree", "grey50"))
         if self.center is None:
             namespaces = sorted({name.split(".", 1)[0] for name in self.nodes})
-            pipelines = sum(n["kind"] == "pipeline" for n in self.nodes.values())
+            pipelines = sum(n.kind == "pipeline" for n in self.nodes.values())
             head = Text.assemble(("Lineage of the project", "bold"),
                                  f"  {count(len(namespaces), 'namespace')}, {count(pipelines, 'pipeline')}")
         else:
@@ -131,14 +132,14 @@ class LineageView(Vertical):
         return Text.assemble(head, "\n", legend)
 
     def _label(self, name: str, short: bool = False, inputs: bool = False, center: bool = False) -> Text:
-        node = self.nodes.get(name, {"kind": "pipeline", "last_status": None, "last_run_at": None})
+        node = self.nodes.get(name) or LineageNode(name, "pipeline", "")
         shown = name.split(".", 2)[2] if short else name
-        if node["kind"] == "zone":
+        if node.kind == "zone":
             label = Text.assemble(ZONE_MARK, " ", (shown, "bold" if center else ""), ("  landing zone", "grey50"))
         else:
-            mark, colour = STATUS_MARK.get(node["last_status"], STATUS_MARK[None])
+            mark, colour = STATUS_MARK.get(node.last_status, STATUS_MARK[None])
             label = Text.assemble((f"{mark} ", colour), (shown, "bold" if center else ""),
-                                  (f"  {when(node['last_run_at'])}", "grey50"))
+                                  (f"  {when(node.last_run_at)}", "grey50"))
         if inputs and self.graph.upstream.get(name):
             own = name.split(".", 1)[0]
             reads = [s.split(".", 1)[1] if s.split(".", 1)[0] == own else s for s in sorted(self.graph.upstream[name])]
@@ -172,14 +173,14 @@ class LineageView(Vertical):
         for namespace in sorted(by_namespace):
             ns = root.add(Text(namespace, style="bold"), None)
             for layer in LAYER_ORDER:
-                names = sorted(n for n in by_namespace[namespace] if self.nodes[n]["layer"] == layer)
+                names = sorted(n for n in by_namespace[namespace] if self.nodes[n].layer == layer)
                 if names:
                     group = ns.add(Text(layer, style="italic"), None)
                     for name in names:
                         group.add_leaf(self._label(name, short=True, inputs=True), name)
 
     def _order(self, name: str) -> tuple:
-        layer = self.nodes.get(name, {}).get("layer", "")
+        layer = node.layer if (node := self.nodes.get(name)) else ""
         return (LAYER_ORDER.index(layer) if layer in LAYER_ORDER else len(LAYER_ORDER), name)
 
     def _walk(self, node: TreeNode[str]):

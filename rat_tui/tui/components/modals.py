@@ -13,7 +13,8 @@ from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Button, Input, Label, Static, Switch
 
-from ...core.project.settings import zone_settings_problem
+from ...core.commands.upkeep_results import PurgeReport
+from ...core.project.settings import ZoneSettings, zone_settings_problem
 from ...core.text import count
 
 
@@ -99,7 +100,7 @@ class ZoneSettingsForm(ModalScreen[dict | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "save", "Save")]
 
-    def __init__(self, title: str, settings: dict) -> None:
+    def __init__(self, title: str, settings: ZoneSettings) -> None:
         super().__init__()
         self.title_text, self.settings = title, settings
 
@@ -107,11 +108,11 @@ class ZoneSettingsForm(ModalScreen[dict | None]):
         with Vertical(classes="dialog"):
             yield Label(Text(self.title_text, style="bold"))
             yield Label("Keep processed files for (days)")
-            yield NumberInput(value=f"{self.settings['processed_max_age_days']:g}", type="number", id="max-age")
+            yield NumberInput(value=f"{self.settings.processed_max_age_days:g}", type="number", id="max-age")
             yield Label("", id="max-age-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Label("Purge them automatically (at start and daily)  ")
-                yield Switch(value=self.settings["auto_purge"], id="auto-purge")
+                yield Switch(value=self.settings.auto_purge, id="auto-purge")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save (ctrl+s)", id="save", variant="primary")
                 yield Button("Cancel (esc)", id="cancel")
@@ -140,7 +141,7 @@ class ZoneSettingsForm(ModalScreen[dict | None]):
         if problem:
             self.query_one("#max-age", Input).focus()
         else:  # only what changed: an unchanged dialog writes nothing into rat.yaml
-            self.dismiss({key: value for key, value in values.items() if value != self.settings[key]})
+            self.dismiss({key: value for key, value in values.items() if value != getattr(self.settings, key)})
 
     @on(NumberInput.Refused)
     def _refused(self) -> None:
@@ -155,7 +156,7 @@ class ZoneSettingsForm(ModalScreen[dict | None]):
         self.dismiss(None)
 
 
-def purge_plan_text(result: dict) -> str:
+def purge_plan_text(result: PurgeReport) -> str:
     """The dry-run list, grouped, with sizes; only the kinds that have something to purge."""
     lines = []
     labels = {
@@ -164,16 +165,15 @@ def purge_plan_text(result: dict) -> str:
         "orphan_files": "orphan files", "orphan_branches": "orphan run branches", "stuck_runs": "stuck runs",
         "file_versions": "old file versions",
     }
+    listed = result.listed()
     for key, label in labels.items():
-        items = result["items"].get(key, [])
+        items = listed.get(key, [])
         if not items:
             continue
         lines.append(f"{label}: {len(items)}")
         for item in items[:20]:
-            size = item.get("bytes", item.get("added_bytes"))
-            name = item.get("path") or item.get("branch") or item.get("run_id") or item.get("snapshot_id")
-            where = f"{item['table']} " if "table" in item else ""
-            lines.append(f"    {where}{name}" + (f"  ({count(size, 'byte')})" if size is not None else ""))
+            where = f"{item.table} " if item.table is not None else ""
+            lines.append(f"    {where}{item.name}" + (f"  ({count(item.bytes, 'byte')})" if item.bytes is not None else ""))
         if len(items) > 20:
             lines.append(f"    … and {len(items) - 20} more")
     return "\n".join(lines)

@@ -240,8 +240,8 @@ class PipelineView(Vertical):
     @work(thread=True, exclusive=True, group="version-diff")
     def load_version_diff(self, version: int) -> None:
         wb = self.workbench
-        post_loaded(self, f"diff of {self.fqn} version {version}", lambda: self.DiffLoaded("".join(
-            f["diff"] for f in version_diff(wb.project, wb.version_store, self.node.ref, version)["files"])))
+        post_loaded(self, f"diff of {self.fqn} version {version}", lambda: self.DiffLoaded(
+            version_diff(wb.project, wb.version_store, self.node.ref, version).text))
 
     @on(DiffLoaded)
     def _diff_loaded(self, message: DiffLoaded) -> None:

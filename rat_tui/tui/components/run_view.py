@@ -19,6 +19,7 @@ from ...core.events import (
     RunQueued,
     RunStarted,
 )
+from ...core.lake.diff import TableDiff
 from ...core.run.phases import PHASES
 from ...core.commands.run_results import RunList
 from ...core.notes import RunNote
@@ -49,7 +50,7 @@ class RunState:
     note: str | None = None  # "nothing new in …": it succeeded and wrote nothing
     phases: dict[str, PhaseState] = field(default_factory=lambda: {p: PhaseState() for p in PHASES})
     quality: list[QualityOutcome] = field(default_factory=list)
-    diff: dict | None = None  # the run's diff against main (review mode, diff gates)
+    diff: TableDiff | None = None  # the run's diff against main (review mode, diff gates)
     notes: list[RunNote] = field(default_factory=list)  # what the run did to the data, each under its phase
     impact: list[str] = field(default_factory=list)  # a held run's: what its change of columns breaks downstream
 
@@ -63,7 +64,8 @@ class RunState:
             last = state.phases[list(record.phases)[-1]]
             last.status, last.message = record.status, record.error or ""
         state.quality = list(record.quality)
-        state.diff = record.review.get("diff")
+        stored = record.review.get("diff")  # the record keeps it as JSON; one of before `read` was read whole
+        state.diff = TableDiff.from_dict({"read": "whole table", **stored}) if stored else None
         state.notes = list(record.notes)
         state.impact = impact or []
         return state

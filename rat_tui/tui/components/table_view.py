@@ -19,6 +19,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
+from ...core.commands.diff_results import SnapshotDiff
 from ...core.commands.table_results import TableHistory, TablePreview
 from ...core.failures import failure_sentence
 from ...core.lake.history import HistoryEntry
@@ -53,7 +54,7 @@ class TableView(Vertical):
 
     @dataclass
     class DiffLoaded(Message, bubble=False):
-        diff: dict
+        diff: SnapshotDiff
         title: str
 
     def __init__(self, workbench: Workbench, node: NodeData) -> None:
@@ -149,18 +150,18 @@ class TableView(Vertical):
             self.post_message(ActionFailed("diff", failure_sentence("diff", exc)))
             return
         self.post_message(self.DiffLoaded(diff, f"{what} ({old or 'no table'} → {new})"))
-        self.post_message(ActionDone("diff", diffed(self.fqn, diff, what, old, new), toast=False))
+        self.post_message(ActionDone("diff", diffed(self.fqn, diff.diff, what, old, new), toast=False))
 
     @on(DiffLoaded)
     def _diff_loaded(self, message: DiffLoaded) -> None:
         if app_closing(self.app):
             return
-        diff = message.diff
-        by = ", ".join(diff["key"]) or "every column"
-        lines = [f"Diff of {message.title} by {by}: +{count(diff['added'], 'row')}, -{count(diff['removed'], 'row')}, "
-                 f"~{count(diff['changed'], 'row')} changed"]
-        for change in diff["schema_changes"]:
+        diff = message.diff.diff
+        by = ", ".join(diff.key) or "every column"
+        lines = [f"Diff of {message.title} by {by}: +{count(diff.added, 'row')}, -{count(diff.removed, 'row')}, "
+                 f"~{count(diff.changed, 'row')} changed"]
+        for change in diff.schema_changes:
             lines.append(f"  column {change['column']}: {change['change']} {change.get('type', '')}{change.get('to', '')}")
-        shown = [s for change in ("changed", "added", "removed") for s in diff["sample"] if s["change"] == change][:15]
+        shown = [s for change in ("changed", "added", "removed") for s in diff.sample if s["change"] == change][:15]
         text = Text("\n".join(lines))
         self.query_one("#table-detail", Static).update(Group(text, changed_rows(shown)) if shown else text)

@@ -17,7 +17,9 @@ from textual.widgets import DataTable, ProgressBar, Static
 from ...core.text import count
 from ...core.commands.browse_results import FileSample
 from ...core.commands.details import zone_files
+from ...core.commands.landing_results import ZoneFile
 from ...core.project.pipeline_source import zone_readers
+from ...core.project.settings import ZoneSettings
 from ...core.failures import failure_sentence
 from ..messages import ActionDone, ActionFailed
 from ..outcomes import rows_shown
@@ -34,9 +36,9 @@ HINT = Text("Select a file and press Enter to preview it.", style="grey50")
 class ZoneView(Vertical):
     @dataclass
     class Loaded(Message, bubble=False):
-        files: list[dict]
+        files: list[ZoneFile]
         readers: list[str]
-        settings: dict
+        settings: ZoneSettings
 
     @dataclass
     class FilePreviewed(Message, bubble=False):
@@ -46,7 +48,7 @@ class ZoneView(Vertical):
         super().__init__(id="zone-view")
         self.workbench, self.node = workbench, node
         self.namespace, self.zone = node.namespace, node.name
-        self.files: list[dict] = []
+        self.files: list[ZoneFile] = []
 
     def on_mount(self) -> None:
         self.load()
@@ -69,27 +71,27 @@ class ZoneView(Vertical):
         yield Static(HINT, id="zone-hint")
         yield DataTable(id="zone-preview")
 
-    def show_files(self, files: list[dict], readers: list[str], settings: dict) -> None:
-        purge = "auto-purge" if settings["auto_purge"] else "manual purge"
-        schema = f"  expected columns: {', '.join(settings['schema'])}" if settings.get("schema") else ""
+    def show_files(self, files: list[ZoneFile], readers: list[str], settings: ZoneSettings) -> None:
+        purge = "auto-purge" if settings.auto_purge else "manual purge"
+        schema = f"  expected columns: {', '.join(settings.schema)}" if settings.schema else ""
         self.query_one("#zone-title", Static).update(Text.assemble(
             (f"{self.namespace} / landing / {self.zone}", "bold"),
             ("\nread by: " + (", ".join(readers) or "no pipeline"), "grey70"),
-            (f"\nprocessed files kept {count(settings['processed_max_age_days'], 'day')} ({purge}){schema}"
+            (f"\nprocessed files kept {count(settings.processed_max_age_days, 'day')} ({purge}){schema}"
              "\ne edit · E pin the detected dialect · u upload", "grey50")))
         self.files = files
         table = self.query_one("#zone-files", DataTable)
         table.clear(columns=True)
         table.add_columns("file", "kind", "read as", "size", "modified", "consumed")
         for f in files:
-            consumed = "" if f["consumed"] is None else ("yes" if f["consumed"] else "not yet")
-            kind = f"{f['kind']}, typed" if f.get("typed") else f["kind"]  # runs read its Parquet twin
-            read_as = Text(f["problem"], style="red") if f.get("problem") else f.get("dialect") or ""
-            table.add_row(f["path"], kind, read_as, f"{f['bytes']:,}", f["modified"], consumed, key=f["path"])
+            consumed = "" if f.consumed is None else ("yes" if f.consumed else "not yet")
+            kind = f"{f.kind}, typed" if f.typed else f.kind  # runs read its Parquet twin
+            read_as = Text(f.problem, style="red") if f.problem else f.dialect or ""
+            table.add_row(f.path, kind, read_as, f"{f.bytes:,}", f.modified, consumed, key=f.path)
 
     def dialect_file(self) -> str | None:
         """The file whose detected dialect `E` pins: the one under the cursor, else the first that has one."""
-        detected = [f["path"] for f in self.files if f.get("dialect")]
+        detected = [f.path for f in self.files if f.dialect]
         selected = self.selected_file()
         return selected if selected in detected else next(iter(detected), None)
 

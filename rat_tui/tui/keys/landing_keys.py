@@ -4,6 +4,7 @@ from __future__ import annotations
 import shlex
 from functools import partial
 
+from ...core.commands.landing_results import DetectedDialect
 from ..components.modals import AskText, Confirm, PathSuggester, ZoneSettingsForm
 from ..components.zone_view import ZoneView
 from ..messages import UploadProgress
@@ -71,14 +72,14 @@ class LandingKeys(KeyGroup):
                        severity="warning")
             return
 
-        def confirm(detected: dict) -> None:
+        def confirm(detected: DetectedDialect) -> None:
             lines = "\n".join(f"        {k}: {str(v).lower() if isinstance(v, bool) else repr(v)}"
-                              for k, v in detected["csv"].items())
-            differs = (f"\n\nDetected otherwise, and then read this way: {', '.join(detected['differs'])}"
-                       if detected["differs"] else "")
+                              for k, v in detected.csv.items())
+            differs = (f"\n\nDetected otherwise, and then read this way: {', '.join(detected.differs)}"
+                       if detected.differs else "")
             app.push_screen(
                 Confirm(f"Pin the dialect of {file} for {namespace}/landing/{zone}?",
-                        f"Writes into rat.yaml (comments kept):\n  zones:\n    {detected['zone']}:\n      csv:\n"
+                        f"Writes into rat.yaml (comments kept):\n  zones:\n    {detected.zone}:\n      csv:\n"
                         f"{lines}\nEvery file of the zone is then read this way instead of being detected."
                         f"{differs}"),
                 lambda ok: ok and app.jobs.run(

@@ -99,7 +99,7 @@ class PipelineKeys(KeyGroup):
         def publish(message: str | None) -> None:
             if message is not None:
                 app.jobs.run("publish", partial(app.workbench.versions.publish, fqn, message),
-                             lambda result: f"{fqn}: published version {result['version']}"
+                             lambda result: f"{fqn}: published version {result.version}"
                              + (f" ({message})." if message else "."), reload=True)
 
         app.push_screen(AskText(f"Publish {fqn}: message", "what changed?"), publish)
@@ -131,7 +131,7 @@ class PipelineKeys(KeyGroup):
                         "folder. The working copy is saved as a file version first, so nothing is lost."),
                 lambda ok: ok and app.jobs.run(
                     "rollback", partial(app.workbench.versions.rollback, fqn, version, True),
-                    lambda result: f"{fqn}: version {result['version']} pins version {version}; its files are restored.",
+                    lambda result: f"{fqn}: version {result.version} pins version {version}; its files are restored.",
                     reload=True))
 
         app.push_screen(AskText(f"Roll back {fqn} to which version? (current: {current})", value=str(default)), chosen)
@@ -140,5 +140,5 @@ class PipelineKeys(KeyGroup):
         fqn = self.target_pipeline("compact")
         if fqn is not None:
             self.app.jobs.run("compact", partial(self.app.workbench.tables.compact, fqn),
-                              lambda result: f"{fqn}: compacted {count(result['files_before'], 'data file')} into "
-                                             f"{result['files_after']}.", reload=True)
+                              lambda result: f"{fqn}: compacted {count(result.files_before, 'data file')} into "
+                                             f"{result.files_after}.", reload=True)

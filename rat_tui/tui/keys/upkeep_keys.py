@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from functools import partial
 
+from ...core.commands.upkeep_results import DoctorReport, PurgeReport
 from ...core.errors import RatError
+from ...core.upkeep.doctor import Finding
 from ..components.modals import Confirm, purge_plan_text
 from ..components.project_tree import ProjectTree
 from ..outcomes import count, doctor, purge_total, purged
@@ -19,34 +21,36 @@ class UpkeepKeys(KeyGroup):
 
 
     def doctor(self) -> None:
-        def check() -> dict:
+        def check() -> DoctorReport:
             try:
                 return self.app.workbench.upkeep.doctor()
             except RatError as exc:  # findings are the answer here, not a failure
-                return exc.result
+                if isinstance(exc.result, DoctorReport):
+                    return exc.result
+                raise
 
-        self.app.jobs.run("doctor", check, then=lambda result: self._found(result["findings"]))
+        self.app.jobs.run("doctor", check, then=lambda result: self._found(result.findings))
 
-    def _found(self, found: list[dict]) -> None:
+    def _found(self, found: list[Finding]) -> None:
         app = self.app
         sentence = doctor(found)
         app.log_line(sentence, "" if not found else "yellow")
         if not found:  # the answer people wait for: long enough to read
             app.notify(sentence, title="doctor", timeout=12)
             return
-        detail = "\n".join(f"{f['kind']}: {f['object']} — {f['detail']} (fix: {f['fix']})" for f in found)
+        detail = "\n".join(f"{f.kind}: {f.object} — {f.detail} (fix: {f.fix})" for f in found)
         app.push_screen(Confirm(f"Apply the fixes of {count(len(found), 'finding', 'findings')}?", detail),
                         lambda ok: ok and app.jobs.run(
                             "doctor fix", partial(app.workbench.upkeep.doctor, True),
-                            lambda result: f"Doctor: fixed {count(len(result['findings']), 'finding', 'findings')}.",
+                            lambda result: f"Doctor: fixed {count(len(result.findings), 'finding', 'findings')}.",
                             reload=True))
 
     def purge(self) -> None:
         self.app.jobs.run("purge plan", partial(self.app.workbench.upkeep.purge, True), then=self._planned)
 
-    def _planned(self, plan: dict) -> None:
+    def _planned(self, plan: PurgeReport) -> None:
         app = self.app
-        total = purge_total(plan["purged"])
+        total = purge_total(plan.purged)
         if not total:
             app.log_line("Purge: nothing to purge.")
             app.notify("Purge: nothing to purge.", title="purge", timeout=10)
@@ -57,7 +61,7 @@ class UpkeepKeys(KeyGroup):
     def _confirmed(self, ok: bool | None) -> None:
         if ok:
             self.app.jobs.run("purge", partial(self.app.workbench.upkeep.purge, False),
-                              lambda result: purged(result["purged"]), reload=True)
+                              lambda result: purged(result.purged), reload=True)
 
     def pull(self) -> None:
         """Bring the bucket's newer files in: of the selected pipeline, or all of them."""
@@ -73,7 +77,7 @@ class UpkeepKeys(KeyGroup):
         conflicts = [p for p, state in remote.changes.items() if state == "conflict" and p.startswith(base)]
 
         def pull(force: bool) -> None:
-            app.jobs.run("pull", lambda: len(app.workbench.bucket.pull(paths, force)["pulled"]),
+            app.jobs.run("pull", lambda: len(app.workbench.bucket.pull(paths, force).pulled),
                          lambda pulled: f"Pulled {count(pulled, 'file', 'files')} from the bucket.", reload=True,
                          then=lambda _: self.background.check_remote())
 

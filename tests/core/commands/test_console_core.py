@@ -105,9 +105,9 @@ def test_export_writes_the_full_result(scratch: Scratch, suffix: str):
     phases: list[str] = []
     result = scratch.wb.console.export(f"exports/n{suffix}", f"SELECT * FROM {fqn} WHERE id <= 2400",
                                progress=lambda phase, done, total: phases.append(phase))
-    path = Path(result["path"])
-    assert path == scratch.wb.project.root / "exports" / f"n{suffix}" and result["rows"] == 2400
-    assert result["format"] == suffix[1:] and "writing the file" in phases
+    path = Path(result.path)
+    assert path == scratch.wb.project.root / "exports" / f"n{suffix}" and result.rows == 2400
+    assert result.format == suffix[1:] and "writing the file" in phases
     reader = {".csv": "read_csv_auto", ".parquet": "read_parquet", ".json": "read_json_auto"}[suffix]
     assert duckdb.sql(f"SELECT count(*), sum(id) FROM {reader}('{path}')").fetchall() == [(2400, 2400 * 2401 // 2)]
     assert not [p for p in path.parent.iterdir() if p.name.startswith(".")]
@@ -121,7 +121,7 @@ def test_export_paths_stay_inside_the_project_or_are_absolute(scratch: Scratch, 
         wb.console.export("out.txt", "SELECT 1 AS one")
     assert not (wb.project.root.parent / "escape.csv").exists()
     result = wb.console.export(str(tmp_path / "abs.csv"), "SELECT 1 AS one")
-    assert result["rows"] == 1 and (tmp_path / "abs.csv").read_text().splitlines() == ["one", "1"]
+    assert result.rows == 1 and (tmp_path / "abs.csv").read_text().splitlines() == ["one", "1"]
 
 
 def test_export_script_command(scratch: Scratch):

@@ -1,6 +1,8 @@
 """The project as a graph, on a jaffle_shop-shaped project: zones → bronze → silver → gold."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from rat_tui.core.errors import RatError
@@ -13,7 +15,7 @@ def test_lineage_of_the_project_and_of_one_pipeline(scratch: Scratch):
     n = jaffle(scratch)
     ns = scratch.ns
     graph = scratch.wb.lineage.lineage()
-    mine = {tuple(e) for e in graph["edges"] if e[1].startswith(ns + ".")}
+    mine = {tuple(e) for e in graph.edges if e[1].startswith(ns + ".")}
     assert mine == {
         (f"{ns}.landing.raw_customers", n["customers"]), (f"{ns}.landing.raw_orders", n["orders"]),
         (f"{ns}.landing.raw_payments", n["payments"]), (n["customers"], n["stg_customers"]),
@@ -21,11 +23,11 @@ def test_lineage_of_the_project_and_of_one_pipeline(scratch: Scratch):
         (n["stg_customers"], n["gold_customers"]), (n["stg_orders"], n["gold_customers"]),
         (n["stg_payments"], n["gold_customers"]), (n["stg_orders"], n["gold_orders"]),
         (n["stg_payments"], n["gold_orders"])}
-    zone = next(x for x in graph["nodes"] if x["name"] == f"{ns}.landing.raw_orders")
-    assert zone == {"name": f"{ns}.landing.raw_orders", "kind": "zone", "layer": "landing", "last_status": None,
+    zone = next(x for x in graph.nodes if x.name == f"{ns}.landing.raw_orders")
+    assert dataclasses.asdict(zone) == {"name": f"{ns}.landing.raw_orders", "kind": "zone", "layer": "landing", "last_status": None,
                     "last_run_at": None}
     one = scratch.wb.lineage.lineage(n["stg_orders"])
-    assert sorted(x["name"] for x in one["nodes"]) == sorted(
+    assert sorted(x.name for x in one.nodes) == sorted(
         [f"{ns}.landing.raw_orders", n["orders"], n["stg_orders"], n["gold_customers"], n["gold_orders"]])
 
 
@@ -106,8 +108,8 @@ def test_a_broken_pipeline_elsewhere_never_breaks_the_graph(scratch: Scratch):
     scratch.pipeline("silver", "broken", "SELECT 1 AS id\n{% if %}")  # a Jinja syntax error
     scratch.pipeline("silver", "garbled", "SELECT * FROM {{ ref('bronze.orders') ")
     graph = scratch.wb.lineage.lineage()
-    assert f"{scratch.ns}.silver.broken" in [node["name"] for node in graph["nodes"]]
-    assert [n["orders"], n["stg_orders"]] in graph["edges"]
+    assert f"{scratch.ns}.silver.broken" in [node.name for node in graph.nodes]
+    assert (n["orders"], n["stg_orders"]) in graph.edges
 
 
 def test_a_rollback_past_runs_that_changed_no_row_leaves_nothing_stale(scratch: Scratch):

@@ -26,7 +26,7 @@ def test_compaction_and_full_refresh_have_entries_of_their_own(scratch: Scratch)
     fqn, run_ids = merge_batches(scratch)
     head = entries(scratch, fqn)[-1]["snapshot_id"]
     compacted = scratch.wb.tables.compact(fqn)
-    assert compacted["files_after"] < compacted["files_before"]
+    assert compacted.files_after < compacted.files_before
     last = entries(scratch, fqn)[-1]
     assert (last["kind"], last["run_id"], last["base_snapshot_id"]) == ("compaction", None, head)
     assert (last["added_rows"], last["updated_rows"], last["deleted_rows"], last["total_rows"]) == (0, 0, 0, 6)
@@ -41,7 +41,7 @@ def test_compaction_and_full_refresh_have_entries_of_their_own(scratch: Scratch)
     ref = PipelineRef.parse(fqn)
     on_main = runs_on_main(load_table(scratch.wb.project.table_dir(ref), fqn))
     assert [e.run_id for e in on_main] == [*run_ids, run["run_id"]]
-    assert [e.base_snapshot_id for e in on_main[1:]] == [e.snapshot_id for e in on_main[:-2]] + [compacted["snapshot_id"]]
+    assert [e.base_snapshot_id for e in on_main[1:]] == [e.snapshot_id for e in on_main[:-2]] + [compacted.snapshot_id]
 
 
 def test_an_scd2_run_counts_the_rows_it_closed_as_updated(scratch: Scratch):

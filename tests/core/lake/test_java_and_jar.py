@@ -76,7 +76,7 @@ def test_an_upload_without_a_spark_session_still_uploads_and_says_why_nothing_wa
         result = wb.landing.upload("ns", "drops", [str(source)])
     finally:
         wb.close()
-    assert result["files"] == [{"name": "a.csv", "bytes": 5}]
+    assert [(f.name, f.bytes) for f in result.files] == [("a.csv", 5)]
     assert (tmp_path / "ns" / "landing" / "drops" / "a.csv").read_text() == "id\n1\n"
-    [untyped] = result["not_typed"]
-    assert untyped["file"] == "a.csv" and "the Spark session failed to start" in untyped["reason"]
+    [untyped] = result.not_typed
+    assert untyped.file == "a.csv" and "the Spark session failed to start" in untyped.reason

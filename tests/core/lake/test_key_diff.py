@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from rat_tui.core.lake.diff import TableDiff
 from rat_tui.core.lake.table import IcebergTable
 from rat_tui.core.project.model import PipelineRef
 from tests.lakehelpers import Scratch
@@ -14,8 +15,8 @@ KEYED = """-- @merge_strategy: incremental
 SELECT * FROM VALUES {rows} AS v(id, name, amount)"""
 
 
-def changed(diff: dict) -> list[tuple]:
-    return [(s["change"], s["old"], s["new"]) for s in diff["sample"]]
+def changed(diff: TableDiff) -> list[tuple]:
+    return [(s["change"], s["old"], s["new"]) for s in diff.sample]
 
 
 def test_updates_inserts_and_deletes_by_key_read_only_the_changed_files(scratch: Scratch):
@@ -24,9 +25,9 @@ def test_updates_inserts_and_deletes_by_key_read_only_the_changed_files(scratch:
     scratch.pipeline("silver", "people", KEYED.format(rows="(2, 'B', 20), (3, 'c', 31), (4, 'd', 40)"))
     second = scratch.run(fqn)
     diff = scratch.wb.review.key_diff(fqn, first["snapshot_id"], second["snapshot_id"])
-    assert (diff["added"], diff["removed"], diff["changed"]) == (1, 0, 2)
-    assert diff["key"] == ["id"] and diff["columns"] == {"name": 1, "amount": 1}
-    assert diff["read"] == "changed files" and diff["old_rows"] == 3
+    assert (diff.added, diff.removed, diff.changed) == (1, 0, 2)
+    assert diff.key == ["id"] and diff.columns == {"name": 1, "amount": 1}
+    assert diff.read == "changed files" and diff.old_rows == 3
     assert changed(diff) == [
         ("changed", {"id": 2, "name": "b", "amount": 20}, {"id": 2, "name": "B", "amount": 20}),
         ("changed", {"id": 3, "name": "c", "amount": 30}, {"id": 3, "name": "c", "amount": 31}),
@@ -36,12 +37,12 @@ def test_updates_inserts_and_deletes_by_key_read_only_the_changed_files(scratch:
         spark.sql(f"DELETE FROM {fqn} WHERE id = 1")
         deleted = IcebergTable(spark, ref).head("main")
     diff = scratch.wb.review.key_diff(fqn, second["snapshot_id"], deleted)
-    assert (diff["added"], diff["removed"], diff["changed"], diff["read"]) == (0, 1, 0, "changed files")
+    assert (diff.added, diff.removed, diff.changed, diff.read) == (0, 1, 0, "changed files")
     assert changed(diff) == [("removed", {"id": 1, "name": "a", "amount": 10}, None)]
     whole = scratch.wb.review.key_diff(fqn, first["snapshot_id"], deleted)  # both runs and the delete at once
-    assert (whole["added"], whole["removed"], whole["changed"]) == (1, 1, 2)
+    assert (whole.added, whole.removed, whole.changed) == (1, 1, 2)
     backwards = scratch.wb.review.key_diff(fqn, deleted, first["snapshot_id"])  # deletes taken away: whole table
-    assert (backwards["added"], backwards["removed"], backwards["changed"], backwards["read"]) == (1, 1, 2, "whole table")
+    assert (backwards.added, backwards.removed, backwards.changed, backwards.read) == (1, 1, 2, "whole table")
 
 
 def test_without_a_key_a_changed_row_is_one_removed_and_one_added(scratch: Scratch):
@@ -51,13 +52,13 @@ def test_without_a_key_a_changed_row_is_one_removed_and_one_added(scratch: Scrat
     scratch.pipeline("silver", "plain", sql.format(rows="(1, 'a'), (2, 'B'), (3, 'c'), (4, 'd')"))
     second = scratch.run(fqn)
     diff = scratch.wb.review.key_diff(fqn, first["snapshot_id"], second["snapshot_id"])
-    assert diff["key"] == [] and (diff["added"], diff["removed"], diff["changed"]) == (2, 2, 0)
+    assert diff.key == [] and (diff.added, diff.removed, diff.changed) == (2, 2, 0)
     assert sorted(changed(diff), key=str) == sorted([
         ("removed", {"id": 2, "name": "b"}, None), ("removed", {"id": 5, "name": "e"}, None),
         ("added", None, {"id": 2, "name": "B"}), ("added", None, {"id": 4, "name": "d"})], key=str)
     by_id = scratch.wb.review.key_diff(fqn, first["snapshot_id"], second["snapshot_id"], key=["id"])
     # a full refresh replaces every file: still right, the rewritten rows compare equal
-    assert (by_id["added"], by_id["removed"], by_id["changed"], by_id["columns"]) == (1, 1, 1, {"name": 1})
+    assert (by_id.added, by_id.removed, by_id.changed, by_id.columns) == (1, 1, 1, {"name": 1})
 
 
 def test_schema_changes_are_listed_and_old_rows_compare_on_shared_columns(scratch: Scratch):
@@ -68,8 +69,8 @@ def test_schema_changes_are_listed_and_old_rows_compare_on_shared_columns(scratc
     second = scratch.run(fqn)
     assert second["status"] == "success", second["error"]
     diff = scratch.wb.review.key_diff(fqn, first["snapshot_id"], second["snapshot_id"])
-    assert diff["schema_changes"] == [{"column": "extra", "change": "added", "type": "string"}]
-    assert (diff["added"], diff["removed"], diff["changed"]) == (1, 0, 0)
+    assert diff.schema_changes == [{"column": "extra", "change": "added", "type": "string"}]
+    assert (diff.added, diff.removed, diff.changed) == (1, 0, 0)
 
 
 def test_an_unknown_key_column_is_one_sentence(scratch: Scratch):

@@ -142,7 +142,7 @@ def test_upload_checks_with_the_zone_s_encoding_and_the_run_reads_with_it(scratc
         scratch.wb.landing.upload(scratch.ns, "west", [str(source)])
     assert "west.csv is not UTF-8 text" in str(refused.value) and "encoding: cp1252" in str(refused.value)
     scratch.wb.landing.set_zone_settings(scratch.ns, "west", csv={"encoding": "cp1252"})
-    assert scratch.wb.landing.upload(scratch.ns, "west", [str(source)])["typed"] == ["west.csv"]
+    assert scratch.wb.landing.upload(scratch.ns, "west", [str(source)]).typed == ["west.csv"]
     assert scratch.wb.landing.sample(scratch.ns, "west").as_dict()["rows"] == [[1, "Zoë"], [2, "Müller"]]
     run = load_zone(scratch, "west")
     assert run["status"] == "success", run["error"]
@@ -183,10 +183,10 @@ def test_the_zone_panel_lists_how_each_text_file_is_read_or_why_it_cannot_be(scr
 
     scratch.landing("shown", "a.csv", "id;name\n1;x\n")
     scratch.landing("shown", "b.tbl", "1|x|\n")
-    listed = {f["path"]: (f["dialect"], f["problem"]) for f in zone_files(scratch.wb.project, scratch.wb.state, scratch.ns, "shown")}
+    listed = {f.path: (f.dialect, f.problem) for f in zone_files(scratch.wb.project, scratch.wb.state, scratch.ns, "shown")}
     assert listed == {"a.csv": ("';'-separated, header", None), "b.tbl": ("'|'-separated, no header", None)}
     scratch.wb.landing.set_zone_settings(scratch.ns, "shown", csv={"delimiter": ","})
-    problem = {f["path"]: f["problem"] for f in zone_files(scratch.wb.project, scratch.wb.state, scratch.ns, "shown")}["a.csv"]
+    problem = {f.path: f.problem for f in zone_files(scratch.wb.project, scratch.wb.state, scratch.ns, "shown")}["a.csv"]
     assert problem.startswith("a.csv would read as one column although its first line holds ';'")
 
 
@@ -242,8 +242,8 @@ def test_the_zone_s_date_order_survives_a_restart_and_pinning_a_later_file_pins_
     scratch.landing("us", "feb.csv", "id,day\n2,02/01/2024\n3,02/03/2024\n")
     restarted = open_project(scratch.wb.project.root)
     try:
-        assert restarted.landing.detected_dialect(scratch.ns, "us", "feb.csv")["csv"]["date_format"] == "MM/dd/yyyy"
-        assert restarted.landing.pin_dialect(scratch.ns, "us", "feb.csv")["csv"]["date_format"] == "MM/dd/yyyy"
+        assert restarted.landing.detected_dialect(scratch.ns, "us", "feb.csv").csv["date_format"] == "MM/dd/yyyy"
+        assert restarted.landing.pin_dialect(scratch.ns, "us", "feb.csv").csv["date_format"] == "MM/dd/yyyy"
     finally:
         restarted.open_mark.close()
     settings, _ = load_settings(scratch.wb.project.root)

@@ -234,7 +234,7 @@ def test_pin_dialect_writes_the_zone_s_number_format_and_later_files_read_by_it(
     whose values alone cannot tell (1.500) then reads as 1500, not as text."""
     scratch.landing("feed", "a.csv", "id;qty;price\n1;1.500;12,50\n")
     pinned = scratch.wb.landing.pin_dialect(scratch.ns, "feed", "a.csv")
-    assert pinned["csv"]["decimal"] == "," and pinned["csv"]["thousands"] == "."
+    assert pinned.csv["decimal"] == "," and pinned.csv["thousands"] == "."
     assert "decimal: ','" in (scratch.wb.project.root / "rat.yaml").read_text()
     (scratch.root / "landing" / "feed" / "a.csv").unlink()
     scratch.landing("feed", "b.csv", "id;qty\n2;2.250\n3;3.125\n")
@@ -262,7 +262,7 @@ def test_upload_takes_a_bom_file_into_a_cp1252_zone_and_its_twin_reads_right(scr
     bom.write_bytes("\ufeffid;name;qty\r\n1;Nguyễn Co;1.500\r\n2;Zoë;2.250\r\n".encode("utf-8"))
     west = tmp_path / "west.csv"
     west.write_bytes("id;name;price\r\n3;Café;12,50\r\n".encode("cp1252"))
-    assert scratch.wb.landing.upload(scratch.ns, "up", [str(bom), str(west)])["typed"] == ["bom.csv", "west.csv"]
+    assert scratch.wb.landing.upload(scratch.ns, "up", [str(bom), str(west)]).typed == ["bom.csv", "west.csv"]
     assert [r[:2] for r in scratch.wb.landing.sample(scratch.ns, "up", "_samples/bom_sample.csv").as_dict()["rows"]] == [
         [1, "Nguyễn Co"], [2, "Zoë"]]
     run = load_zone(scratch, "up")

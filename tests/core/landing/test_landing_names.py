@@ -53,5 +53,5 @@ def test_a_file_no_run_could_read_is_refused_by_upload_and_by_the_run(scratch: S
     assert results[0]["run"]["error"] == (
         f"{scratch.ns}/pipelines/bronze/reader/pipeline.sql:1: landing file {scratch.ns}/landing/z/{name} {problem}")
     assert disk_state(scratch.root) == before and not scratch.table_exists("bronze", "reader")
-    listed = {f["path"]: f.get("problem") for f in zone_files(scratch.wb.project, scratch.wb.state, scratch.ns, "z")}
+    listed = {f.path: f.problem for f in zone_files(scratch.wb.project, scratch.wb.state, scratch.ns, "z")}
     assert listed[name] == problem and listed[next(n for n in listed if n.startswith("good"))] is None

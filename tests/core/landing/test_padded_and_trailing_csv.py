@@ -31,7 +31,7 @@ def test_a_padded_upload_is_typed_alike_and_a_later_unpadded_file_lands_in_the_s
                                                                                            tmp_path):
     padded = tmp_path / "jan.csv"
     padded.write_text("id , name\n1 , a\n2 , b\n")
-    assert scratch.wb.landing.upload(scratch.ns, "mem", [str(padded)])["typed"] == ["jan.csv"]
+    assert scratch.wb.landing.upload(scratch.ns, "mem", [str(padded)]).typed == ["jan.csv"]
     fqn = scratch.pipeline("bronze", "p", ARCHIVING.format("mem"))
     run = scratch.run(fqn)
     assert run["status"] == "success", run["error"]
@@ -52,7 +52,7 @@ def test_a_delimiter_ending_every_line_adds_no_column(scratch: Scratch, tmp_path
     if upload:
         source = tmp_path / "a.csv"
         source.write_text(content)
-        assert scratch.wb.landing.upload(scratch.ns, "trail", [str(source)])["typed"] == ["a.csv"]
+        assert scratch.wb.landing.upload(scratch.ns, "trail", [str(source)]).typed == ["a.csv"]
         sample = scratch.wb.landing.sample(scratch.ns, "trail").as_dict()
         assert (sample["columns"], sample["rows"]) == (["id", "name"], [[1, "a"], [2, "b"]])
     else:

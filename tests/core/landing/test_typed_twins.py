@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rat_tui.core.commands.landing_results import UploadResult
 from rat_tui.core.landing import schema as sampling
 from rat_tui.core.landing.twins import find_twin, twin_folder
 from rat_tui.core.project.model import active_landing_files
@@ -24,7 +25,7 @@ TRICKY = (
 )
 
 
-def _upload(scratch: Scratch, tmp_path: Path, zone: str, name: str, text: str, **kwargs) -> dict:
+def _upload(scratch: Scratch, tmp_path: Path, zone: str, name: str, text: str, **kwargs) -> UploadResult:
     source = tmp_path / name
     source.write_text(text, encoding="utf-8")
     return scratch.wb.landing.upload(scratch.ns, zone, [str(source)], **kwargs)
@@ -38,7 +39,7 @@ def _table(scratch: Scratch, fqn: str) -> tuple[list, list]:
 
 def test_an_uploaded_csv_is_read_through_its_twin_with_exactly_the_csvs_rows(scratch: Scratch, tmp_path: Path):
     result = _upload(scratch, tmp_path, "typed", "odd.csv", TRICKY)
-    assert result["typed"] == ["odd.csv"] and result["not_typed"] == []
+    assert result.typed == ["odd.csv"] and result.not_typed == []
     zone_dir = scratch.root / "landing" / "typed"
     twin = find_twin(zone_dir, zone_dir / "odd.csv")
     assert twin is not None and any(twin.folder.glob("part-*.parquet"))
@@ -89,7 +90,7 @@ def test_a_replaced_or_edited_file_is_never_read_through_its_old_twin(scratch: S
     assert scratch.run(fqn)["status"] == "success"
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "new"], [2, "edited"]]
     result = _upload(scratch, tmp_path, "changing", "a.csv", "id,v\n3,replaced\n", replace=True)
-    assert result["typed"] == ["a.csv"]
+    assert result.typed == ["a.csv"]
     assert not old.exists()  # a twin whose file changed is removed when the zone's twins are made
     assert scratch.run(fqn)["status"] == "success"
     assert scratch.rows(f"SELECT id, v FROM {fqn}") == [[3, "replaced"]]
@@ -100,12 +101,12 @@ def test_a_value_that_does_not_fit_leaves_no_twin_and_the_run_reads_the_csv(
     monkeypatch.setattr(sampling, "SAMPLE_BYTES_PER_FILE", 64)
     text = "id,amount\n" + "".join(f"{i},{i * 2}\n" for i in range(50)) + "51,abc\n"
     result = _upload(scratch, tmp_path, "late", "late.csv", text)
-    assert result["typed"] == [] and result["not_typed"][0]["file"] == "late.csv"
-    assert "late.csv was not converted to Parquet" in result["not_typed"][0]["reason"]
+    assert result.typed == [] and result.not_typed[0].file == "late.csv"
+    assert "late.csv was not converted to Parquet" in result.not_typed[0].reason
     zone_dir = scratch.root / "landing" / "late"
     assert find_twin(zone_dir, zone_dir / "late.csv") is None
     assert not [p for p in (zone_dir / "_typed").iterdir()]  # the half-made twin is gone too
-    assert "abc" in result["not_typed"][0]["reason"]  # the cause, not only that a task failed
+    assert "abc" in result.not_typed[0].reason  # the cause, not only that a task failed
     fqn = scratch.pipeline("bronze", "late", "SELECT * FROM {{ landing_zone('late') }}")
     run = scratch.run(fqn)
     # issue 26 changed this on purpose: a full pass would read 'abc' (as a string), so the run does
@@ -177,7 +178,7 @@ def test_a_conversion_killed_at_a_random_moment_leaves_no_twin_a_run_would_misre
     with scratch.wb.spark.using() as spark:
         if twin is not None:  # a twin that exists is whole
             assert spark.read.parquet("file:" + str(twin.folder)).count() == 300_000
-    assert scratch.wb.landing.make_typed_twins(scratch.ns, "killed")["not_typed"] == []
+    assert scratch.wb.landing.make_typed_twins(scratch.ns, "killed").not_typed == []
     assert find_twin(zone_dir, csv) is not None
     assert [p.name for p in (zone_dir / "_typed").iterdir()] == [twin_folder(zone_dir, csv).name]  # nothing left over
     fqn = scratch.pipeline("bronze", "killed", "SELECT id, v FROM {{ landing_zone('killed') }}")

@@ -138,8 +138,8 @@ def test_auto_purge_zones_lose_old_processed_files(sample_copy: Path):
         stamp = time.time() - 5 * 86400
         os.utime(path, (stamp, stamp))
     wb = open_project(sample_copy)
-    assert wb.landing.zone_settings("ecommerce", "orders") == {"processed_max_age_days": 3, "auto_purge": True, "schema": None}
-    assert wb.upkeep.auto_purge() == {"purged": 1}
+    assert wb.landing.zone_settings("ecommerce", "orders").as_dict()["settings"] == {"processed_max_age_days": 3, "auto_purge": True, "schema": None}
+    assert wb.upkeep.auto_purge().purged == 1
     assert not old.exists() and other.exists()  # events is not an auto_purge zone
 
 

@@ -35,21 +35,21 @@ def test_a_second_folder_gets_namespaces_pipelines_zones_and_landing_files(pushe
     for relpath in ("ecommerce/landing/orders/orders_2024_02.csv", "ecommerce/landing/products/products.parquet",
                     f"{PIPE}/tests/quality/unique_order_id.sql"):
         assert (other.project.root / relpath).read_bytes() == (SAMPLE / relpath).read_bytes()
-    assert other.bucket.remote_status()["changes"] == []
+    assert other.bucket.remote_status().as_dict()["changes"] == []
 
 
 def test_publish_pins_real_object_versions_and_rollback_repins_them(pushed, s3_env):
     wb, bucket = pushed
     original = (wb.project.root / PIPE / "pipeline.sql").read_text()
     first = wb.versions.publish(FQN, "first")
-    pinned = first["files"]["pipeline.sql"]
+    pinned = first.files["pipeline.sql"]
     assert pinned == versions_of(s3_env, bucket, f"{PIPE}/pipeline.sql")[0]["VersionId"]
 
     wb.files.write(f"{PIPE}/pipeline.sql", original + "\n-- tuned\n")  # a save is a new object version
     history = versions_of(s3_env, bucket, f"{PIPE}/pipeline.sql")
     assert len(history) == 2 and next(v for v in history if v["IsLatest"])["VersionId"] != pinned
     second = wb.versions.publish(FQN, "second")
-    assert second["files"]["pipeline.sql"] != pinned
+    assert second.files["pipeline.sql"] != pinned
 
     # reading a pinned version goes to the bucket by VersionId when the local cache is gone
     shutil.rmtree(wb.project.state_dir / "objects")
@@ -57,9 +57,9 @@ def test_publish_pins_real_object_versions_and_rollback_repins_them(pushed, s3_e
     assert wb.version_store.read_pinned(wb.browse.resolve(FQN), current)["pipeline.sql"].endswith(b"-- tuned\n")
 
     rolled = wb.versions.rollback(FQN, restore=True)
-    assert rolled == {"version": 3, "pinned_from": 1}
+    assert rolled.as_dict() == {"version": 3, "pinned_from": 1}
     assert [v["files"]["pipeline.sql"] for v in wb.versions.list_versions(FQN).as_dict()["versions"]] == [
-        pinned, second["files"]["pipeline.sql"], pinned]
+        pinned, second.files["pipeline.sql"], pinned]
     assert (wb.project.root / PIPE / "pipeline.sql").read_text() == original
     body = s3_env.client().get_object(Bucket=bucket, Key=f"{PIPE}/pipeline.sql")["Body"].read()
     assert body.decode() == original  # the bucket's working copy followed the restore
@@ -71,13 +71,13 @@ def test_someone_elses_edit_shows_in_the_tree_and_can_be_pulled(pushed, s3_env, 
     edited = (colleague.project.root / PIPE / "pipeline.sql").read_text() + "\n-- colleague\n"
     colleague.files.write(f"{PIPE}/pipeline.sql", edited)
 
-    assert wb.bucket.remote_status()["changes"] == [{"path": f"{PIPE}/pipeline.sql", "state": "changed"}]
+    assert wb.bucket.remote_status().as_dict()["changes"] == [{"path": f"{PIPE}/pipeline.sql", "state": "changed"}]
     tree = {p.ref.fqn: p.remote for ns in wb.browse.overview().namespaces for p in ns.pipelines}
     assert tree[FQN] == "changed" and tree["ecommerce.bronze.raw_orders"] is None
-    pulled = wb.bucket.pull()["pulled"]
+    pulled = wb.bucket.pull().pulled
     assert [p["path"] for p in pulled] == [f"{PIPE}/pipeline.sql"]
     assert (wb.project.root / PIPE / "pipeline.sql").read_text() == edited
-    assert wb.bucket.remote_status()["changes"] == []
+    assert wb.bucket.remote_status().as_dict()["changes"] == []
 
 
 def test_edits_on_both_sides_never_overwrite_each_other(pushed, s3_env, tmp_path):
@@ -91,7 +91,7 @@ def test_edits_on_both_sides_never_overwrite_each_other(pushed, s3_env, tmp_path
     body = s3_env.client().get_object(Bucket=bucket, Key=f"{PIPE}/pipeline.sql")["Body"].read().decode()
     assert body == theirs
 
-    assert wb.bucket.remote_status()["changes"] == [{"path": f"{PIPE}/pipeline.sql", "state": "conflict"}]
+    assert wb.bucket.remote_status().as_dict()["changes"] == [{"path": f"{PIPE}/pipeline.sql", "state": "conflict"}]
     with pytest.raises(RatError, match="edited here and in the bucket; pull with --force"):
         wb.bucket.pull()
     wb.bucket.pull(force=True)
@@ -121,7 +121,7 @@ def test_upload_puts_the_file_and_its_sample_in_the_bucket(pushed, s3_env, tmp_p
     wb, bucket = pushed
     source = tmp_path / "orders_2024_04.csv"
     source.write_text("order_id,customer_id,amount,order_date\n900,1,9.5,2024-04-01\n")
-    assert wb.landing.upload("ecommerce", "orders", [str(source)])["files"] == [{"name": source.name, "bytes": source.stat().st_size}]
+    assert wb.landing.upload("ecommerce", "orders", [str(source)]).as_dict()["files"] == [{"name": source.name, "bytes": source.stat().st_size}]
     stored = keys(s3_env, bucket, "ecommerce/landing/orders/")
     assert "ecommerce/landing/orders/orders_2024_04.csv" in stored
     assert "ecommerce/landing/orders/_samples/orders_2024_04_sample.csv" in stored
@@ -179,14 +179,14 @@ def test_a_project_with_local_history_pushes_everything_and_then_pins_object_ver
     (project / "rat.yaml").write_text(settings.split("storage:")[0])  # first a purely local project
     local = open_project(project)
     assert local.remote is None
-    local_pin = local.versions.publish(FQN, "before the bucket")["files"]["pipeline.sql"]
+    local_pin = local.versions.publish(FQN, "before the bucket").files["pipeline.sql"]
 
     (project / "rat.yaml").write_text(settings)
     wb = open_project(project)
-    pushed = wb.bucket.push()["pipelines"]
+    pushed = wb.bucket.push().pipelines
     bucket = wb.remote.config.bucket
     assert f"{PIPE}/pipeline.sql" in pushed and f"{PIPE}/pipeline.sql" in keys(s3_env, bucket)
-    pinned = wb.versions.publish(FQN, "on the bucket")["files"]["pipeline.sql"]
+    pinned = wb.versions.publish(FQN, "on the bucket").files["pipeline.sql"]
     assert pinned != local_pin
     assert pinned == versions_of(s3_env, bucket, f"{PIPE}/pipeline.sql")[0]["VersionId"]
 
@@ -251,9 +251,9 @@ def test_purge_removes_old_processed_objects_from_the_bucket(pushed, s3_env):
     assert processed in keys(s3_env, bucket)
 
     soon = wb.upkeep.purge(dry_run=True, now=time.time() + 86400)  # a day later: within the zone's 14 days
-    assert soon["items"]["bucket_processed_files"] == []
+    assert soon.items.bucket_processed_files == []
     later = wb.upkeep.purge(now=time.time() + 15 * 86400, namespace="ecommerce")
-    assert [i["path"] for i in later["items"]["bucket_processed_files"]] == [processed]
+    assert [i["path"] for i in later.items.bucket_processed_files] == [processed]
     assert processed not in keys(s3_env, bucket)
     assert "ecommerce/landing/orders/orders_2024_02.csv" in keys(s3_env, bucket)  # active files untouched
 
@@ -274,13 +274,13 @@ def test_published_versions_are_shared_through_the_bucket(pushed, s3_env, tmp_pa
     first = wb.versions.publish(FQN, "first")
     colleague = clone(s3_env, bucket, tmp_path / "b")
     shared = colleague.versions.list_versions(FQN).as_dict()
-    assert [(v["version"], v["message"], v["files"]) for v in shared["versions"]] == [(1, "first", first["files"])]
+    assert [(v["version"], v["message"], v["files"]) for v in shared["versions"]] == [(1, "first", first.files)]
     pinned = colleague.version_store.read_pinned(colleague.browse.resolve(FQN), colleague.version_store.current(colleague.browse.resolve(FQN)))
     assert pinned["pipeline.sql"] == (wb.project.root / PIPE / "pipeline.sql").read_bytes()
 
     colleague.files.write(f"{PIPE}/pipeline.sql", pinned["pipeline.sql"].decode() + "\n-- theirs\n")
-    assert colleague.versions.publish(FQN, "second")["version"] == 2
-    assert wb.versions.rollback(FQN, 1) == {"version": 3, "pinned_from": 1}  # numbered after the colleague's version 2
+    assert colleague.versions.publish(FQN, "second").version == 2
+    assert wb.versions.rollback(FQN, 1).as_dict() == {"version": 3, "pinned_from": 1}  # numbered after the colleague's version 2
     colleague.remote.refresh()
     assert [v["message"] for v in colleague.versions.list_versions(FQN).as_dict()["versions"]] == ["first", "second", "rollback to version 1"]
     assert ".rat/published/ecommerce.silver.clean_orders.json" in keys(s3_env, bucket, ".rat/")
@@ -294,7 +294,7 @@ def test_two_people_publishing_at_once_never_overwrite_each_other(pushed, s3_env
 
     def colleague_publishes_first(request, **_) -> None:
         if ".rat/published/" in request.url and not raced:
-            raced.append(colleague.versions.publish(FQN, "theirs")["version"])
+            raced.append(colleague.versions.publish(FQN, "theirs").version)
 
     wb.remote.bucket.client.meta.events.register("before-send.s3.PutObject", colleague_publishes_first)
     with pytest.raises(RatError, match="someone else published ecommerce.silver.clean_orders at the same moment"):
@@ -302,7 +302,7 @@ def test_two_people_publishing_at_once_never_overwrite_each_other(pushed, s3_env
     assert raced == [2]
     assert [v["message"] for v in wb.versions.list_versions(FQN).as_dict()["versions"]] == ["first"]  # our pin was taken back
     wb.remote.bucket.client.meta.events.unregister("before-send.s3.PutObject", colleague_publishes_first)
-    assert wb.versions.publish(FQN, "mine")["version"] == 3
+    assert wb.versions.publish(FQN, "mine").version == 3
     assert [v["message"] for v in wb.versions.list_versions(FQN).as_dict()["versions"]] == ["first", "theirs", "mine"]
 
 
@@ -314,13 +314,13 @@ def test_a_damaged_published_list_or_folder_markers_do_not_block_the_bucket(push
     client.put_object(Bucket=bucket, Key="ecommerce/pipelines/silver/empty_folder/", Body=b"")
     other = clone(s3_env, bucket, tmp_path / "b")
     assert other.browse.ls().as_dict() == wb.browse.ls().as_dict()
-    assert other.bucket.remote_status()["changes"] == []
+    assert other.bucket.remote_status().as_dict()["changes"] == []
     assert not (other.project.root / "ecommerce/pipelines/silver/empty_folder").exists()
 
 
 def test_pins_made_before_the_bucket_give_way_to_the_bucket_s(pushed, s3_env, tmp_path):
     wb, bucket = pushed
-    shared = wb.versions.publish(FQN, "shared first")["files"]
+    shared = wb.versions.publish(FQN, "shared first").files
     project = tmp_path / "late"
     shutil.copytree(SAMPLE, project, ignore=shutil.ignore_patterns(".rat", "warehouse"))
     local = open_project(project)

@@ -44,8 +44,8 @@ def test_server_stopped_mid_publish_then_back_the_retry_succeeds(own_server, tmp
     uploads = stop_on_nth_upload(wb, own_server, 2, restart_after=1.0)
     result = wb.versions.publish(FQN, "during an outage")
     files = {u for u in uploads if "/.rat/published/" not in u}
-    assert len(files) == len(result["files"]) >= 2 and len(uploads) > len(set(uploads))  # it did retry
-    for name, version_id in result["files"].items():
+    assert len(files) == len(result.files) >= 2 and len(uploads) > len(set(uploads))  # it did retry
+    for name, version_id in result.files.items():
         body = own_server.client().get_object(Bucket=bucket, Key=f"{PIPE}/{name}", VersionId=version_id)["Body"].read()
         assert body == (wb.project.root / PIPE / name).read_bytes()
         assert len(versions_of(own_server, bucket, f"{PIPE}/{name}")) == 1  # one version each, none torn
@@ -62,7 +62,7 @@ def test_an_outage_longer_than_the_retries_publishes_nothing(own_server, tmp_pat
     assert ("/.rat/published/" in uploads[-1]) == (outage_at == 5)  # the 4 files went up, then the list
     assert wb.versions.list_versions(FQN).as_dict() == {"versions": [], "current": None}
     own_server.start()
-    assert wb.versions.publish(FQN, "again")["version"] == 1
+    assert wb.versions.publish(FQN, "again").version == 1
 
 
 def test_a_failed_move_in_the_bucket_puts_every_file_back(own_server, tmp_path):
@@ -130,5 +130,5 @@ def test_a_write_whose_reply_was_lost_is_recognised_on_the_retry(pushed, s3_env)
 
     wb.remote.bucket.client.meta.events.register("after-call.s3.PutObject", lose_the_first_reply)
     published = wb.versions.publish(FQN, "lost reply")  # the shared list's conditional write is retried: 412, yet ours
-    assert lost == ["PutObject"] and published["version"] == 1
+    assert lost == ["PutObject"] and published.version == 1
     assert [v["message"] for v in wb.versions.list_versions(FQN).as_dict()["versions"]] == ["lost reply"]

@@ -83,22 +83,22 @@ def test_a_slow_live_run_is_never_reaped_as_stuck(scratch: Scratch, tmp_path: Pa
     try:
         run_id = next(iter(wb.state.live_run_ids(fqn)))
         wb.state.update_run(run_id, started_at=time.time() - 7200)  # "running" for two hours
-        assert [r["run_id"] for r in wb.upkeep.purge(dry_run=True)["items"]["stuck_runs"]] == []
+        assert [r["run_id"] for r in wb.upkeep.purge(dry_run=True).items.stuck_runs] == []
         findings = _doctor_findings(scratch)
         assert [f for f in findings if f["kind"] == "stuck_run"] == []
         assert wb.state.get_run(run_id).status == "running"
     finally:
         run.kill()
-    assert [r["run_id"] for r in wb.upkeep.purge(dry_run=True)["items"]["stuck_runs"]] == [run_id]
+    assert [r["run_id"] for r in wb.upkeep.purge(dry_run=True).items.stuck_runs] == [run_id]
 
 
 def _doctor_findings(scratch: Scratch) -> list[dict]:
     from rat_tui.core.errors import RatError
 
     try:
-        return scratch.wb.upkeep.doctor(namespace=scratch.ns)["findings"]
+        return [f.as_dict() for f in scratch.wb.upkeep.doctor(namespace=scratch.ns).findings]
     except RatError as exc:
-        return exc.result["findings"]
+        return [f.as_dict() for f in exc.result.findings]
 
 
 def test_upkeep_never_deletes_a_live_runs_files_or_young_ones(scratch: Scratch, tmp_path: Path):
@@ -118,7 +118,7 @@ def test_upkeep_never_deletes_a_live_runs_files_or_young_ones(scratch: Scratch, 
     try:
         assert [f for f in _doctor_findings(scratch) if f["kind"] == "unreferenced_file"] == []
         _fix(scratch)
-        assert wb.upkeep.purge(dry_run=True)["items"]["orphan_files"] == []
+        assert wb.upkeep.purge(dry_run=True).items.orphan_files == []
         assert young.exists() and old.exists()
         result = run.finish()
     finally:
@@ -144,7 +144,7 @@ def test_doctor_keeps_the_copies_the_product_promised_to_keep(scratch: Scratch):
     assert (zone / "_processed" / "replaced-20240105T101010" / "orders.csv").exists()
     assert (zone / "_processed" / "local-20240105T101010" / "orders.csv").exists()
     later = time.time() + 31 * 86400  # past the default processed_max_age_days (30)
-    purged = scratch.wb.upkeep.purge(now=later, namespace=scratch.ns)["items"]["processed_files"]
+    purged = scratch.wb.upkeep.purge(now=later, namespace=scratch.ns).items.processed_files
     assert sorted(item["path"] for item in purged) == [
         f"{scratch.ns}/landing/orders/_processed/local-20240105T101010/orders.csv",
         f"{scratch.ns}/landing/orders/_processed/replaced-20240105T101010/orders.csv"]
@@ -276,8 +276,8 @@ def test_a_failed_full_refresh_changes_nothing_on_main(scratch: Scratch):
     assert refs["main"] in [s["snapshot_id"] for s in history]
     assert [s["run_id"] for s in history if s["is_current"]] == [run["run_id"]]
     assert list(scratch.refs(fqn)) == ["main"]
-    assert fqn in [t["name"] for t in scratch.wb.tables.tables()["tables"]]
-    assert not any("_rat_staging" in t["name"] for t in scratch.wb.tables.tables()["tables"])
+    assert fqn in [t.name for t in scratch.wb.tables.tables().tables]
+    assert not any("_rat_staging" in t.name for t in scratch.wb.tables.tables().tables)
 
 
 def test_a_kill_during_a_rebuild_leaves_main_and_no_staging_table(scratch: Scratch, tmp_path: Path):

@@ -114,7 +114,7 @@ def test_purge_keeps_a_pending_review_until_review_max_age_hours(scratch: Scratc
     keyed(scratch, "(1, 'b')")
     held = scratch.wb.runs.run(fqn, review=True).as_dict()["run"]
     branch = f"run_{held['run_id']}"
-    kept = scratch.wb.upkeep.purge(dry_run=True, namespace=scratch.ns)["items"]["orphan_branches"]
+    kept = scratch.wb.upkeep.purge(dry_run=True, namespace=scratch.ns).items.orphan_branches
     assert kept == []
     later = time.time() + (scratch.wb.project.settings.review_max_age_hours + 1) * 3600
     scratch.wb.upkeep.purge(now=later, namespace=scratch.ns)

@@ -191,7 +191,7 @@ def test_write_creates_files_atomically_inside_the_project_only(scratch: Scratch
     from rat_tui.core.errors import RatError
 
     result = scratch.wb.files.write(f"{scratch.ns}/pipelines/gold/w/pipeline.sql", "SELECT 1 AS id\n")
-    assert result == {"path": f"{scratch.ns}/pipelines/gold/w/pipeline.sql"}
+    assert result.path == f"{scratch.ns}/pipelines/gold/w/pipeline.sql"
     folder = scratch.root / "pipelines" / "gold" / "w"
     assert (folder / "pipeline.sql").read_text() == "SELECT 1 AS id\n"
     assert [p.name for p in folder.iterdir()] == ["pipeline.sql"]  # no temp file left behind

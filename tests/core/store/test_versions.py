@@ -16,9 +16,9 @@ pytestmark = pytest.mark.spark
 def test_publish_edit_run_published_and_rollback(scratch: Scratch):
     wb = scratch.wb
     fqn = scratch.pipeline("gold", "p", "SELECT 'v1' AS v", tests={"t": "SELECT * FROM {{ this }} WHERE v IS NULL"})
-    assert wb.versions.publish(fqn, "first")["version"] == 1
+    assert wb.versions.publish(fqn, "first").version == 1
     scratch.pipeline("gold", "p", "SELECT 'v2' AS v")
-    assert wb.versions.publish(fqn, "second")["version"] == 2
+    assert wb.versions.publish(fqn, "second").version == 2
     scratch.pipeline("gold", "p", "SELECT 'draft' AS v")
 
     run = scratch.run(fqn, published=True)
@@ -27,7 +27,7 @@ def test_publish_edit_run_published_and_rollback(scratch: Scratch):
     draft = scratch.run(fqn)
     assert draft["version"] == "draft" and scratch.rows(f"SELECT v FROM {fqn}") == [["draft"]]
 
-    assert wb.versions.rollback(fqn) == {"version": 3, "pinned_from": 1}
+    assert wb.versions.rollback(fqn).as_dict() == {"version": 3, "pinned_from": 1}
     assert scratch.run(fqn, published=True)["version"] == "3"
     assert scratch.rows(f"SELECT v FROM {fqn}") == [["v1"]]
     listed = wb.versions.list_versions(fqn).as_dict()
@@ -99,7 +99,7 @@ def test_snapshots_rollback_table_and_roll_forward(scratch: Scratch):
     preview = wb.tables.table_preview(fqn, first["snapshot_id"]).as_dict()
     assert preview["rows"] == [[1]] and preview["columns"] == ["id"]
     diff = wb.tables.diff_snapshots(fqn, first["snapshot_id"], second["snapshot_id"])
-    assert (diff["added"], diff["removed"], diff["added_rows"], diff["removed_rows"]) == (1, 1, [[2]], [[1]])
+    assert (diff.diff.added, diff.diff.removed, diff.added_rows, diff.removed_rows) == (1, 1, [[2]], [[1]])
 
 
 def test_diff_reports_schema_changes(scratch: Scratch):
@@ -109,7 +109,7 @@ def test_diff_reports_schema_changes(scratch: Scratch):
     second = scratch.run(fqn)
     assert second["status"] == "success", second["error"]
     diff = scratch.wb.tables.diff_snapshots(fqn, first["snapshot_id"], second["snapshot_id"])
-    assert diff["schema_changes"] == [{"column": "label", "change": "added", "type": "string"}]
+    assert diff.diff.schema_changes == [{"column": "label", "change": "added", "type": "string"}]
     assert scratch.wb.tables.table_preview(fqn, first["snapshot_id"]).as_dict()["columns"] == ["id"]
 
 
@@ -154,20 +154,20 @@ def test_purge_removes_exactly_the_expected_set(scratch: Scratch, monkeypatch: p
     wb.version_store.record(doc, b"SELECT 'latest'")
 
     dry = wb.upkeep.purge(dry_run=True, now=now, namespace=ns)
-    items = dry["items"]
-    assert [i["path"] for i in items["processed_files"]] == [f"{ns}/landing/orders/_processed/r1/old.csv"]
-    assert [i["snapshot_id"] for i in items["snapshots_expired"]] == [snaps[0]["snapshot_id"], snaps[1]["snapshot_id"]]
-    assert [i["path"] for i in items["orphan_files"]] == [f"{ns}/warehouse/silver/p/data/stray-old.parquet"]
-    assert items["orphan_files"][0]["bytes"] == 10
-    assert items["orphan_branches"] == [{"table": fqn, "branch": "run_deadbeef"}]
-    assert [r["run_id"] for r in items["stuck_runs"]] == ["stuck01"]
-    assert [v["version_id"] for v in items["file_versions"]] == [old_version]
+    items = dry.items
+    assert [i["path"] for i in items.processed_files] == [f"{ns}/landing/orders/_processed/r1/old.csv"]
+    assert [i["snapshot_id"] for i in items.snapshots_expired] == [snaps[0]["snapshot_id"], snaps[1]["snapshot_id"]]
+    assert [i["path"] for i in items.orphan_files] == [f"{ns}/warehouse/silver/p/data/stray-old.parquet"]
+    assert items.orphan_files[0]["bytes"] == 10
+    assert items.orphan_branches == [{"table": fqn, "branch": "run_deadbeef"}]
+    assert [r["run_id"] for r in items.stuck_runs] == ["stuck01"]
+    assert [v["version_id"] for v in items.file_versions] == [old_version]
     # a dry run changes nothing
     assert old_file.exists() and stray_old.exists() and len(wb.tables.snapshots(fqn).as_dict()["snapshots"]) == 4
     assert "run_deadbeef" in wb.tables.snapshots(fqn).as_dict()["refs"]
 
     real = wb.upkeep.purge(now=now, namespace=ns)
-    assert real["purged"] == dry["purged"] == {
+    assert real.purged == dry.purged == {
         "processed_files": 1, "snapshots_expired": 2, "orphan_files": 1, "orphan_branches": 1,
         "stuck_runs": 1, "file_versions": 1, "bucket_processed_files": 0}
     assert not old_file.exists() and new_file.exists()

@@ -21,23 +21,23 @@ def test_compaction_of_fifty_small_appends(scratch: Scratch):
     fqn = scratch.pipeline("bronze", "events", "-- @merge_strategy: append_only\nSELECT id FROM range(3)")
     for _ in range(50):
         assert scratch.run(fqn)["status"] == "success"
-    before = {t["name"]: t for t in scratch.wb.tables.tables()["tables"]}[fqn]
-    assert before["data_files"] >= 50 and before["rows"] == 150
+    before = {t.name: t for t in scratch.wb.tables.tables().tables}[fqn]
+    assert before.data_files >= 50 and before.rows == 150
     result = scratch.wb.tables.compact(fqn)
-    assert result["files_before"] == before["data_files"]
-    assert result["files_after"] < 5
-    assert result["snapshot_id"] != before["snapshot_id"]
+    assert result.files_before == before.data_files
+    assert result.files_after < 5
+    assert result.snapshot_id != before.snapshot_id
     assert scratch.rows(f"SELECT COUNT(*), SUM(id) FROM {fqn}") == [[150, 150]]
     snapshot = scratch.wb.tables.snapshots(fqn).as_dict()["snapshots"][-1]
     assert snapshot["operation"] == "replace" and snapshot["is_current"]
-    after = {t["name"]: t for t in scratch.wb.tables.tables()["tables"]}[fqn]
-    assert after["avg_file_bytes"] > before["avg_file_bytes"]
+    after = {t.name: t for t in scratch.wb.tables.tables().tables}[fqn]
+    assert after.avg_file_bytes > before.avg_file_bytes
 
 
 def test_a_clean_namespace_has_no_findings(scratch: Scratch):
     fqn = scratch.pipeline("silver", "ok", "SELECT 1 AS id")
     scratch.run(fqn)
-    assert scratch.wb.upkeep.doctor(namespace=scratch.ns) == {"findings": []}
+    assert scratch.wb.upkeep.doctor(namespace=scratch.ns).findings == []
 
 
 def test_table_without_pipeline_and_pipeline_without_table(scratch: Scratch):

@@ -307,8 +307,8 @@ class ConsolePanel(Vertical):
 
         result = self._ended(group, self.workbench.console.export, path, sql, progress, group)
         if result is not None:
-            self.post_message(StatementEnded(group, f"Exported {count(result['rows'], 'row')} to {result['path']} "
-                                                    f"({result['format']}).", ok=True))
+            self.post_message(StatementEnded(group, f"Exported {count(result.rows, 'row')} to {result.path} "
+                                                    f"({result.format}).", ok=True))
 
     def _ended(self, group: str, call, *args, **kwargs):
         """The call's answer; None after posting how it ended (cancelled, or the failure's sentence)."""
