@@ -138,6 +138,10 @@ class Dialect:
             parts.append("thousands " + ("space" if self.thousands == " " else repr(self.thousands)))
         if self.encoding != "utf-8":
             parts.append(shown(self.encoding))
+        if self.skip_rows:
+            parts.append(f"{self.skip_rows} line(s) above the header")
+        parts += [f"{what} {pattern}" for what, pattern in (("dates", self.date_format),
+                                                             ("timestamps", self.timestamp_format)) if pattern]
         return ", ".join(parts)
 
 

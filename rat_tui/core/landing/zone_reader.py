@@ -119,9 +119,13 @@ class ZoneReader:
             for group in self.groups:
                 if group.fmt == "csv" and all(self.uri_of(f).startswith("file:") for f in group.files):
                     group.twins = self.twins_of(group.files, group.dialect)
-        if len(self.groups) > 1 and self.groups[0].fmt == "csv":
+        described: dict[str, list[str]] = {}  # groups that differ only in what a description leaves out are one
+        for group in self.groups:
+            if group.fmt == "csv" and group.dialect is not None:
+                described.setdefault(group.dialect.describe(), []).append(group.names())
+        if len(described) > 1:
             self.note("files read with different dialects: " + "; ".join(
-                f"{g.names()}: {g.dialect.describe()}" for g in self.groups if g.dialect is not None))
+                f"{', '.join(names)}: {description}" for description, names in described.items()))
         self._tell_encodings()
 
     def _leave_out_lines_that_are_no_rows(self) -> None:

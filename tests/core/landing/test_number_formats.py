@@ -112,3 +112,13 @@ def test_a_typed_twin_key_holds_the_zone_s_number_format(tmp_path):
     grouped = zone_dialects(zone, _settings())[zone / "a.csv"]
     alone = detect(zone / "a.csv", _settings())
     assert twin_folder(zone, zone / "a.csv", grouped) != twin_folder(zone, zone / "a.csv", alone)
+
+
+def test_the_dialects_note_names_each_description_once(tmp_path):
+    """Files grouped apart for what a description leaves out (other columns) were listed as two identical
+    descriptions ("a.csv: comma-separated, header; b.csv: comma-separated, header")."""
+    zone = _zone(tmp_path, {"a.csv": b"id,name\n1,a\n", "b.csv": b"id,city\n2,b\n"})
+    assert not [n for n in _reader(zone).notes if "different dialects" in n]
+    (zone / "c.csv").write_bytes(b"id;name\n3;c\n")
+    [note] = [n for n in _reader(zone).notes if "different dialects" in n]
+    assert note == "files read with different dialects: a.csv, b.csv: comma-separated, header; c.csv: ';'-separated, header"
