@@ -95,6 +95,28 @@ def test_a_warm_full_refresh_run_makes_two_spark_jobs_and_three_commits(scratch:
     assert scratch.rows(f"SELECT count(*) FROM {scratch.ns}.silver.orders") == [[100]]
 
 
+def test_a_small_incremental_run_deletes_its_keys_by_name_without_a_broadcast_job(scratch: Scratch):
+    """A batch of few keys (strategies.listed_keys) is collected by the aggregate that checks its keys, and
+    its DELETE names them: a MERGE against the batch ran one job more, the broadcast of its keys (9 jobs)."""
+    fqn = scratch.pipeline("silver", "orders", """
+        -- @merge_strategy: incremental
+        -- @unique_key: id
+        SELECT id, id % 7 AS customer_id FROM range(100)
+        """)
+    assert scratch.run(fqn)["status"] == "success"
+    tracker = scratch.wb.spark.session().sparkContext.statusTracker()
+
+    run = scratch.run(fqn)
+
+    assert run["status"] == "success" and run["rows_written"] == 100
+    # is_incremental()'s probe of the table (1); the result materialised and counted (2), its NULL keys
+    # and its keys collected (2), the DELETE (2), the append (1): adaptive execution runs a shuffle's
+    # map side as a job of its own, so each aggregate and the delete's write are two jobs
+    jobs = sorted(tracker.getJobIdsForGroup(run["run_id"]))
+    assert len(jobs) == 8, [[tracker.getStageInfo(s).name for s in tracker.getJobInfo(j).stageIds] for j in jobs]
+    assert scratch.rows(f"SELECT count(*), count(DISTINCT id) FROM {scratch.ns}.silver.orders") == [[100, 100]]
+
+
 @pytest.fixture
 def jvm_calls(monkeypatch: pytest.MonkeyPatch) -> collections.Counter:
     """Counts py4j commands (each one a round trip to the JVM) by the thread that sent them."""
