@@ -19,6 +19,7 @@ from ..project.model import Project
 from .class_sharing import archive_path, make_in_background, sharing_options
 from .java import find_java_home, iceberg_jar
 from .jvm_exit import LaunchedJvm, survived_out_of_memory
+from .jvm_names import java_class, static_method
 from .run_session import RunSession
 from .spark_errors import summarise
 
@@ -139,7 +140,8 @@ class SparkManager:
         # since), and the run sessions alive now, which a newly registered catalog must reach.
         self._sql_conf: dict[str, str] = {}
         self._local_resources: tuple[SparkSession, tuple[int, int]] | None = None
-        self._static_keys: set[str] = set()
+        # _sql_conf as a Java Properties on the JVM of the session it was made for (see _run_session)
+        self._run_settings: tuple[SparkSession, object] | None = None
         self._children: list[SparkSession] = []
         self._kept: dict[str, SparkSession] = {}  # isolated sessions reused by name (`using(keep=…)`)
         self._conf_lock = threading.Lock()
@@ -272,22 +274,28 @@ class SparkManager:
         return child
 
     def _run_session(self, spark: "SparkSession") -> "SparkSession":
+        """A session of its own with every SQL setting of the root's (launch settings and catalogs registered
+        since), copied in one call on the JVM's side: one `conf.set` per setting was a round trip each, about
+        17 a run with a few namespaces and more with every namespace registered."""
         child = RunSession(spark)
         with self._conf_lock:
-            for key, value in self._sql_conf.items():
-                self._set_conf(child, key, value)
-            child.conf.set("spark.sql.runSQLOnFiles", "false")  # no `text.\`/etc/passwd\`` from user SQL
+            child._jsparkSession.sessionState().conf().setConf(self._run_settings_of(spark))
             self._children.append(child)
         return child
 
-    def _set_conf(self, session: "SparkSession", key: str, value: str) -> None:
-        """Set a SQL setting on a session; static ones (fixed at launch) are shared anyway."""
-        if key in self._static_keys:
-            return
-        try:
-            session.conf.set(key, value)
-        except Exception:
-            self._static_keys.add(key)
+    def _run_settings_of(self, spark: "SparkSession"):  # -> java.util.Properties (py4j)
+        """What a run session starts from, made once per JVM (ensure_catalog adds to it); under _conf_lock.
+        Static settings (fixed at launch, shared by every session) are left out: setting one is refused."""
+        if self._run_settings is not None and self._run_settings[0] is spark:
+            return self._run_settings[1]
+        settings = java_class(spark, "java.util.Properties")()
+        is_static = static_method(spark, "org.apache.spark.sql.internal.SQLConf.isStaticConfigKey")
+        for key, value in self._sql_conf.items():
+            if not is_static(key):
+                settings.setProperty(key, value)
+        settings.setProperty("spark.sql.runSQLOnFiles", "false")  # no `text.\`/etc/passwd\`` from user SQL
+        self._run_settings = (spark, settings)
+        return settings
 
     def ensure_catalog(self, namespace: str) -> None:
         """Register the namespace's Iceberg catalog (namespaces may appear while the app runs)."""
@@ -301,6 +309,8 @@ class SparkManager:
             ).items():
                 spark.conf.set(key, value)
                 self._sql_conf[key] = value
+                if self._run_settings is not None and self._run_settings[0] is spark:
+                    self._run_settings[1].setProperty(key, value)
                 for child in self._children:
                     child.conf.set(key, value)
             self._catalogs.add(namespace)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 # so "last row wins" de-duplication is deterministic.
 ORDER_COLUMN = "__rat_order"
 BROADCAST_MAX_ROWS = 1_000_000
+LISTED_KEYS_MAX = 1_000  # a batch of this many rows or fewer names its keys in its DELETE (listed_keys)
 BITMAP_MAX_SPAN = 1 << 27  # 4,096 bitmaps of 4 KB at most per task: 16 MB
 UNIQUE_KEY_PROPERTY = "rat.unique-key"
 MERGING = (MergeStrategy.INCREMENTAL, MergeStrategy.DELETE_INSERT, MergeStrategy.SCD2)
@@ -138,20 +139,41 @@ def check_columns(job: WriteJob, columns: tuple[str, ...], role: str) -> tuple[s
     return columns
 
 
-def last_row_per_key(job: WriteJob) -> tuple["DataFrame", bool]:
-    """The batch with one row per key, the last one, and whether that dropped any; a RatError when
-    a key column is missing or NULL. One aggregate over the keys counts both the NULLs and the
-    distinct keys (two passes cost a unit test's merge a fifth of its time); a batch without
-    duplicate keys is returned as it is: no window, no second materialisation."""
+def last_row_per_key(job: WriteJob) -> tuple["DataFrame", bool, list | None]:
+    """The batch with one row per key, the last one; whether that dropped any; and the batch's keys
+    themselves when they are few (listed_keys). A RatError when a key column is missing or NULL. One
+    aggregate over the keys counts both the NULLs and the distinct keys (two passes cost a unit test's
+    merge a fifth of its time), or collects the listed keys; a batch without duplicate keys is
+    returned as it is: no window, no second materialisation."""
     from pyspark.sql import functions as F
 
     keys = job.keys
-    nulls, distinct = job.new.select(F.count_if(any_null(keys)), F.count_distinct(*keys)).first()
+    listed = listed_keys(job)
+    nulls, distinct = job.new.select(F.count_if(any_null(keys)),
+                                     F.collect_set(keys[0]) if listed else F.count_distinct(*keys)).first()
     if nulls:
         raise null_key_error(nulls, keys, "unique_key")
+    values = list(distinct) if listed else None
+    if values is not None:
+        distinct = len(values)
     if distinct == job.rows_in_result:
-        return job.rows, False
-    return keep_last_per_key(job.new, keys), True
+        return job.rows, False, values
+    return keep_last_per_key(job.new, keys), True, values
+
+
+def listed_keys(job: WriteJob) -> bool:
+    """Whether the batch's keys are few and one integer or text column: then its aggregate collects them
+    and its delete names them, where a MERGE against the batch ran one job more (the broadcast of its
+    keys) beside the delete's own."""
+    from pyspark.sql.types import ByteType, IntegerType, LongType, ShortType, StringType
+
+    if len(job.keys) != 1 or job.rows_in_result is None or job.rows_in_result > LISTED_KEYS_MAX:
+        return False
+    return isinstance(job.new.schema[job.keys[0]].dataType, (IntegerType, LongType, ShortType, ByteType, StringType))
+
+
+def key_literal(value: int | str) -> str:
+    return sql_string(value) if isinstance(value, str) else str(int(value))
 
 
 def keep_last_per_key(ordered: "DataFrame", keys: tuple[str, ...]) -> "DataFrame":
@@ -190,13 +212,18 @@ def append_only(job: WriteJob) -> None:
     job.writer(job.rows).option("mergeSchema", "true").append()
 
 
-def _delete_keys(job: WriteJob, rows: "DataFrame") -> None:
-    """Delete the table rows whose key appears in `rows` (one MERGE with only a DELETE clause).
+def _delete_keys(job: WriteJob, rows: "DataFrame", listed: list | None = None) -> None:
+    """Delete the table rows whose key appears in `rows` (one MERGE with only a DELETE clause), or is
+    among `listed`, the batch's keys collected already (one DELETE naming them: no join, no broadcast).
 
     With only a matched clause Spark plans an inner join, so the batch's keys can be
     broadcast and the table is scanned once, never shuffled: the cost follows the batch.
     """
     keys = job.keys
+    if listed is not None:
+        if listed:
+            job.sql(f"DELETE FROM {job.target} WHERE {quote(keys[0])} IN ({', '.join(map(key_literal, listed))})")
+        return
     doomed = job.view(small_side(job, rows.select(*keys).distinct()), "doomed")
     job.sql(f"MERGE INTO {job.target} t USING {doomed} s ON {_key_match('t', 's', keys)} WHEN MATCHED THEN DELETE")
 
@@ -279,10 +306,10 @@ def incremental(job: WriteJob) -> None:
     if job.target_empty:
         first_load(job, last_row_wins=True)
         return
-    latest, deduplicated = last_row_per_key(job)
-    if deduplicated:  # read twice below: materialise the de-duplicated rows once
+    latest, deduplicated, listed = last_row_per_key(job)
+    if deduplicated and listed is None:  # read twice below: materialise the de-duplicated rows once
         latest = latest.localCheckpoint(eager=True)
-    _delete_keys(job, latest)
+    _delete_keys(job, latest, listed)
     job.writer(latest).append()
 
 

@@ -42,6 +42,15 @@ def test_incremental_upserts_and_the_last_duplicate_wins(scratch: Scratch):
     assert run["rows_written"] == 2
 
 
+def test_incremental_with_text_keys_that_need_quoting(scratch: Scratch):
+    """A small batch's delete names its keys (strategies.listed_keys): a quote, a backslash, a LIKE
+    wildcard and a key that only differs in case each match their own row and no other."""
+    header = "-- @merge_strategy: incremental\n-- @unique_key: k"
+    step(scratch, header, [("o'brien", 1), ("a\\b", 2), ("%", 3), ("x", 4), ("X", 5), ("ab", 6)], "k, v")
+    step(scratch, header, [("o'brien", 10), ("a\\b", 20), ("%", 30), ("X", 50), ("new", 70)], "k, v")
+    assert table(scratch, "k") == [["%", 30], ["X", 50], ["a\\b", 20], ["ab", 6], ["new", 70], ["o'brien", 10], ["x", 4]]
+
+
 def test_incremental_with_a_composite_key(scratch: Scratch):
     header = "-- @merge_strategy: incremental\n-- @unique_key: order_id, line"
     step(scratch, header, [(1, 1, 10), (1, 2, 20), (2, 1, 30)], "order_id, line, qty")
