@@ -52,7 +52,7 @@ def test_sample_pipelines_on_a_standalone_cluster_match_local(tmp_path: Path, sa
         stopped = run_cli("cluster", "stop", str(cluster_copy))
     assert json.loads(stopped.stdout)["stopped"] == ["master", "worker"]
     assert json.loads(run_cli("cluster", "status", str(cluster_copy)).stdout) == {"running": False}
-    local = results(run_script_here(sample_copy, SCRIPT))  # local[*]: the session's JVM
+    local = results(run_script_here(sample_copy, SCRIPT))  # local: on the session's JVM
     assert on_cluster == local
     assert on_cluster[0][0][0] == 300
 
