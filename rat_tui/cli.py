@@ -203,7 +203,7 @@ def _run_own_engine(root: Path, lines, keep_going: bool, events: bool, out: Text
         from .tui.app import RatApp
         from .tui.script_host import ScriptJob
 
-        app = RatApp(workbench, warm_spark=False, script=ScriptJob(lines, keep_going, events))
+        app = RatApp(workbench, warm_spark=False, script=ScriptJob(lines, out, err, keep_going, events))
         app.run(headless=True, size=(120, 40))
         return app.return_code if app.return_code is not None else EXIT_FAILED
     finally:

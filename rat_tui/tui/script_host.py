@@ -3,10 +3,10 @@ the real app, headless; `AppScreen` is what those commands drive (waiting until 
 Scripts without such commands never start the app (`cli.py`)."""
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from textual.app import App
 from textual.pilot import Pilot
@@ -20,9 +20,12 @@ from .screen_state import screen_text, wait_for_idle_screen
 
 @dataclass
 class ScriptJob:
-    """A parsed `--script` that the app runs in a worker once it is on screen (headless)."""
+    """A parsed `--script` that the app runs in a worker once it is on screen (headless), printing to the
+    streams the caller gave (not `sys.stdout` at the time, which the running app has redirected)."""
 
     lines: list[ScriptLine]
+    out: TextIO
+    err: TextIO
     keep_going: bool = False
     events: bool = False
 
@@ -38,7 +41,8 @@ class AppScreen:
         """In a thread worker: the script's lines, then the app exits with their status."""
         app = self.app
         app.call_from_thread(wait_for_idle_screen, app)
-        status = execute(ScriptContext(self.workbench, self), job.lines, sys.stdout, job.keep_going, job.events)
+        status = execute(ScriptContext(self.workbench, self), job.lines, job.out, job.keep_going, job.events,
+                         err=job.err)
         app.call_from_thread(app.exit, return_code=status)
 
     def press(self, keys: list[str]) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import rat_yaml_extra, run_script, script
+from tests.helpers import rat_yaml_extra, run_script_here, script
 
 pytestmark = pytest.mark.spark
 
@@ -171,14 +171,15 @@ def test_a_tick_fires_once_across_two_processes_and_a_restart(sample_copy: Path)
     folder.mkdir(parents=True)
     (folder / "pipeline.sql").write_text("SELECT 1 AS x\n")
     (folder / "config.yaml").write_text('triggers:\n  - cron: "0 * * * *"\n')
-    assert run_script(sample_copy, "tick --at 2025-06-01T09:30:00Z\n")[0] == 0
+    assert run_script_here(sample_copy, "tick --at 2025-06-01T09:30:00Z\n")[0] == 0
     both = [subprocess.Popen([sys.executable, "-m", "rat_tui", str(sample_copy), "--script", "-"], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     outs = [proc.communicate("tick --at 2025-06-01T10:00:10Z\n", timeout=300) for proc in both]
     fired = [f for out, _ in outs for line in out.splitlines() for f in json.loads(line)["fired"]]
     assert [(f["pipeline"], f["scheduled_for"], f["status"]) for f in fired] == [
         ("auto.bronze.once", "2025-06-01T10:00:00Z", "success")], outs
-    status, results, stderr = run_script(sample_copy, "tick --at 2025-06-01T10:00:10Z\nticks\nruns auto.bronze.once\n")
+    # the restart: this process, after both children
+    status, results, stderr = run_script_here(sample_copy, "tick --at 2025-06-01T10:00:10Z\nticks\nruns auto.bronze.once\n")
     assert status == 0, (results, stderr)
     assert results[0]["fired"] == [] and results[0]["skipped"] == []
     assert [(t["scheduled_for"], t["outcome"], t["run_id"]) for t in results[1]["ticks"]] == [

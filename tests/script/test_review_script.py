@@ -1,4 +1,5 @@
-"""Review through the script face, across processes: a pending review survives a restart."""
+"""Review through the script face, across processes: a pending review survives a restart (the run is held by
+a child that then exits; this process starts after it, recovers, and approves)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from devkit.sample import copy_sample
-from tests.helpers import run_script
+from tests.helpers import run_script, run_script_here
 
 pytestmark = pytest.mark.spark
 
@@ -29,7 +30,7 @@ def test_a_review_held_by_one_process_is_approved_by_another(tmp_path: Path):
     assert held["status"] == "awaiting_review"
     assert {k: held["diff"][k] for k in ("added", "removed", "changed", "columns")} == {
         "added": 1, "removed": 0, "changed": 1, "columns": {"name": 1}}
-    status, lines, err = run_script(project, "\n".join([
+    status, lines, err = run_script_here(project, "\n".join([
         "runs ecommerce.silver.people --limit 1",
         "purge --dry-run",
         f"approve {held['run_id']}",

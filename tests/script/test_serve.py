@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_cli, run_script
+from tests.helpers import run_cli, run_script_here
 
 pytestmark = pytest.mark.spark
 
@@ -81,7 +81,7 @@ def test_serve_webhooks_cron_sigkill_restart_and_sigterm(sample_copy: Path, tmp_
         folder.mkdir(parents=True)
         (folder / "pipeline.sql").write_text("SELECT 1 AS x\n")
         (folder / "config.yaml").write_text(config)
-    status, results, stderr = run_script(sample_copy, "webhook-token auto.bronze.hook\n")
+    status, results, stderr = run_script_here(sample_copy, "webhook-token auto.bronze.hook\n")
     assert status == 0, (results, stderr)
     token = results[0]["token"]
     (tmp_path / "resume").write_text("go")  # runs pass the pause point for now
@@ -129,7 +129,7 @@ def test_serve_webhooks_cron_sigkill_restart_and_sigterm(sample_copy: Path, tmp_
         assert run_status(sample_copy, cron.group(2)) == "success"
     finally:
         second.stop()
-    status, results, stderr = run_script(sample_copy, "ticks auto.bronze.minutely --limit 100\n")
+    status, results, stderr = run_script_here(sample_copy, "ticks auto.bronze.minutely --limit 100\n")
     fired = [(t["scheduled_for"], t["run_id"]) for t in results[0]["ticks"] if t["outcome"] == "fired"]
     assert fired.count((killed_at, killed_run)) == 1 and len({at for at, _ in fired}) == len(fired)
     assert "webhook tick" not in second.lines()  # the restart fired no webhook tick again

@@ -14,8 +14,7 @@ import pytest
 
 from rat_tui.cli import main
 from rat_tui.script.human import HumanOutput
-from tests.enginehelpers import engine_host
-from tests.helpers import run_cli, run_script_here
+from tests.helpers import run_cli_here, run_script_here
 
 
 def test_misuse_exits_2_with_the_parsers_sentence(tmp_path: Path, capsys: pytest.CaptureFixture):
@@ -92,30 +91,33 @@ def test_human_output_is_a_table_and_a_progress_line_per_pipeline():
 
 
 @pytest.mark.spark
-def test_init_writes_a_project_that_builds_and_tests_as_written(tmp_path: Path):
+def test_init_writes_a_project_that_builds_and_tests_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     root = tmp_path / "new"
-    made = run_cli("init", str(root))
+    made = run_cli_here("init", str(root))
     assert made.returncode == 0, made.stderr
-    with engine_host(root, warm=True):  # the shell commands below attach to it: one JVM for the test
-        build = run_cli("build", cwd=root)
-        assert build.returncode == 0, build.stderr
-        assert build.stdout.splitlines()[0].split() == ["run", "pipeline", "status", "rows", "time", "note"]
-        assert build.stdout.splitlines()[1].split()[1:4] == ["shop.bronze.orders", "success", "4"]
-        assert build.stderr.startswith("✓ shop.bronze.orders  success  4 rows  branch ")
-        tested = run_cli("test", cwd=root / "shop")
-        assert tested.returncode == 0, tested.stderr
-        assert "shop.bronze.orders  types_the_rows  passed" in tested.stdout
-        query = run_cli("query", "SELECT order_id, customer, amount, CAST(order_date AS STRING) AS d, _source_file "
-                        "FROM shop.bronze.orders ORDER BY order_id", "-p", str(root), "--json")
-        assert query.returncode == 0, query.stderr
-        [result] = [json.loads(line) for line in query.stdout.splitlines()]
-        assert result["rows"] == [[1, "Ada", "19.90", "2024-01-02", "orders_2024_01.csv"],
-                                  [2, "Grace", "5.00", "2024-01-03", "orders_2024_01.csv"],
-                                  [3, "Alan", "42.50", "2024-01-03", "orders_2024_01.csv"],
-                                  [4, "Ada", "7.25", "2024-01-05", "orders_2024_01.csv"]]
-        failed = run_cli("run", "shop.bronze.nowhere", cwd=root)
-        assert failed.returncode == 1
-        assert failed.stderr.startswith("error: ") and "shop.bronze.nowhere" in failed.stderr
+    # the shell commands in this process, from the folders a user types them in (the session's JVM)
+    monkeypatch.chdir(root)
+    build = run_cli_here("build")
+    assert build.returncode == 0, build.stderr
+    assert build.stdout.splitlines()[0].split() == ["run", "pipeline", "status", "rows", "time", "note"]
+    assert build.stdout.splitlines()[1].split()[1:4] == ["shop.bronze.orders", "success", "4"]
+    assert build.stderr.startswith("✓ shop.bronze.orders  success  4 rows  branch ")
+    monkeypatch.chdir(root / "shop")
+    tested = run_cli_here("test")
+    assert tested.returncode == 0, tested.stderr
+    assert "shop.bronze.orders  types_the_rows  passed" in tested.stdout
+    query = run_cli_here("query", "SELECT order_id, customer, amount, CAST(order_date AS STRING) AS d, _source_file "
+                         "FROM shop.bronze.orders ORDER BY order_id", "-p", str(root), "--json")
+    assert query.returncode == 0, query.stderr
+    [result] = [json.loads(line) for line in query.stdout.splitlines()]
+    assert result["rows"] == [[1, "Ada", "19.90", "2024-01-02", "orders_2024_01.csv"],
+                              [2, "Grace", "5.00", "2024-01-03", "orders_2024_01.csv"],
+                              [3, "Alan", "42.50", "2024-01-03", "orders_2024_01.csv"],
+                              [4, "Ada", "7.25", "2024-01-05", "orders_2024_01.csv"]]
+    monkeypatch.chdir(root)
+    failed = run_cli_here("run", "shop.bronze.nowhere")
+    assert failed.returncode == 1
+    assert failed.stderr.startswith("error: ") and "shop.bronze.nowhere" in failed.stderr
 
 
 class _Terminal(io.StringIO):

@@ -26,8 +26,8 @@ query SELECT COUNT(*) FROM ecommerce.silver.dim_customers WHERE valid_to IS NULL
 """
 
 
-def results(project: Path) -> list:
-    status, lines, stderr = run_script(project, SCRIPT, timeout=600)
+def results(ran: tuple[int, list[dict], str]) -> list:
+    status, lines, stderr = ran
     assert status == 0, (lines, stderr[-3000:])
     return [line["rows"] for line in lines if line["cmd"] == "query"]
 
@@ -45,14 +45,14 @@ def test_sample_pipelines_on_a_standalone_cluster_match_local(tmp_path: Path, sa
         assert re.fullmatch(r"spark://127\.0\.0\.1:\d+", info["master_url"])
         settings = cluster_copy / "rat.yaml"
         settings.write_text(settings.read_text().replace("master: local[2]", f"master: {info['master_url']}"))
-        on_cluster = results(cluster_copy)
+        on_cluster = results(run_script(cluster_copy, SCRIPT, timeout=600))  # a child: its master is the cluster's
         status = json.loads(run_cli("cluster", "status", str(cluster_copy)).stdout)
         assert status["running"]
     finally:
         stopped = run_cli("cluster", "stop", str(cluster_copy))
     assert json.loads(stopped.stdout)["stopped"] == ["master", "worker"]
     assert json.loads(run_cli("cluster", "status", str(cluster_copy)).stdout) == {"running": False}
-    local = results(sample_copy)
+    local = results(run_script_here(sample_copy, SCRIPT))  # local: on the session's JVM
     assert on_cluster == local
     assert on_cluster[0][0][0] == 300
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_script
+from tests.helpers import run_script, run_script_here
 from tests.postgres import JDBC_JAR, PostgresServer
 
 pytestmark = pytest.mark.spark
@@ -64,11 +64,9 @@ def test_runs_on_a_postgres_catalog_and_two_processes_share_it(jdbc_project):
     assert "ecommerce.silver.clean_orders" in catalog_rows(server)
 
 
-def test_a_missing_credential_is_one_sentence(jdbc_project):
+def test_a_missing_credential_is_one_sentence(jdbc_project, monkeypatch: pytest.MonkeyPatch):
     project, _ = jdbc_project
-    env_free = {k: v for k, v in os.environ.items() if k != "RAT_TEST_PG_USER"}
-    proc = subprocess.run([sys.executable, "-m", "rat_tui", str(project), "--script", "-"], input="run ecommerce.bronze.raw_products\n",
-                          capture_output=True, text=True, env=env_free, timeout=300)
-    result = json.loads(proc.stdout.splitlines()[0])
-    assert proc.returncode == 1
-    assert "uses ${RAT_TEST_PG_USER}, which is not set in the environment" in result["error"]
+    monkeypatch.delenv("RAT_TEST_PG_USER")
+    status, results, _ = run_script_here(project, "run ecommerce.bronze.raw_products\n")
+    assert status == 1
+    assert "uses ${RAT_TEST_PG_USER}, which is not set in the environment" in results[0]["error"]

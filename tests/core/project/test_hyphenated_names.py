@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_script
+from tests.helpers import run_script_here
 
 pytestmark = pytest.mark.spark
 
@@ -45,7 +45,7 @@ def test_hyphenated_namespace_pipeline_zone_and_ref_end_to_end(tmp_path: Path):
         "expect-screen other-ns\n"
         "expect-screen raw-orders\n"
     )
-    status, results, stderr = run_script(root, script)
+    status, results, stderr = run_script_here(root, script)
     assert status == 0, (results, stderr)
     assert results[3]["run"]["rows_written"] == 1
     assert results[4]["rows"] == [[60]]
@@ -56,5 +56,5 @@ def test_hyphenated_namespace_pipeline_zone_and_ref_end_to_end(tmp_path: Path):
         "my-ns.bronze.raw-orders", "my-ns.silver.my-pipe", "other-ns.gold.sum-up"}
     assert sorted(results[8]["rows"]) == [[1, 20], [2, 40]]
     first = snapshots["snapshots"][1]["snapshot_id"]
-    status, results, stderr = run_script(root, f"rollback-table my-ns.silver.my-pipe {first}\npurge\n")
+    status, results, stderr = run_script_here(root, f"rollback-table my-ns.silver.my-pipe {first}\npurge\n")
     assert status == 0, (results, stderr)

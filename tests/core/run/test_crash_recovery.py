@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_script
+from tests.helpers import run_script_here
 
 pytestmark = pytest.mark.spark
 
@@ -34,7 +34,7 @@ def kill_at(project: Path, pipeline: str, point: str, tmp: Path) -> None:
 
 
 def test_kill_during_iceberg_write_leaves_main_and_next_start_cleans_up(sample_copy: Path, tmp_path: Path):
-    status, results, _ = run_script(sample_copy, "run ecommerce.bronze.raw_products\nsnapshots ecommerce.bronze.raw_products\n")
+    status, results, _ = run_script_here(sample_copy, "run ecommerce.bronze.raw_products\nsnapshots ecommerce.bronze.raw_products\n")
     assert status == 0, results
     main_before = results[1]["refs"]["main"]
 
@@ -43,7 +43,8 @@ def test_kill_during_iceberg_write_leaves_main_and_next_start_cleans_up(sample_c
     orders_table = sample_copy / "ecommerce" / "warehouse" / "bronze" / "raw_orders"
     assert orders_table.exists(), "the killed run had created its table"
 
-    status, results, stderr = run_script(sample_copy, "snapshots ecommerce.bronze.raw_products\nruns\n")
+    # the next start: this process's own, after the killed children
+    status, results, stderr = run_script_here(sample_copy, "snapshots ecommerce.bronze.raw_products\nruns\n")
     assert status == 0, results
     assert results[0]["refs"] == {"main": main_before}
     runs = {r["pipeline"]: r for r in results[1]["runs"] if r["status"] == "failed"}
