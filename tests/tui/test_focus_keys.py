@@ -94,3 +94,20 @@ async def test_a_tab_key_right_after_an_arrow_key_applies_to_the_view_that_comes
         await app.wait_for_idle_screen()
         assert app.detail.current(PipelineView).query_one("TabbedContent").active == "tab-run"
         assert "Only a pipeline's panel has tabs" not in screen(app)
+
+
+async def test_a_tab_shown_while_the_view_still_mounts_its_tabs_is_shown_once_they_are(sample_copy: Path):
+    """`No Tab with id '--content-tab-tab-runs'` on a loaded machine: a running pipeline's view was told to
+    show its Run tab before its tabs were mounted."""
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", PIPELINE)
+        await app.wait_for_idle_screen()
+        view = PipelineView(app.workbench, app.selected, app.live_runs)
+        await app.detail.remove_children()
+        app.detail.mount(view)
+        view.show_tab("tab-runs")  # at once: the mount is not awaited
+        await until(pilot, lambda: view.is_mounted and view.query("TabbedContent")
+                    and view.query_one("TabbedContent").active == "tab-runs", 10, "the Runs tab")
+        await pilot.pause(0.3)
+        assert view.query_one("TabbedContent").active == "tab-runs"

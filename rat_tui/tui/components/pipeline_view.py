@@ -6,6 +6,7 @@ fills itself from the messages they post; the app feeds it run events (a run's e
 which the Run and Runs tabs show without reading it back) and the preview's result."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
@@ -17,6 +18,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
@@ -145,13 +147,28 @@ class PipelineView(Vertical):
             view.show(RunState.from_record(record, impact), view.previous)
 
     def show_tab(self, tab: str) -> None:
-        self.query_one(TabbedContent).active = tab
+        self._on_tabs(lambda tabs: setattr(tabs, "active", tab))
 
     def step_tab(self, step: int) -> None:
         """The next (1) or previous (-1) tab, wrapping around."""
-        tabs = self.query_one(TabbedContent)
-        ids = [pane.id for pane in tabs.query(TabPane)]
-        tabs.active = ids[(ids.index(tabs.active) + step) % len(ids)]
+        def step_on(tabs: TabbedContent) -> None:
+            ids = [pane.id for pane in tabs.query(TabPane)]
+            tabs.active = ids[(ids.index(tabs.active) + step) % len(ids)]
+        self._on_tabs(step_on)
+
+    def _on_tabs(self, do: Callable[[TabbedContent], None], tries: int = 250) -> None:
+        """A view opened a moment ago may still be composing or mounting its tabs (Textual: "No Tab with
+        id" on a slow machine): then once they are (looked at every 20 ms, for 5 s at most)."""
+        if not self.is_attached:
+            return
+        try:
+            tabs = self.query_one(TabbedContent)
+            if not tabs.active:  # its tab bar's initial tab has yet to reach it, and would undo this one
+                raise ValueError("not mounted")
+            do(tabs)
+        except (NoMatches, ValueError):
+            if tries:  # the app's timer: the view's own queue may not run yet
+                self.app.set_timer(0.02, lambda: self._on_tabs(do, tries - 1))
 
     def compose(self) -> ComposeResult:
         with TabbedContent(initial="tab-source"):
