@@ -14,15 +14,19 @@
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 import pytest
 
 WORKERS = 3
 TIER_ORDER = ("process", "spark", "fast")
 DURATIONS_KEY = "rat-tui/durations"
+# A whole run's times, in seconds (`python -m tests.parallel` writes the cache's into it): for the order only
+COMMITTED_DURATIONS = Path(__file__).with_name("durations.json")
 
 
 def worker_count(config: pytest.Config) -> int | None:
@@ -33,9 +37,12 @@ def worker_count(config: pytest.Config) -> int | None:
 
 
 def recorded_durations(config: pytest.Config) -> dict[str, float]:
-    """Every worker reads the same cache file, so all sort alike, as xdist requires of their collections."""
+    """The times this checkout's last runs took, over those committed in COMMITTED_DURATIONS (a fresh clone,
+    as CI runs, has no cache: in file order a 110 s test could start last). Every worker reads the same
+    files, so all sort alike, as xdist requires of their collections."""
     cache = getattr(config, "cache", None)  # none under `-p no:cacheprovider`
-    return cache.get(DURATIONS_KEY, {}) if cache else {}
+    committed = json.loads(COMMITTED_DURATIONS.read_text()) if COMMITTED_DURATIONS.is_file() else {}
+    return {**committed, **(cache.get(DURATIONS_KEY, {}) if cache else {})}
 
 
 def order_longest_first(items: list[pytest.Item], took: dict[str, float]) -> None:
@@ -92,3 +99,9 @@ def own_temporary_folder() -> str | None:
 def remove_temporary_folder(folder: str | None) -> None:
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":  # `python -m tests.parallel`: the last whole run's times, for fresh clones' order
+    cached = Path(__file__).resolve().parent.parent / ".pytest_cache" / "v" / DURATIONS_KEY
+    took = json.loads(cached.read_text())
+    COMMITTED_DURATIONS.write_text(json.dumps({k: round(v, 1) for k, v in sorted(took.items())}, indent=0) + "\n")

@@ -105,3 +105,19 @@ def test_a_worker_has_a_temporary_folder_of_its_own_that_others_may_enter(monkey
     finally:
         parallel.remove_temporary_folder(folder)
     assert not os.path.exists(folder)
+
+
+def test_a_fresh_clone_orders_by_the_committed_times_and_a_checkouts_own_runs_win(pytester: pytest.Pytester,
+                                                                                 monkeypatch):
+    """CI runs a fresh clone: without pytest's cache the tiers kept file order, so a 110 s test could start
+    last and end the run alone."""
+    committed = pytester.path / "durations.json"
+    committed.write_text(json.dumps({"test_a.py::test_one": 1.0, "test_a.py::test_two": 9.0}))
+    monkeypatch.setattr(parallel, "COMMITTED_DURATIONS", committed)
+    pytester.makepyfile(test_a="def test_one(): pass\ndef test_two(): pass\n")
+    assert parallel.recorded_durations(pytester.parseconfig("-p", "no:cacheprovider")) == {
+        "test_a.py::test_one": 1.0, "test_a.py::test_two": 9.0}
+    config = pytester.parseconfigure(*ALONE)
+    config.cache.set(parallel.DURATIONS_KEY, {"test_a.py::test_one": 20.0})
+    assert parallel.recorded_durations(config) == {"test_a.py::test_one": 20.0, "test_a.py::test_two": 9.0}
+    assert json.loads((REPO / "tests" / "durations.json").read_text())  # the suite's own is committed
