@@ -69,3 +69,16 @@ async def test_two_reloads_of_a_table_at_once_leave_one_table_view(sample_copy):
         await app.wait_for_idle_screen()
         views = app.query(TableView)
         assert len(views) == 1 and views.first().selected_snapshot() == 7
+
+
+def test_the_app_starts_without_the_sql_parser():
+    """The tree waits for the app's imports: sqlglot (column lineage, 0.4 s) loads when lineage is asked for."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    probe = "import sys, rat_tui.tui.app; print('sqlglot' in {m.split('.')[0] for m in sys.modules})"
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}).stdout
+    assert loaded.strip() == "False"

@@ -12,14 +12,12 @@ from ..project.graph import ZONE_LAYER, GraphCache, ProjectGraph, pipeline_input
 from ..project.model import PipelineRef, Project
 from ..project.pipeline_source import LoadedPipeline, load_pipeline
 from ..store.state import RunRecord
-from .cast_types import cast_types
 from .chains import ANY_COLUMN, Branch, ColumnGraph, TracedColumn
 from .compiled import compiled_sql
 from .impact import Impact, changes_between, impacts
 from .model import UNKNOWN, ColumnRef, Edge, PipelineLineage
 from .run_store import LineageStore
 from .schemas import Columns, SchemaReader
-from .sql_columns import LineageError, query_lineage
 
 PYTHON_UNKNOWN = "a Python pipeline's column lineage comes from its run (Spark's plan); no run of this code recorded it"
 
@@ -126,6 +124,8 @@ class ColumnLineage:
         missing = sorted(table for table, columns in inputs.items() if columns is None)
         if missing:
             return self._unknown(name, inputs, f"no columns known yet for {', '.join(missing)} (run it first)")
+        from .sql_columns import LineageError, query_lineage  # sqlglot: 0.4 s of an app's start, not needed for it
+
         try:
             return query_lineage(compiled_sql(pipeline), name, {t: c for t, c in inputs.items() if c})
         except (RatError, LineageError) as exc:
@@ -212,6 +212,8 @@ class ColumnLineage:
         """The types the query states with a CAST (the others need Spark to know)."""
         if pipeline.kind != "sql":
             return {}
+        from .cast_types import cast_types  # sqlglot, as in _lineage
+
         try:
             return cast_types(compiled_sql(pipeline))
         except RatError:
