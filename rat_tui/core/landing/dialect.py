@@ -35,6 +35,7 @@ from .zone_settings import ZoneReadSettings
 SAMPLE_BYTES = 256 << 10
 NUMBERS_BYTES = 64 << 10  # what a file's number formats and leading zeros are read from (about 1,000 rows)
 SNIFF_BYTES = 16 << 10  # what DuckDB's sniffer reads of the sample: its cost grows with it (64 KB: 4x 16 KB)
+SNIFF_LINES = 10  # and at least this many of its lines, however wide
 _SUSPECT_SEPARATORS = (";", "\t", "|")
 _CACHE_SIZE = 4096
 _cache: OrderedDict[tuple, "Dialect"] = OrderedDict()
@@ -312,6 +313,20 @@ def _sniff_all(path: Path, text: str, settings: ZoneReadSettings, encoding: str)
     return dialect, first
 
 
+def sniffed_part(text: str) -> str:
+    """The sample's whole lines within SNIFF_BYTES, and at least its first SNIFF_LINES: a wide file's header
+    alone passes 16 KB (3,000 columns), and cut to no line the sniffer took it for a header-less file."""
+    if len(text) <= SNIFF_BYTES:
+        return text
+    end = text.rfind("\n", 0, SNIFF_BYTES)
+    at = -1
+    for _ in range(SNIFF_LINES):
+        at = text.find("\n", at + 1)
+        if at < 0:
+            return text
+    return text[: max(end, at) + 1]
+
+
 def after_lines(text: str, count: int) -> str:
     """The text without its first `count` lines."""
     start = 0
@@ -394,7 +409,7 @@ def _proves_other_order(text: str, dialect: Dialect, settings: ZoneReadSettings)
     """Whether the sample holds a date that reads only with day and month of `dialect` swapped (25/12/2024
     where an alike file read 12/25/2024): then it is sniffed on its own, and zone_reader.py refuses the pair.
     Looked for where the sniffer looks (16 KB): the whole 256 KB sample cost 0.1 s a file, many sniffs."""
-    text = text[: text.rfind("\n", 0, SNIFF_BYTES) + 1] if len(text) > SNIFF_BYTES else text
+    text = sniffed_part(text)
     for key in ("date_format", "timestamp_format"):
         swapped = swapped_order(getattr(dialect, key))
         if swapped and getattr(settings.csv, key) is None \
@@ -466,7 +481,7 @@ def _sniff(path: Path, text: str, settings: ZoneReadSettings, strict: bool) -> d
     fd, temp = tempfile.mkstemp(prefix="rat-sniff-", suffix=".csv")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text[: text.rfind("\n", 0, SNIFF_BYTES) + 1] if len(text) > SNIFF_BYTES else text)
+            fh.write(sniffed_part(text))
         with _connection() as cursor:
             row = cursor.execute(sql, [temp, *given.values()]).fetchone()
     except duckdb.Error as exc:

@@ -111,3 +111,13 @@ def test_a_file_quoted_two_ways_still_finds_its_separator(tmp_path):
     tricky = ('id,name,amount\n1,"Smith, ""Jr""",1.5\n2,"back\\"slash",\n3,plain,2\n')
     dialect = detect(_file(tmp_path, "tricky.csv", tricky), _zone())
     assert (dialect.delimiter, dialect.header, dialect.names) == (",", True, ("id", "name", "amount"))
+
+
+def test_a_header_wider_than_what_the_sniffer_reads_is_a_header(tmp_path):
+    """3,000 `;` columns: the header alone passed the sniffer's 16 KB, its sample was cut to no line, and
+    the file was read header-less: its header a row of data, every column `_cN` text."""
+    header = ";".join(f"column_{i:05d}" for i in range(3000))
+    rows = "".join(";".join(f"{r},{c % 10}" for c in range(3000)) + "\n" for r in range(20))
+    dialect = detect(_file(tmp_path, "wide.csv", header + "\n" + rows), _zone())
+    assert (dialect.delimiter, dialect.header) == (";", True)
+    assert dialect.names[:2] == ("column_00000", "column_00001") and len(dialect.names) == 3000
