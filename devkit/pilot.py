@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from textual import events
+
 from devkit.sample import copy_sample
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.project_tree import ProjectTree
@@ -25,6 +27,17 @@ async def until(pilot, predicate, timeout: float = 60.0, what: str = "condition"
 
 def screen(app: RatApp) -> str:
     return app.screen_text()
+
+
+CHARS = {"tab": "\t", "enter": "\r", "escape": "\x1b", "left_square_bracket": "[", "right_square_bracket": "]"}
+
+
+def press_now(app: RatApp, key: str) -> None:
+    """A key as the terminal sends it: queued at once, without waiting for the app to handle the one
+    before (Pilot's `press` waits, which hides the races fast hands hit)."""
+    event = events.Key(key, CHARS.get(key))
+    event.set_sender(app)
+    app._driver.send_message(event)
 
 
 def notifications(app: RatApp) -> list:

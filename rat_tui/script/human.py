@@ -88,7 +88,7 @@ class HumanOutput(io.TextIOBase):
     # -- results on stdout -------------------------------------------------------------------
     def _result(self, result: dict[str, Any]) -> None:
         if not result.get("ok"):
-            self.err.write(f"{self._paint('error', '31', self.live)}: {_without_run_errors(result)}\n")
+            self.err.write(f"{self._paint('error', '31', self.live)}: {result.get('error')}\n")
         if result.get("cmd") is None:
             return
         fields = {key: value for key, value in result.items() if key not in RESULT_KEYS}
@@ -100,7 +100,7 @@ class HumanOutput(io.TextIOBase):
             self._table(fields.pop("columns"), fields.pop("rows"))
         for key, value in fields.items():
             if key == "runs" and value:
-                self._runs_table(value)
+                self._runs_table(value, str(result.get("error") or ""))
             elif key == "tests" and any("missing" in item for item in value):
                 self._unit_tests(value)
             elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
@@ -109,9 +109,11 @@ class HumanOutput(io.TextIOBase):
                 self.out.write(f"{key}: {_cell(value)}\n")
         self.out.flush()
 
-    def _runs_table(self, runs: list[dict[str, Any]]) -> None:
+    def _runs_table(self, runs: list[dict[str, Any]], said: str = "") -> None:
+        """A run's error is cut where the command's error line above said it whole (once on a terminal)."""
         rows = [[r.get("run_id"), r.get("pipeline"), r.get("status"), r.get("rows_written"), _seconds(r),
-                 r.get("error") or _said(r)] for r in runs]
+                 (_cell(r["error"]) if r["error"] in said else r["error"]) if r.get("error") else _said(r)]
+                for r in runs]
         self._table(["run", "pipeline", "status", "rows", "time", "note"], rows, status_column=2)
 
     def _unit_tests(self, tests: list[dict[str, Any]]) -> None:
@@ -201,13 +203,3 @@ def _said(run: dict[str, Any]) -> str:
     that changed how a file was read says so in the shell too, not only in --json and the TUI."""
     notes = [n.get("text") if isinstance(n, dict) else n for n in run.get("notes") or []]
     return "; ".join(str(n) for n in (run.get("note"), *notes) if n)
-
-
-def _without_run_errors(result: dict[str, Any]) -> str:
-    """The command's error without the sentences of its runs, which the runs table prints whole below
-    (`run 1a2b of x failed: <the run's error>` said it a second time)."""
-    error = str(result.get("error"))
-    for run in [result.get("run") or {}, *(result.get("runs") or [])]:
-        if run.get("error"):
-            error = error.replace(f": {run['error']}", "")
-    return error

@@ -12,6 +12,7 @@ from ..core.automation.scheduler import INTERVAL_SECONDS, Scheduler
 from ..core.failures import failure_sentence
 from ..core.errors import RatError
 from .components.automation_pane import next_run_text
+from .components.loading import app_closing
 from .components.status_bar import StatusBar
 from .host import AppHost
 from .messages import ActionDone, ActionFailed
@@ -27,9 +28,11 @@ class Background:
         self.app = app
         self._remote_check = threading.Lock()
         self._scheduling = threading.Lock()
-        # set from the warm-up's start to its end: an evaluation that asks Spark (a freshness query of a
-        # `stale` trigger) would count as work and stop the warm-up, every 2 s; the triggers wait seconds
-        self._warming = threading.Event()
+        # clear from the warm-up's start to its end: what would ask Spark meanwhile counts as work and stops
+        # the warm-up (a freshness query of a `stale` trigger every 2 s, the purge run as the app opens);
+        # the triggers and the purge wait seconds
+        self._warmed = threading.Event()
+        self._warmed.set()
         wb = app.workbench
         self.scheduler = Scheduler(wb.automation, wb.project.state_dir, "rat-tui")
 
@@ -48,7 +51,7 @@ class Background:
             app.set_interval(REMOTE_CHECK_SECONDS, self.check_remote)
 
     def warm_up(self) -> None:
-        self._warming.set()
+        self._warmed.clear()
         self.app.run_worker(self._warm_up, thread=True, group="spark")
 
     def _warm_up(self) -> None:
@@ -66,7 +69,7 @@ class Background:
                 self.app.post_message(ActionDone("recovery", line))
             wb.warm_up().join()  # after the recovery, which would only interrupt it
         finally:
-            self._warming.clear()
+            self._warmed.set()
 
     def check_remote(self) -> None:
         """Connect on the first call, then look for colleagues' edits; new files come in at once."""
@@ -108,7 +111,7 @@ class Background:
         self.app.run_worker(self._schedule, thread=True, group="scheduler")
 
     def _schedule(self) -> None:
-        if self._warming.is_set() or not self._scheduling.acquire(blocking=False):
+        if not self._warmed.is_set() or not self._scheduling.acquire(blocking=False):
             return  # the warm-up runs, or the previous evaluation is still going
         try:
             self.scheduler.evaluate_once()
@@ -124,6 +127,9 @@ class Background:
         self.app.run_worker(self._auto_purge, thread=True, group="purge")
 
     def _auto_purge(self) -> None:
+        while not self._warmed.wait(0.5):
+            if app_closing(self.app):
+                return
         try:
             result = self.app.workbench.upkeep.auto_purge()
         except Exception as exc:  # e.g. the bucket is unreachable: try again tomorrow, say so now

@@ -78,16 +78,16 @@ def test_human_output_is_a_table_and_a_progress_line_per_pipeline():
                  "started_at": 4.0, "finished_at": 5.0, "error": WHY}},
     ]
     human.write("".join(json.dumps(line) + "\n" for line in lines))
-    # a failed run's sentence once whole (in the table), cut on its progress line, left out of the error line
+    # a failed run's sentence once whole (on the error line), cut on its progress line and in the table
     assert err.getvalue() == ("✓ shop.bronze.orders  success  4 rows  build 1.2 s · write 56 ms\n"
                               "error: SQL error: no such table\n"
                               f"✗ shop.bronze.days  failed  0 rows  ({WHY[:47]}…)\n"
-                              "error: run b2 of shop.bronze.days failed\n")
+                              f"error: run b2 of shop.bronze.days failed: {WHY}\n")
     assert out.getvalue() == ("run  pipeline            status   rows  time   note\n"
                               "a1   shop.bronze.orders  success  4     2.5 s  zip kept as text; title line not loaded\n"
                               "n\n(no rows)\n"
                               "run  pipeline          status  rows  time   note\n"
-                              f"b2   shop.bronze.days  failed  0     1.0 s  {WHY}\n")
+                              f"b2   shop.bronze.days  failed  0     1.0 s  {WHY[:47]}…\n")
 
 
 @pytest.mark.spark

@@ -8,9 +8,8 @@ import random
 import time
 
 import pytest
-from textual import events
 
-from devkit.pilot import notifications, select, until
+from devkit.pilot import notifications, press_now, select, until
 from rat_tui.core.compose import open_project
 from rat_tui.core.store.logs import setup_logging
 from rat_tui.tui.app import RatApp
@@ -21,15 +20,6 @@ SIZE = (160, 48)
 KINDS = ("namespace", "layer", "pipeline", "group", "zone", "table")
 KEYS = ["down"] * 5 + ["up"] * 5 + ["right", "left", "tab", "shift+tab", "left_square_bracket",
                                     "right_square_bracket", "enter", "escape", "pagedown", "pageup"]
-CHARS = {"tab": "\t", "enter": "\r", "escape": "\x1b", "left_square_bracket": "[", "right_square_bracket": "]"}
-
-
-def press_now(app: RatApp, key: str) -> None:
-    """A key as the terminal sends it: queued at once, without waiting for the app to handle the one
-    before (Pilot's `press` waits, which hides the races fast hands hit)."""
-    event = events.Key(key, CHARS.get(key))
-    event.set_sender(app)
-    app._driver.send_message(event)
 
 
 def nodes_of(tree: ProjectTree, kind: str) -> list:

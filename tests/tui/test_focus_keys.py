@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from devkit.pilot import screen, select, until
+from devkit.pilot import press_now, screen, select, until
 from rat_tui.core.compose import open_project
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.help_screen import HelpScreen
@@ -81,8 +81,6 @@ async def test_a_long_confirmation_question_wraps_whole(sample_copy: Path):
 async def test_a_tab_key_right_after_an_arrow_key_applies_to_the_view_that_comes(sample_copy: Path):
     """`]` sent with the arrow key before it (fast hands) reached the app while the next pipeline's view
     replaced the last: it was dropped with a warning that no panel had tabs."""
-    from tests.tui.test_fast_keys import press_now
-
     app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", "ecommerce.bronze.raw_events")

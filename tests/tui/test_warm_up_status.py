@@ -55,3 +55,21 @@ async def test_the_status_bar_shows_warm_up_steps_then_ready():
         assert widget_text(bar).startswith("Spark ready  │")
         bar.update_status(spark_state="busy", warm="stopped")
         assert widget_text(bar).startswith("Spark busy  │")
+
+
+@pytest.mark.spark
+async def test_the_daily_purge_waits_for_the_warm_up(scratch: Scratch, monkeypatch: pytest.MonkeyPatch):
+    """The purge the app runs as it opens entered Spark at once, which stops the warm-up as a user's run
+    does: it ran 0 of its 19 steps whenever the lake held anything to look at for purging."""
+    order: list[str] = []
+    unsubscribe = scratch.wb.events.subscribe(
+        lambda e: isinstance(e, WarmUpProgress) and e.state != "warming" and order.append(f"warm-up {e.state}"))
+    purge = scratch.wb.upkeep.auto_purge
+    monkeypatch.setattr(scratch.wb.upkeep, "auto_purge", lambda *a, **k: (order.append("purge"), purge(*a, **k))[1])
+    app = RatApp(scratch.wb, watch=False, warm_spark=True)
+    try:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await until(pilot, lambda: "purge" in order, 300, "the purge")
+    finally:
+        unsubscribe()
+    assert order[:2] == ["warm-up done", "purge"], order

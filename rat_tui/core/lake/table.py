@@ -139,14 +139,18 @@ class IcebergTable:
         """main's schema as Spark sees it, its id, and one table property, from one load of the table
         (`spark.table().schema` and `SHOW TBLPROPERTIES` were two Spark analyses: 90 ms a run), or from
         `table`, a Java table loaded earlier that nothing has committed to since."""
+        table = table if table is not None else self._iceberg()
+        return self.spark_schema(table), table.schema().schemaId(), table.properties().get(key)
+
+    def spark_schema(self, table=None) -> "StructType":
+        """main's schema as Spark sees it, from one load of the table (or from `table`, just loaded)."""
         import json
 
         from pyspark.sql.types import StructType
 
         table = table if table is not None else self._iceberg()
         spark_schema = static_method(self.spark, "org.apache.iceberg.spark.SparkSchemaUtil.convert")(table.schema())
-        return (StructType.fromJson(json.loads(spark_schema.json())), table.schema().schemaId(),
-                table.properties().get(key))
+        return StructType.fromJson(json.loads(spark_schema.json()))
 
     def main_and_schema(self, table=None) -> tuple[int | None, int]:
         """main's snapshot and the current schema id, from one load (or from `table`, just loaded)."""

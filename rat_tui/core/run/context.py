@@ -68,7 +68,17 @@ class RunContext:
                                     self.run_id, self.table_exists, self.history, self.memory, self.reload_files,
                                     self.preview, archives=self.config.archive_landing_zones,
                                     appends=self.config.merge_strategy == MergeStrategy.APPEND_ONLY,
-                                    rebuild=self.full_refresh and self.config.merge_strategy != MergeStrategy.FULL_REFRESH)
+                                    rebuild=self.full_refresh and self.config.merge_strategy != MergeStrategy.FULL_REFRESH,
+                                    text_in_table=self._text_in_table)
+
+    def _text_in_table(self) -> frozenset[str]:
+        """The existing table's text columns, which a run reads as text (landing_input.py)."""
+        from pyspark.sql.types import StringType
+
+        if not self.table_exists or self.preview or self.full_refresh:
+            return frozenset()
+        schema = self.table.spark_schema()
+        return frozenset(f.name for f in schema.fields if isinstance(f.dataType, StringType))
 
     @property
     def files_read(self) -> dict[tuple[str, str], list[FileRead]]:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ from ..landing.load_history import EarlierLoad, LoadHistory, hash_bytes, zone_re
 from ..landing.file_read import FileRead
 from ..landing.sample_sources import latest_samples
 from ..landing.zone_reader import ZoneReader
+from ..landing.zone_settings import ZoneReadSettings
 from ..notes import RunNote
 from ..project.model import Project, active_landing_files
 
@@ -70,6 +72,10 @@ class LandingInput:
     archives: bool = False  # the pipeline moves the files it read to _processed/
     appends: bool = False  # append_only: rows of a file read again add to those it gave before
     rebuild: bool = False  # a --full-refresh run of a pipeline whose table keeps rows across runs
+    # The table's text columns (none for a new table, a preview, a --full-refresh): read as text, as the table has
+    # them. A late `01234` made the first run's `zip` text; the next run's sample typed it as a number again, and
+    # the change of the table's type refused every run before the read could see that value.
+    text_in_table: Callable[[], frozenset[str]] = lambda: frozenset()
     readers: dict[str, ZoneReader] = field(default_factory=dict)
     files_read: dict[tuple[str, str], list[FileRead]] = field(default_factory=dict)
     hashes: dict[Path, str] = field(default_factory=dict)
@@ -107,7 +113,7 @@ class LandingInput:
             problem = file_problem(file)
             if problem:
                 raise RatError(f"landing file {label}/{file.relative_to(zone_dir).as_posix()} {problem}")
-        settings = zone_read_settings(self.project, self.memory, self.namespace, zone)
+        settings = kept_as_text(zone_read_settings(self.project, self.memory, self.namespace, zone), self.text_in_table())
         files = self._new_files(zone, files, log)
         if files:
             self.read_new.append(label)
@@ -149,10 +155,11 @@ class LandingInput:
         return fresh
 
     def _one_of_each_content(self, zone: str, files: list[Path], earlier: dict[str, EarlierLoad], log) -> list[Path]:
-        """The files whose content no earlier load read and no file before them in this batch holds (a copy
-        under another name, a partner's resend, would give its rows twice); a file left unhashed is unique."""
+        """The files whose content no earlier load read and no older file of this batch holds (a copy under
+        another name, a partner's resend, would give its rows twice: the first sent keeps its name in the
+        rows, though `orders (1).csv` sorts before `orders.csv`); a file left unhashed is unique."""
         fresh: dict[str, Path] = {}
-        for file in files:
+        for file in sorted(files, key=lambda f: (f.stat().st_mtime_ns, f.name)):
             digest = self.hashes.get(file, str(file))
             if digest not in earlier and digest not in fresh:
                 fresh[digest] = file
@@ -161,7 +168,8 @@ class LandingInput:
             self.skipped.setdefault(zone, []).append(skipped)
             if self.archives or skipped.earlier is None:
                 log(skipped.sentence(), "info")
-        return list(fresh.values())
+        kept = set(fresh.values())
+        return [file for file in files if file in kept]
 
     def _refuse_changed_in_place(self, zone: str, folder: str, new: list[Path]) -> None:
         """A file of a zone that keeps its files, loaded before and changed since (a partner's correction):
@@ -311,3 +319,10 @@ def _sharing_a_size(files: list[Path]) -> list[Path]:
     for file in files:
         by_size.setdefault(file.stat().st_size, []).append(file)
     return [file for same in by_size.values() if len(same) > 1 for file in same]
+
+
+def kept_as_text(settings: ZoneReadSettings, text: frozenset[str]) -> ZoneReadSettings:
+    """The zone's settings with `text` pinned as strings, under what rat.yaml pins."""
+    if not text:
+        return settings
+    return replace(settings, types={**{name: "string" for name in sorted(text)}, **(settings.types or {})})

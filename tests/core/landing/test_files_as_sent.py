@@ -4,6 +4,8 @@ files in the encodings and layouts named and asserts the table's rows and types 
 from __future__ import annotations
 
 import codecs
+import os
+import time
 
 import pytest
 
@@ -280,14 +282,16 @@ def test_the_same_file_under_two_names_gives_its_rows_once_in_a_full_refresh_tab
     """A partner resent `orders.csv` as `orders (1).csv`: the zone's full refresh doubled every row. A file
     of the same size but other bytes is read."""
     _zone_file(scratch, "resent", "orders.csv", b"id,v\n1,a\n2,b\n")
-    _zone_file(scratch, "resent", "orders (1).csv", b"id,v\n1,a\n2,b\n")
+    copy = _zone_file(scratch, "resent", "orders (1).csv", b"id,v\n1,a\n2,b\n")
+    os.utime(copy, (time.time() + 60, time.time() + 60))  # sent later; it sorts first by name
     _zone_file(scratch, "resent", "other.csv", b"id,v\n3,c\n4,d\n")
     run = load_zone(scratch, "resent")
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, v FROM {run['fqn']} ORDER BY id") == [[1, "a"], [2, "b"], [3, "c"], [4, "d"]]
     notes = [n["text"] for n in run["notes"]]
-    assert f"skipped orders.csv: same content as {scratch.ns}/landing/resent/orders (1).csv, loaded by this run" \
+    assert f"skipped orders (1).csv: same content as {scratch.ns}/landing/resent/orders.csv, loaded by this run" \
         in notes, notes
+    assert scratch.rows(f"SELECT DISTINCT _source_file FROM {run['fqn']} WHERE id = 1") == [["orders.csv"]]
 
 
 def test_a_value_the_pipeline_cannot_cast_is_named_with_its_file_line_and_column(scratch: Scratch):
@@ -299,3 +303,16 @@ def test_a_value_the_pipeline_cannot_cast_is_named_with_its_file_line_and_column
     assert run["status"] == "failed"
     assert run["error"].endswith(f"query failed: '2024-13-45' in column day at {scratch.ns}/landing/days/b.csv line 3 "
                                  "cannot be cast to DATE; fix the file, or cast with try_cast to read such values as NULL"), run["error"]
+
+
+def test_a_column_a_leading_zero_made_text_stays_text_in_the_next_runs(scratch: Scratch):
+    """The first run kept `zip` as text; every plain run after it failed: its sample typed `zip` as a number
+    again, and the table's string -> int was refused before the read reached `01234`."""
+    body = "".join(f"{n},{10000 + n}\n" for n in range(1, 30001))
+    _zone_file(scratch, "zips2", "a.csv", f"id,zip\n{body}30001,01234\n".encode())
+    first = load_zone(scratch, "zips2")
+    assert first["status"] == "success", first["error"]
+    second = scratch.run(first["fqn"])
+    assert second["status"] == "success", second["error"]
+    assert _types(scratch, first["fqn"])["zip"] == "string"
+    assert scratch.rows(f"SELECT zip FROM {first['fqn']} WHERE id IN (1, 30001) ORDER BY id") == [["10001"], ["01234"]]
