@@ -105,6 +105,19 @@ def type_change_remedy(files_read: FilesRead, pipeline: LoadedPipeline, column: 
             "--full-refresh to rebuild the table from every file in the zone")
 
 
+def check_unchanged(project: Project, files_read: FilesRead) -> None:
+    """After the write: a file that changed while Spark read it (a sender still writing it) gave the table
+    some of its rows, and a green run would have said nothing. Refused before main moves."""
+    for files in files_read.values():
+        for read in files:
+            if read.unchanged():
+                continue
+            now = f"{read.path.stat().st_size:,} bytes now" if read.path.exists() else "gone now"
+            raise RatError(f"{project.rel(read.path)} changed while this run read it ({read.size:,} bytes then, "
+                           f"{now}): its sender may still be writing it; main is unchanged: run again once the "
+                           "file is complete")
+
+
 def record_loads(landing: LandingInput, ref: PipelineRef, run_id: str, files_read: FilesRead) -> None:
     """The files this run read go into the pipeline's load history, if it keeps one; they count once the
     run succeeds."""

@@ -218,6 +218,7 @@ class Execution:
             with self.phase("iceberg_write") as info:
                 if self.nothing_new is None:
                     info["rows"] = self.record.rows_written = self.write()
+                    landing_steps.check_unchanged(self.project, self.files_read)
                     info["message"] = "; ".join(
                         [*(n.text for n in self.schema_notes), *why_no_rows(self.ctx, self.record.rows_written, self.log)])
                 else:

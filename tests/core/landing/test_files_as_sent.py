@@ -316,3 +316,29 @@ def test_a_column_a_leading_zero_made_text_stays_text_in_the_next_runs(scratch: 
     assert second["status"] == "success", second["error"]
     assert _types(scratch, first["fqn"])["zip"] == "string"
     assert scratch.rows(f"SELECT zip FROM {first['fqn']} WHERE id IN (1, 30001) ORDER BY id") == [["10001"], ["01234"]]
+
+
+def test_a_file_that_grows_while_the_run_reads_it_fails_the_run_and_main_stays(scratch: Scratch, tmp_path,
+                                                                                monkeypatch: pytest.MonkeyPatch):
+    """A sender still writing: the run loaded 360,001 of the final 500,000 rows and said success."""
+    path = _zone_file(scratch, "growing", "grow.csv", b"id,v\n" + b"".join(b"%d,x\n" % n for n in range(1, 1001)))
+    marker, resume = tmp_path / "paused", tmp_path / "resume"
+    monkeypatch.setenv("RAT_TEST_PAUSE_AT", "during:iceberg_write")
+    monkeypatch.setenv("RAT_TEST_PAUSE_FILE", str(marker))
+    monkeypatch.setenv("RAT_TEST_RESUME_FILE", str(resume))
+    fqn = scratch.pipeline("bronze", "growing", "SELECT * FROM {{ landing_zone('growing') }}")
+    handle = scratch.wb.runs.submit(fqn)
+    deadline = time.monotonic() + 120
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker.exists(), "the run never reached its write"
+    with path.open("ab") as more:  # the rest of the file arrives after Spark read it
+        more.write(b"".join(b"%d,y\n" % n for n in range(1001, 2001)))
+    resume.touch()
+    run = handle.wait().as_dict()
+    assert run["status"] == "failed"
+    assert run["error"].startswith(f"{scratch.ns}/landing/growing/grow.csv changed while this run read it "), run["error"]
+    assert "main is unchanged: run again once the file is complete" in run["error"]
+    monkeypatch.delenv("RAT_TEST_PAUSE_AT")
+    assert scratch.run(fqn)["status"] == "success"
+    assert scratch.rows(f"SELECT COUNT(*) FROM {fqn}") == [[2000]]
