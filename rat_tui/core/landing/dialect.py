@@ -15,6 +15,7 @@ import gzip
 import io
 import itertools
 import os
+import re
 import tempfile
 import threading
 import zlib
@@ -291,6 +292,10 @@ def zone_dialects(zone_dir: Path, settings: ZoneReadSettings) -> dict[Path, Dial
     return in_zone(detected, settings.csv.decimal, settings.csv.thousands)[0]
 
 
+# A one-column header of words set apart by runs of spaces (`ID  NAME      AMT`): a fixed-width report
+_FIXED_WIDTH = re.compile(r"\S {2,}\S.* {2,}\S")
+
+
 def _sniff_all(path: Path, text: str, settings: ZoneReadSettings, encoding: str) -> tuple[Dialect, list[str]]:
     """The sniffer's dialect and the text's first record, retried where DuckDB's first answer is one column."""
     pinned = settings.csv
@@ -310,6 +315,11 @@ def _sniff_all(path: Path, text: str, settings: ZoneReadSettings, encoding: str)
         raise RatError(
             f"{path.name} would read as one column although its first line holds {shown}; set the zone's "
             f"delimiter in rat.yaml (zones: {{{settings.label}: {{csv: {{delimiter: {setting}}}}}}})")
+    if len(first) == 1 and not pinned.delimiter and _FIXED_WIDTH.search(first[0]):
+        raise RatError(
+            f"{path.name} would read as one column: its first line ({first[0][:60]!r}) looks like columns of fixed "
+            "width, which a landing zone does not read; send it delimited (CSV), or set the zone's delimiter in "
+            f"rat.yaml (zones: {{{settings.label}: {{csv: {{delimiter: ...}}}}}}) if it has one")
     return dialect, first
 
 

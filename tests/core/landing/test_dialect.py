@@ -121,3 +121,13 @@ def test_a_header_wider_than_what_the_sniffer_reads_is_a_header(tmp_path):
     dialect = detect(_file(tmp_path, "wide.csv", header + "\n" + rows), _zone())
     assert (dialect.delimiter, dialect.header) == (";", True)
     assert dialect.names[:2] == ("column_00000", "column_00001") and len(dialect.names) == 3000
+
+
+def test_a_fixed_width_file_is_refused_not_loaded_as_one_column(tmp_path):
+    """`ID  NAME      AMT` loaded as one column named so, with success and no note."""
+    path = _file(tmp_path, "fw.txt", "ID  NAME      AMT\n001 Ada       10.50\n002 Grace     5.00\n")
+    with pytest.raises(RatError) as raised:
+        detect(path, _zone())
+    assert str(raised.value).startswith("fw.txt would read as one column: its first line ('ID  NAME      AMT') "
+                                        "looks like columns of fixed width"), str(raised.value)
+    assert detect(_file(tmp_path, "one.csv", "full name\nAda Lovelace\n"), _zone()).names == ("full name",)
