@@ -75,8 +75,8 @@ class RunContext:
         """The existing table's text columns, which a run reads as text (landing_input.py)."""
         from pyspark.sql.types import StringType
 
-        if not self.table_exists or self.preview or self.full_refresh:
-            return frozenset()
+        if not self.table_exists or self.preview or self.full_refresh or self.table.holds_no_rows():
+            return frozenset()  # a table of no rows holds no type (a header-only first file made every column text)
         schema = self.table.spark_schema()
         return frozenset(f.name for f in schema.fields if isinstance(f.dataType, StringType))
 

@@ -176,11 +176,12 @@ def test_the_same_content_under_two_names_in_one_batch_loads_once_as_in_two_runs
     (twice the rows): the table depended on when the copy arrived."""
     zone = scratch.root / "landing" / "drops"
     scratch.landing("drops", "orders.csv", "id,v\n1,x\n2,y\n")
-    scratch.landing("drops", "orders (1).csv", "id,v\n1,x\n2,y\n")  # what a browser names a second download
+    copy = scratch.landing("drops", "orders (1).csv", "id,v\n1,x\n2,y\n")  # what a browser names a second download
+    os.utime(copy, (time.time() + 60, time.time() + 60))  # sent after orders.csv
     fqn = scratch.pipeline("bronze", "orders", ARCHIVING)
     run = scratch.run(fqn)
     assert run["status"] == "success" and run["rows_written"] == 2, run
-    assert run["skipped"] == [f"skipped orders.csv: same content as {scratch.ns}/landing/drops/orders (1).csv, "
+    assert run["skipped"] == [f"skipped orders (1).csv: same content as {scratch.ns}/landing/drops/orders.csv, "
                               "loaded by this run"]
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"]]
     assert sorted(p.name for p in (zone / "_processed" / run["run_id"]).iterdir()) == ["orders (1).csv", "orders.csv"]
