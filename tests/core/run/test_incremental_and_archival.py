@@ -115,9 +115,9 @@ def test_a_full_refresh_reads_every_file_in_the_zone_when_the_archived_ones_are_
     for archived in (zone / "_processed").rglob("*.csv"):
         archived.rename(zone / archived.name)
     scratch.landing("z", "c.csv", "id,v\n4,d\n")
-    scratch.landing("z", "b copy.csv", "id,v\n3,c\n")  # one content loads once, as in any run
+    scratch.landing("z", "b copy.csv", "id,v\n3,c\n")  # one content loads once, as in any run: the first sent
     run = scratch.run(fqn, full_refresh=True)
     assert run["status"] == "success", run["error"]
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "a"], [2, "b"], [3, "c"], [4, "d"]]
-    assert run["skipped"] == [f"skipped b.csv: same content as {scratch.ns}/landing/z/b copy.csv, loaded by this run"]
+    assert run["skipped"] == [f"skipped b copy.csv: same content as {scratch.ns}/landing/z/b.csv, loaded by this run"]
     assert sorted(p.name for p in zone.glob("*.csv")) == []  # archived again, by this run
