@@ -128,9 +128,10 @@ class IcebergTable:
         summary = snapshot.summary()
         return head, int(summary.get("added-records") or 0), summary.get(RUN_ID_PROPERTY)
 
-    def holds_no_rows(self, branch: str = "main") -> bool:
-        """Whether a reader of the branch sees no row (its head's summary: no data is read)."""
-        table = self._iceberg()
+    def holds_no_rows(self, branch: str = "main", table=None) -> bool:
+        """Whether a reader of the branch sees no row (its head's summary: no data is read), from one load of
+        the table (or from `table`, just loaded)."""
+        table = table if table is not None else self._iceberg()
         head = self.head(branch, table)
         snapshot = None if head is None else table.snapshot(head)
         return snapshot is None or int(snapshot.summary().get("total-records") or 0) == 0

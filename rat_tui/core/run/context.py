@@ -61,6 +61,7 @@ class RunContext:
     _views: list[str] = field(default_factory=list)
     _watermark: tuple[bool, str | None] | None = None
     _this: str | None = None  # what `this` reads instead of the table (see reading_this)
+    _text_columns: frozenset[str] | None = None  # _text_in_table's answer, once asked
     landing: LandingInput = field(init=False)
 
     def __post_init__(self) -> None:
@@ -72,13 +73,18 @@ class RunContext:
                                     text_in_table=self._text_in_table)
 
     def _text_in_table(self) -> frozenset[str]:
-        """The existing table's text columns, which a run reads as text (landing_input.py)."""
+        """The existing table's text columns, which a run reads as text (landing_input.py): asked of one load
+        of the table, once a run, however many zones it reads."""
         from pyspark.sql.types import StringType
 
-        if not self.table_exists or self.preview or self.full_refresh or self.table.holds_no_rows():
-            return frozenset()  # a table of no rows holds no type (a header-only first file made every column text)
-        schema = self.table.spark_schema()
-        return frozenset(f.name for f in schema.fields if isinstance(f.dataType, StringType))
+        if self._text_columns is None:
+            self._text_columns = frozenset()
+            loaded = None if not self.table_exists or self.preview or self.full_refresh else self.table.loaded()
+            # a table of no rows holds no type (a header-only first file made every column text)
+            if loaded is not None and not self.table.holds_no_rows("main", loaded):
+                self._text_columns = frozenset(f.name for f in self.table.spark_schema(loaded).fields
+                                               if isinstance(f.dataType, StringType))
+        return self._text_columns
 
     @property
     def files_read(self) -> dict[tuple[str, str], list[FileRead]]:
