@@ -94,6 +94,7 @@ class Workbench:
         return self.bucket.remote
 
     def close(self) -> None:
+        self.events.settle()  # the last run's lineage reaches events.jsonl before the process ends
         self.outside.stop()
         self.watching.stop()
         self.spark.stop()
@@ -129,11 +130,12 @@ def open_project(root: Path | str, one_shot: bool = False) -> Workbench:
     spark = SparkManager(project, events, storage, one_shot)
     runner = Runner(project, spark, state, events, storage)
     graph_cache = GraphCache(project)
-    lineage_store = LineageStore(state)
+    lineage_store = LineageStore(state, events.settle)
     schemas = SchemaReader(project)
     column_lineage = ColumnLineage(project, graph_cache, schemas, lineage_store)
     events.subscribe(RunLineage(project, state, column_lineage, schemas, lineage_store, version_store,
-                                lambda run_id: automation.cause_of(run_id)))  # automation is built below
+                                lambda run_id: automation.cause_of(run_id)),  # automation is built below
+                     background=True)  # its sqlglot parse and files are no part of a run's time
     run_log = RunLog(project.state_dir / "logs" / "runs.jsonl")
     events.subscribe(run_log)
     recovered = mark_orphans(state, project, storage.landing_archive)

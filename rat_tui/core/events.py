@@ -4,6 +4,7 @@ once and dispatch by type, and `--events` prints them all."""
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 import time
 from collections.abc import Callable
@@ -156,23 +157,94 @@ class RunFinished(Event):
 Listener = Callable[[Event], None]
 
 
+_in_backlog = threading.local()
+
+
+class _Backlog:
+    """A listener that runs on a thread of its own, in publish order, so a slow one (a run's lineage) never
+    holds up the run that publishes nor the faces after it. The thread ends when idle and starts again
+    with the next event."""
+
+    IDLE_SECONDS = 30.0
+
+    def __init__(self, listener: Listener) -> None:
+        self.listener = listener
+        self._queue: queue.SimpleQueue[Event] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Condition()
+        self._sent = self._done = 0
+
+    def __call__(self, event: Event) -> None:
+        with self._lock:
+            self._sent += 1
+            self._queue.put(event)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._work, name=f"events-{type(self.listener).__name__}",
+                                                daemon=True)
+                self._thread.start()
+
+    def _work(self) -> None:
+        _in_backlog.active = True
+        while True:
+            try:
+                event = self._queue.get(timeout=self.IDLE_SECONDS)
+            except queue.Empty:
+                with self._lock:
+                    if self._queue.empty():  # an event put since the timeout is still this thread's
+                        self._thread = None
+                        return
+                continue
+            try:
+                self.listener(event)
+            except Exception:
+                log.exception("event listener failed on %s", event.kind)
+            with self._lock:
+                self._done += 1
+                self._lock.notify_all()
+
+    def settle(self, timeout: float | None) -> bool:
+        """Wait until every event published so far was handled; True unless the wait timed out."""
+        with self._lock:
+            sent = self._sent
+            return self._lock.wait_for(lambda: self._done >= sent, timeout)
+
+
 class EventBus:
     """Thread-safe fan-out. A failing listener is logged and never breaks the publisher."""
 
     def __init__(self) -> None:
         self._listeners: list[Listener] = []
+        self._backlogs: list[_Backlog] = []
         self._lock = threading.Lock()
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
+    def subscribe(self, listener: Listener, background: bool = False) -> Callable[[], None]:
+        """`background`: the listener gets the events on a thread of its own (see settle)."""
+        if background:
+            backlog = _Backlog(listener)
+            listener = backlog
         with self._lock:
             self._listeners.append(listener)
+            if background:
+                self._backlogs.append(backlog)
 
         def unsubscribe() -> None:
             with self._lock:
                 if listener in self._listeners:
                     self._listeners.remove(listener)
+                if listener in self._backlogs:
+                    self._backlogs.remove(listener)  # type: ignore[arg-type]
 
         return unsubscribe
+
+    def settle(self, timeout: float | None = 30.0) -> bool:
+        """Wait until the background listeners have handled every event published so far (what a command
+        reads next, a run's lineage say, is written); False when one is still busy after `timeout`. A background
+        listener's own thread waits for nothing (it reads what it writes; two waiting on each other would hang)."""
+        if getattr(_in_backlog, "active", False):
+            return True
+        with self._lock:
+            backlogs = list(self._backlogs)
+        return all(backlog.settle(timeout) for backlog in backlogs)
 
     def publish(self, event: Event) -> None:
         with self._lock:

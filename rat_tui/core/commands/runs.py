@@ -95,7 +95,9 @@ class Runs:
         return self.cancel_selection_of(run_id) or self.runner.cancel(run_id)
 
     def wait_idle(self, timeout: float | None = None) -> RunList:
-        return RunList(self.runner.wait_idle(timeout))
+        records = self.runner.wait_idle(timeout)
+        self.events.settle()
+        return RunList(records)
 
     # -- selections -----------------------------------------------------------------------
     def plan(self, selector: str | None = None, names: list[str] | None = None) -> list[str]:
@@ -152,6 +154,7 @@ class Runs:
         finally:
             with self._selections_lock:
                 self.selections.remove(selection)
+        self.events.settle()
         result = SelectionResult(records)
         failed = result.failed()
         if failed:

@@ -6,7 +6,7 @@ import secrets
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -38,13 +38,17 @@ class RunHandle:
     cancelled: threading.Event = field(default_factory=threading.Event)
     done: threading.Event = field(default_factory=threading.Event)
     join_since: float | None = None  # a save's run: when the files changed (across_processes.py)
+    settle: Callable[[float | None], object] = lambda timeout: None  # the bus's: see wait
 
     @property
     def run_id(self) -> str:
         return self.record.run_id
 
     def wait(self, timeout: float | None = None) -> RunRecord:
-        self.done.wait(timeout)
+        """The record once the run has ended and what listens to its end in the background (its lineage)
+        has written, or as it stands after `timeout`."""
+        if self.done.wait(timeout):
+            self.settle(timeout)
         return self.record
 
 
@@ -62,7 +66,7 @@ class Runner:
                join_since: float | None = None) -> RunHandle:
         record = RunRecord(new_run_id(), ref.fqn, "queued", version=version, trigger=trigger)
         self.state.insert_run(record)
-        handle = RunHandle(record, ref, options or RunOptions(), join_since=join_since)
+        handle = RunHandle(record, ref, options or RunOptions(), join_since=join_since, settle=self.events.settle)
         with self._lock:
             self.active[record.run_id] = handle
         self.events.publish(RunQueued(record.run_id, ref.fqn))

@@ -3,10 +3,12 @@ against the spec's schema, the lineage kept with the run, and what a held run's 
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 
 from rat_tui.core.events import RunStarted
+from rat_tui.core.lineage.run_lineage import RunLineage
 from rat_tui.core.lineage.openlineage_events import run_uuid
 from tests.lakehelpers import Scratch
 
@@ -62,6 +64,24 @@ def test_a_successful_run_sends_start_and_complete_with_its_facets(scratch: Scra
         {"assertion": "has_ids", "success": True, "severity": "error", "actual": "0", "params": {}}]
     kept = scratch.wb.lineage_store.for_run(record["run_id"])
     assert kept.columns == ("customer", "total")
+
+
+def test_a_runs_lineage_is_written_beside_the_run_and_never_holds_it_up(scratch: Scratch, monkeypatch):
+    """41 item 6: the lineage of a run (sqlglot, the table's schema, events.jsonl) was worked out on the run's
+    own thread at its start and end, inside every save → result. It is written beside the run now; waiting for
+    the run (`wait`, a command's answer) still finds it written."""
+    bronze(scratch)
+    fqn = scratch.pipeline("silver", "totals", TOTALS)
+    release = threading.Event()
+    emit = RunLineage.emit
+    monkeypatch.setattr(RunLineage, "emit", lambda self, event: (release.wait(120), emit(self, event)))
+    handle = scratch.wb.runs.submit(fqn)
+    assert handle.done.wait(120), "the run waited for its lineage"
+    assert handle.record.status == "success" and events_of(scratch, handle.run_id) == []
+    release.set()
+    record = handle.wait(120)
+    start, complete = events_of(scratch, record.run_id)
+    assert [start["eventType"], complete["eventType"]] == ["START", "COMPLETE"]
 
 
 def test_a_failed_quality_test_sends_fail_with_the_assertion(scratch: Scratch):
