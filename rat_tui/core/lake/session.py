@@ -115,6 +115,16 @@ class WarehouseStorage(Protocol):
 # faster still but made that aggregate 2.7x slower, so it is not used.
 ONE_SHOT_JIT = ("-XX:Tier4InvocationThreshold=50000", "-XX:Tier4MinInvocationThreshold=20000",
                 "-XX:Tier4CompileThreshold=60000")
+# `RAT_TUI_JIT=quick` (a CI machine, a test suite: many short sessions on small data, every core busy):
+# C1 alone, whatever the process. The suite's Spark JVMs spent three quarters of their CPU in C2
+# compiling; with C1 alone they used a quarter less CPU (measured: docs/performance.md).
+QUICK_JIT = ("-XX:TieredStopAtLevel=1",)
+
+
+def jit_options(one_shot: bool) -> tuple[str, ...]:
+    if os.environ.get("RAT_TUI_JIT", "").strip().lower() == "quick":
+        return QUICK_JIT
+    return ONE_SHOT_JIT if one_shot else ()
 
 
 class SparkManager:
@@ -324,7 +334,7 @@ class SparkManager:
         jars = ",".join([jars, *settings.spark_extra_jars]) if settings.spark_extra_jars else jars
         sharing = sharing_options(archive_path(java_home, jars)) if settings.spark_class_sharing else []
         java_opts = " ".join([f"-Dlog4j2.configurationFile={log4j.as_uri()}", *sharing,
-                              *(ONE_SHOT_JIT if self.one_shot else ())])
+                              *jit_options(self.one_shot)])
         conf = {
             "spark.app.name": f"rat-tui {self.project.root.name}",
             "spark.master": settings.spark_master,

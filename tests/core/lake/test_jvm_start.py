@@ -90,20 +90,38 @@ def test_class_sharing_can_be_turned_off_in_rat_yaml(tmp_path: Path):
     assert "rat.yaml:2" in problems[0].sentence() and "class_sharing" in problems[0].sentence()
 
 
-def test_a_one_shot_process_tunes_the_jit_for_a_short_life_and_an_engine_does_not(sample_copy: Path):
+def java_options(project: Path) -> dict[bool, list[str]]:
+    """The driver's JVM options of a one-shot process (True) and of an engine (False)."""
     from rat_tui.core.compose import open_project
-    from rat_tui.core.lake.session import ONE_SHOT_JIT
 
     java_home = find_java_home()
     options = {}
     for one_shot in (True, False):
-        workbench = open_project(sample_copy, one_shot=one_shot)
+        workbench = open_project(project, one_shot=one_shot)
         try:
-            conf = workbench.spark._conf(sample_copy / ".rat" / "logs", java_home)
+            conf = workbench.spark._conf(project / ".rat" / "logs", java_home)
         finally:
             workbench.close()
         options[one_shot] = conf["spark.driver.extraJavaOptions"].split()
+    return options
+
+
+def test_a_one_shot_process_tunes_the_jit_for_a_short_life_and_an_engine_does_not(sample_copy: Path, monkeypatch):
+    from rat_tui.core.lake.session import ONE_SHOT_JIT
+
+    monkeypatch.delenv("RAT_TUI_JIT", raising=False)  # the suite's own JVMs run with it (conftest)
+    options = java_options(sample_copy)
     assert set(ONE_SHOT_JIT) <= set(options[True])
     assert not set(ONE_SHOT_JIT) & set(options[False])
     assert all(o.startswith("-Dlog4j2.configurationFile=") or o.startswith(("-XX:SharedArchiveFile", "-Xshare"))
                for o in options[False]), options[False]
+
+
+def test_rat_tui_jit_quick_gives_every_process_c1_alone(sample_copy: Path, monkeypatch):
+    """A CI machine (this suite among them) sets RAT_TUI_JIT=quick: many short sessions on small data, where C2
+    compiling was three quarters of the JVMs' CPU."""
+    from rat_tui.core.lake.session import ONE_SHOT_JIT, QUICK_JIT
+
+    monkeypatch.setenv("RAT_TUI_JIT", "Quick")
+    for kind, options in java_options(sample_copy).items():
+        assert set(QUICK_JIT) <= set(options) and not set(ONE_SHOT_JIT) & set(options), (kind, options)

@@ -3,7 +3,6 @@ upkeep and rollbacks while a run is in flight. Each test failed on the code befo
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 from pathlib import Path
