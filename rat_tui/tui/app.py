@@ -86,7 +86,7 @@ class RatApp(App):
                                       "r run · p preview · P publish · b roll back · x purge · w watch · ? help"))
         yield Header()
         with Horizontal(id="main"):
-            yield ProjectTree()
+            yield ProjectTree(self.background.until_warm)
             yield self.detail
             yield ConsolePanel(self.workbench)
         yield LogPanel()

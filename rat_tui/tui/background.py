@@ -29,8 +29,8 @@ class Background:
         self._remote_check = threading.Lock()
         self._scheduling = threading.Lock()
         # clear from the warm-up's start to its end: what would ask Spark meanwhile counts as work and stops
-        # the warm-up (a freshness query of a `stale` trigger every 2 s, the purge run as the app opens);
-        # the triggers and the purge wait seconds
+        # the warm-up (a freshness query of a `stale` trigger every 2 s, the purge run as the app opens, the
+        # tree's badges of a `column` freshness policy); those wait seconds (until_warm)
         self._warmed = threading.Event()
         self._warmed.set()
         wb = app.workbench
@@ -126,10 +126,18 @@ class Background:
     def auto_purge(self) -> None:
         self.app.run_worker(self._auto_purge, thread=True, group="purge")
 
-    def _auto_purge(self) -> None:
+    def until_warm(self) -> bool:
+        """Wait out the warm-up (from a worker thread); False when the app closes meanwhile. What the app
+        does by itself and asks Spark waits so (the purge, the tree's freshness badges): it would stop the
+        warm-up as a user's run does."""
         while not self._warmed.wait(0.5):
             if app_closing(self.app):
-                return
+                return False
+        return True
+
+    def _auto_purge(self) -> None:
+        if not self.until_warm():
+            return
         try:
             result = self.app.workbench.upkeep.auto_purge()
         except Exception as exc:  # e.g. the bucket is unreachable: try again tomorrow, say so now

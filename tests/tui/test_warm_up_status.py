@@ -73,3 +73,25 @@ async def test_the_daily_purge_waits_for_the_warm_up(scratch: Scratch, monkeypat
     finally:
         unsubscribe()
     assert order[:2] == ["warm-up done", "purge"], order
+
+
+@pytest.mark.spark
+async def test_the_trees_freshness_badges_wait_for_the_warm_up(scratch: Scratch, monkeypatch: pytest.MonkeyPatch):
+    """A `column` freshness policy asks Spark for the newest value; the tree asked as the app opened, which
+    stopped the warm-up as a user's run does (found in the full suite: the shared lake held such a pipeline)."""
+    fqn = scratch.pipeline("silver", "events", "SELECT 1 AS id, TIMESTAMP '2025-03-02 10:30:00' AS updated_at",
+                           config="freshness:\n  warn_after: 1h\n  column: updated_at\n")
+    assert scratch.run(fqn)["status"] == "success"
+    order: list[str] = []
+    unsubscribe = scratch.wb.events.subscribe(
+        lambda e: isinstance(e, WarmUpProgress) and e.state != "warming" and order.append(f"warm-up {e.state}"))
+    newest = scratch.wb.freshness.newest_value
+    monkeypatch.setattr(scratch.wb.freshness, "newest_value",
+                        lambda ref, column: (order.append(f"newest {ref.fqn}"), newest(ref, column))[1])
+    app = RatApp(scratch.wb, watch=False, warm_spark=True)
+    try:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await until(pilot, lambda: f"newest {fqn}" in order, 300, "the tree's freshness look")
+    finally:
+        unsubscribe()
+    assert order[0] == "warm-up done", order

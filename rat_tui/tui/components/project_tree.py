@@ -8,6 +8,7 @@ end redraws only the nodes it touched (its pipeline, its table, the zones it rea
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -98,8 +99,10 @@ def zones_read(wb: Workbench, fqn: str) -> dict[tuple[str, str], int]:
 class ProjectTree(Tree[NodeData]):
     BORDER_TITLE = "Project"
 
-    def __init__(self) -> None:
+    def __init__(self, until_warm: Callable[[], bool] = lambda: True) -> None:
+        """`until_warm`: waits out Spark's warm-up (False: the app closes), which a badge's query would stop."""
         super().__init__("project", id="project-tree")
+        self.until_warm = until_warm
         self.show_root = False
         self.guide_depth = 2
         self.live: dict[str, tuple[str, float]] = {}  # fqn -> (status, event time) from run events
@@ -132,6 +135,8 @@ class ProjectTree(Tree[NodeData]):
     def load_freshness(self) -> None:
         """The badges of late tables, after each refresh: in a thread, as a `column` policy asks Spark. A
         table whose column cannot be read has no badge; the f view says why."""
+        if not self.until_warm():
+            return
         try:
             found, _ = self.app.workbench.freshness.survey()
         except Exception:  # the project changed under it: the next refresh tries again
