@@ -10,6 +10,7 @@ columns; a value the sampled type cannot hold makes `widen` infer over the whole
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import reduce
@@ -211,10 +212,27 @@ class ZoneReader:
         if group.schema is None:
             group.schema = typed_schema(sampled_csv_schema(self.spark, group.files, group.dialect), group.dialect,
                                         self.settings)
+            self._tell_renamed_columns(group)
             self._tell_numbers_read_as_text(group, uris)
         if self.settings.quarantine:
             return self._set_aside(group, uris)
         return csv_frame(self.spark, uris, group.dialect, group.schema, "FAILFAST", self.settings.pinned)
+
+    def _tell_renamed_columns(self, group: FileGroup) -> None:
+        """A header that names a column twice (`id,name,ID`): Spark reads every such column under its name and
+        position (`id0`, `ID2`), so `SELECT id` finds nothing. Said, with what to select instead."""
+        dialect = group.dialect
+        if dialect is None or not dialect.header or group.schema is None:
+            return
+        seen = Counter(name.lower() for name in dialect.names)
+        renamed = [(position, name, field.name) for position, (name, field)
+                   in enumerate(zip(dialect.names, group.schema.fields), start=1)
+                   if name != field.name and seen[name.lower()] > 1]  # not an empty name Spark calls _c3
+        if renamed:
+            listed = ", ".join(f"{name!r} (column {position}) as {read}" for position, name, read in renamed)
+            self.tell("renamed_columns", f"{group.names()} name{'s' if len(group.files) == 1 else ''} a column more "
+                                         f"than once in the header; read {listed}: select those names, or rename the "
+                                         "columns in the files", group.files[0], 1 + dialect.skip_rows)
 
     def _tell_numbers_read_as_text(self, group: FileGroup, uris: list[str]) -> None:
         """A column whose first lines are numbers that Spark's pass over the whole files typed as text (`1.50`

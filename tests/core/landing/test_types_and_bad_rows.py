@@ -142,3 +142,23 @@ def test_a_json_file_that_changes_a_column_s_type_is_named_with_the_way_out(scra
         "in the zone"), run["error"]
     assert scratch.run(fqn, full_refresh=True)["status"] == "success"
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY v") == [["1", "a"], ["2", "b"]]
+
+
+def test_a_header_that_names_a_column_twice_is_said_with_the_names_the_table_gets(scratch: Scratch):
+    """A partner's export with `id` and `ID` loaded green as id0, name1, ID2, Name3 with no word: a pipeline's
+    `SELECT id` then failed on a column the file plainly has. The run says it, naming what to select."""
+    scratch.landing("dups", "a.csv", "id,name,ID,Name,amount\n1,ann,7,x,2.5\n2,bo,8,y,3\n")
+    fqn = scratch.pipeline("bronze", "dups", SQL.format("dups"))
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id0, name1, ID2, Name3, amount FROM {fqn} ORDER BY id0") == [
+        [1, "ann", 7, "x", 2.5], [2, "bo", 8, "y", 3.0]]
+    [note] = [n for n in run["notes"] if n["kind"] == "renamed_columns"]
+    assert (note["file"], note["line"]) == (f"{scratch.ns}/landing/dups/a.csv", 1)
+    assert note["text"] == ("a.csv names a column more than once in the header; read 'id' (column 1) as id0, "
+                            "'name' (column 2) as name1, 'ID' (column 3) as ID2, 'Name' (column 4) as Name3: "
+                            "select those names, or rename the columns in the files")
+    # a header without repeats, with an empty name Spark calls _c1, says nothing of the kind
+    scratch.landing("plain", "b.csv", "id,,amount\n1,a,2\n")
+    plain = scratch.run(scratch.pipeline("bronze", "plain", SQL.format("plain")))
+    assert plain["status"] == "success" and not [n for n in plain["notes"] if n["kind"] == "renamed_columns"]
