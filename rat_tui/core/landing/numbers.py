@@ -65,6 +65,13 @@ class ColumnSample:
     fits: frozenset  # the (decimal, thousands) conventions every value fits
     written: tuple[str, ...] = ()  # distinct values holding a separator (at most _MOST_VALUES)
     leading_zero: str | None = None  # the first value with a leading zero
+    # A column of numbers but for words that say "no value" (`N/A`, `NULL`): those words, in order. Spark reads
+    # the column as text unless the zone's null_values names the one word it holds.
+    numbers_but: tuple[str, ...] = ()
+
+
+# What exports write for "no value" in a column of numbers (compared without case or surrounding spaces)
+NO_VALUE_WORDS = frozenset({"n/a", "na", "null", "none", "nan", "-", "--", "?", "#n/a", "nil"})
 
 
 def column_samples(records, names: tuple[str, ...], null_value: str | None) -> dict[str, ColumnSample]:
@@ -91,12 +98,22 @@ def column_samples(records, names: tuple[str, ...], null_value: str | None) -> d
         fits = frozenset(c for c, whole in _COLUMN_MATCHERS.items() if whole.fullmatch(blob)) \
             if _SEPARATOR.search(blob) else frozenset()
         if not fits:
-            out[name] = ColumnSample(False, fits)
+            out[name] = ColumnSample(False, fits, numbers_but=_no_value_words(distinct))
             continue
         zero = _LEADING_ZEROS.search(blob)
         written = tuple(m.group(1) for m in itertools.islice(_WRITTEN.finditer(blob), _MOST_VALUES))
         out[name] = ColumnSample(True, fits, written, zero.group(1) if zero else None)
     return out
+
+
+def _no_value_words(distinct: dict[str, None]) -> tuple[str, ...]:
+    """The words for "no value" of a column that is numbers (in one convention) without them, else ()."""
+    words = tuple(v for v in distinct if v.strip().lower() in NO_VALUE_WORDS)
+    rest = "\n".join(v for v in distinct if v not in words)
+    if not words or not rest:
+        return ()
+    numbers = _PLAIN_COLUMN.fullmatch(rest) or any(whole.fullmatch(rest) for whole in _COLUMN_MATCHERS.values())
+    return words if numbers else ()
 
 
 @dataclass(frozen=True)

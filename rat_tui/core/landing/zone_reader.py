@@ -244,7 +244,8 @@ class ZoneReader:
             return
         for column in group.schema.fields:
             sample = dialect.samples.get(column.name)
-            if (not isinstance(column.dataType, StringType) or sample is None or not sample.numeric
+            if (not isinstance(column.dataType, StringType) or sample is None
+                    or not (sample.numeric or sample.numbers_but)
                     or column.name in dialect.text_columns or column.name in self.settings.pinned):
                 continue
             found = first_misfit(self.spark, group, uris, column.name, DoubleType())
@@ -252,9 +253,19 @@ class ZoneReader:
                 continue
             value, path = found
             line = line_of(path, dialect, group.schema, column.name, value)
-            self.tell("kept_as_text", f"{column.name} kept as text: the files' first lines hold numbers, but {value!r} "
-                                      f"is not one; fix that line, or pin the column (schema: {{{column.name}: string}}) to "
-                                      "keep it as text without this note", path, line)
+            if value in sample.numbers_but:
+                words = ", ".join(repr(w) for w in sample.numbers_but)
+                zone = self.label.replace("/landing/", "/", 1)
+                remedy = (f"if {value!r} means no value, set null_values: {value!r} under zones: {zone}: csv: in rat.yaml "
+                          "to read the column as numbers" if len(sample.numbers_but) == 1 else
+                          f"a zone takes one null marker (csv null_values): read it with try_cast({column.name} AS DOUBLE) "
+                          "in the pipeline, which gives NULL for each of them")
+                text = f"{column.name} kept as text: its values are numbers but for {words}; {remedy}"
+            else:
+                text = (f"{column.name} kept as text: the files' first lines hold numbers, but {value!r} is not one; fix "
+                        f"that line, or pin the column (schema: {{{column.name}: string}}) to keep it as text without "
+                        "this note")
+            self.tell("kept_as_text", text, path, line)
 
     def _by_name(self, frames: list["DataFrame"]) -> "DataFrame":
         if len(frames) == 1:

@@ -162,3 +162,28 @@ def test_a_header_that_names_a_column_twice_is_said_with_the_names_the_table_get
     scratch.landing("plain", "b.csv", "id,,amount\n1,a,2\n")
     plain = scratch.run(scratch.pipeline("bronze", "plain", SQL.format("plain")))
     assert plain["status"] == "success" and not [n for n in plain["notes"] if n["kind"] == "renamed_columns"]
+
+
+def test_a_column_of_numbers_but_for_n_a_or_null_is_said_with_the_setting_that_reads_it(scratch: Scratch):
+    """`N/A` and `NULL` among a partner's amounts loaded the column as text, green, with no word: sums then failed
+    or compared as strings. The run says which words kept it text, and how to read it as numbers."""
+    scratch.landing("na", "a.csv", "id,amount,qty\n1,2.5,3\n2,N/A,NULL\n3,4.25,n/a\n")
+    fqn = scratch.pipeline("bronze", "na", SQL.format("na"))
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT amount, qty FROM {fqn} ORDER BY id") == [["2.5", "3"], ["N/A", "NULL"], ["4.25", "n/a"]]
+    notes = {n["text"].split(" ")[0]: n for n in run["notes"] if n["kind"] == "kept_as_text"}
+    assert (notes["amount"]["file"], notes["amount"]["line"]) == (f"{scratch.ns}/landing/na/a.csv", 3)
+    assert notes["amount"]["text"] == (
+        f"amount kept as text: its values are numbers but for 'N/A'; if 'N/A' means no value, set null_values: 'N/A' "
+        f"under zones: {scratch.ns}/na: csv: in rat.yaml to read the column as numbers")
+    assert notes["qty"]["text"] == (
+        "qty kept as text: its values are numbers but for 'NULL', 'n/a'; a zone takes one null marker (csv "
+        "null_values): read it with try_cast(qty AS DOUBLE) in the pipeline, which gives NULL for each of them")
+    # as the note says: with the setting, the column is numbers and N/A a NULL, and nothing more is said of it
+    scratch.wb.landing.set_zone_settings(scratch.ns, "na", csv={"null_values": "N/A"})
+    scratch.pipeline("bronze", "na2", SQL.format("na"))
+    again = scratch.run(f"{scratch.ns}.bronze.na2")
+    assert again["status"] == "success", again["error"]
+    assert scratch.rows(f"SELECT amount FROM {scratch.ns}.bronze.na2 ORDER BY id") == [[2.5], [None], [4.25]]
+    assert [n["text"].split(" ")[0] for n in again["notes"] if n["kind"] == "kept_as_text"] == ["qty"]
