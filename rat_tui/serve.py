@@ -8,6 +8,7 @@ exits 0. After a SIGKILL the next start recovers the runs as a run does, and nev
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -25,7 +26,12 @@ DEFAULT_PORT = 8765
 
 def say(text: str) -> None:
     stamp = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-    print(f"{stamp} {text}", flush=True)
+    try:
+        print(f"{stamp} {text}", flush=True)
+    except BrokenPipeError:
+        # The reader is gone (`serve | tee log`: Ctrl+C stops tee too). The runs must still finish and serve
+        # stop as it says, so the lines go nowhere from now on (and Python's last flush does not fail either).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def build_parser() -> argparse.ArgumentParser:

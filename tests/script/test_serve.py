@@ -133,3 +133,47 @@ def test_serve_webhooks_cron_sigkill_restart_and_sigterm(sample_copy: Path, tmp_
     fired = [(t["scheduled_for"], t["run_id"]) for t in results[0]["ticks"] if t["outcome"] == "fired"]
     assert fired.count((killed_at, killed_run)) == 1 and len({at for at, _ in fired}) == len(fired)
     assert "webhook tick" not in second.lines()  # the restart fired no webhook tick again
+
+
+def test_ctrl_c_after_the_reader_of_its_output_went_away_still_lets_the_run_finish(sample_copy: Path, tmp_path: Path):
+    """`rat-tui serve | tee serve.log`, Ctrl+C mid-run: tee stops too, serve's next line met a closed pipe, and
+    the error stopped serve with its Spark: the run failed ("SparkContext was shut down") and serve exited 1."""
+    folder = sample_copy / "auto" / "pipelines" / "bronze" / "hook"
+    folder.mkdir(parents=True)
+    (folder / "pipeline.sql").write_text("SELECT 1 AS x\n")
+    (folder / "config.yaml").write_text("triggers:\n  - webhook: true\n")
+    status, results, stderr = run_script_here(sample_copy, "webhook-token auto.bronze.hook\n")
+    assert status == 0, (results, stderr)
+    marker, resume, errors = tmp_path / "paused", tmp_path / "resume", tmp_path / "stderr.log"
+    env = {**os.environ, "RAT_TEST_PAUSE_AT": "after:config_loading", "RAT_TEST_PAUSE_FILE": str(marker),
+           "RAT_TEST_RESUME_FILE": str(resume)}
+    proc = subprocess.Popen([sys.executable, "-m", "rat_tui", "serve", str(sample_copy), "--port", "0", "--interval", "1"],
+                            stdout=subprocess.PIPE, stderr=errors.open("w"), env=env, text=True,
+                            start_new_session=True)
+    try:
+        url = None
+        while url is None:
+            line = proc.stdout.readline()
+            assert line, errors.read_text()
+            found = re.search(r"webhooks on (http://127\.0\.0\.1:\d+)/hooks", line)
+            url = found.group(1) if found else None
+        request = urllib.request.Request(f"{url}/hooks/auto.bronze.hook", method="POST",
+                                         headers={"Authorization": f"Bearer {results[0]['token']}"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            run_id = json.loads(answer.read())["run_id"]
+        deadline = time.monotonic() + 240
+        while not marker.exists():  # the run holds mid-run
+            assert proc.poll() is None and time.monotonic() < deadline, errors.read_text()
+            time.sleep(0.1)
+        proc.stdout.close()  # the reader goes away, as tee does on Ctrl+C
+        proc.send_signal(signal.SIGINT)
+        time.sleep(2)  # serve says "stopping" and "letting run … finish" into the closed pipe meanwhile
+        assert proc.poll() is None, errors.read_text()
+        resume.write_text("go")
+        assert proc.wait(120) == 0, errors.read_text()
+        assert run_status(sample_copy, run_id) == "success"
+        assert "Traceback" not in errors.read_text()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(30)
