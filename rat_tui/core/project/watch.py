@@ -82,6 +82,8 @@ class ProjectWatcher:
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
         self._observer = None
+        self._handler = None
+        self._scheduled: set[Path] = set()  # the folders watched (a namespace's alone, its pipelines and landing whole)
         self._reporting = 0  # batches taken off `_pending` whose on_changes has not returned yet
 
     @property
@@ -106,21 +108,49 @@ class ProjectWatcher:
                     return
                 for raw in (getattr(event, "dest_path", ""), event.src_path):
                     if raw:
-                        watcher.saw(Path(raw if isinstance(raw, str) else raw.decode()))
+                        path = Path(raw if isinstance(raw, str) else raw.decode())
+                        if event.is_directory and event.event_type in ("created", "moved"):
+                            watcher.adopt(path)
+                        watcher.saw(path)
 
         observer = Observer()
-        handler = Handler()
-        # Pipelines and landing zones only: table folders hold thousands of files that
-        # change on every run and would exhaust inotify watches for nothing.
-        for ns in self.project.scan().namespaces:
-            for part in self.folders:
-                folder = self.project.root / ns.name / part
-                if folder.is_dir():
-                    observer.schedule(handler, str(folder), recursive=True)
-        observer.schedule(handler, str(self.project.root), recursive=False)  # rat.yaml
+        self._handler, self._scheduled = Handler(), set()
+        observer.schedule(self._handler, str(self.project.root), recursive=False)  # rat.yaml, new namespaces
         observer.daemon = True
         observer.start()
         self._observer = observer
+        for ns in self.project.scan().namespaces:
+            self.adopt(self.project.root / ns.name, report=False)
+
+    def adopt(self, path: Path, report: bool = True) -> None:
+        """Watch a namespace folder (made while watching, or there at the start) for its pipelines and landing
+        folders, and those folders whole. Only those: table folders hold thousands of files that change on
+        every run and would exhaust inotify watches for nothing. `report`: what a folder made while watching
+        holds already is a change (a pipeline written with its namespace, before its folder was watched)."""
+        try:
+            parts = path.relative_to(self.project.root).parts
+        except ValueError:
+            return
+        if len(parts) == 1 and not _IGNORED.search(parts[0]) and self._schedule(path, recursive=False):
+            for part in self.folders:
+                self.adopt(path / part, report)
+        elif len(parts) == 2 and parts[1] in self.folders and self._schedule(path, recursive=True) and report:
+            for file in sorted(path.rglob("*")):
+                if file.is_file():
+                    self.saw(file)
+
+    def _schedule(self, folder: Path, recursive: bool) -> bool:
+        """Watch `folder` (once); False when it is no folder, is watched already, or the watcher stopped."""
+        with self._lock:
+            observer = self._observer
+            if observer is None or folder in self._scheduled or not folder.is_dir():
+                return False
+            self._scheduled.add(folder)
+        try:
+            observer.schedule(self._handler, str(folder), recursive=recursive)
+        except OSError:  # removed meanwhile
+            return False
+        return True
 
     def stop(self) -> None:
         if self._observer is not None:

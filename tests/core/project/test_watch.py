@@ -62,3 +62,41 @@ def test_a_burst_of_saves_is_reported_once_after_the_debounce(sample_copy: Path)
     assert set(kinds) == {"PipelineChanged", "ZoneChanged"}
     assert kinds["PipelineChanged"].paths == ("ecommerce/pipelines/gold/daily_revenue/pipeline.sql",)
     assert kinds["ZoneChanged"] == ZoneChanged("ecommerce", "orders")
+
+
+def test_a_namespace_made_while_watching_and_a_landing_folder_made_later_are_watched(sample_copy: Path):
+    """A new namespace made from another shell (`mkdir -p crm/pipelines/…`) while the app was open: its saves
+    never ran until a restart, as only the namespaces there at the start were watched; so was a namespace's
+    landing folder made after the start."""
+    project = Project(sample_copy)
+    changes: list = []
+    seen = threading.Condition()
+
+    def on_changes(batch) -> None:
+        with seen:
+            changes.extend(batch)
+            seen.notify_all()
+
+    def wait_for(change, what: str) -> None:
+        with seen:
+            assert seen.wait_for(lambda: change in changes, 10), f"{what}: {changes}"
+
+    watcher = ProjectWatcher(project, on_changes, debounce=0.2)
+    watcher.start()
+    try:
+        made = sample_copy / "crm" / "pipelines" / "bronze" / "customers"
+        made.mkdir(parents=True)
+        (made / "pipeline.sql").write_text("SELECT 1 AS id\n")  # written at once, maybe before its folder is watched
+        customers = PipelineRef("crm", "bronze", "customers")
+        wait_for(PipelineChanged(customers, ("crm/pipelines/bronze/customers/pipeline.sql",)), "the new pipeline")
+        time.sleep(0.5)  # the namespace's folders are watched by now: a later save is a change of its own
+        changes.clear()
+        (made / "pipeline.sql").write_text("SELECT 2 AS id\n")
+        wait_for(PipelineChanged(customers, ("crm/pipelines/bronze/customers/pipeline.sql",)), "a later save")
+        zone = sample_copy / "crm" / "landing" / "contacts"
+        zone.mkdir(parents=True)
+        time.sleep(0.5)
+        (zone / "a.csv").write_text("id\n1\n")
+        wait_for(ZoneChanged("crm", "contacts"), "a file in the landing folder made later")
+    finally:
+        watcher.stop()
