@@ -2,9 +2,7 @@
 through the Java API where SQL would only add a round trip (branches, fast-forward, refs)."""
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..project.model import PipelineRef
@@ -27,10 +25,6 @@ def sql_string(value: str) -> str:
 
 
 RUN_BRANCH_PREFIX = "run_"
-# Lets a write make its run's branch in its own commit (branch_writes): Iceberg refuses a write to `t.branch_x`
-# before x exists, and without this property it writes a session's `spark.wap.branch` onto main, silently.
-# Every table has it (set at creation, or by the next publish: publish.fast_forward).
-BRANCH_WRITES_PROPERTY = ("write.wap.enabled", "true")
 
 
 def run_branch(run_id: str) -> str:
@@ -56,24 +50,6 @@ class IcebergTable:
     def branch_ident(self, branch: str) -> str:
         """Writes go through `t.branch_<name>`: spark.wap.branch is silently ignored without WAP enabled."""
         return f"{self.ident}.{quote('branch_' + branch)}"
-
-    @staticmethod
-    def takes_branch_writes(table) -> bool:
-        """Whether a write to the Java table `table` (just loaded) can make its branch (branch_writes)."""
-        key, value = BRANCH_WRITES_PROPERTY
-        return table.properties().get(key) == value
-
-    @contextlib.contextmanager
-    def branch_writes(self, branch: str) -> Iterator[None]:
-        """Writes to `self.ident` in the block go to `branch`, which the first one makes from main's head in
-        its own commit (one commit less than making it first). Only for a table that takes_branch_writes:
-        without the property they would go to main. Reads of the table in the block read the branch once
-        it exists."""
-        self.spark.conf.set("spark.wap.branch", branch)
-        try:
-            yield
-        finally:
-            self.spark.conf.unset("spark.wap.branch")
 
     def exists(self) -> bool:
         return bool(self.spark.catalog.tableExists(self.ident))
@@ -231,32 +207,21 @@ class IcebergTable:
         self.spark.sql(f"CALL {quote(self.ref.namespace)}.system.{name}({', '.join(named)})")
 
     def fast_forward(self, branch: str, remove_property: str | None = None, drop_branch: bool = False,
-                     table=None, set_property: tuple[str, str] | None = None) -> int:
+                     table=None) -> int:
         """Moves main to the branch (what the `fast_forward` procedure does, without the SQL round
-        trip); returns main's new snapshot. `remove_property`, `set_property` (when the table lacks it),
-        and with `drop_branch` the branch's removal, go in the same commit (a separate drop was one more
-        commit and two more loads a run). `table`: the Java table just loaded by the caller (Iceberg
-        refreshes it before committing)."""
+        trip); returns main's new snapshot. `remove_property`, and with `drop_branch` the branch's
+        removal, go in the same commit (a separate drop was one more commit and two more loads a run).
+        `table`: the Java table just loaded by the caller (Iceberg refreshes it before committing)."""
         table = table if table is not None else self._iceberg()
-        properties = table.properties()
-        removed = remove_property if remove_property is not None and properties.get(remove_property) is not None \
-            else None
-        added = set_property if set_property is not None and properties.get(set_property[0]) != set_property[1] \
-            else None
 
         def moved(manage):
             manage = manage.fastForwardBranch("main", branch)
             return manage.removeBranch(branch) if drop_branch else manage
 
-        if removed is not None or added is not None:
+        if remove_property is not None and table.properties().get(remove_property) is not None:
             transaction = table.newTransaction()
             moved(transaction.manageSnapshots()).commit()
-            update = transaction.updateProperties()
-            if added is not None:
-                update.set(*added)
-            if removed is not None:
-                update.remove(removed)
-            update.commit()
+            transaction.updateProperties().remove(remove_property).commit()
             transaction.commitTransaction()
         else:
             moved(table.manageSnapshots()).commit()

@@ -36,7 +36,6 @@ from ..lake.table import IcebergTable, run_branch
 from ..notes import RunNote
 from ..project.model import PipelineRef, Project
 from ..project.partitions import Interval
-from ..project.pipeline_config import MergeStrategy
 from ..project.pipeline_source import LoadedPipeline
 from ..project.settings import target_file_size
 from ..store.state import QualityOutcome, RunRecord, StateDB
@@ -350,7 +349,6 @@ class Execution:
         assert self.pipeline is not None
         config = self.pipeline.config
         empty = True  # nothing on the target to merge with: keyed strategies just append
-        makes_branch = self.write_makes_branch(config)
         if not self.table_existed:
             testpoints.reached("before:create_table")
             self.create_table(config)
@@ -358,9 +356,6 @@ class Execution:
             self.log(f"created table {self.ref.fqn}")
         elif self.evolve_schema(config):
             self.stage = self.create_stage(config)
-        elif makes_branch:
-            self.state.update_run(self.record.run_id, branch=self.branch)  # first: recovery drops what a crash leaves
-            self.branch_made, self.java_table, empty = True, None, False
         else:
             self.make_branch(self.base_snapshot)
             if self.options.full_refresh and config.merge_strategy.value != "full_refresh":
@@ -372,17 +367,12 @@ class Execution:
                 empty = False
         target = self.target
         job = WriteJob(target, self.branch, self.result, config, self.record.run_id, self.ctx.run_started_at,
-                       self.built.rows, target_empty=empty, full_refresh=self.options.full_refresh,
-                       makes_branch=makes_branch and self.stage is None)
+                       self.built.rows, target_empty=empty, full_refresh=self.options.full_refresh)
         # A branch made from main starts where the run began; an overwrite above or a stage moved it.
         moved = self.stage is not None or (empty and self.table_existed)
         before = target.head(self.branch) if moved else self.base_snapshot
         try:
-            if job.makes_branch:
-                with target.branch_writes(self.branch):
-                    WRITERS[config.merge_strategy](job)
-                job.makes_branch = False
-            elif self.intervals is None:
+            if self.intervals is None:
                 WRITERS[config.merge_strategy](job)
             else:
                 intervals.replace(config, self.intervals, job)
@@ -399,9 +389,6 @@ class Execution:
             job.drop_views()
         testpoints.reached("during:iceberg_write")
         after, added, run_id = target.head_summary(self.branch)
-        if after is None:  # a write that was to make the branch committed nothing (Iceberg commits even no rows)
-            self.make_branch(self.base_snapshot)
-            after, added, run_id = target.head_summary(self.branch)
         if after == before:
             added, run_id = 0, None
         if run_id != self.record.run_id and self.stage is None:
@@ -409,12 +396,6 @@ class Execution:
             # the table, not state.db, whether this run reached main. (A rebuild's replace carries it.)
             job.writer(self.spark.createDataFrame([], self.table.schema())).append()
         return added
-
-    def write_makes_branch(self, config) -> bool:
-        """A full_refresh rerun's write makes the run's branch (one commit less: IcebergTable.branch_writes) when
-        the table, as loaded at the start with nothing committed to it since, takes such writes."""
-        return (self.table_existed and self.intervals is None and config.merge_strategy == MergeStrategy.FULL_REFRESH
-                and self.java_table is not None and IcebergTable.takes_branch_writes(self.java_table))
 
     @property
     def target(self) -> IcebergTable:

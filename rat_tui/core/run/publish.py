@@ -9,7 +9,7 @@ from .. import testpoints
 from ..errors import RatError
 from ..lake.schema_change import record_key
 from ..lake.spark_errors import summarise
-from ..lake.table import BRANCH_WRITES_PROPERTY, IcebergTable
+from ..lake.table import IcebergTable
 
 MERGE_ATTEMPTS = 3
 
@@ -43,7 +43,7 @@ def fast_forward(table: IcebergTable, branch: str, run_id: str, base_snapshot: i
         check_main_unchanged(table, base_snapshot, schema_id, since, loaded)
         try:
             published = table.fast_forward(branch, remove_property=record_key(run_id), drop_branch=True,
-                                           table=loaded, set_property=BRANCH_WRITES_PROPERTY)
+                                           table=loaded)
             testpoints.reached("after:fast_forward")
             return published
         except Exception as exc:

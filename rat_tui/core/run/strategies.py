@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..errors import RatError
 from ..lake.history import STRATEGY_PROPERTY
 from ..lake.metadata import RUN_ID_PROPERTY
-from ..lake.table import BRANCH_WRITES_PROPERTY, IcebergTable, quote, sql_string
+from ..lake.table import IcebergTable, quote, sql_string
 from ..project.pipeline_config import MergeStrategy, PipelineConfig
 from .names import case_sensitive, spelled
 
@@ -58,11 +58,10 @@ class WriteJob:
     target_empty: bool = False  # a first load (or a full refresh): nothing to merge with
     full_refresh: bool = False  # a --full-refresh run of a pipeline of any strategy
     views: list[str] = field(default_factory=list)  # temp views made for the merge; dropped after the run
-    makes_branch: bool = False  # the write makes the branch: it runs inside table.branch_writes(branch)
 
     @property
     def target(self) -> str:
-        return self.table.ident if self.makes_branch else self.table.branch_ident(self.branch)
+        return self.table.branch_ident(self.branch)
 
     @property
     def rows(self) -> "DataFrame":
@@ -391,7 +390,7 @@ def table_schema(result: "StructType", config: PipelineConfig) -> "StructType":
 
 def table_properties(config: PipelineConfig, target_file_size: int) -> dict[str, str]:
     properties = {"format-version": "2", "write.target-file-size-bytes": str(target_file_size),
-                  UNIQUE_KEY_PROPERTY: ",".join(config.unique_key), BRANCH_WRITES_PROPERTY[0]: BRANCH_WRITES_PROPERTY[1]}
+                  UNIQUE_KEY_PROPERTY: ",".join(config.unique_key)}
     if config.merge_strategy not in MERGING:
         # Lets `mergeSchema` add columns on append/overwrite. Not on merging tables: with it
         # Spark skips column resolution in MERGE INTO and every `t.col` fails to resolve.

@@ -69,11 +69,10 @@ def _snapshots(table_dir: Path) -> int:
     return len(metadata.get("snapshots", []))
 
 
-def test_a_warm_full_refresh_run_makes_two_spark_jobs_and_two_commits(scratch: Scratch):
+def test_a_warm_full_refresh_run_makes_two_spark_jobs_and_three_commits(scratch: Scratch):
     """What a save's run pays beyond bare Spark's CREATE OR REPLACE (one job, one commit): its quality
-    test's query, and main's move to the branch with the branch's removal; the write makes the branch in its
-    own commit (IcebergTable.branch_writes). A count(*) of the result, a second write or a separate commit
-    coming back fails here."""
+    test's query, the branch, and main's move to it with the branch's removal. A count(*) of the result, a second write or a
+    separate commit coming back fails here."""
     fqn = scratch.pipeline("silver", "orders", """
         -- @merge_strategy: full_refresh
         SELECT id, id % 7 AS customer_id FROM range(100)
@@ -89,8 +88,8 @@ def test_a_warm_full_refresh_run_makes_two_spark_jobs_and_two_commits(scratch: S
     # the write (the query runs inside it: no count of the result first) and the quality test's count;
     # the rows written come from the snapshot's summary, the branch and main's move from the Java API
     assert len(tracker.getJobIdsForGroup(run["run_id"])) == 2
-    # the write, which made the branch; main fast-forwarded with the branch dropped in the same commit
-    assert _metadata_version(table_dir) - version == 2
+    # the branch made, the write onto it, main fast-forwarded with the branch dropped in the same commit
+    assert _metadata_version(table_dir) - version == 3
     assert _snapshots(table_dir) - snapshots == 1
     assert scratch.refs(fqn).keys() == {"main"}
     assert scratch.rows(f"SELECT count(*) FROM {scratch.ns}.silver.orders") == [[100]]
