@@ -544,10 +544,13 @@ class Execution:
 
     def cleanup(self) -> None:
         """Drop the branch (and a table this run created but did not publish) unless the run awaits
-        review; never raises."""
-        self.spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)  # a cancel's repeats spare it
+        review; never raises (a JVM that died under the run fails every call here: the run's own error says
+        what happened, and the next start cleans up)."""
+        with contextlib.suppress(Exception):
+            self.spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)  # a cancel's repeats spare it
         if self.ctx is not None:
-            self.ctx.cleanup()
+            with contextlib.suppress(Exception):
+                self.ctx.cleanup()
         if self.result is not None:
             with contextlib.suppress(Exception):
                 self.result.unpersist()

@@ -134,3 +134,25 @@ def test_two_processes_share_state(scratch: Scratch, tmp_path: Path):
     finally:
         os.killpg(other.pid, signal.SIGKILL)
         other.wait(30)
+
+
+def test_a_run_whose_spark_fails_in_its_cleanup_keeps_its_own_error(scratch: Scratch, monkeypatch):
+    """A JVM that died under a run (out of memory, `serve` stopping) fails every call of the run's cleanup too:
+    its first call raised, and the run's error became "internal error (Py4JError: … setLocalProperty)" instead
+    of what happened. The failure is made at that call here; the run's own error must stay."""
+    from pyspark import SparkContext
+    from py4j.protocol import Py4JError
+
+    set_property = SparkContext.setLocalProperty
+
+    def dead_at_cleanup(self, key, value):
+        if key == "spark.jobGroup.id" and value is None:
+            raise Py4JError("An error occurred while calling o52.setLocalProperty")
+        return set_property(self, key, value)
+
+    fqn = scratch.pipeline("silver", "broken", "SELECT no_such_column FROM range(3)")
+    monkeypatch.setattr(SparkContext, "setLocalProperty", dead_at_cleanup)
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert run["error"].startswith(f"{scratch.ns}/pipelines/silver/broken/pipeline.sql:1: SQL error:"), run["error"]
+    assert "no_such_column" in run["error"] and "internal error" not in run["error"]
