@@ -130,7 +130,7 @@ def open_project(root: Path | str, one_shot: bool = False) -> Workbench:
     spark = SparkManager(project, events, storage, one_shot)
     runner = Runner(project, spark, state, events, storage)
     graph_cache = GraphCache(project)
-    lineage_store = LineageStore(state, events.settle)
+    lineage_store = LineageStore(state)
     schemas = SchemaReader(project)
     column_lineage = ColumnLineage(project, graph_cache, schemas, lineage_store)
     events.subscribe(RunLineage(project, state, column_lineage, schemas, lineage_store, version_store,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable
 
 from ..store.state import StateDB
 from .model import ColumnRef, Edge, PipelineLineage
@@ -39,9 +38,12 @@ def _decode(pipeline: str, text: str) -> PipelineLineage:
 
 
 class LineageStore:
-    def __init__(self, state: StateDB, settle: Callable[[], object] = lambda: None):
-        """`settle`: waits for the runs' lineage being written (RunLineage listens in the background)."""
-        self.state, self.settle = state, settle
+    """Written by RunLineage, a background listener of the event bus: a command that waits for its runs finds
+    their lineage written (RunHandle.wait settles the bus). Reads never wait for it themselves: ColumnLineage
+    reads under its lock, which that listener needs too."""
+
+    def __init__(self, state: StateDB):
+        self.state = state
         state.script(_SCHEMA)
 
     def save(self, run_id: str, source: str, lineage: PipelineLineage) -> None:
@@ -50,13 +52,11 @@ class LineageStore:
             " VALUES (?, ?, ?, ?, ?)", (run_id, lineage.pipeline, code_hash(source), time.time(), _encode(lineage)))
 
     def for_run(self, run_id: str) -> PipelineLineage | None:
-        self.settle()
         row = self.state.query_one("SELECT pipeline, lineage FROM column_lineage WHERE run_id = ?", (run_id,))
         return _decode(row["pipeline"], row["lineage"]) if row else None
 
     def latest(self, pipeline: str, source: str) -> PipelineLineage | None:
         """The lineage the newest run of this very code found; None when no run of it recorded one."""
-        self.settle()
         row = self.state.query_one(
             "SELECT lineage FROM column_lineage WHERE pipeline = ? AND code_hash = ? ORDER BY recorded_at DESC"
             " LIMIT 1", (pipeline, code_hash(source)))

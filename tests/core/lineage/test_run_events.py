@@ -188,3 +188,21 @@ def test_a_published_runs_events_carry_the_published_code_not_the_working_copy(s
         assert event["job"]["facets"]["sourceCode"]["sourceCode"] == "SELECT 1 AS x"
         assert event["job"]["facets"]["sql"]["query"] == "SELECT 1 AS x"
     assert list(complete["outputs"][0]["facets"]["columnLineage"]["fields"]) == ["x"]
+
+
+def test_reading_a_pythons_lineage_while_a_runs_lineage_waits_for_the_same_lock_does_not_wait(scratch: Scratch):
+    """The lineage of a Python pipeline is read under ColumnLineage's lock (the tree, a review's impact); a run's
+    lineage, written in the background, takes that lock too. Reads waited for the background writes, which
+    waited for the lock: each such read hung until a 30 s timeout (a review test of the full suite took 130 s)."""
+    fqn = scratch.pipeline("silver", "py", "def run(spark, ctx):\n    return spark.range(3)\n", filename="pipeline.py")
+    lineage = scratch.wb.column_lineage
+    read: list = []
+    with lineage._lock:  # as the tree's lineage pass holds it
+        handle = scratch.wb.runs.submit(fqn)
+        assert handle.done.wait(120)  # its lineage waits for the lock in the background meanwhile
+        reader = threading.Thread(target=lambda: read.append(scratch.wb.lineage_store.latest(fqn, "x")))
+        reader.start()
+        reader.join(20)
+        assert not reader.is_alive(), "a read of the stored lineage waited for the background writer"
+    assert read == [None] and handle.wait(120).status == "success"
+    assert scratch.wb.lineage_store.for_run(handle.run_id) is not None  # written once the lock was free
