@@ -119,22 +119,24 @@ class ProjectWatcher:
         observer.daemon = True
         observer.start()
         self._observer = observer
+        # Pipelines and landing zones only: table folders hold thousands of files that change on every run
+        # and would exhaust inotify watches for nothing (and watchdog runs a thread for each watch).
         for ns in self.project.scan().namespaces:
-            self.adopt(self.project.root / ns.name, report=False)
+            for part in self.folders:
+                self._schedule(self.project.root / ns.name / part, recursive=True)
 
-    def adopt(self, path: Path, report: bool = True) -> None:
-        """Watch a namespace folder (made while watching, or there at the start) for its pipelines and landing
-        folders, and those folders whole. Only those: table folders hold thousands of files that change on
-        every run and would exhaust inotify watches for nothing. `report`: what a folder made while watching
-        holds already is a change (a pipeline written with its namespace, before its folder was watched)."""
+    def adopt(self, path: Path) -> None:
+        """A folder made while watching: a namespace (watched itself, for its pipelines and landing folders to
+        come), or one of those folders of a namespace made meanwhile, watched whole; what such a folder holds
+        already is a change (a pipeline written with its namespace, before its folder was watched)."""
         try:
             parts = path.relative_to(self.project.root).parts
         except ValueError:
             return
         if len(parts) == 1 and not _IGNORED.search(parts[0]) and self._schedule(path, recursive=False):
             for part in self.folders:
-                self.adopt(path / part, report)
-        elif len(parts) == 2 and parts[1] in self.folders and self._schedule(path, recursive=True) and report:
+                self.adopt(path / part)
+        elif len(parts) == 2 and parts[1] in self.folders and self._schedule(path, recursive=True):
             for file in sorted(path.rglob("*")):
                 if file.is_file():
                     self.saw(file)

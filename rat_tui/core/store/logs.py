@@ -11,6 +11,10 @@ def setup_logging(state_dir: Path) -> Path:
     logs.mkdir(parents=True, exist_ok=True)
     path = logs / "app.log"
     root = logging.getLogger()
+    for stale in [h for h in root.handlers if isinstance(h, RotatingFileHandler) and Path(h.baseFilename) == path
+                  and not path.exists()]:  # `.rat/` deleted under the app: it would write to a file no one sees
+        root.removeHandler(stale)
+        stale.close()
     if not any(isinstance(h, RotatingFileHandler) and Path(h.baseFilename) == path for h in root.handlers):
         handler = RotatingFileHandler(path, maxBytes=5 * 1024 * 1024, backupCount=3, encoding="utf-8")
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))

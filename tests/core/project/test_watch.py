@@ -64,10 +64,11 @@ def test_a_burst_of_saves_is_reported_once_after_the_debounce(sample_copy: Path)
     assert kinds["ZoneChanged"] == ZoneChanged("ecommerce", "orders")
 
 
-def test_a_namespace_made_while_watching_and_a_landing_folder_made_later_are_watched(sample_copy: Path):
+def test_a_namespace_made_while_watching_and_its_landing_folder_made_later_are_watched(sample_copy: Path):
     """A new namespace made from another shell (`mkdir -p crm/pipelines/…`) while the app was open: its saves
-    never ran until a restart, as only the namespaces there at the start were watched; so was a namespace's
-    landing folder made after the start."""
+    never ran until a restart, as only the namespaces there at the start were watched. Its landing folder
+    made later is watched too (a namespace there at the start is not watched itself: watchdog runs a thread
+    for each watch, and a project of many namespaces would pay one each)."""
     project = Project(sample_copy)
     changes: list = []
     seen = threading.Condition()
