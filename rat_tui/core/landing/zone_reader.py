@@ -255,9 +255,8 @@ class ZoneReader:
             line = line_of(path, dialect, group.schema, column.name, value)
             if value in sample.numbers_but:
                 words = ", ".join(repr(w) for w in sample.numbers_but)
-                zone = self.label.replace("/landing/", "/", 1)
-                remedy = (f"if {value!r} means no value, set null_values: {value!r} under zones: {zone}: csv: in rat.yaml "
-                          "to read the column as numbers" if len(sample.numbers_but) == 1 else
+                remedy = (f"if {value!r} means no value, set null_values: {value!r} under zones: {self.settings.label}: csv: "
+                          "in rat.yaml to read the column as numbers" if len(sample.numbers_but) == 1 else
                           f"a zone takes one null marker (csv null_values): read it with try_cast({column.name} AS DOUBLE) "
                           "in the pipeline, which gives NULL for each of them")
                 text = f"{column.name} kept as text: its values are numbers but for {words}; {remedy}"

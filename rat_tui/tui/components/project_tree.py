@@ -7,8 +7,8 @@ end redraws only the nodes it touched (its pipeline, its table, the zones it rea
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
