@@ -10,9 +10,11 @@ from subprocess import Popen, TimeoutExpired
 
 _LOG_TAIL_BYTES = 256 * 1024
 _OUT_OF_MEMORY = "java.lang.OutOfMemoryError"
-# What a failed call says when the JVM may be on its way out; how long to wait for it to go.
+# What a failed call says when the JVM may be on its way out; how long to wait for it to go. The shutdown hook
+# that follows a task's OutOfMemoryError cancels the running job, whose error then names no memory.
 _DYING_SIGNS = ("OutOfMemoryError", "Java heap space", "Connection refused", "its Java side is gone", "Answer from Java side is empty",
-                "Error while sending or receiving", "Error while receiving")
+                "Error while sending or receiving", "Error while receiving", "SparkContext was shut down",
+                "SparkContext has been shutdown")
 _DYING_SECONDS = 15.0
 
 

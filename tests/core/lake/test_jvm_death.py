@@ -65,6 +65,12 @@ def test_a_jvm_on_its_way_out_after_an_out_of_memory_error_counts_as_dead(tmp_pa
     unreadable = LaunchedJvm(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1); raise SystemExit(52)"]),
                              tmp_path / "spark.log", 0)
     assert unreadable.died_of(_UnreadableJavaError()), "its text could not be had: the JVM is on its way out"
+    # The shutdown hook that follows a task's OutOfMemoryError cancels the running job: what the failed call
+    # then says names no memory at all (CI, 2026-11-27: the run said "internal error (… Job 1 cancelled …)").
+    cancelled = LaunchedJvm(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1); raise SystemExit(52)"]),
+                            tmp_path / "spark.log", 0)
+    assert cancelled.died_of(RuntimeError("An error occurred while calling o176.overwrite.\n: org.apache.spark."
+                                          "SparkException: Job 1 cancelled because SparkContext was shut down"))
     alive = LaunchedJvm(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]), tmp_path / "x", 0)
     try:
         assert not alive.died_of(ValueError("no such column"))
