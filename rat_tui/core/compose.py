@@ -30,6 +30,7 @@ from .commands.versions import Versions
 from .events import EventBus
 from .freshness.service import FreshnessService
 from .lake.session import SparkManager
+from .lineage.null_columns import NullColumns
 from .lineage.run_lineage import RunLineage
 from .lineage.run_store import LineageStore
 from .lineage.schemas import SchemaReader
@@ -128,11 +129,11 @@ def open_project(root: Path | str, one_shot: bool = False) -> Workbench:
     storage, version_store = open_storage(project, state)
     open_mark = OpenMark(project.state_dir)  # so `generate.py --all` refuses while this runs
     spark = SparkManager(project, events, storage, one_shot)
-    runner = Runner(project, spark, state, events, storage)
     graph_cache = GraphCache(project)
     lineage_store = LineageStore(state)
     schemas = SchemaReader(project)
     column_lineage = ColumnLineage(project, graph_cache, schemas, lineage_store)
+    runner = Runner(project, spark, state, events, storage, NullColumns(column_lineage, state))
     events.subscribe(RunLineage(project, state, column_lineage, schemas, lineage_store, version_store,
                                 lambda run_id: automation.cause_of(run_id)),  # automation is built below
                      background=True)  # its sqlglot parse and files are no part of a run's time

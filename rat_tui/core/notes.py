@@ -13,13 +13,14 @@ from typing import Any
 
 @dataclass(frozen=True)
 class RunNote:
-    # quarantined | skipped_files | schema | null_column | kept_as_text | empty_rows | encoding | number_format
-    # | nothing_new | other
+    # quarantined | skipped_files | schema | null_column | null_input | kept_as_text | empty_rows | encoding
+    # | number_format | nothing_new | other
     kind: str
     text: str
     file: str | None = None  # project-relative path of the landing file the note is about
     line: int | None = None  # 1-based line in that file
     phase: str = "build_result"  # the phase that caused it (the Run tab shows the note under it)
+    column: str | None = None  # a null_column note's column: a later run that reads it is told (lineage/null_columns.py)
 
     def as_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "file": self.file, "line": self.line, "text": self.text}

@@ -74,6 +74,6 @@ class RunRecord:
 
 
 def note_dict(note: RunNote) -> dict[str, Any]:
-    """A note as run objects carry it: the script's {kind, file, line, text}, and the phase the Run tab shows it
-    under."""
-    return {**note.as_dict(), "phase": note.phase}
+    """A note as run objects carry it: the script's {kind, file, line, text}, the phase the Run tab shows it
+    under, and a null_column note's column."""
+    return {**note.as_dict(), "phase": note.phase, **({"column": note.column} if note.column else {})}

@@ -59,3 +59,42 @@ def test_a_column_no_longer_produced_is_a_null_column_note_and_a_plain_run_has_n
     assert scratch.rows(f"SELECT id, name FROM {fqn}") == [[2, None]]
     assert _kinds_and_texts(results[0]["run"]) == [
         ("null_column", "column name is no longer produced; kept and filled with NULL")]
+
+
+def test_a_renamed_column_kept_as_null_names_its_readers_and_a_run_that_reads_it_says_so(scratch: Scratch):
+    """Found by a new user: a renamed upstream column (country → country_code) was kept as NULL, and the gold
+    table grouped by it published 1 row instead of 2, green, with no word of it."""
+    silver = scratch.pipeline("silver", "customers",
+                              "SELECT * FROM VALUES (1, 'it', 10), (2, 'fr', 5), (3, 'it', 7) AS v(id, country, amount)")
+    gold = scratch.pipeline("gold", "revenue_by_country",
+                            "SELECT country, sum(amount) AS revenue FROM {{ ref('silver.customers') }} GROUP BY country")
+    status, results = script(scratch.wb, f"run {silver}\nrun {gold}\n")
+    assert status == 0, results
+    assert [r["run"]["notes"] for r in results] == [[], []]
+
+    scratch.pipeline("silver", "customers",
+                     "SELECT * FROM VALUES (1, 'it', 10), (2, 'fr', 5), (3, 'it', 7) AS v(id, country_code, amount)")
+    status, results = script(scratch.wb, f"run {silver}\nrun {gold}\n")
+    assert status == 0, results
+    upstream, downstream = results[0]["run"], results[1]["run"]
+    short = gold.removeprefix(f"{scratch.ns}.")
+    assert _kinds_and_texts(upstream) == [
+        ("schema", "added column country_code string"),
+        ("null_column", "column country is no longer produced; kept and filled with NULL; renaming `country` "
+                        f"(now `country_code`) breaks `{short}.country` (direct) and the group by of `{short}` "
+                        "(indirect)")]
+    assert upstream["notes"][1]["column"] == "country"
+    assert scratch.rows(f"SELECT country, revenue FROM {gold}") == [[None, 22]]
+    assert _kinds_and_texts(downstream) == [
+        ("null_input", f"reads {silver}.country, which the last run of {silver} ({upstream['run_id']}) no longer "
+                       "makes: it is NULL in the rows that run wrote; change this query, or make country again there")]
+    assert StateDB(scratch.wb.project.state_dir / "state.db").get_run(downstream["run_id"]).outcome == "noted"
+
+    # A reader that no longer reads it is told nothing of it; its own country, which nothing reads, is noted plainly
+    scratch.pipeline("gold", "revenue_by_country",
+                     "SELECT country_code, sum(amount) AS revenue FROM {{ ref('silver.customers') }} GROUP BY country_code")
+    status, results = script(scratch.wb, f"run {gold}\n")
+    assert status == 0, results
+    assert _kinds_and_texts(results[0]["run"]) == [
+        ("schema", "added column country_code string"),
+        ("null_column", "column country is no longer produced; kept and filled with NULL")]

@@ -73,9 +73,10 @@ def files_read_json(project: Project, files_read: FilesRead) -> str:
                        for files in files_read.values() for f in files])
 
 
-def run_notes(landing: LandingInput, schema_notes: list[RunNote]) -> list[RunNote]:
-    """The run's notes as they stand: what reading its zones did, then what its write did to the columns."""
-    return [*landing.run_notes(), *schema_notes]
+def run_notes(landing: LandingInput, later_notes: list[RunNote]) -> list[RunNote]:
+    """The run's notes as they stand: what reading its zones did, then what it read from tables and what its write
+    did to the columns."""
+    return [*landing.run_notes(), *later_notes]
 
 
 def landing_result(landing: LandingInput, nothing_new: str | None) -> dict:

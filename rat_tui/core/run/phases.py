@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from ..landing.file_read import FileRead
+    from ..lineage.null_columns import NullColumns
     from ..storage import Storage
 
 log = logging.getLogger(__name__)
@@ -107,9 +108,11 @@ class Execution:
         cancelled: threading.Event,
         ensure_catalog: Callable[[str], None],
         storage: Storage,
+        null_columns: NullColumns | None = None,
     ):
+        """`null_columns`: who reads a column this run leaves NULL, and whether it reads one (None: not asked)."""
         self.spark, self.project, self.record, self.ref = spark, project, record, ref
-        self.storage = storage
+        self.storage, self.null_columns = storage, null_columns
         self.options, self.state, self.events, self.cancelled = options, state, events, cancelled
         self.ensure_catalog = ensure_catalog
         self.table = IcebergTable(spark, ref)
@@ -127,6 +130,7 @@ class Execution:
         self.ctx: RunContext | None = None
         self.built: BuildOutcome | None = None  # what the build_result phase made (its result: what the write writes)
         self.schema_notes: list[RunNote] = []  # what the write does to the table's columns
+        self.input_notes: list[RunNote] = []  # the columns it reads that an input's last run left NULL
         self.pipeline: LoadedPipeline | None = None
         self.held = False  # stopped before main, awaiting review: cleanup keeps the branch
         self.intervals: list[Interval] | None = None  # a partitioned pipeline's intervals this run writes
@@ -293,12 +297,16 @@ class Execution:
         self.record.landing = landing_steps.landing_result(self.ctx.landing, self.nothing_new)
         read = landing_steps.files_read_json(self.project, self.files_read)
         self.state.update_run(self.record.run_id, files_read=read, inputs=self.record.inputs, landing=self.record.landing)
+        if self.null_columns is not None and self.pipeline is not None:
+            self.input_notes = self.null_columns.reads(self.pipeline, self.record.inputs)
+            for note in self.input_notes:
+                self.log(note.text, "warn")
         self.record_notes()
 
     def record_notes(self) -> None:
         """The run's notes as they stand: what reading its zones did, then what its write did to the columns."""
         assert self.ctx is not None
-        self.record.notes = landing_steps.run_notes(self.ctx.landing, self.schema_notes)
+        self.record.notes = landing_steps.run_notes(self.ctx.landing, [*self.input_notes, *self.schema_notes])
         self.state.update_run(self.record.run_id, notes=self.record.notes)
 
     def widen(self, exc: BaseException) -> bool:
@@ -453,7 +461,9 @@ class Execution:
             if applied != self.schema_id:  # a schema commit: the table loaded at the start is stale
                 self.schema_id, self.java_table = applied, None
         self.built = replace(self.built, result=align(self.result, plan))
-        self.schema_notes = plan.run_notes()
+        breaks = self.null_columns.breaks(self.ref.fqn, *plan.dropped_and_added()) \
+            if plan.missing and self.null_columns is not None else None
+        self.schema_notes = plan.run_notes(breaks)
         for note in self.schema_notes:
             self.log(f"schema: {note.text}", "warn" if note.kind == "null_column" else "info")
         self.record_notes()

@@ -15,6 +15,7 @@ from ..events import EventBus, RunFinished, RunQueued, RunStarted
 from ..lake.job_cancel import cancel_until_stopped
 from ..lake.jvm_exit import exception_text
 from ..lake.session import SparkManager
+from ..lineage.null_columns import NullColumns
 from ..project.model import PipelineRef, Project
 from ..storage import Storage
 from ..store.intervals import IntervalStore
@@ -54,9 +55,9 @@ class RunHandle:
 
 class Runner:
     def __init__(self, project: Project, spark: SparkManager, state: StateDB, events: EventBus,
-                 storage: Storage):
+                 storage: Storage, null_columns: NullColumns | None = None):
         self.project, self.spark, self.state, self.events = project, spark, state, events
-        self.storage = storage
+        self.storage, self.null_columns = storage, null_columns
         self.intervals = IntervalStore(state)
         self._pipeline_locks: dict[PipelineRef, threading.Lock] = defaultdict(threading.Lock)
         self._lock = threading.Lock()
@@ -143,7 +144,7 @@ class Runner:
                     with self.spark.using(isolated=True) as spark:  # user code: its own SQL conf, no stop()
                         execution = Execution(
                             spark, self.project, record, handle.ref, handle.options, self.state, self.events,
-                            handle.cancelled, self.spark.ensure_catalog, self.storage,
+                            handle.cancelled, self.spark.ensure_catalog, self.storage, self.null_columns,
                         )
                         execution.run()
                     record.status = "awaiting_review" if execution.held else "success"

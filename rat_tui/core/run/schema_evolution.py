@@ -14,7 +14,7 @@ and put back when the run does not publish (lake/schema_change.py, settle_schema
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -47,18 +47,27 @@ class SchemaPlan:
     renamed: list[tuple[str, str]] = field(default_factory=list)  # (the result's name, the table's): only case differs
     narrower: list[tuple[str, "DataType"]] = field(default_factory=list)  # (column, the table's type): values fit it
 
-    def run_notes(self) -> list[RunNote]:
-        """What the write does to the table's columns, for the run's notes (under its write phase)."""
-        def note(kind: str, text: str) -> RunNote:
-            return RunNote(kind, text, phase="iceberg_write")
+    def run_notes(self, breaks: Mapping[str, str] | None = None) -> list[RunNote]:
+        """What the write does to the table's columns, for the run's notes (under its write phase). `breaks`:
+        for a column kept as NULL, what downstream reads it (lineage/null_columns.py)."""
+        def note(kind: str, text: str, column: str | None = None) -> RunNote:
+            return RunNote(kind, text, phase="iceberg_write", column=column)
+
+        def breaking(column: str) -> str:
+            return f"; {breaks[column]}" if breaks and column in breaks else ""
 
         notes = [note("schema", f"column {c} is written to {t} (the names differ only in case)") for c, t in self.renamed]
         notes += [note("schema", f"added column {c} {t.simpleString()}") for c, t in self.added]
         notes += [note("schema", f"widened column {c} {a.simpleString()} → {b.simpleString()}") for c, a, b in self.widened]
-        notes += [note("null_column", f"column {c} is no longer produced; kept and filled with NULL") for c, _ in self.missing]
+        notes += [note("null_column", f"column {c} is no longer produced; kept and filled with NULL{breaking(c)}", c)
+                  for c, _ in self.missing]
         notes += [note("schema", f"rebuilt column {c} {a.simpleString()} → {b.simpleString()}")
                   for c, a, b in self.incompatible]
         return notes
+
+    def dropped_and_added(self) -> tuple[dict[str, str], dict[str, str]]:
+        """The columns the result no longer makes and those it adds, with their types: a rename is one of each."""
+        return ({c: t.simpleString() for c, t in self.missing}, {c: t.simpleString() for c, t in self.added})
 
 
 INTEGRAL_RANK = {"tinyint": 0, "smallint": 1, "int": 2, "bigint": 3}
