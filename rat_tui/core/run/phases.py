@@ -439,8 +439,9 @@ class Execution:
         """Align the table's schema with the result (see schema_evolution); notes go to the run.
 
         True when the table must be rebuilt beside main (see rebuild.py): a full refresh that
-        changes a column's type or the unique key. Additive changes (a new column, a safe
-        widening) are metadata commits made here; they change no value main returns.
+        changes a column's type or the unique key, or drops a column its query no longer makes
+        (a full refresh makes the table its query's, as dbt's does). Additive changes (a new
+        column, a safe widening) are metadata commits made here; they change no value main returns.
         """
         assert self.built is not None and self.result is not None and self.pipeline is not None
         schema, self.schema_id, unique_key = self.table.schema_and_property(UNIQUE_KEY_PROPERTY, self.java_table)
@@ -451,7 +452,10 @@ class Execution:
         # without data rows (every column a string) do not stand in the way of the first real file
         rebuild = (unique_key_changed(self.ref.fqn, unique_key, config, full_refresh, self.pipeline.source_relpath,
                                       sensitive)
-                   or (bool(plan.incompatible) and (full_refresh or self.table.holds_no_rows())))
+                   or (bool(plan.incompatible) and (full_refresh or self.table.holds_no_rows()))
+                   or (full_refresh and bool(plan.missing)))
+        if rebuild and full_refresh:
+            plan = plan.dropping_missing()
         if not rebuild:
             self.state.update_run(self.record.run_id, branch=self.branch)  # first: recovery visits runs with a branch
             self.schema_changes_pending |= bool(plan.added or plan.widened)
@@ -462,7 +466,7 @@ class Execution:
                 self.schema_id, self.java_table = applied, None
         self.built = replace(self.built, result=align(self.result, plan))
         breaks = self.null_columns.breaks(self.ref.fqn, *plan.dropped_and_added()) \
-            if plan.missing and self.null_columns is not None else None
+            if (plan.missing or plan.dropped) and self.null_columns is not None else None
         self.schema_notes = plan.run_notes(breaks)
         for note in self.schema_notes:
             self.log(f"schema: {note.text}", "warn" if note.kind == "null_column" else "info")

@@ -15,7 +15,7 @@ and put back when the run does not publish (lake/schema_change.py, settle_schema
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..errors import RatError
@@ -42,6 +42,7 @@ class SchemaPlan:
     added: list[tuple[str, "DataType"]] = field(default_factory=list)
     widened: list[tuple[str, "DataType", "DataType"]] = field(default_factory=list)
     missing: list[tuple[str, "DataType"]] = field(default_factory=list)  # in the table, not in the result
+    dropped: list[tuple[str, "DataType"]] = field(default_factory=list)  # missing ones a full refresh's rebuild drops
     incompatible: list[tuple[str, "DataType", "DataType"]] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)  # the table's once the plan is applied: added ones go last
     renamed: list[tuple[str, str]] = field(default_factory=list)  # (the result's name, the table's): only case differs
@@ -61,13 +62,21 @@ class SchemaPlan:
         notes += [note("schema", f"widened column {c} {a.simpleString()} → {b.simpleString()}") for c, a, b in self.widened]
         notes += [note("null_column", f"column {c} is no longer produced; kept and filled with NULL{breaking(c)}", c)
                   for c, _ in self.missing]
+        notes += [note("schema", f"dropped column {c}: the full refresh rebuilt the table from its query{breaking(c)}")
+                  for c, _ in self.dropped]
         notes += [note("schema", f"rebuilt column {c} {a.simpleString()} → {b.simpleString()}")
                   for c, a, b in self.incompatible]
         return notes
 
     def dropped_and_added(self) -> tuple[dict[str, str], dict[str, str]]:
         """The columns the result no longer makes and those it adds, with their types: a rename is one of each."""
-        return ({c: t.simpleString() for c, t in self.missing}, {c: t.simpleString() for c, t in self.added})
+        return ({c: t.simpleString() for c, t in [*self.missing, *self.dropped]},
+                {c: t.simpleString() for c, t in self.added})
+
+    def dropping_missing(self) -> "SchemaPlan":
+        """The plan of a rebuild from the query: the columns it no longer makes are dropped, not kept as NULL."""
+        return replace(self, missing=[], dropped=self.missing,
+                       columns=[c for c in self.columns if c not in dict(self.missing)])
 
 
 INTEGRAL_RANK = {"tinyint": 0, "smallint": 1, "int": 2, "bigint": 3}

@@ -102,6 +102,33 @@ def test_a_reordered_select_that_adds_and_drops_columns_writes_each_value_in_its
     assert rows == ([[1, "a", "first", None]] if header else []) + [[2, None, "second", "new"]]
 
 
+@pytest.mark.parametrize("header", ["", INCREMENTAL], ids=["refresh", "merge"])
+def test_a_full_refresh_drops_a_column_the_query_no_longer_makes_and_main_keeps_it_until_the_run_passes(
+        scratch: Scratch, header: str):
+    """A dropped column could never leave the table: every later run noted it as NULL, and `--full-refresh`
+    kept it too. A full refresh rebuilds the table from its query (as dbt's does), beside main."""
+    fqn = scratch.pipeline("silver", "d", header + "SELECT 1 AS id, 'a' AS gone, 'first' AS name")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.pipeline("silver", "d", header + "SELECT 2 AS id, 'second' AS name")
+    kept = scratch.run(fqn)
+    assert [(n["kind"], n.get("column")) for n in kept["notes"]] == [("null_column", "gone")]
+    assert list(columns(scratch, fqn)) == ["id", "gone", "name"]
+
+    scratch.pipeline("silver", "d", header + "SELECT 3 AS id, 'third' AS name",
+                     tests={"no_three": "SELECT * FROM {{ this }} WHERE id = 3"})
+    blocked = scratch.run(fqn, full_refresh=True)
+    assert blocked["status"] == "failed"
+    assert list(columns(scratch, fqn)) == ["id", "gone", "name"], "main keeps its columns until a run passes"
+    (scratch.root / "pipelines" / "silver" / "d" / "tests" / "quality" / "no_three.sql").unlink()
+    rebuilt = scratch.run(fqn, full_refresh=True)
+    assert rebuilt["status"] == "success", rebuilt["error"]
+    assert list(columns(scratch, fqn)) == ["id", "name"]
+    assert scratch.rows(f"SELECT * FROM {fqn}") == [[3, "third"]]
+    assert [(n["kind"], n["text"]) for n in rebuilt["notes"]] == [
+        ("schema", "dropped column gone: the full refresh rebuilt the table from its query")]
+    assert scratch.run(fqn)["notes"] == []
+
+
 STRATEGIES = {"refresh": "", "append": "-- @merge_strategy: append_only\n", "merge": INCREMENTAL,
               "delete_insert": "-- @merge_strategy: delete_insert\n-- @unique_key: id\n",
               "scd2": "-- @merge_strategy: scd2\n-- @unique_key: id\n"}
