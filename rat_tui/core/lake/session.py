@@ -117,8 +117,11 @@ ONE_SHOT_JIT = ("-XX:Tier4InvocationThreshold=50000", "-XX:Tier4MinInvocationThr
                 "-XX:Tier4CompileThreshold=60000")
 # `RAT_TUI_JIT=quick` (a CI machine, a test suite: many short sessions on small data, every core busy):
 # C1 alone, whatever the process. The suite's Spark JVMs spent three quarters of their CPU in C2
-# compiling; with C1 alone they used a quarter less CPU (measured: docs/performance.md).
-QUICK_JIT = ("-XX:TieredStopAtLevel=1",)
+# compiling; with C1 alone they used a quarter less CPU (measured: docs/performance.md). C1 alone also
+# shrinks the code cache to 48 MB (tiered's is 240 MB): Spark's generated code filled it, and the JDK 17
+# code sweeper, flushing to make room, became a worker JVM's busiest thread (48 s of its 285 s of CPU);
+# tiered's size back stopped that and cut a subset's JVM CPU by 40 %.
+QUICK_JIT = ("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=240m")
 
 
 def jit_options(one_shot: bool) -> tuple[str, ...]:

@@ -117,6 +117,17 @@ def test_a_one_shot_process_tunes_the_jit_for_a_short_life_and_an_engine_does_no
                for o in options[False]), options[False]
 
 
+@pytest.mark.spark
+def test_the_suites_jvm_runs_c1_alone_with_tiered_compilations_code_cache(lake):
+    """C1 alone shrinks the code cache to 48 MB; Spark's generated code filled it and the code sweeper became
+    the busiest thread of a worker's JVM. The suite sets RAT_TUI_JIT=quick, so its own JVM shows the setting."""
+    jvm = lake.spark.session().sparkContext._jvm
+    bean = jvm.java.lang.management.ManagementFactory.getPlatformMXBean(
+        jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean"))
+    assert bean.getVMOption("TieredStopAtLevel").getValue() == "1"
+    assert int(bean.getVMOption("ReservedCodeCacheSize").getValue()) == 240 * 1024 * 1024
+
+
 def test_rat_tui_jit_quick_gives_every_process_c1_alone(sample_copy: Path, monkeypatch):
     """A CI machine (this suite among them) sets RAT_TUI_JIT=quick: many short sessions on small data, where C2
     compiling was three quarters of the JVMs' CPU."""
