@@ -96,8 +96,8 @@ class HumanOutput(io.TextIOBase):
             self.out.write(f"{self._paint('ok', '32')}: {result['cmd']}\n")
         if "run" in fields:
             fields["runs"] = [fields.pop("run")] + fields.pop("runs", [])
-        if "columns" in fields and "rows" in fields:
-            self._table(fields.pop("columns"), fields.pop("rows"))
+        if "columns" in fields and "rows" in fields:  # a query's rows: NULL is not an empty string
+            self._table(fields.pop("columns"), fields.pop("rows"), null="NULL")
         for key, value in fields.items():
             if key == "runs" and value:
                 self._runs_table(value, str(result.get("error") or ""))
@@ -105,8 +105,10 @@ class HumanOutput(io.TextIOBase):
                 self._unit_tests(value)
             elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
                 self._records(key, value)
+            elif isinstance(value, str) and "\n" in value:
+                self.out.write(f"{key}:\n{_block(value)}")
             elif value not in (None, [], {}):
-                self.out.write(f"{key}: {_cell(value)}\n")
+                self.out.write(f"{key}: {_cell(value, None)}\n")
         self.out.flush()
 
     def _runs_table(self, runs: list[dict[str, Any]], said: str = "") -> None:
@@ -135,6 +137,14 @@ class HumanOutput(io.TextIOBase):
 
     def _records(self, key: str, items: list[dict[str, Any]]) -> None:
         names = list(dict.fromkeys(name for item in items for name in item))
+        blocks = [n for n in names if any(isinstance(item.get(n), str) and "\n" in item[n] for item in items)]
+        if blocks:  # a diff, say: each record's other values on a line, then its text as it is
+            self.out.write(f"{key}:\n")
+            for item in items:
+                self.out.write(self._paint("  ".join(_cell(item.get(n), None) for n in names if n not in blocks), "1")
+                               + "\n")
+                self.out.writelines(_block(item.get(n) or "") for n in blocks)
+            return
         # a sentence (a tick's reason, a run's error) last, where it is printed whole
         names = [n for n in names if n not in SENTENCES] + [n for n in names if n in SENTENCES]
         status = names.index("status") if "status" in names else None
@@ -142,10 +152,13 @@ class HumanOutput(io.TextIOBase):
         rows = [[_for_people(name, item.get(name)) for name in names] for item in items]
         self._table([AGES.get(name, name) for name in names], rows, status_column=status)
 
-    def _table(self, columns: list[str], rows: list[list[Any]], status_column: int | None = None) -> None:
-        """The last column is printed whole (it is where a sentence goes); the others are cut at CELL_WIDTH."""
+    def _table(self, columns: list[str], rows: list[list[Any]], status_column: int | None = None,
+               null: str = "") -> None:
+        """The last column is printed whole (it is where a sentence goes); the others are cut at CELL_WIDTH.
+        `null`: what a missing value shows as."""
         last = len(columns) - 1
-        cells = [[_cell(value, None if i == last else CELL_WIDTH) for i, value in enumerate(row)] for row in rows]
+        cells = [[null if value is None else _cell(value, None if i == last else CELL_WIDTH) for i, value in enumerate(row)]
+                 for row in rows]
         widths = [max([len(name), *(len(row[i]) for row in cells)]) for i, name in enumerate(columns)]
         self.out.write(self._paint("  ".join(n.ljust(w) for n, w in zip(columns, widths)).rstrip(), "1") + "\n")
         for row in cells:
@@ -172,6 +185,11 @@ def _cell(value: Any, width: int | None = CELL_WIDTH) -> str:
         text = str(value)
     text = " ".join(text.split())
     return text if width is None or len(text) <= width else text[:width - 1] + "…"
+
+
+def _block(text: str) -> str:
+    """A text of several lines (a diff) as it is, ending its last line."""
+    return text if text.endswith("\n") else text + "\n"
 
 
 def _for_people(name: str, value: Any) -> Any:

@@ -220,3 +220,20 @@ def test_moments_print_as_local_time_not_seconds_since_1970():
         {"name": "s.bronze.o", "last_status": "success", "last_run_at": 1795750474.37}]}) + "\n")
     local = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(1795750474.37))
     assert f"s.bronze.o  success      {local}" in out.getvalue(), out.getvalue()
+
+
+def test_a_querys_null_is_not_an_empty_string_and_sentences_and_diffs_print_whole():
+    """Found by a new user: `query` printed NULL and '' alike, a `publish` or `rollback-table` sentence was cut at
+    48 characters, and `version-diff` printed its diff on one line."""
+    out = io.StringIO()
+    sentence = "main of shop.silver.orders is snapshot 123456789 again (rolled back from 987654321); 3 tables read it"
+    diff = "--- v1/pipeline.sql\n+++ working/pipeline.sql\n@@ -1 +1 @@\n-SELECT 1 AS id\n+SELECT 2 AS id\n"
+    HumanOutput(out, io.StringIO()).write("".join(json.dumps(line) + "\n" for line in [
+        {"line": 1, "cmd": "query", "ok": True, "columns": ["id", "name"], "rows": [[1, None], [2, ""]]},
+        {"line": 2, "cmd": "rollback-table", "ok": True, "note": sentence},
+        {"line": 3, "cmd": "version-diff", "ok": True, "files": [{"path": "pipeline.sql", "diff": diff}]},
+    ]))
+    assert out.getvalue().splitlines() == [
+        "id  name", "1   NULL", "2",
+        f"note: {sentence}",
+        "files:", "pipeline.sql", *diff.splitlines()]
