@@ -209,3 +209,21 @@ def test_a_webhook_token_is_shown_once_and_a_webhook_inside_the_cooldown_answers
         (first.run_id, "webhook", "success")]
     assert [(t["outcome"], t["reason"][:12]) for t in script(lake, f"ticks {fqn}\n")[1][0]["ticks"]] == [
         ("skipped", "cooldown 10m"), ("fired", "")]
+
+
+def test_a_fired_tick_whose_run_failed_says_so_in_ticks_and_the_automation_tab(lake, auto):
+    """Found by a new user: the Automation tab showed a tick whose run failed as a plain green `fired`."""
+    from rich.console import Console
+
+    from rat_tui.tui.components.automation_pane import ticks_table
+
+    fqn = auto.pipeline("bronze", "broken", "SELECT no_such_column FROM range(1)",
+                        config='triggers:\n  - cron: "0 6 * * *"\n')
+    status, results = script(lake, "tick --at 2025-06-01T03:00:00Z\ntick --at 2025-06-01T04:00:10Z\n")
+    assert status == 1 and ticked(results[1], fqn) == ([("2025-06-01T04:00:00Z", "failed")], []), results
+    status, results = script(lake, f"ticks {fqn}\n")
+    assert status == 0, results
+    assert [(t["outcome"], t["run_status"]) for t in results[0]["ticks"]] == [("fired", "failed")]
+    console = Console(width=160, record=True)
+    console.print(ticks_table(lake.automation.ticks(fqn), time.time()))
+    assert "fired → failed" in console.export_text()

@@ -58,3 +58,17 @@ async def test_the_run_tab_lists_a_runs_notes_under_their_phase_and_the_tree_mar
         assert "◉ skipped_files: not read again: 1 file(s) of" in "\n".join(
             lines_between(app, "build_result", "iceberg_write"))
     assert scratch.rows(f"SELECT id, city FROM {fqn} ORDER BY id") == [[1, None], [3, None], [4, "rome"]]
+
+
+def test_a_note_of_nulls_where_values_were_stands_out_from_the_others():
+    """A `null_input` note (the run read a column its input left NULL) means rows may be wrong: yellow, not the
+    green of a quarantined row or an added column."""
+    from rat_tui.core.notes import RunNote
+    from rat_tui.tui.components.run_view import note_line
+
+    def dot_colour(kind: str) -> str:
+        line = note_line(RunNote(kind, "text"))
+        return str(line.spans[0].style)
+
+    assert dot_colour("null_input") == dot_colour("null_column") == "yellow"
+    assert dot_colour("quarantined") == dot_colour("schema") == "green"

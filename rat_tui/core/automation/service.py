@@ -115,6 +115,7 @@ class TickEntry:
     reason: str
     run_id: str | None
     implicit: str | None = None
+    run_status: str | None = None  # the fired run's status as it stands: queued … success, failed
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,7 @@ class Automation:
     def ticks(self, pipeline: str | None = None, limit: int = 20) -> list[TickEntry]:
         name = PipelineRef.parse(pipeline).fqn if pipeline else None
         return [TickEntry(r.pipeline, r.kind, utc(r.scheduled_for), utc(r.evaluated_at), r.outcome,  # type: ignore[arg-type]
-                          r.reason, r.run_id, implicit_of(r.trigger)) for r in self.store.ticks(name, limit)]
+                          r.reason, r.run_id, implicit_of(r.trigger), r.run_status) for r in self.store.ticks(name, limit)]
 
     def cause_of(self, run_id: str) -> RunCause | None:
         """What fired a run: its cron time, and the upstream run (an `after` tick) or the tick that started it."""

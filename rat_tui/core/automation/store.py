@@ -72,6 +72,7 @@ class TickRecord:
     outcome: str  # fired | skipped
     reason: str
     run_id: str | None
+    run_status: str | None = None  # the fired run's, as it stands (a failed one is no plain "fired")
 
 
 @dataclass(frozen=True)
@@ -184,10 +185,11 @@ class TickStore:
 
     # -- reading ----------------------------------------------------------------------
     def ticks(self, pipeline: str | None = None, limit: int = 20) -> list[TickRecord]:
-        where, args = ("WHERE pipeline = ?", (pipeline,)) if pipeline else ("", ())
+        where, args = ("WHERE t.pipeline = ?", (pipeline,)) if pipeline else ("", ())
         rows = self.state.query(
-            "SELECT pipeline, kind, trigger, scheduled_for, evaluated_at, outcome, reason, run_id FROM trigger_ticks "
-            f"{where} ORDER BY evaluated_at DESC, scheduled_for DESC LIMIT ?", (*args, limit))
+            "SELECT t.pipeline, t.kind, t.trigger, t.scheduled_for, t.evaluated_at, t.outcome, t.reason, t.run_id,"
+            " r.status FROM trigger_ticks t LEFT JOIN runs r ON r.run_id = t.run_id "
+            f"{where} ORDER BY t.evaluated_at DESC, t.scheduled_for DESC LIMIT ?", (*args, limit))
         return [TickRecord(*row) for row in rows]
 
     def last_fired(self) -> dict[tuple[str, str], float]:

@@ -50,6 +50,8 @@ class NullColumns:
         return notes
 
     def _run_that_wrote(self, table: str, snapshot: int | None) -> RunRecord | None:
-        """The run whose write the read saw: the one that made `snapshot`, else the table's last success."""
-        done = [r for r in self.state.runs(table, limit=5) if r.status == "success"]
+        """The run whose write the read saw: the one that made `snapshot`, else the table's last success (a run
+        with nothing new wrote nothing: it stands on the snapshot before it)."""
+        done = [r for r in self.state.runs(table, limit=5)
+                if r.status == "success" and not any(n.kind == "nothing_new" for n in r.notes)]
         return next((r for r in done if snapshot is not None and r.snapshot_id == snapshot), done[0] if done else None)

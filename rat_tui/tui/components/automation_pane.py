@@ -24,7 +24,7 @@ from ...core.automation.service import Automation, TickEntry, TriggerInfo
 from .loading import app_closing, post_loaded
 
 RELOAD_SECONDS = 5.0
-OUTCOME_STYLE = {"fired": "green", "skipped": "yellow"}
+OUTCOME_STYLE = {"fired": "green", "skipped": "yellow", "failed": "red", "cancelled": "yellow", "rejected": "red"}
 
 
 def relative(at: datetime | None, now: float) -> str:
@@ -75,9 +75,15 @@ def ticks_table(ticks: list[TickEntry], now: float) -> Table:
     for column in ("scheduled for (local)", "kind", "outcome", "run", "reason"):
         table.add_column(column, overflow="fold")
     for t in ticks:
-        table.add_row(local(t.scheduled_for), t.kind, Text(t.outcome, style=OUTCOME_STYLE.get(t.outcome, "")),
-                      t.run_id or "", t.reason)
+        table.add_row(local(t.scheduled_for), t.kind, _outcome(t), t.run_id or "", t.reason)
     return table
+
+
+def _outcome(tick: TickEntry) -> Text:
+    """`fired → failed` for a fired tick whose run failed: a red run is no green "fired"."""
+    if tick.outcome == "fired" and tick.run_status and tick.run_status != "success":
+        return Text(f"fired → {tick.run_status}", style=OUTCOME_STYLE.get(tick.run_status, ""))
+    return Text(tick.outcome, style=OUTCOME_STYLE.get(tick.outcome, ""))
 
 
 class AutomationPane(VerticalScroll):

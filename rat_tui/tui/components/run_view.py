@@ -143,10 +143,16 @@ def task_bar(done: int, total: int, width: int = 8) -> str:
     return f"▕{cells.ljust(width)}▏ {done}/{total} tasks"
 
 
+# Notes of NULLs where values were: the rows may be wrong downstream, so they stand out from the others.
+WARNING_NOTES = frozenset({"null_column", "null_input"})
+
+
 def note_line(note: RunNote) -> Text:
     """One of a run's notes under its phase: `◉ quarantined: 2 row(s) of … set aside in …`."""
     where = f" (line {note.line})" if note.line and f"line {note.line}" not in note.text else ""
-    return Text.assemble(("◉ ", "green"), (f"{note.kind}: ", "bold"), note.text + where)
+    colour = "yellow" if note.kind in WARNING_NOTES else "green"
+    return Text.assemble(("◉ ", colour), (f"{note.kind}: ", f"bold {colour}" if colour == "yellow" else "bold"),
+                         note.text + where)
 
 
 class RunView(Static):
