@@ -109,3 +109,17 @@ async def test_a_tab_shown_while_the_view_still_mounts_its_tabs_is_shown_once_th
                     and view.query_one("TabbedContent").active == "tab-runs", 10, "the Runs tab")
         await pilot.pause(0.3)
         assert view.query_one("TabbedContent").active == "tab-runs"
+
+
+async def test_the_upload_dialogs_path_completion_takes_the_first_match_and_marks_a_folder(tmp_path):
+    """It runs on the UI thread at each key: it reads names only, and stats the one it offers."""
+    from rat_tui.tui.components.modals import PathSuggester
+
+    for name in ("orders_2.csv", "orders_1.csv", "other.txt"):
+        (tmp_path / name).write_text("id\n1\n")
+    (tmp_path / "ordersdir").mkdir()
+    suggest = PathSuggester().get_suggestion
+    assert await suggest(f"{tmp_path}/ord") == f"{tmp_path}/orders_1.csv"
+    assert await suggest(f"{tmp_path}/ordersd") == f"{tmp_path}/ordersdir/"
+    assert await suggest(f"a.csv {tmp_path}/oth") == f"a.csv {tmp_path}/other.txt"
+    assert await suggest(f"{tmp_path}/nothing") is None

@@ -1,6 +1,7 @@
 """Modal screens: ask for a message, confirm an action, show a purge plan."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from rich.text import Text
@@ -52,13 +53,17 @@ class PathSuggester(Suggester):
             return None
         typed = Path(last).expanduser()
         folder, prefix = (typed, "") if last.endswith("/") else (typed.parent, typed.name)
+        # The first name in order, and a stat for that one only: this runs on the UI thread at each key, and a
+        # folder of 8,000 entries (a landing folder, /tmp) took 0.4 s a key when every entry was stat'ed.
         try:
-            names = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir() if p.name.startswith(prefix))
+            with os.scandir(folder) as entries:
+                first = min((e for e in entries if e.name.startswith(prefix)), key=lambda e: e.name, default=None)
+            if first is None:
+                return None
+            name = first.name + ("/" if first.is_dir() else "")
         except OSError:
             return None
-        if not names:
-            return None
-        completed = last + names[0][len(prefix):]
+        completed = last + name[len(prefix):]
         return f"{head} {completed}" if head else completed
 
 
