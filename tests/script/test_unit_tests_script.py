@@ -32,6 +32,9 @@ def test_a_broken_incremental_merge_fails_table_after(lake, monkeypatch):
     assert broken["status"] == "failed"
     assert broken["missing"] == []
     assert broken["unexpected"] == [{"order_id": 1, "status": "paid", "updated_at": "2024-01-02T10:00:00"}]
+    # the rows are the table's after the write, not the query's result: said so (they were once mixed unsaid)
+    assert broken["failed_in"] == ["table_after"]
+    assert broken["error"].endswith("0 expected row(s) missing, 1 unexpected row(s) (expect.table_after)")
     assert tests["types_and_cleans"]["status"] == "passed"  # output only: no merge involved
 
 

@@ -114,7 +114,7 @@ def test_unit_tests_tab_with_a_failure(snap_compare, sample_copy: Path):
             fqn, "updates_in_place", "failed", [{"order_id": 1, "status": "shipped"}],
             [{"order_id": 1, "status": "paid"}, {"order_id": 2, "status": "placed"}],
             "ecommerce/pipelines/silver/clean_orders/tests/unit/updates_in_place.yaml: 1 expected row(s) missing, "
-            "2 unexpected row(s)", ms=530)})
+            "2 unexpected row(s) (expect.table_after)", ms=530, failed_in=["table_after"])})
 
     async def tests_tab(pilot) -> None:
         await select(pilot, "pipeline", fqn)

@@ -43,10 +43,11 @@ class UnitResult:
     unexpected: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
     ms: int = 0
+    failed_in: list[str] = field(default_factory=list)  # the expectations the rows above are of: output, table_after
 
     def as_dict(self) -> dict[str, Any]:
         return {"pipeline": self.pipeline, "name": self.name, "status": self.status, "missing": self.missing,
-                "unexpected": self.unexpected, "error": self.error}
+                "unexpected": self.unexpected, "error": self.error, "failed_in": self.failed_in}
 
 
 def run_unit_test(spark: "SparkSession", project: Project, storage: "Storage", catalog: ScratchCatalog,
@@ -57,11 +58,12 @@ def run_unit_test(spark: "SparkSession", project: Project, storage: "Storage", c
     for key, value in UNIT_SESSION_CONF.items():
         spark.conf.set(key, value)
     try:
-        result.missing, result.unexpected = _run(spark, project, storage, catalog, pipeline, test)
-        if result.missing or result.unexpected:
+        result.missing, result.unexpected, result.failed_in = _run(spark, project, storage, catalog, pipeline, test)
+        if result.failed_in:
             result.status = "failed"
             result.error = (f"{test.relpath}: {len(result.missing)} expected row(s) missing, "
-                            f"{len(result.unexpected)} unexpected row(s)")
+                            f"{len(result.unexpected)} unexpected row(s) "
+                            f"({' and '.join(f'expect.{where}' for where in result.failed_in)})")
     except RatError as exc:
         result.status, result.error = "error", exc.sentence()
     except Exception as exc:
@@ -71,7 +73,7 @@ def run_unit_test(spark: "SparkSession", project: Project, storage: "Storage", c
 
 
 def _run(spark: "SparkSession", project: Project, storage: "Storage", catalog: ScratchCatalog,
-         pipeline: LoadedPipeline, test: UnitTest) -> tuple[list, list]:
+         pipeline: LoadedPipeline, test: UnitTest) -> tuple[list, list, list[str]]:
     unit_id = secrets.token_hex(4)
     config = pipeline.config
     started = test.vars.get("run_started_at")
@@ -87,12 +89,14 @@ def _run(spark: "SparkSession", project: Project, storage: "Storage", catalog: S
         result = build(ctx, pipeline)
         missing: list = []
         unexpected: list = []
+        failed_in: list[str] = []
         if test.output is not None:
-            _extend(missing, unexpected, _check(spark, test, test.output, result, "expect.output"))
+            _extend(missing, unexpected, failed_in, "output", _check(spark, test, test.output, result, "expect.output"))
         if test.table_after is not None:
             after = _write(ctx, scratch, pipeline, test, result, started)
-            _extend(missing, unexpected, _check(spark, test, test.table_after, after, "expect.table_after"))
-        return missing, unexpected
+            _extend(missing, unexpected, failed_in, "table_after",
+                    _check(spark, test, test.table_after, after, "expect.table_after"))
+        return missing, unexpected, failed_in
     finally:
         ctx.cleanup()
         scratch.remove()
@@ -139,6 +143,8 @@ def _check(spark: "SparkSession", test: UnitTest, expected: Rows, actual: "DataF
     return compare(want, got, test.ordered)
 
 
-def _extend(missing: list, unexpected: list, found: tuple[list, list]) -> None:
+def _extend(missing: list, unexpected: list, failed_in: list[str], where: str, found: tuple[list, list]) -> None:
     missing.extend(found[0])
     unexpected.extend(found[1])
+    if found[0] or found[1]:
+        failed_in.append(where)

@@ -75,14 +75,22 @@ class UnitTestsPane(Vertical):
             self._diff(Text(f"{test.name}: running…", style="cyan"))
         else:
             parts: list[RenderableType] = [Text(test.error or status, style="red")]
-            for rows, title in ((test.missing, "expected, missing from the result"),
-                                (test.unexpected, "in the result, not expected")):
+            where = _compared(test.failed_in)
+            for rows, title in ((test.missing, f"expected, missing from {where}"),
+                                (test.unexpected, f"in {where}, not expected")):
                 if rows:
                     parts += [Text(""), Text(f"{count(len(rows), 'row')} {title}", style="italic"), rows_table(rows)]
             self._diff(Group(*parts))
 
     def _diff(self, body: RenderableType) -> None:
         self.query_one("#unit-test-diff", Static).update(body)
+
+
+def _compared(failed_in: list[str]) -> str:
+    """What the rows were compared with: the query's result (expect.output), the table after the strategy's write
+    (expect.table_after), or both."""
+    names = {"output": "the result", "table_after": "the table after the write"}
+    return " or ".join(names[where] for where in failed_in) or "the result"
 
 
 def rows_table(rows: list[dict]) -> Table:
