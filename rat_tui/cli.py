@@ -127,11 +127,12 @@ def serve_main(argv: list[str]) -> int:
 
 
 def init_main(argv: list[str]) -> int:
-    """`rat-tui init DIR`: a new project that runs as written (core/project/scaffold.py)."""
+    """`rat-tui init DIR`: a new project that runs as written: a namespace, a landing zone with an example
+    file, a bronze pipeline with a quality test and a unit test, a commented rat.yaml and a .gitignore."""
     from .core.project.scaffold import scaffold
 
     parser = argparse.ArgumentParser(prog="rat-tui init", description=init_main.__doc__)
-    parser.add_argument("folder", metavar="DIR")
+    parser.add_argument("folder", metavar="DIR", help="a new or empty folder")
     args = parser.parse_args(argv)
     try:
         written = scaffold(Path(args.folder))
@@ -148,12 +149,12 @@ def shell_main(name: str, argv: list[str]) -> int:
     """`rat-tui NAME ARG…`: the script command NAME as a one-line script, with output for people."""
     from .script.commands import COMMANDS
     from .script.human import HumanOutput
-    from .script.shell import Misuse, find_project, script_text, split_options, usage
+    from .script.shell import Misuse, command_help, find_project, script_text, split_options
 
     try:
         options, words = split_options(argv)
         if options.help:
-            print(f"usage: rat-tui {usage(name, COMMANDS[name])} [-p DIR] [--json [--events]] [--no-attach]")
+            print(command_help(name, COMMANDS[name]))
             return EXIT_OK
         text = script_text(name, words)
         root = find_project(options.project or Path.cwd())

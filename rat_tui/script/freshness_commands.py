@@ -10,8 +10,10 @@ from .as_json import as_json
 from .commands import ScriptContext, arg, command
 
 
-@command("freshness", arg("selector", nargs="?"), arg("--at", type=clock_time))
+@command("freshness", arg("selector", nargs="?", help="NS.LAYER.NAME or a selector (default: every pipeline)"),
+         arg("--at", type=clock_time, help="an ISO time to judge at (default: now)"))
 def _freshness(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> dict:
+    """Each table's age against its freshness: policy, as if the clock read --at."""
     """Each selected pipeline's age against its freshness policy, as if the clock read --at."""
     found = ctx.wb.freshness.report(a.selector, a.at)
     fields = {"freshness": as_json(found)}

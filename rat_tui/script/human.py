@@ -157,8 +157,8 @@ class HumanOutput(io.TextIOBase):
         """The last column is printed whole (it is where a sentence goes); the others are cut at CELL_WIDTH.
         `null`: what a missing value shows as."""
         last = len(columns) - 1
-        cells = [[null if value is None else _cell(value, None if i == last else CELL_WIDTH) for i, value in enumerate(row)]
-                 for row in rows]
+        cells = [[null if value is None else _cell(value, None if i == last else CELL_WIDTH)
+                  for i, value in enumerate(row)] for row in rows]
         widths = [max([len(name), *(len(row[i]) for row in cells)]) for i, name in enumerate(columns)]
         self.out.write(self._paint("  ".join(n.ljust(w) for n, w in zip(columns, widths)).rstrip(), "1") + "\n")
         for row in cells:

@@ -3,6 +3,7 @@ and run by the script face's own parser and executor (attached to a warm engine 
 the two can never disagree; only the output differs (human.py, or the JSON lines with --json)."""
 from __future__ import annotations
 
+import inspect
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,20 @@ def usage(name: str, spec: ScriptCommand) -> str:
     if spec.free_text is not None:
         text += f" {spec.free_text.what}…"
     return text
+
+
+def command_help(name: str, spec: ScriptCommand) -> str:
+    """`rat-tui NAME --help`: its usage, what it does (its handler's docstring), then its arguments."""
+    lines = [f"usage: rat-tui {usage(name, spec)} [-p DIR] [--json [--events]] [--no-attach]", "",
+             inspect.getdoc(spec.handler) or ""]
+    _, _, arguments = spec.parser.format_help().partition("\n\n")
+    if arguments.strip():
+        lines += ["", arguments.rstrip()]
+    if spec.free_text is not None:
+        lines += ["", f"{spec.free_text.what}…: the rest of the line, as in: rat-tui {spec.free_text.example}"]
+    lines += ["", "-p DIR: the project (default: the nearest folder up with a rat.yaml); --json: the script's "
+                  "JSON lines; --no-attach: never use an open TUI's engine"]
+    return "\n".join(lines)
 
 
 @dataclass

@@ -237,3 +237,20 @@ def test_a_querys_null_is_not_an_empty_string_and_sentences_and_diffs_print_whol
         "id  name", "1   NULL", "2",
         f"note: {sentence}",
         "files:", "pipeline.sql", *diff.splitlines()]
+
+
+def test_a_commands_help_says_what_it_does_and_what_each_option_means(capsys: pytest.CaptureFixture):
+    """`rat-tui run --help` printed its usage line alone."""
+    from rat_tui.script.shell import shell_commands
+
+    assert main(["run", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "Run a pipeline on its own branch; main moves only when its quality tests pass." in text
+    assert "--full-refresh  rebuild the table from the query" in text
+    assert "--published     run the current published version, not the working copy" in text
+    assert main(["query", "--help"]) == 0
+    assert "SQL…: the rest of the line, as in: rat-tui query SELECT 1" in capsys.readouterr().out
+    for name in shell_commands():  # a command added later says what it does too
+        assert main([name, "--help"]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert lines[0].startswith(f"usage: rat-tui {name}") and lines[2].strip(), (name, lines)
