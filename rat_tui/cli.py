@@ -149,7 +149,7 @@ def shell_main(name: str, argv: list[str]) -> int:
     """`rat-tui NAME ARG…`: the script command NAME as a one-line script, with output for people."""
     from .script.commands import COMMANDS
     from .script.human import HumanOutput
-    from .script.shell import Misuse, command_help, find_project, script_text, split_options
+    from .script.shell import Misuse, check_names, command_help, find_project, script_text, split_options
 
     try:
         options, words = split_options(argv)
@@ -158,6 +158,7 @@ def shell_main(name: str, argv: list[str]) -> int:
             return EXIT_OK
         text = script_text(name, words)
         root = find_project(options.project or Path.cwd())
+        check_names(root, name, text)
     except Misuse as exc:
         print(f"rat-tui {name}: {exc}", file=sys.stderr)
         return EXIT_BAD_SCRIPT

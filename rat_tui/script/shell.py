@@ -107,6 +107,29 @@ def script_text(name: str, words: list[str]) -> str:
     return text
 
 
+# Commands whose pipeline (or selector) must name one of the project's: naming none is a bad argument, misuse
+# as a typo'd option is. (`runs`, `snapshots`, `ticks` … still answer for a pipeline whose folder is gone.)
+NEEDS_A_PIPELINE = frozenset({"run", "test", "test-fixture", "preview", "validate", "publish", "intervals",
+                              "backfill", "freshness", "triggers", "webhook-token", "lineage"})
+
+
+def check_names(root: Path, name: str, text: str) -> None:
+    """Misuse when the command names a pipeline the project does not have (with the nearest names)."""
+    if name not in NEEDS_A_PIPELINE:
+        return
+    from ..core.errors import RatError
+    from ..core.project.model import Project
+
+    [line] = parse_script(text, COMMANDS)
+    parsed = COMMANDS[name].parse_args(name, line.args, line.rest)
+    named = getattr(parsed, "pipeline", None) or getattr(parsed, "selector", None)
+    if named:
+        try:
+            Project(root).find_pipeline(named.strip().removeprefix("+").removesuffix("+"))
+        except RatError as exc:
+            raise Misuse(exc.sentence()) from None
+
+
 def find_project(start: Path) -> Path:
     """The project as git finds a repository: `start` or the nearest folder above it with a rat.yaml."""
     start = start.resolve()

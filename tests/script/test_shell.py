@@ -115,9 +115,9 @@ def test_init_writes_a_project_that_builds_and_tests_as_written(tmp_path: Path, 
                               [3, "Alan", "42.50", "2024-01-03", "orders_2024_01.csv"],
                               [4, "Ada", "7.25", "2024-01-05", "orders_2024_01.csv"]]
     monkeypatch.chdir(root)
-    failed = run_cli_here("run", "shop.bronze.nowhere")
+    failed = run_cli_here("rollback", "shop.bronze.orders")  # a command that fails (a name it lacks is misuse)
     assert failed.returncode == 1
-    assert failed.stderr.startswith("error: ") and "shop.bronze.nowhere" in failed.stderr
+    assert failed.stderr == "error: shop.bronze.orders has no published version to roll back\n"
 
 
 class _Terminal(io.StringIO):
@@ -254,3 +254,16 @@ def test_a_commands_help_says_what_it_does_and_what_each_option_means(capsys: py
         assert main([name, "--help"]) == 0
         lines = capsys.readouterr().out.splitlines()
         assert lines[0].startswith(f"usage: rat-tui {name}") and lines[2].strip(), (name, lines)
+
+
+def test_a_pipeline_the_project_does_not_have_is_misuse(tmp_path: Path, capsys: pytest.CaptureFixture):
+    """`rat-tui test nonexistent.x.y` exited 1, as if the tests had run and failed; a history stays readable."""
+    assert main(["init", str(tmp_path / "p")]) == 0
+    capsys.readouterr()
+    project = ["-p", str(tmp_path / "p")]
+    assert main(["test", "nonexistent.x.y", *project]) == 2
+    assert capsys.readouterr().err == ("rat-tui test: no pipeline nonexistent.x.y: folder nonexistent/pipelines/x/y "
+                                       "does not exist\n")
+    assert main(["run", "shop.bronze.ordrs+", *project]) == 2
+    assert "did you mean `shop.bronze.orders`?" in capsys.readouterr().err
+    assert main(["runs", "shop.bronze.gone", *project]) == 0  # the runs of a pipeline since removed
