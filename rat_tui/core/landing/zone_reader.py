@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import RatError
+from ..lake.table import quote
 from ..notes import RunNote
 from .checks import is_json_array, one_format
 from .cleaning import cleaned, empty_rows_note, read_uri
@@ -32,6 +33,7 @@ from .zone_settings import ZoneReadSettings
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
+    from pyspark.sql.types import DataType
 
 TwinsOf = Callable[[list[Path], Dialect], "list[Any] | None"]  # twins.twins_for of a zone
 
@@ -275,6 +277,7 @@ class ZoneReader:
             if missing:
                 self.note(f"{group.names()} lack{'s' if len(group.files) == 1 else ''} column(s) "
                           f"{', '.join(missing)}: NULL in their rows")
+        frames = self._text_wins(frames)
         try:
             return reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
         except Exception as exc:
@@ -282,6 +285,33 @@ class ZoneReader:
 
             raise RatError(f"the files of landing zone {self.label} disagree on a column's type "
                            f"({summarise(exc)[0]}); pin it with schema: in the zone settings") from None
+
+    def _text_wins(self, frames: list["DataFrame"]) -> list["DataFrame"]:
+        """A column one file reads as text and another as numbers, dates or booleans is text in every file when
+        a value of the text doesn't fit the other type (a file's `N/A`): the union would cast it and fail at
+        that value, deep in the write, with a remedy the pipeline cannot apply. Text that fits (an empty column)
+        is left to the union's cast, as before."""
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import AtomicType, StringType
+
+        typed: dict[str, "DataType"] = {}
+        for df in frames:
+            for f in df.schema.fields:
+                if isinstance(f.dataType, AtomicType) and not isinstance(f.dataType, StringType):
+                    typed.setdefault(f.name, f.dataType)
+        text = set()
+        for column, dtype in sorted(typed.items()):
+            misfits = [(group.names(), found) for group, df in zip(self.groups, frames) if column in df.columns
+                       and isinstance(df.schema[column].dataType, StringType)
+                       and (found := _first_misfit(df, column, dtype)) is not None]
+            if misfits:
+                text.add(column)
+                where = "; ".join(f"{names} holds {value!r}" for names, value in misfits)
+                self.note(f"{column} is text in every file: not every value is {dtype.simpleString()} ({where})")
+        if not text:
+            return frames
+        return [df.select(*(F.col(quote(c)).cast("string").alias(c) if c in text else F.col(quote(c))
+                            for c in df.columns)) for df in frames]
 
     # -- after a failed read, and rows set aside ------------------------------------------
     def widen(self) -> list[str]:
@@ -305,3 +335,13 @@ class ZoneReader:
             self.note(f"{len(rejected)} row(s) of {group.names()} did not parse and were set aside"
                       + (f" in {where}" if where else ""))
         return df
+
+
+def _first_misfit(df: "DataFrame", column: str, dtype: "DataType") -> str | None:
+    """A value of a text column that does not cast to `dtype` (a Spark job; asked only when files disagree)."""
+    from pyspark.sql import functions as F
+
+    value = F.col(quote(column))
+    misfit = value.isNotNull() & F.expr(f"try_cast({quote(column)} AS {dtype.simpleString()})").isNull()
+    rows = df.where(misfit).select(value.alias("v")).limit(1).collect()
+    return rows[0]["v"] if rows else None

@@ -80,6 +80,26 @@ def test_files_of_one_zone_with_different_dialects_each_read_with_their_own(scra
         [1, "x", "a.csv"], [2, "y", "b.csv"], [3, "z", "c.tsv"]]
 
 
+def test_a_column_one_file_keeps_as_text_is_text_in_every_file_of_the_zone(scratch: Scratch):
+    """Found by a new user: a.csv's qty held `N/A` (kept as text), the other file's qty was numbers (BIGINT), and
+    the run failed casting `N/A` to BIGINT, with a remedy (try_cast) the pipeline could not apply."""
+    scratch.landing("qty", "a.csv", "id;qty\n1;N/A\n2;5\n")
+    scratch.landing("qty", "b.csv", "id,qty\n3,7\n4,8\n")
+    run = load_zone(scratch, "qty")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, qty FROM {run['fqn']} ORDER BY id") == [[1, "N/A"], [2, "5"], [3, "7"], [4, "8"]]
+    assert ["qty", "string"] in [row[:2] for row in scratch.rows(f"DESCRIBE TABLE {run['fqn']}")]
+    assert any(n.endswith("/landing/qty: qty is text in every file: not every value is int (a.csv holds 'N/A')")
+               for n in run["landing_notes"]), run["landing_notes"]
+
+    # An empty column (text to Spark) beside numbers stays numbers, as the union's cast made it before
+    scratch.landing("blank", "a.csv", "id;qty\n1;\n2;\n")
+    scratch.landing("blank", "b.csv", "id,qty\n3,7\n")
+    run = load_zone(scratch, "blank", "blank")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, qty FROM {run['fqn']} ORDER BY id") == [[1, None], [2, None], [3, 7]]
+
+
 def test_files_with_different_columns_are_read_by_name_and_the_log_names_the_gap(scratch: Scratch):
     scratch.landing("cols", "jan.csv", "id,name,amount\n1,x,2.5\n")
     scratch.landing("cols", "feb.csv", "name,id\ny,2\n")
