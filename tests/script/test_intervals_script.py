@@ -223,6 +223,11 @@ def test_a_run_of_many_intervals_warns_before_it_builds_and_dry_run_lists_them(s
     assert shell.stderr.index(warning) < shell.stderr.index("is not a column of pipeline.sql's result")
     status, lines = script(scratch.wb, f"run {fqn} --dry-run\nrun {fqn} --dry-run --full-refresh")
     assert len(lines[0]["intervals"]) == len(lines[1]["intervals"]) == 150  # the failed run did none of them
+    plain = scratch.pipeline("silver", "plain", "SELECT 1 AS id")
+    status, lines = script(scratch.wb, f"run {plain} --dry-run")
+    assert status == 1 and lines[0]["error"] == (
+        f"run --dry-run lists the intervals a partitioned pipeline would build, and {plain} sets no partitions; "
+        f"`preview {plain}` runs its query and writes nothing")
 
 
 def test_a_table_rolled_back_past_a_backfill_shows_its_intervals_as_the_run_before_left_them(scratch: Scratch):

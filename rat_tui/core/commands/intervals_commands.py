@@ -85,7 +85,11 @@ class Intervals:
     def run_plan(self, pipeline: str, full_refresh: bool = False) -> BackfillResult:
         """The intervals `run` would build of a partitioned pipeline (`run --dry-run`), in order; nothing runs."""
         ref = self.project.find_pipeline(pipeline)
-        partitions, version = self._partitioned(ref)
+        try:
+            partitions, version = self._partitioned(ref)
+        except NotPartitioned:
+            raise RatError(f"run --dry-run lists the intervals a partitioned pipeline would build, and {ref.fqn} "
+                           f"sets no partitions; `preview {ref.fqn}` runs its query and writes nothing") from None
         store = IntervalStore(self.state)
         chosen = to_do(partitions, store, ref.fqn, version, full_refresh)
         note = (f"run would build {len(chosen)} interval(s), from {chosen[0].start_text} to {chosen[-1].end_text}"
