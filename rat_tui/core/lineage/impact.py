@@ -3,6 +3,7 @@ dropped, renamed or retyped column, found on the column graph, as one sentence p
 "dropping `amount` breaks `gold.daily_revenue.total` (direct) and the filter of `gold.big_orders` (indirect)"."""
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -56,8 +57,21 @@ def changes_between(old: Mapping[str, str], new: Mapping[str, str]) -> list[Colu
         else:
             found.append(ColumnChange(column, "dropped"))
     found += [ColumnChange(c, "retyped", f"{old[c]} → {new[c]}") for c in old
-              if c in new and old[c] and new[c] and old[c] != new[c]]
+              if c in new and old[c] and new[c] and old[c] != new[c] and not _same_values(old[c], new[c])]
     return found
+
+
+_WIDER = {"int": "long", "float": "double"}  # Iceberg's promotions, by its type names
+_DECIMAL = re.compile(r"decimal\((\d+),\s*(\d+)\)")
+
+
+def _same_values(old: str, new: str) -> bool:
+    """A promotion either way (int and long, float and double, decimals of one scale): every value of the one
+    is a value of the other, so a run writes it into the table's column and readers see no change."""
+    if _WIDER.get(old) == new or _WIDER.get(new) == old:
+        return True
+    a, b = _DECIMAL.fullmatch(old), _DECIMAL.fullmatch(new)
+    return bool(a and b and a.group(2) == b.group(2))
 
 
 def impacts(graph: ColumnGraph, table: str, changes: list[ColumnChange]) -> list[Impact]:

@@ -438,24 +438,27 @@ class Execution:
     def evolve_schema(self, config) -> bool:
         """Align the table's schema with the result (see schema_evolution); notes go to the run.
 
-        True when the table must be rebuilt beside main (see rebuild.py): a full refresh that
-        changes a column's type or the unique key, or drops a column its query no longer makes
-        (a full refresh makes the table its query's, as dbt's does). Additive changes (a new
-        column, a safe widening) are metadata commits made here; they change no value main returns.
+        True when the table must be rebuilt beside main (see rebuild.py): a run that replaces every
+        row (`--full-refresh`, or the full_refresh strategy) and changes a column's type, a changed
+        unique key, or a `--full-refresh` whose query's columns differ from the table's in any way
+        (one gone, the order, a narrower type: it makes the table its query's, as dbt's does).
+        Additive changes (a new column, a safe widening) are metadata commits made here; they change
+        no value main returns.
         """
         assert self.built is not None and self.result is not None and self.pipeline is not None
         schema, self.schema_id, unique_key = self.table.schema_and_property(UNIQUE_KEY_PROPERTY, self.java_table)
         sensitive = case_sensitive(self.spark)
         plan = plan_schema(schema, table_schema(self.result.schema, config), sensitive)
         full_refresh = self.options.full_refresh
+        replaces_every_row = full_refresh or config.merge_strategy.value == "full_refresh"
         # a table no reader sees a row of loses nothing by a rebuild: the types of a first load of files
         # without data rows (every column a string) do not stand in the way of the first real file
         rebuild = (unique_key_changed(self.ref.fqn, unique_key, config, full_refresh, self.pipeline.source_relpath,
                                       sensitive)
-                   or (bool(plan.incompatible) and (full_refresh or self.table.holds_no_rows()))
-                   or (full_refresh and bool(plan.missing)))
+                   or (bool(plan.incompatible) and (replaces_every_row or self.table.holds_no_rows()))
+                   or (full_refresh and not plan.matches_result()))
         if rebuild and full_refresh:
-            plan = plan.dropping_missing()
+            plan = plan.as_the_query_makes()
         if not rebuild:
             self.state.update_run(self.record.run_id, branch=self.branch)  # first: recovery visits runs with a branch
             self.schema_changes_pending |= bool(plan.added or plan.widened)

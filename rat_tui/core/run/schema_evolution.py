@@ -47,6 +47,7 @@ class SchemaPlan:
     columns: list[str] = field(default_factory=list)  # the table's once the plan is applied: added ones go last
     renamed: list[tuple[str, str]] = field(default_factory=list)  # (the result's name, the table's): only case differs
     narrower: list[tuple[str, "DataType"]] = field(default_factory=list)  # (column, the table's type): values fit it
+    result_order: list[str] = field(default_factory=list)  # the result's columns, by the table's names
 
     def run_notes(self, breaks: Mapping[str, str] | None = None) -> list[RunNote]:
         """What the write does to the table's columns, for the run's notes (under its write phase). `breaks`:
@@ -73,10 +74,14 @@ class SchemaPlan:
         return ({c: t.simpleString() for c, t in [*self.missing, *self.dropped]},
                 {c: t.simpleString() for c, t in self.added})
 
-    def dropping_missing(self) -> "SchemaPlan":
-        """The plan of a rebuild from the query: the columns it no longer makes are dropped, not kept as NULL."""
-        return replace(self, missing=[], dropped=self.missing,
-                       columns=[c for c in self.columns if c not in dict(self.missing)])
+    def matches_result(self) -> bool:
+        """The table has exactly the result's columns, in its order, of its types (a widening makes them so)."""
+        return not (self.missing or self.narrower or self.incompatible) and self.columns == self.result_order
+
+    def as_the_query_makes(self) -> "SchemaPlan":
+        """The plan of a rebuild from the query: the table gets the result's columns, order and types; a column
+        it no longer makes is dropped, not kept as NULL."""
+        return replace(self, missing=[], dropped=self.missing, narrower=[], columns=list(self.result_order))
 
 
 INTEGRAL_RANK = {"tinyint": 0, "smallint": 1, "int": 2, "bigint": 3}
@@ -126,6 +131,7 @@ def plan_schema(table: "StructType", result: "StructType", case_sensitive: bool 
             plan.incompatible.append((name, old, f.dataType))
     plan.missing = [(name, kind) for name, kind in have.items() if name not in matched]
     plan.columns = [*have, *(name for name, _ in plan.added)]  # Iceberg adds a top-level column last
+    plan.result_order = [by_key.get(key(f.name), f.name) for f in result.fields]
     return plan
 
 

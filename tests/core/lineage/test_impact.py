@@ -20,6 +20,12 @@ def test_changes_between_two_schemas():
     assert changes_between({"a": "long", "b": "string"}, {"a": "string", "c": "string"}) == [
         ColumnChange("b", "renamed", "now `c`"), ColumnChange("a", "retyped", "long → string")]
     assert changes_between({"a": "long", "b": "string"}, {"b": ""}) == [ColumnChange("a", "dropped")]
+    # A promotion either way breaks no reader: a run writes the values into the table's type (a new user's
+    # validate warned "retyping `order_id` (int → long) breaks …" on every run)
+    assert changes_between({"a": "int", "b": "decimal(10, 2)", "c": "double"},
+                           {"a": "long", "b": "decimal(20, 2)", "c": "float"}) == []
+    assert changes_between({"a": "decimal(10, 2)"}, {"a": "decimal(10, 3)"}) == [
+        ColumnChange("a", "retyped", "decimal(10, 2) → decimal(10, 3)")]
 
 
 def test_the_sentence_names_direct_columns_and_indirect_uses(tmp_path):

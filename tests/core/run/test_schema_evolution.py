@@ -129,6 +129,36 @@ def test_a_full_refresh_drops_a_column_the_query_no_longer_makes_and_main_keeps_
     assert scratch.run(fqn)["notes"] == []
 
 
+def test_a_full_refresh_gives_the_table_the_querys_column_order_and_types(scratch: Scratch):
+    """Found by a new user: after `--full-refresh` the table kept its own column order and a wider type, so a
+    downstream `SELECT *` in a UNION ALL (by position) cast 'south' to DOUBLE and failed."""
+    fqn = scratch.pipeline("silver", "o", INCREMENTAL + "SELECT CAST(1 AS BIGINT) AS id, 2.5D AS amount, 'n' AS region")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.pipeline("silver", "o", INCREMENTAL + "SELECT CAST(2 AS INT) AS id, 'south' AS region, 3.5D AS amount")
+    kept = scratch.run(fqn)  # an incremental run writes into the table as it is
+    assert kept["status"] == "success", kept["error"]
+    assert columns(scratch, fqn) == {"id": "bigint", "amount": "double", "region": "string"}
+    rebuilt = scratch.run(fqn, full_refresh=True)
+    assert rebuilt["status"] == "success", rebuilt["error"]
+    assert columns(scratch, fqn) == {"id": "int", "region": "string", "amount": "double"}
+    assert list(columns(scratch, fqn)) == ["id", "region", "amount"]
+    assert scratch.rows(f"SELECT * FROM {fqn}") == [[2, "south", 3.5]]
+    assert scratch.run(fqn, full_refresh=True)["status"] == "success"  # the same columns: no rebuild needed
+
+
+def test_the_full_refresh_strategy_rebuilds_a_retyped_column_without_being_asked(scratch: Scratch):
+    """A new user's gold table (full_refresh, every row replaced each run) refused a type change and asked for
+    `--full-refresh`, which every one of its runs already is."""
+    fqn = scratch.pipeline("gold", "g", "SELECT 1 AS id, 'abc' AS code")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.pipeline("gold", "g", "SELECT 2 AS id, 42 AS code")
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert columns(scratch, fqn)["code"] == "int"
+    assert scratch.rows(f"SELECT id, code FROM {fqn}") == [[2, 42]]
+    assert ("schema", "rebuilt column code string → int") in [(n["kind"], n["text"]) for n in run["notes"]]
+
+
 STRATEGIES = {"refresh": "", "append": "-- @merge_strategy: append_only\n", "merge": INCREMENTAL,
               "delete_insert": "-- @merge_strategy: delete_insert\n-- @unique_key: id\n",
               "scd2": "-- @merge_strategy: scd2\n-- @unique_key: id\n"}
