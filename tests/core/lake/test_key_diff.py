@@ -61,7 +61,7 @@ def test_without_a_key_a_changed_row_is_one_removed_and_one_added(scratch: Scrat
     assert (by_id.added, by_id.removed, by_id.changed, by_id.columns) == (1, 1, 1, {"name": 1})
 
 
-def test_schema_changes_are_listed_and_old_rows_compare_on_shared_columns(scratch: Scratch):
+def test_schema_changes_are_listed_and_an_old_row_that_gets_a_value_in_an_added_column_changed(scratch: Scratch):
     fqn = scratch.pipeline("silver", "grow", KEYED.format(rows="(1, 'a', 10)"))
     first = scratch.run(fqn)
     scratch.pipeline("silver", "grow", KEYED.format(rows="(1, 'a', 10, 'x'), (2, 'b', 20, 'y')").replace(
@@ -70,7 +70,8 @@ def test_schema_changes_are_listed_and_old_rows_compare_on_shared_columns(scratc
     assert second["status"] == "success", second["error"]
     diff = scratch.wb.review.key_diff(fqn, first["snapshot_id"], second["snapshot_id"])
     assert diff.schema_changes == [{"column": "extra", "change": "added", "type": "string"}]
-    assert (diff.added, diff.removed, diff.changed) == (1, 0, 0)
+    assert (diff.added, diff.removed, diff.changed) == (1, 0, 1)  # row 1: extra NULL → 'x', as a reader sees it
+    assert diff.columns == {"name": 0, "amount": 0, "extra": 1}
 
 
 def test_an_unknown_key_column_is_one_sentence(scratch: Scratch):
@@ -78,3 +79,21 @@ def test_an_unknown_key_column_is_one_sentence(scratch: Scratch):
     run = scratch.run(fqn)
     with pytest.raises(Exception, match="cannot diff .* by key nope: no column nope in both snapshots"):
         scratch.wb.review.key_diff(fqn, run["snapshot_id"], run["snapshot_id"], key=["nope"])
+
+
+@pytest.mark.parametrize("keyed", [True, False], ids=["changed-files", "whole-table"])
+def test_a_column_a_run_adds_and_fills_counts_as_a_change_of_those_rows(scratch: Scratch, keyed: bool):
+    """Found by a new user: a backfill added `amount2` and filled it for 4 rows; the diff said ~0 changed and
+    named only the added column (the old side has no such column: NULL)."""
+    header = "-- @merge_strategy: incremental\n-- @unique_key: id\n" if keyed else ""
+    fqn = scratch.pipeline("silver", "filled", header + "SELECT * FROM VALUES (1, 'a'), (2, 'b') AS v(id, name)")
+    first = scratch.run(fqn)
+    scratch.pipeline("silver", "filled", header + "SELECT *, CASE WHEN id = 2 THEN 20 END AS extra "
+                                                   "FROM VALUES (1, 'a'), (2, 'b') AS v(id, name)")
+    second = scratch.run(fqn)
+    assert second["status"] == "success", second["error"]
+    diff = scratch.wb.review.key_diff(fqn, first["snapshot_id"], second["snapshot_id"], key=["id"])
+    assert (diff.added, diff.removed, diff.changed) == (0, 0, 1), diff.as_dict()
+    assert diff.columns == {"name": 0, "extra": 1}
+    assert changed(diff) == [("changed", {"id": 2, "name": "b", "extra": None}, {"id": 2, "name": "b", "extra": 20})]
+    assert diff.schema_changes == [{"column": "extra", "change": "added", "type": "int"}]
