@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..lineage.schemas import SchemaReader
 from ..run.context import INCREMENTAL_STRATEGIES, SOURCE_FILE_COLUMN, RunContext
-from .frames import rows_frame
+from .frames import cast_frame, rows_frame, spark_type
 from .spec import Given, UnitTest
 
 if TYPE_CHECKING:
@@ -22,12 +23,31 @@ class UnitContext(RunContext):
         """One temp view per given input, keyed by what it stands for (a ref by its table)."""
         self.test, self.given_views = test, {}
         for index, given in enumerate(test.given):
-            df = rows_frame(self.spark, given.rows)
+            df = self._typed_as_its_table(given, rows_frame(self.spark, given.rows))
             if given.function == "landing_zone" and SOURCE_FILE_COLUMN not in df.columns:
                 from pyspark.sql import functions as F
 
                 df = df.withColumn(SOURCE_FILE_COLUMN, F.lit(None).cast("string"))
             self.given_views[self._key(given)] = self.temp_view(df, f"unit_{index}")
+
+    def _typed_as_its_table(self, given: Given, df: "DataFrame") -> "DataFrame":
+        """A ref input's text values cast to its table's types where the table has another: a test file holds a
+        decimal as text ('10.00', as `U` writes it), and `amount > 0` then cast it to BIGINT and failed. A value
+        that does not cast is the test's error, with its line. The table's columns come from its metadata on
+        disk (the lake's catalogs are not on a unit test's session); a table not built yet leaves the rows."""
+        from pyspark.sql.types import StringType, StructField, StructType
+
+        text = {f.name for f in df.schema.fields if isinstance(f.dataType, StringType)}
+        target = self.ref.resolve(given.name) if given.function == "ref" and text else None
+        if target is None or target == self.ref:
+            return df
+        columns = SchemaReader(self.project).table(target) or {}
+        typed = {name: kind for name, kind in ((c, spark_type(t)) for c, t in columns.items() if c in text)
+                 if kind is not None}
+        if not typed:
+            return df
+        schema = StructType([StructField(f.name, typed[f.name]) if f.name in typed else f for f in df.schema.fields])
+        return cast_frame(self.spark, self.test, given.rows, schema, f"given {given.function}('{given.name}')")[0]
 
     def _key(self, given: Given) -> tuple[str, str]:
         if given.function == "landing_zone":

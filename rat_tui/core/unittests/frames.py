@@ -1,6 +1,7 @@
 """Rows of a test file as Spark DataFrames, and the comparison of expected rows with actual ones."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 from datetime import date, datetime
 from decimal import Decimal
@@ -83,6 +84,24 @@ def rows_frame(spark: "SparkSession", rows: Rows, with_lines: bool = False) -> "
         where = ""
     tuples = ", ".join(f"({', '.join(row)})" for row in values)
     return spark.sql(f"SELECT * FROM VALUES {tuples} AS t({', '.join(quote(n) for n in names)}){where}")
+
+
+_ICEBERG_TO_SPARK = {"long": "LongType", "int": "IntegerType", "double": "DoubleType", "float": "FloatType",
+                     "boolean": "BooleanType", "date": "DateType", "timestamptz": "TimestampType",
+                     "timestamp": "TimestampNTZType"}
+_DECIMAL = re.compile(r"decimal\((\d+),\s*(\d+)\)")
+
+
+def spark_type(iceberg: str) -> "DataType | None":
+    """Spark's type for an Iceberg column type of a table's metadata (`decimal(10, 2)`, `long`), or None for text and
+    for a type a test value is no text of (nested, binary)."""
+    from pyspark.sql import types
+
+    decimal = _DECIMAL.fullmatch(iceberg)
+    if decimal:
+        return types.DecimalType(int(decimal.group(1)), int(decimal.group(2)))
+    name = _ICEBERG_TO_SPARK.get(iceberg)
+    return getattr(types, name)() if name else None
 
 
 def cast_rows(spark: "SparkSession", test: UnitTest, rows: Rows, schema: "StructType", what: str) -> list[tuple]:

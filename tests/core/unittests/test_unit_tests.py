@@ -226,3 +226,34 @@ def test_a_table_after_unit_test_runs_few_spark_jobs(scratch):
 # file from its metadata; a MERGE against the batch was 2 jobs, the broadcast of its keys and the join), the
 # append (1), the table read back (1)
 JOBS_OF_A_TABLE_AFTER_TEST = 5
+
+
+def test_a_given_inputs_text_takes_its_tables_types_so_a_written_fixture_runs(scratch):
+    """Found by a new user: `U` wrote a decimal input as text ('10.00'); the test then failed on `amount > 0`
+    ('10.00' cast to BIGINT). A ref input's text is cast to the built table's types; a value that does not
+    cast names its line."""
+    src = scratch.pipeline("bronze", "priced", "SELECT 1 AS id, CAST(10.55 AS DECIMAL(10, 2)) AS amount")
+    assert scratch.run(src)["status"] == "success"
+    fqn = scratch.pipeline("silver", "doubled", "SELECT id, amount * 2 AS twice FROM {{ ref('bronze.priced') }} "
+                                                "WHERE amount > 0")
+    unit(scratch, fqn, "decimals", """\
+        given:
+          - input: ref('bronze.priced')
+            rows: [{id: 1, amount: '10.00'}, {id: 2, amount: '0.00'}]
+        expect:
+          output: [{id: 1, twice: '20.00'}]
+        """)
+    unit(scratch, fqn, "not_a_number", """\
+        given:
+          - input: ref('bronze.priced')
+            rows:
+              - {id: 1, amount: 'ten'}
+        expect:
+          output: []
+        """)
+    found = results(scratch, fqn)
+    assert found["decimals"]["status"] == "passed", found["decimals"]
+    assert found["not_a_number"]["status"] == "error"
+    assert found["not_a_number"]["error"].endswith(
+        "given ref('bronze.priced'): value 'ten' of column 'amount' does not cast to decimal(10,2)"), found
+    assert "not_a_number.yaml:4" in found["not_a_number"]["error"]
