@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import time
 from typing import Any, TextIO
 
@@ -72,7 +73,7 @@ class HumanOutput(io.TextIOBase):
             note = event.get("error") or event.get("note")
             parts = [f"{self._paint(SYMBOLS.get(status, '·'), STATUS_COLOURS.get(status), self.live)} {event['pipeline']}",
                      self._paint(status, STATUS_COLOURS.get(status), self.live), f"{event['rows_written']} rows",
-                     " · ".join(run["phases"]), f"({_cell(note)})" if note else ""]  # whole in the table
+                     " · ".join(run["phases"]), f"({_gist(note)})" if note else ""]  # whole in the table
             self._progress("  ".join(part for part in parts if part), final=True)
         elif kind in ("PhaseStarted", "PhaseFinished") and self.live:
             current = f"{PHASE_NAMES.get(event['phase'], event['phase'])}…" if kind == "PhaseStarted" else ""
@@ -114,7 +115,7 @@ class HumanOutput(io.TextIOBase):
     def _runs_table(self, runs: list[dict[str, Any]], said: str = "") -> None:
         """A run's error is cut where the command's error line above said it whole (once on a terminal)."""
         rows = [[r.get("run_id"), r.get("pipeline"), r.get("status"), r.get("rows_written"), _seconds(r),
-                 (_cell(r["error"]) if r["error"] in said else r["error"]) if r.get("error") else _said(r)]
+                 (_gist(r["error"]) if r["error"] in said else r["error"]) if r.get("error") else _said(r)]
                 for r in runs]
         self._table(["run", "pipeline", "status", "rows", "time", "note"], rows, status_column=2)
 
@@ -185,6 +186,16 @@ def _cell(value: Any, width: int | None = CELL_WIDTH) -> str:
         text = str(value)
     text = " ".join(text.split())
     return text if width is None or len(text) <= width else text[:width - 1] + "…"
+
+
+# Where an error sentence says it happened: `ns/pipelines/gold/x/pipeline.sql: ` or `….sql:3: `.
+_WHERE = re.compile(r"^\S+\.(?:sql|py|yaml|yml|csv|json)(?::\d+)?: ")
+
+
+def _gist(sentence: str) -> str:
+    """A sentence cut to a cell after its file is left out (it is printed whole elsewhere): a cut of a whole
+    sentence kept only its path (`shop/pipelines/gold/revenue_by_region/pipeline.…`)."""
+    return _cell(_WHERE.sub("", sentence))
 
 
 def _block(text: str) -> str:

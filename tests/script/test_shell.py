@@ -51,6 +51,8 @@ def test_init_refuses_a_folder_that_holds_a_project(tmp_path: Path, capsys: pyte
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rat.yaml"]
 
 
+# a cut sentence leaves its file out (the error line gives it whole): a cut once kept only a pipeline's path
+CUT = "query failed: '2024-13-45' in column day at s/l…"
 WHY = ("a.sql: query failed: '2024-13-45' in column day at s/landing/d/b.csv line 3 cannot be cast to DATE; "
        "fix the file, or cast with try_cast to read such values as NULL")
 
@@ -81,13 +83,13 @@ def test_human_output_is_a_table_and_a_progress_line_per_pipeline():
     # a failed run's sentence once whole (on the error line), cut on its progress line and in the table
     assert err.getvalue() == ("✓ shop.bronze.orders  success  4 rows  build 1.2 s · write 56 ms\n"
                               "error: SQL error: no such table\n"
-                              f"✗ shop.bronze.days  failed  0 rows  ({WHY[:47]}…)\n"
+                              f"✗ shop.bronze.days  failed  0 rows  ({CUT})\n"
                               f"error: run b2 of shop.bronze.days failed: {WHY}\n")
     assert out.getvalue() == ("run  pipeline            status   rows  time   note\n"
                               "a1   shop.bronze.orders  success  4     2.5 s  zip kept as text; title line not loaded\n"
                               "n\n(no rows)\n"
                               "run  pipeline          status  rows  time   note\n"
-                              f"b2   shop.bronze.days  failed  0     1.0 s  {WHY[:47]}…\n")
+                              f"b2   shop.bronze.days  failed  0     1.0 s  {CUT}\n")
 
 
 @pytest.mark.spark
