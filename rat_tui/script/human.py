@@ -160,13 +160,15 @@ class HumanOutput(io.TextIOBase):
         last = len(columns) - 1
         cells = [[null if value is None else _cell(value, None if i == last else CELL_WIDTH)
                   for i, value in enumerate(row)] for row in rows]
+        nulls = {(r, i) for r, row in enumerate(rows) for i, value in enumerate(row) if value is None and null}
         widths = [max([len(name), *(len(row[i]) for row in cells)]) for i, name in enumerate(columns)]
         self.out.write(self._paint("  ".join(n.ljust(w) for n, w in zip(columns, widths)).rstrip(), "1") + "\n")
-        for row in cells:
+        for r, row in enumerate(cells):
             line = []
             for i, (value, width) in enumerate(zip(row, widths)):
                 padded = value.ljust(width)
-                line.append(self._paint(padded, STATUS_COLOURS.get(value)) if i == status_column else padded)
+                code = STATUS_COLOURS.get(value) if i == status_column else "2;3" if (r, i) in nulls else None
+                line.append(self._paint(padded, code) if code else padded)
             self.out.write("  ".join(line).rstrip() + "\n")
         if not rows:
             self.out.write("(no rows)\n")

@@ -235,6 +235,10 @@ def test_a_querys_null_is_not_an_empty_string_and_sentences_and_diffs_print_whol
         {"line": 2, "cmd": "rollback-table", "ok": True, "note": sentence},
         {"line": 3, "cmd": "version-diff", "ok": True, "files": [{"path": "pipeline.sql", "diff": diff}]},
     ]))
+    terminal = _Terminal()
+    HumanOutput(terminal, _Terminal()).write(json.dumps(
+        {"line": 1, "cmd": "query", "ok": True, "columns": ["v"], "rows": [[None], ["NULL"]]}) + "\n")
+    assert terminal.getvalue().splitlines()[1:] == ["\x1b[2;3mNULL\x1b[0m", "NULL"]  # on a terminal: NULL is dim
     assert out.getvalue().splitlines() == [
         "id  name", "1   NULL", "2",
         f"note: {sentence}",

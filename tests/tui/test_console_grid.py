@@ -11,7 +11,7 @@ from textual.app import App
 from textual_fastdatatable import ArrowBackend
 from textual_fastdatatable.data_table import DataTable
 
-from rat_tui.tui.components.console.results import ResultsGrid
+from rat_tui.tui.components.console.results import NULL_MARKUP, ResultsGrid
 
 TEXTS = ["a", "", "customer_12", "x" * 60, "[bold]not markup[/]", "emoji 😀 wide", "漢字テキスト" * 5, "tab\there",
          "two\nlines", None, "back\\", "  lead", "trail  ", "bell\x07", "cr\rx", "esc\x1b[31mred"]
@@ -34,7 +34,7 @@ def characters(lines) -> list:
 
 class GridApp(App):
     def compose(self):
-        yield ResultsGrid(backend=ArrowBackend(TABLE), null_rep="NULL", max_column_content_width=40)
+        yield ResultsGrid(backend=ArrowBackend(TABLE), null_rep=NULL_MARKUP, max_column_content_width=40)
 
 
 async def test_the_grid_draws_cells_as_the_library_does():
@@ -68,3 +68,19 @@ async def test_plain_values_skip_the_librarys_layout(monkeypatch):
         for column in range(TABLE.num_columns):
             grid._render_cell(0, column, Style(), 12)
         assert laid_out == [(0, TABLE.column_names.index("bool"))]  # True is bold: the library draws it
+
+
+async def test_a_null_is_drawn_unlike_the_text_null():
+    """A new user's `SELECT NULL, 'NULL'` showed two cells alike."""
+    class Nulls(App):
+        def compose(self):
+            yield ResultsGrid(backend=ArrowBackend(pa.table({"a": [None], "b": ["NULL"]})), null_rep=NULL_MARKUP)
+
+    app = Nulls()
+    async with app.run_test(size=(80, 10)) as pilot:
+        await pilot.pause()
+        grid = app.query_one(ResultsGrid)
+        real, text = ([s for s in grid._render_cell(0, c, Style(), 8)[0] if s.text.strip()] for c in (0, 1))
+        assert [s.text.strip() for s in real] == [s.text.strip() for s in text] == ["NULL"]
+        assert real[0].style.dim and real[0].style.italic
+        assert not text[0].style.dim and not text[0].style.italic

@@ -21,6 +21,7 @@ from ....core.text import count
 from ...keymap import CONSOLE_KEYMAP, console_key_label
 
 CACHED_ROWS = 200  # drawn rows the grid keeps: a few screens' worth
+NULL_MARKUP = "[dim italic]NULL[/]"
 
 
 class ResultsGrid(DataTable):
@@ -131,7 +132,8 @@ class ResultsView(Vertical):
         shown = f"showing first {count(table.num_rows, 'row')}; " if result.truncated else ""
         self.say(f"{count(table.num_rows, 'row')}{'+' if result.truncated else ''} · {result.elapsed_ms:,} ms"
                  + (f" · {shown}console.max_rows in rat.yaml sets the limit; Ctrl+E exports all" if shown else ""))
-        grid = ResultsGrid(backend=ArrowBackend(table), null_rep="NULL", max_column_content_width=40,
+        # a real NULL dim and slanted: the text 'NULL' in a cell looked the same
+        grid = ResultsGrid(backend=ArrowBackend(table), null_rep=NULL_MARKUP, max_column_content_width=40,
                            id="console-results")
         await self.mount(grid)
 
