@@ -132,10 +132,11 @@ class ColumnLineage:
             return self._unknown(name, inputs, f"{pipeline.source_relpath}: {getattr(exc, 'message', exc)}")
 
     def _unknown(self, name: str, inputs: dict[str, Columns | None], why: str) -> PipelineLineage:
-        """Each column of the table (as far as known) marked unknown, reading some column of each input."""
+        """Each column of the table (as far as known) marked unknown, reading some column of each input; with no
+        table yet (a Python pipeline never run), some column of it: never left out of what an input reaches."""
         columns = tuple(self.schemas.table(PipelineRef.parse(name)) or ())
         edges = tuple(Edge(ColumnRef(table, ANY_COLUMN), ColumnRef(name, column), UNKNOWN, "unknown")
-                      for column in columns for table in sorted(inputs))
+                      for column in columns or (ANY_COLUMN,) for table in sorted(inputs))
         return PipelineLineage(name, columns, edges, why)
 
     # -- reading -----------------------------------------------------------------------

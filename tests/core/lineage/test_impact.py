@@ -8,7 +8,7 @@ from rat_tui.core.compose import open_project
 from rat_tui.core.errors import RatError
 from rat_tui.core.lineage.impact import ColumnChange, changes_between
 
-from .lineage_project import PIPELINES, lineage_service, write_project, write_table_schema
+from .lineage_project import PIPELINES, col, lineage_service, write_project, write_table_schema
 
 ORDERS = {"order_id": "long", "amount": "double", "customer": "string", "status": "string"}
 WITHOUT_AMOUNT = """
@@ -126,3 +126,14 @@ def test_cast_types_names_what_the_iceberg_table_would_hold():
     assert cast_types("SELECT CAST(a AS BIGINT) AS a, b::int AS b, CAST(c AS DECIMAL(5)) AS c, CAST(d AS TIMESTAMP) d,"
                       " e, upper(f) AS f FROM t") == {"a": "long", "b": "int", "c": "decimal(5, 0)", "d": "timestamptz"}
     assert cast_types("SELECT CAST(a AS INT) AS a FROM t UNION ALL SELECT 1") == {}  # the union's type is Spark's
+
+
+def test_a_python_reader_never_run_is_named_too(tmp_path):
+    """Found by a new user: a Python pipeline that never ran (no table, so no columns known) was left out of a
+    column's downstream, which lineage.md says never happens silently."""
+    python = "def run(spark, ctx):\n    return ctx.ref('silver.orders').groupBy('customer').count()\n"
+    service = lineage_service(write_project(tmp_path, {**PIPELINES, "gold/by_python": python}))
+    [impact] = service.run_impacts("shop.silver.orders", ORDERS, {c: t for c, t in ORDERS.items() if c != "customer"})
+    assert impact.sentence().endswith("and perhaps `gold.by_python` (unknown)"), impact.sentence()
+    down = service.trace(col("silver.orders.customer"), up=False, depth=1)
+    assert "shop.gold.by_python" in {c.column.table for c in down.columns}
