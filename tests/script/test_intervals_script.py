@@ -97,6 +97,8 @@ def test_a_failing_backfill_leaves_main_then_failed_after_a_fix_moves_it_once(sc
     assert (lines[0]["intervals"], lines[0]["note"]) == ([], (
         "nothing to backfill from 2024-01-01 to 2024-01-04: none of its 3 interval(s) is missing or failed "
         "(2 done, 1 stale); --stale or --all runs done ones again"))
+    status, dry = script(scratch.wb, f"backfill {fqn} --start 2024-01-01 --end 2024-01-04 --dry-run")
+    assert status == 0 and dry[0]["dry_run"] is True and dry[0]["note"] == lines[0]["note"]  # it said dry_run only
 
 
 def test_a_backfill_awaits_review_as_one_and_approve_publishes_every_interval(scratch: Scratch):

@@ -111,8 +111,8 @@ class Intervals:
             raise RatError(f"no whole interval lies between {start} and {end} (the end is exclusive)")
         chosen = [i for i, s in zip(intervals, states) if "all" in choose or s.status in choose]
         listed = [s for i, s in zip(intervals, states) if i in chosen]
-        if dry_run:
-            return BackfillResult(listed, dry_run=True)
+        if dry_run:  # what it would run; with nothing to, the sentence a backfill would give
+            return BackfillResult(listed, dry_run=True, note=None if chosen else _nothing_to_do(start, end, choose, states))
         if not chosen:
             return BackfillResult([], note=_nothing_to_do(start, end, choose, states))
         return self._run_backfill(pipeline, chosen, review)
