@@ -112,7 +112,8 @@ class Intervals:
         chosen = [i for i, s in zip(intervals, states) if "all" in choose or s.status in choose]
         listed = [s for i, s in zip(intervals, states) if i in chosen]
         if dry_run:  # what it would run; with nothing to, the sentence a backfill would give
-            return BackfillResult(listed, dry_run=True, note=None if chosen else _nothing_to_do(start, end, choose, states))
+            note = None if chosen else _nothing_to_do(start, end, choose, states)
+            return BackfillResult(listed, dry_run=True, note=note)
         if not chosen:
             return BackfillResult([], note=_nothing_to_do(start, end, choose, states))
         return self._run_backfill(pipeline, chosen, review)
