@@ -123,3 +123,18 @@ async def test_the_upload_dialogs_path_completion_takes_the_first_match_and_mark
     assert await suggest(f"{tmp_path}/ordersd") == f"{tmp_path}/ordersdir/"
     assert await suggest(f"a.csv {tmp_path}/oth") == f"a.csv {tmp_path}/other.txt"
     assert await suggest(f"{tmp_path}/nothing") is None
+
+
+async def test_r_on_a_pipeline_never_published_warns_and_starts_nothing(sample_copy: Path):
+    """Found by a new user: `R` showed a "run failed" toast although no run had started."""
+    from devkit.pilot import notifications
+
+    app = RatApp(open_project(sample_copy), watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", PIPELINE)
+        await pilot.press("R")
+        said = f"{PIPELINE} has no published version yet; P publishes the working copy."
+        await until(pilot, lambda: said in [str(n.message) for n in notifications(app)], 10, "the warning")
+        assert [n.severity for n in notifications(app) if str(n.message) == said] == ["warning"]
+        assert not any("failed" in (n.title or "") for n in notifications(app))
+        assert app.workbench.state.runs(PIPELINE) == []

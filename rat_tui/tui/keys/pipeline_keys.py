@@ -8,6 +8,7 @@ from ...core.commands.browse_results import QueryResult
 from ..components.modals import AskText, Confirm
 from ..components.pipeline_view import PipelineView
 from ..components.unit_tests_pane import UnitTestsPane
+from ..keymap import label_of
 from ..outcomes import count, fixture_written, rows_shown, unit_tested
 from .base import KeyGroup
 
@@ -23,6 +24,11 @@ class PipelineKeys(KeyGroup):
         app = self.app
         fqn = self.target_pipeline(action_id)
         if fqn is None:
+            return
+        if action_id == "run_published" and app.workbench.versions.list_versions(fqn).current is None:
+            # no run starts: a warning, not a "run failed" toast over a run that never was
+            app.notify(f"{fqn} has no published version yet; {label_of(app.keymap, 'publish')} publishes the "
+                       "working copy.", severity="warning")
             return
         view = app.detail.current(PipelineView)
         if view is not None and view.fqn == fqn:
