@@ -159,8 +159,8 @@ def shell_main(name: str, argv: list[str]) -> int:
         text = script_text(name, words)
         root = find_project(options.project or Path.cwd())
         check_names(root, name, text)
-    except Misuse as exc:
-        print(f"rat-tui {name}: {exc}", file=sys.stderr)
+    except Misuse as exc:  # the parser's sentence names the command too: said once
+        print(f"rat-tui {name}: {str(exc).removeprefix(f'{name}: ')}", file=sys.stderr)
         return EXIT_BAD_SCRIPT
     out = sys.stdout if options.json else HumanOutput(sys.stdout, sys.stderr)
     return run_script(root, text, keep_going=False, events=options.events or not options.json,

@@ -54,6 +54,10 @@ class HumanOutput(io.TextIOBase):
     # -- progress on stderr ------------------------------------------------------------------
     def _event(self, event: dict[str, Any]) -> None:
         kind, run_id = event["event"], event.get("run_id")
+        if kind == "SessionStateChanged" and self.live and event["state"] in ("starting", "ready", "failed"):
+            # a cold start takes seconds before any run or result shows: say so, and clear it once ready
+            self._progress("▸ starting Spark…" if event["state"] == "starting" else "", final=False)
+            return
         if kind == "RunStarted":
             self._runs[run_id] = {"pipeline": event["pipeline"], "phases": []}
         run = self._runs.get(run_id)
@@ -233,4 +237,4 @@ def _said(run: dict[str, Any]) -> str:
     """A run's note and what its reading said (`zip kept as text…`, `1.500,25 read as 1500.25`): a green run
     that changed how a file was read says so in the shell too, not only in --json and the TUI."""
     notes = [n.get("text") if isinstance(n, dict) else n for n in run.get("notes") or []]
-    return "; ".join(str(n) for n in (run.get("note"), *notes) if n)
+    return "; ".join(dict.fromkeys(str(n) for n in (run.get("note"), *notes) if n))  # `note` is a note's text too

@@ -21,7 +21,7 @@ def test_misuse_exits_2_with_the_parsers_sentence(tmp_path: Path, capsys: pytest
     assert main(["init", str(tmp_path / "p")]) == 0
     capsys.readouterr()
     assert main(["run", "-p", str(tmp_path / "p")]) == 2
-    assert capsys.readouterr().err == "rat-tui run: run: the following arguments are required: pipeline\n"
+    assert capsys.readouterr().err == "rat-tui run: the following arguments are required: pipeline\n"
     assert main(["query", "-p", str(tmp_path / "p")]) == 2
     assert capsys.readouterr().err == "rat-tui query: query needs SQL after the command, as in: query SELECT 1\n"
     assert main(["frob"]) == 2  # not a command, and no folder of that name: neither, and no TUI on it
@@ -70,7 +70,8 @@ def test_human_output_is_a_table_and_a_progress_line_per_pipeline():
                                                       "status": "success", "rows_written": 4, "started_at": 1.0,
                                                       "finished_at": 3.5, "error": None, "notes": [
                                                           {"kind": "kept_as_text", "text": "zip kept as text"},
-                                                          {"kind": "title", "text": "title line not loaded"}]}},
+                                                          {"kind": "title", "text": "title line not loaded"}],
+                                                      "note": "zip kept as text"}},
         {"line": 2, "cmd": "query", "ok": False, "error": "SQL error: no such table", "columns": ["n"], "rows": []},
         {"event": "RunStarted", "run_id": "b2", "pipeline": "shop.bronze.days", "version": "draft", "at": 4.0},
         {"event": "RunFinished", "run_id": "b2", "pipeline": "shop.bronze.days", "status": "failed",
@@ -135,6 +136,11 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch: pytest.M
     out, err = _Terminal(), _Terminal()
     HumanOutput(out, err).write(text)
     assert err.getvalue() == "\r\x1b[K\x1b[31m✗\x1b[0m shop.bronze.orders  \x1b[31mfailed\x1b[0m  0 rows  (boom)\n"
+    # a cold start: a line while Spark starts (a command printed nothing for 6 s), cleared once it is ready
+    out, err = _Terminal(), _Terminal()
+    HumanOutput(out, err).write("".join(json.dumps({"event": "SessionStateChanged", "state": s, "at": 1.0}) + "\n"
+                                        for s in ("starting", "ready")))
+    assert err.getvalue() == "\r\x1b[K▸ starting Spark…\r\x1b[K"
     monkeypatch.setenv("NO_COLOR", "1")
     out, err = _Terminal(), _Terminal()
     HumanOutput(out, err).write(text)
@@ -170,7 +176,8 @@ def test_a_bad_time_or_range_is_misuse_naming_the_option_and_value(tmp_path: Pat
     }
     for words, sentence in cases.items():
         assert main([*words, *project]) == 2, words
-        assert capsys.readouterr().err == f"rat-tui {words[0]}: {sentence}\n"
+        # the shell names the command once (`rat-tui freshness: freshness: …` said it twice)
+        assert capsys.readouterr().err == f"rat-tui {words[0]}: {sentence.removeprefix(words[0] + ': ')}\n"
     # in a script, the same sentence fails its line (exit 1), and the script stops there
     status, results, _ = run_script_here(tmp_path / "p", "freshness --at yesterday\nls\n")
     assert status == 1 and len(results) == 1
