@@ -114,20 +114,24 @@ NEEDS_A_PIPELINE = frozenset({"run", "test", "test-fixture", "preview", "validat
 
 
 def check_names(root: Path, name: str, text: str) -> None:
-    """Misuse when the command names a pipeline the project does not have (with the nearest names)."""
-    if name not in NEEDS_A_PIPELINE:
+    """Misuse when the command names a pipeline (or `build` a namespace) the project does not have."""
+    if name not in NEEDS_A_PIPELINE and name != "build":
         return
     from ..core.errors import RatError
+    from ..core.project.graph import GraphCache
     from ..core.project.model import Project
+    from ..core.run.selection import check_namespaces
 
     [line] = parse_script(text, COMMANDS)
     parsed = COMMANDS[name].parse_args(name, line.args, line.rest)
     named = getattr(parsed, "pipeline", None) or getattr(parsed, "selector", None)
-    if named:
-        try:
+    try:
+        if name == "build":
+            check_namespaces(GraphCache(Project(root)).graph(), parsed.namespaces)
+        elif named:
             Project(root).find_pipeline(named.strip().removeprefix("+").removesuffix("+"))
-        except RatError as exc:
-            raise Misuse(exc.sentence()) from None
+    except RatError as exc:
+        raise Misuse(exc.sentence()) from None
 
 
 def find_project(start: Path) -> Path:

@@ -280,3 +280,7 @@ def test_a_pipeline_the_project_does_not_have_is_misuse(tmp_path: Path, capsys: 
     assert main(["run", "shop.bronze.ordrs+", *project]) == 2
     assert "did you mean `shop.bronze.orders`?" in capsys.readouterr().err
     assert main(["runs", "shop.bronze.gone", *project]) == 0  # the runs of a pipeline since removed
+    capsys.readouterr()
+    assert main(["build", "shop.bronze.orders+", *project]) == 2  # build takes namespaces: it exited 1
+    assert capsys.readouterr().err == ("rat-tui build: no pipelines in namespace shop.bronze.orders+ (namespaces: "
+                                       "shop); build takes namespaces: run a selector with run 'shop.bronze.orders+'\n")

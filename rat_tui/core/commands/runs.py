@@ -14,7 +14,7 @@ from ..project.model import PipelineRef, Project
 from ..run.phases import RunOptions
 from ..run.recovery import drop_leftovers, leftover_stages
 from ..run.runner import RunHandle, Runner
-from ..run.selection import SelectionRun, Selector
+from ..run.selection import SelectionRun, Selector, check_namespaces
 from ..storage import Storage
 from ..store.state import StateDB
 from ..store.versions import VersionStore
@@ -116,13 +116,7 @@ class Runs:
     def build(self, namespaces: list[str] | None = None, full_refresh: bool = False) -> SelectionResult:
         """Every pipeline (of those namespaces) in dependency order."""
         graph = self.graph_cache.graph()
-        known = {graph.nodes[n].namespace for n in graph.pipelines()}
-        unknown = sorted(set(namespaces or ()) - known)
-        if unknown:
-            selectors = [u for u in unknown if "." in u or "+" in u]  # `build 'x+'`: a pipeline's selector
-            hint = f"; build takes namespaces: run a selector with run '{selectors[0]}'" if selectors else ""
-            raise RatError(f"no pipelines in namespace {', '.join(unknown)} (namespaces: {', '.join(sorted(known))})"
-                           f"{hint}")
+        check_namespaces(graph, namespaces or [])
         names = [n for n in graph.pipelines() if not namespaces or graph.nodes[n].namespace in namespaces]
         return self.run_in_order(graph.order(names), full_refresh, False)
 

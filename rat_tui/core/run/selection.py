@@ -25,6 +25,17 @@ MAX_PARALLEL = 3
 DONE = ("success", "awaiting_review")
 
 
+def check_namespaces(graph: ProjectGraph, namespaces: list[str]) -> None:
+    """RatError unless each of `namespaces` holds a pipeline (what `build NS …` takes)."""
+    known = {graph.nodes[n].namespace for n in graph.pipelines()}
+    unknown = sorted(set(namespaces) - known)
+    if unknown:
+        selectors = [u for u in unknown if "." in u or "+" in u]  # `build 'x+'`: a pipeline's selector
+        hint = f"; build takes namespaces: run a selector with run '{selectors[0]}'" if selectors else ""
+        raise RatError(f"no pipelines in namespace {', '.join(unknown)} (namespaces: {', '.join(sorted(known))})"
+                       f"{hint}")
+
+
 @dataclass(frozen=True)
 class Selector:
     name: str
