@@ -279,7 +279,13 @@ def test_an_interrupted_client_says_what_the_engine_still_does(sample_copy: Path
             assert client.poll() is None, client.stderr.read()
             time.sleep(0.05)
         client.send_signal(signal.SIGINT)
-        out, err = client.communicate(timeout=60)
+        try:
+            out, err = client.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # seen once on a loaded CI: let the engine go on, and keep what it said
+            resume.touch()
+            out, err = client.communicate(timeout=120)
+            raise AssertionError(f"the client did not stop on SIGINT within 60 s; it then exited {client.returncode} "
+                                 f"saying {err!r} / {out[-500:]!r}") from None
         resume.touch()
         assert host.poll() is None  # the engine lives on
     assert client.returncode == 130
