@@ -267,6 +267,14 @@ def _drain(fd: int) -> None:
             return
 
 
+def _ctrl_c_live() -> None:
+    """The client's SIGINT as a terminal gives it. In full runs started in the background, a worker's children
+    inherited SIGINT ignored (twice the client finished its upload, exit 0, and never saw the signal); Python
+    keeps an inherited SIG_IGN, so the test sets what a user's shell would."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def test_an_interrupted_client_says_what_the_engine_still_does(sample_copy: Path, tmp_path: Path):
     paused, resume = tmp_path / "paused", tmp_path / "resume"
     upload = tmp_path / "more.csv"
@@ -274,7 +282,8 @@ def test_an_interrupted_client_says_what_the_engine_still_does(sample_copy: Path
     env = {"RAT_TEST_PAUSE_AT": "during:upload", "RAT_TEST_PAUSE_FILE": str(paused), "RAT_TEST_RESUME_FILE": str(resume)}
     with engine_host(sample_copy, warm=False, env=env) as host:
         client = subprocess.Popen([sys.executable, "-m", "rat_tui", "upload", "ecommerce", "orders", str(upload),
-                                   "-p", str(sample_copy)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                   "-p", str(sample_copy)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  preexec_fn=_ctrl_c_live)
         while not paused.exists():
             assert client.poll() is None, client.stderr.read()
             time.sleep(0.05)
