@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import RatError
 from ..lake.spark_errors import root_cause
+from ..lake.table import quote
 from .dialect import Dialect, text_lines
 from .numbers import LEADING_ZERO, LEADING_ZERO_PATTERN, NUMBER_MISFIT
 from .schema import full_csv_schema
@@ -26,7 +27,7 @@ from .spark_reader import UNNAMED_VALUE, FileGroup, csv_frame, typed_schema
 from .zone_settings import ZoneReadSettings
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import Column, SparkSession
     from pyspark.sql.types import DataType, StructType
 
 def widen(spark: "SparkSession", groups: list[FileGroup], uri_of: Callable[[Path], str],
@@ -125,6 +126,13 @@ def _check_pinned(spark: "SparkSession", groups: list[FileGroup], uri_of: Callab
                                f"type {field.dataType.simpleString()} the zone pins (rat.yaml {settings.key('schema')})")
 
 
+def does_not_cast(column: str, dtype: "DataType") -> "Column":
+    """A text column's value that is there and does not cast to `dtype`."""
+    from pyspark.sql import functions as F
+
+    return F.col(quote(column)).isNotNull() & F.expr(f"try_cast({quote(column)} AS {dtype.simpleString()})").isNull()
+
+
 def first_misfit(spark: "SparkSession", group: FileGroup, uris: list[str], column: str,
                  dtype: "DataType") -> tuple[str, Path] | None:
     """The first value of `column` that does not cast to `dtype`, and its file."""
@@ -136,9 +144,8 @@ def first_misfit(spark: "SparkSession", group: FileGroup, uris: list[str], colum
     assert group.schema is not None and group.dialect is not None
     text = StructType([StructField(f.name, StringType()) for f in group.schema.fields])
     df = csv_frame(spark, uris, group.dialect, text, "PERMISSIVE")
-    value = F.col(f"`{column}`")
-    misfit = value.isNotNull() & F.expr(f"try_cast(`{column}` AS {dtype.simpleString()})").isNull()
-    row = df.where(misfit).select(value.alias("v"), F.input_file_name().alias("f")).limit(1).collect()
+    row = df.where(does_not_cast(column, dtype)).select(
+        F.col(quote(column)).alias("v"), F.input_file_name().alias("f")).limit(1).collect()
     if not row:
         return None
     name = unquote(row[0]["f"].rsplit("/", 1)[-1])

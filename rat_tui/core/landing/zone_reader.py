@@ -28,7 +28,7 @@ from .quarantine import read_setting_aside, write_rejected
 from .numbers import ZoneNumbers, in_zone
 from .spark_reader import FileGroup, csv_frame, list_locally, typed_schema
 from .schema import sampled_csv_schema
-from .widening import explain, first_misfit, line_of, widen
+from .widening import does_not_cast, explain, first_misfit, line_of, widen
 from .zone_settings import ZoneReadSettings
 
 if TYPE_CHECKING:
@@ -339,9 +339,5 @@ class ZoneReader:
 
 def _first_misfit(df: "DataFrame", column: str, dtype: "DataType") -> str | None:
     """A value of a text column that does not cast to `dtype` (a Spark job; asked only when files disagree)."""
-    from pyspark.sql import functions as F
-
-    value = F.col(quote(column))
-    misfit = value.isNotNull() & F.expr(f"try_cast({quote(column)} AS {dtype.simpleString()})").isNull()
-    rows = df.where(misfit).select(value.alias("v")).limit(1).collect()
-    return rows[0]["v"] if rows else None
+    rows = df.where(does_not_cast(column, dtype)).select(quote(column)).limit(1).collect()
+    return rows[0][0] if rows else None

@@ -3,12 +3,12 @@ dropped, renamed or retyped column, found on the column graph, as one sentence p
 "dropping `amount` breaks `gold.daily_revenue.total` (direct) and the filter of `gold.big_orders` (indirect)"."""
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .chains import ColumnGraph, TracedColumn
 from .model import DIRECT, INDIRECT, UNKNOWN, ColumnRef
+from .schemas import decimal_of
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,6 @@ def changes_between(old: Mapping[str, str], new: Mapping[str, str]) -> list[Colu
 
 
 _WIDER = {"int": "long", "float": "double"}  # Iceberg's promotions, by its type names
-_DECIMAL = re.compile(r"decimal\((\d+),\s*(\d+)\)")
 
 
 def _same_values(old: str, new: str) -> bool:
@@ -70,8 +69,8 @@ def _same_values(old: str, new: str) -> bool:
     is a value of the other, so a run writes it into the table's column and readers see no change."""
     if _WIDER.get(old) == new or _WIDER.get(new) == old:
         return True
-    a, b = _DECIMAL.fullmatch(old), _DECIMAL.fullmatch(new)
-    return bool(a and b and a.group(2) == b.group(2))
+    a, b = decimal_of(old), decimal_of(new)
+    return a is not None and b is not None and a[1] == b[1]
 
 
 def impacts(graph: ColumnGraph, table: str, changes: list[ColumnChange]) -> list[Impact]:

@@ -3,6 +3,7 @@
 reads otherwise), plus the `_source_file` column every landing view adds. Cached by file identity."""
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -15,6 +16,13 @@ from ..project.model import PipelineRef, Project, active_landing_files, landing_
 # The column the run's landing view adds to every zone read (run/context.py names it too).
 ZONE_FILE_COLUMN = "_source_file"
 Columns = dict[str, str]  # column -> type, in table order
+_DECIMAL = re.compile(r"decimal\((\d+),\s*(\d+)\)")
+
+
+def decimal_of(iceberg_type: str) -> tuple[int, int] | None:
+    """(precision, scale) of a decimal as `Columns` name its type (`decimal(10, 2)`), else None."""
+    found = _DECIMAL.fullmatch(iceberg_type)
+    return (int(found.group(1)), int(found.group(2))) if found else None
 
 
 def _identity(path: Path) -> tuple[str, int, int] | None:

@@ -1,13 +1,13 @@
 """Rows of a test file as Spark DataFrames, and the comparison of expected rows with actual ones."""
 from __future__ import annotations
 
-import re
 from collections import Counter
 from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from ..lake.table import quote
+from ..lineage.schemas import decimal_of
 from ..values import json_value
 from .spec import Rows, UnitTest
 
@@ -89,7 +89,6 @@ def rows_frame(spark: "SparkSession", rows: Rows, with_lines: bool = False) -> "
 _ICEBERG_TO_SPARK = {"long": "LongType", "int": "IntegerType", "double": "DoubleType", "float": "FloatType",
                      "boolean": "BooleanType", "date": "DateType", "timestamptz": "TimestampType",
                      "timestamp": "TimestampNTZType"}
-_DECIMAL = re.compile(r"decimal\((\d+),\s*(\d+)\)")
 
 
 def spark_type(iceberg: str) -> "DataType | None":
@@ -97,9 +96,9 @@ def spark_type(iceberg: str) -> "DataType | None":
     for a type a test value is no text of (nested, binary)."""
     from pyspark.sql import types
 
-    decimal = _DECIMAL.fullmatch(iceberg)
-    if decimal:
-        return types.DecimalType(int(decimal.group(1)), int(decimal.group(2)))
+    decimal = decimal_of(iceberg)
+    if decimal is not None:
+        return types.DecimalType(*decimal)
     name = _ICEBERG_TO_SPARK.get(iceberg)
     return getattr(types, name)() if name else None
 
