@@ -116,8 +116,8 @@ async def capture(project: Path) -> None:
 
         for message in ("first cut", "amounts as decimals"):
             await pilot.press("P", *message, "enter")
-            await until(pilot, lambda m=message: any(v["message"] == m for v in wb.versions.list_versions(
-                "ecommerce.silver.clean_orders")["versions"]), 20, "publish")
+            await until(pilot, lambda m=message: any(v.message == m for v in wb.versions.list_versions(
+                "ecommerce.silver.clean_orders").versions), 20, "publish")
         quietly(app, lambda: source.write_text(source.read_text().replace("ORDER BY updated_at",
                                                                           "ORDER BY updated_at, order_id")))
         await pilot.press("f5")
