@@ -41,7 +41,9 @@ from ..run.runner import RunHandle, Runner
 from ..store.state import RunRecord
 from ..text import one_line
 
-MTIME_LAG = 0.05  # a file's time comes from a coarse clock, a tick behind time.time(): a run must start after
+# A file's time comes from a coarse clock, up to a tick (10 ms at Linux's slowest) behind time.time(): a run
+# that started before the write could otherwise look as if it read it. A save's run starts no sooner (runner.py).
+MTIME_LAG = 0.015
 
 
 def changed_at(paths: Iterable[Path]) -> float:

@@ -1,10 +1,12 @@
 """Watching the project folder: saves of pipeline files and new landing files, batched.
 
 A change that comes while nothing waits is reported after `SETTLE_SECONDS` of quiet (or `debounce`,
-when that is shorter): an editor's save (temp file, rename, touch) lands within it, so a lone save
-does not wait the whole debounce. A change that comes while another waits makes a burst, which is
-reported `debounce` seconds after its last change. Each report names each changed pipeline or zone
-once; a change after a report starts a new one.
+when that is shorter): an editor that writes a file in place (truncate, write, touch) is done within
+it, so a lone save does not wait the whole debounce. A file renamed onto a pipeline's file is reported
+at once: a rename is atomic, the file is whole (an editor's atomic save, `sed -i`). A change that
+comes while another pipeline's or a zone's waits makes a burst, which is reported `debounce` seconds
+after its last change. Each report names each changed pipeline or zone once; a change after a report
+starts a new one.
 """
 from __future__ import annotations
 
@@ -106,12 +108,13 @@ class ProjectWatcher:
             def on_any_event(self, event) -> None:  # noqa: D401 - watchdog's hook
                 if event.event_type in ("opened", "closed_no_write"):
                     return
-                for raw in (getattr(event, "dest_path", ""), event.src_path):
+                for raw, renamed_onto in ((getattr(event, "dest_path", ""), event.event_type == "moved"),
+                                          (event.src_path, False)):
                     if raw:
                         path = Path(raw if isinstance(raw, str) else raw.decode())
                         if event.is_directory and event.event_type in ("created", "moved"):
                             watcher.adopt(path)
-                        watcher.saw(path)
+                        watcher.saw(path, whole=renamed_onto and not event.is_directory)
 
         observer = Observer()
         self._handler, self._scheduled = Handler(), set()
@@ -163,15 +166,21 @@ class ProjectWatcher:
                 self._timer.cancel()
             self._pending.clear()
 
-    def saw(self, path: Path) -> None:
+    def saw(self, path: Path, whole: bool = False) -> None:
+        """`whole`: the file was renamed onto `path`, so it is complete now (no settle for a pipeline's file)."""
         change = classify(self.project, path)
         if change is None:
             return
         key = change.pipeline if isinstance(change, PipelineChanged) else change
         with self._lock:
-            # A lone save is reported after a short settle; a second change while one waits
-            # means a burst, which waits the full debounce from its last event (one report).
-            delay = min(SETTLE_SECONDS, self.debounce) if not self._pending else self.debounce
+            # A lone save is reported after a short settle, a pipeline file renamed into place at once (the
+            # same pipeline's earlier events, an editor moving the old file away, go with it); a change
+            # while another one waits means a burst, which waits the full debounce from its last event.
+            others = any(pending != key for pending in self._pending)
+            if whole and isinstance(change, PipelineChanged) and not others:
+                delay = 0.0
+            else:
+                delay = min(SETTLE_SECONDS, self.debounce) if not self._pending else self.debounce
             previous = self._pending.get(key)
             if isinstance(previous, PipelineChanged) and isinstance(change, PipelineChanged):
                 change = PipelineChanged(change.pipeline, tuple(sorted(set(previous.paths) | set(change.paths))))

@@ -53,6 +53,9 @@ class RunHandle:
         return self.record
 
 
+MAX_WAIT_FOR_CHANGE = 1.0  # a file stamped in the future (a skewed clock) delays its run no longer
+
+
 class Runner:
     def __init__(self, project: Project, spark: SparkManager, state: StateDB, events: EventBus,
                  storage: Storage, null_columns: NullColumns | None = None):
@@ -127,6 +130,9 @@ class Runner:
         try:
             with lock, self._across_processes(handle, serialise):
                 try:
+                    # A save's run starts no sooner than the moment its files count as changed: a later request
+                    # for the same save (another app's, the editor touching the file) then finds it covering.
+                    handle.cancelled.wait(min(MAX_WAIT_FOR_CHANGE, (handle.join_since or 0.0) - time.time()))
                     if handle.cancelled.is_set():
                         raise RunCancelled()
                     joined = join_covering_run(self.state, self.events, record, handle.join_since)

@@ -101,3 +101,44 @@ def test_a_namespace_made_while_watching_and_its_landing_folder_made_later_are_w
         wait_for(ZoneChanged("crm", "contacts"), "a file in the landing folder made later")
     finally:
         watcher.stop()
+
+
+def test_a_file_renamed_onto_a_pipeline_file_is_reported_at_once_one_written_in_place_after_the_settle(
+        sample_copy: Path, monkeypatch):
+    """An editor's atomic save (temp file, rename; JetBrains moves the old file away first) is whole at the
+    rename: it runs without the settle. A file written in place may be half written: it waits."""
+    from rat_tui.core.project import watch
+
+    monkeypatch.setattr(watch, "SETTLE_SECONDS", 30.0)
+    project = Project(sample_copy)
+    reports: list[list] = []
+    reported = threading.Condition()
+
+    def on_changes(changes) -> None:
+        with reported:
+            reports.append(changes)
+            reported.notify_all()
+
+    watcher = ProjectWatcher(project, on_changes, debounce=30.0)
+    watcher.start()
+    base = sample_copy / "ecommerce" / "pipelines" / "gold" / "daily_revenue"
+    saved = PipelineChanged(PipelineRef("ecommerce", "gold", "daily_revenue"),
+                            ("ecommerce/pipelines/gold/daily_revenue/pipeline.sql",))
+    try:
+        for old_file_moved_away in (False, True):
+            temp = base / "pipeline.sql___jb_tmp___"
+            temp.write_text("SELECT 2 AS n\n")
+            if old_file_moved_away:
+                (base / "pipeline.sql").rename(base / "pipeline.sql___jb_old___")
+            temp.rename(base / "pipeline.sql")
+            with reported:
+                assert reported.wait_for(lambda: reports, 5), "a rename onto the pipeline file waited for the settle"
+            assert reports.pop() == [saved]
+            (base / "pipeline.sql___jb_old___").unlink(missing_ok=True)
+            time.sleep(0.2)
+            reports.clear()
+        (base / "pipeline.sql").write_text("SELECT 3 AS n\n")
+        time.sleep(1.0)
+        assert reports == []  # written in place: it waits the settle (30 s here)
+    finally:
+        watcher.stop()

@@ -261,3 +261,19 @@ def test_progress_counts_only_the_runs_own_job_group(lake):
             sc.cancelJobGroup(group)
         for thread in threads:
             thread.join(30)
+
+
+def test_a_saves_run_starts_once_its_files_count_as_changed_so_another_request_for_that_save_joins_it(scratch: Scratch):
+    """A rename onto a pipeline file is reported at once, before the file's time plus the coarse clock's lag
+    has passed. A run that started before that moment would not count as having read the save, and a second
+    request for it (another app's, the editor touching the file) would run it again."""
+    import time
+
+    fqn = scratch.pipeline("silver", "saved", "-- @merge_strategy: append_only\nSELECT 1 AS id")
+    ref = scratch.wb.project.find_pipeline(fqn)
+    changed = time.time() + 0.4
+    first = scratch.wb.runner.submit(ref, trigger="watch", join_since=changed).wait()
+    assert first.status == "success" and first.started_at >= changed
+    second = scratch.wb.runner.submit(ref, trigger="watch", join_since=changed).wait()
+    assert second.status == "success" and second.landing["joined"] == first.run_id
+    assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]  # one save, one append
