@@ -3,8 +3,10 @@ write; and save → run finished through the real file watcher, as the TUI's wat
 
 The JVM compiles Spark's and Iceberg's write path over its first few dozen writes (a write's time
 falls by a third meanwhile), so the bench first warms it with both writes, then interleaves them:
-a save through the watcher, a run, a bare write, and again. Neither side gets a warmer JVM or a
-quieter moment than the other.
+a save through the watcher, a run, a bare write, and again, each after the same pause. An idle JVM
+wakes slowly (its first call after 0.3 s idle takes a few ms, then a tenth of one; each of Spark's
+threads pays it), and a save comes after idle: a bare write measured straight after a run would not
+pay it. Neither side gets a warmer JVM or a quieter moment than the other.
 
     python bench/warm_run.py [--rows 10000] [--repeat 7] [--warmup 15]
 """
@@ -29,6 +31,7 @@ SELECT id, id % 97 AS customer_id, CAST(id * 1.5 AS DECIMAL(12, 2)) AS amount,
        DATE_ADD(DATE '2024-01-01', CAST(id % 365 AS INT)) AS order_date
 FROM range({rows})
 """
+PAUSE = 0.3  # seconds of idle before each save, run and bare write
 
 
 @contextmanager
@@ -53,7 +56,7 @@ def watched_saves(wb, fqn: str, sql: str) -> Iterator[Callable[[int], float]]:
     source = wb.project.pipeline_dir(wb.browse.resolve(fqn)) / "pipeline.sql"
 
     def save(n: int) -> float:
-        time.sleep(0.3)  # the last save's events are long reported
+        time.sleep(PAUSE)  # the last save's events are long reported
         finished.clear()
         temp = source.with_name(".pipeline.sql.tmp")
         temp.write_text(sql + f"-- save {n}\n")
@@ -93,14 +96,16 @@ def main() -> None:
         with watched_saves(wb, fqn, sql) as save:
             for n in range(args.repeat):
                 saves.append(save(n))
+                time.sleep(PAUSE)
                 began = cpu()
                 runs.append(wb.runs.run(fqn).as_dict()["run"])
                 run_cpu.append(cpu() - began)
+                time.sleep(PAUSE)
                 began = cpu()
                 bares.append(timed(bare)[0])
                 bare_cpu.append(cpu() - began)
     print(f"warm run of a {args.rows}-row silver pipeline, median of {args.repeat} (after {args.warmup} runs and "
-          "bare writes to warm the JVM; runs, saves and bare writes interleaved):")
+          f"bare writes to warm the JVM; saves, runs and bare writes interleaved, each after {PAUSE} s idle):")
     for phase in runs[0]["phases"]:
         print(f"  {phase:18s} {statistics.median(r['phases'][phase] for r in runs):7.0f} ms")
     total = statistics.median(sum(r["phases"].values()) for r in runs) / 1000

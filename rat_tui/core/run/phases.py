@@ -84,6 +84,7 @@ class RunOptions:
     review_group: str | None = None  # the selection a reviewed run belongs to (approved or rejected together)
     upstream_branches: dict[str, str] = field(default_factory=dict)  # fqn -> branch its ref() reads instead of main
     intervals: list[Interval] | None = None  # a backfill's intervals of a partitioned pipeline (intervals.py)
+    read_not_before: float | None = None  # a save's run reads its files no sooner (runner.py)
 
 
 class _WriteFailed(Exception):
@@ -265,6 +266,9 @@ class Execution:
             self.base_snapshot = self.table.head(self.branch)
 
     def load(self) -> LoadedPipeline:
+        if self.options.read_not_before is not None:
+            self.cancelled.wait(self.options.read_not_before - time.time())
+            self.check_cancel()
         files = self.options.files if self.options.files is not None else self.project.read_pipeline_files(self.ref)
         return load_checked(self.ref, files, lambda problem: self.log(problem.sentence(), "warn"))
 

@@ -8,7 +8,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..errors import RatError, RunCancelled
 from ..events import EventBus, RunFinished, RunQueued, RunStarted
@@ -130,9 +130,6 @@ class Runner:
         try:
             with lock, self._across_processes(handle, serialise):
                 try:
-                    # A save's run starts no sooner than the moment its files count as changed: a later request
-                    # for the same save (another app's, the editor touching the file) then finds it covering.
-                    handle.cancelled.wait(min(MAX_WAIT_FOR_CHANGE, (handle.join_since or 0.0) - time.time()))
                     if handle.cancelled.is_set():
                         raise RunCancelled()
                     joined = join_covering_run(self.state, self.events, record, handle.join_since)
@@ -140,7 +137,11 @@ class Runner:
                         record.status, record.snapshot_id, record.rows_written = "success", joined.snapshot_id, 0
                         record.landing = {"note": joined.note, "joined": joined.run_id}
                         return
-                    record.status, record.started_at = "running", time.time()
+                    # A save's run counts as started no sooner than the moment its files count as changed, and
+                    # reads them no sooner (Execution.load): a later request for the same save (another app's, the
+                    # editor touching the file) finds it covering. The wait overlaps the run's first phase.
+                    changed = handle.join_since if (handle.join_since or 0.0) - time.time() < MAX_WAIT_FOR_CHANGE else None
+                    record.status, record.started_at = "running", max(time.time(), changed or 0.0)
                     self.state.update_run(record.run_id, status="running", started_at=record.started_at)
                     self.events.publish(RunStarted(record.run_id, record.pipeline, record.version))
                     waiting = time.monotonic()
@@ -149,7 +150,8 @@ class Runner:
                     self.storage.prepare_run(handle.ref)  # e.g. the landing cache matches the bucket
                     with self.spark.using(isolated=True) as spark:  # user code: its own SQL conf, no stop()
                         execution = Execution(
-                            spark, self.project, record, handle.ref, handle.options, self.state, self.events,
+                            spark, self.project, record, handle.ref, replace(handle.options, read_not_before=changed),
+                            self.state, self.events,
                             handle.cancelled, self.spark.ensure_catalog, self.storage, self.null_columns,
                         )
                         execution.run()

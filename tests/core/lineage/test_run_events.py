@@ -206,3 +206,27 @@ def test_reading_a_pythons_lineage_while_a_runs_lineage_waits_for_the_same_lock_
         assert not reader.is_alive(), "a read of the stored lineage waited for the background writer"
     assert read == [None] and handle.wait(120).status == "success"
     assert scratch.wb.lineage_store.for_run(handle.run_id) is not None  # written once the lock was free
+
+
+def test_a_long_runs_start_is_written_while_it_runs_and_a_short_runs_before_its_end(scratch: Scratch, monkeypatch):
+    """The START waits a moment (its parse and files held up the run's first phases), never the run's end."""
+    import dataclasses
+    import time
+
+    from rat_tui.core.lineage import run_lineage
+
+    project = scratch.wb.project
+    monkeypatch.setattr(project, "settings", dataclasses.replace(project.settings, quality_timeout_seconds=6))
+    short = scratch.run(scratch.pipeline("silver", "short", "SELECT 1 AS id"))
+    assert [e["eventType"] for e in events_of(scratch, short["run_id"])] == ["START", "COMPLETE"]
+    fqn = scratch.pipeline("silver", "long", "SELECT 1 AS id", tests={
+        "slow": "SELECT * FROM {{ this }} CROSS JOIN range(400000) a CROSS JOIN range(40000) b WHERE hash(a.id, b.id) = 7"})
+    handle = scratch.wb.runs.submit(fqn)
+    deadline = time.monotonic() + run_lineage.START_DELAY + 4
+    while not events_of(scratch, handle.run_id) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not handle.done.is_set(), "the slow quality test ended too soon for this test"
+    assert [e["eventType"] for e in events_of(scratch, handle.run_id)] == ["START"]
+    record = handle.wait()
+    assert record.status == "failed"
+    assert [e["eventType"] for e in events_of(scratch, handle.run_id)] == ["START", "FAIL"]

@@ -263,17 +263,23 @@ def test_progress_counts_only_the_runs_own_job_group(lake):
             thread.join(30)
 
 
-def test_a_saves_run_starts_once_its_files_count_as_changed_so_another_request_for_that_save_joins_it(scratch: Scratch):
+def test_a_saves_run_counts_as_started_and_reads_its_files_once_they_count_as_changed(scratch: Scratch, monkeypatch):
     """A rename onto a pipeline file is reported at once, before the file's time plus the coarse clock's lag
-    has passed. A run that started before that moment would not count as having read the save, and a second
-    request for it (another app's, the editor touching the file) would run it again."""
+    has passed. A run that started, or read the file, before that moment would not count as having read the
+    save, and a second request for it (another app's, the editor touching the file) would run it again."""
     import time
 
+    from rat_tui.core.run import runner
+
+    monkeypatch.setattr(runner, "MAX_WAIT_FOR_CHANGE", 30.0)
     fqn = scratch.pipeline("silver", "saved", "-- @merge_strategy: append_only\nSELECT 1 AS id")
     ref = scratch.wb.project.find_pipeline(fqn)
-    changed = time.time() + 0.4
-    first = scratch.wb.runner.submit(ref, trigger="watch", join_since=changed).wait()
+    changed = time.time() + 2.0
+    handle = scratch.wb.runner.submit(ref, trigger="watch", join_since=changed)
+    time.sleep(0.3)  # the run is under way; what it reads is what the file holds at `changed`
+    scratch.pipeline("silver", "saved", "-- @merge_strategy: append_only\nSELECT 2 AS id")
+    first = handle.wait()
     assert first.status == "success" and first.started_at >= changed
     second = scratch.wb.runner.submit(ref, trigger="watch", join_since=changed).wait()
     assert second.status == "success" and second.landing["joined"] == first.run_id
-    assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]  # one save, one append
+    assert scratch.rows(f"SELECT id FROM {fqn}") == [[2]]  # one save, one append, of the file as saved
