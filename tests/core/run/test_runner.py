@@ -283,3 +283,14 @@ def test_a_saves_run_counts_as_started_and_reads_its_files_once_they_count_as_ch
     second = scratch.wb.runner.submit(ref, trigger="watch", join_since=changed).wait()
     assert second.status == "success" and second.landing["joined"] == first.run_id
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[2]]  # one save, one append, of the file as saved
+
+
+def test_a_run_writes_its_table_without_checksum_sidecar_files(scratch: Scratch):
+    """Hadoop's default local file system wrote a `.crc` file beside every data, manifest and metadata file,
+    checksumming every byte on the way."""
+    fqn = scratch.pipeline("silver", "plain", "SELECT id, id * 2 AS twice FROM range(100)")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.run(fqn)
+    written = [p.name for p in scratch.root.rglob("*") if p.is_file()]
+    assert any(name.endswith(".parquet") for name in written) and any(name.endswith(".metadata.json") for name in written)
+    assert [name for name in written if name.endswith(".crc")] == []
