@@ -2,13 +2,13 @@
 write; and save → run finished through the real file watcher, as the TUI's watch-and-run does.
 
 The JVM compiles Spark's and Iceberg's write path over its first few dozen writes (a write's time
-falls by a third meanwhile), so the bench first warms it with both writes, then interleaves them:
+falls by a third meanwhile; after 15 of each it still compiled about 100 methods a write), so the bench first warms it with both writes, then interleaves them:
 a save through the watcher, a run, a bare write, and again, each after the same pause. An idle JVM
 wakes slowly (its first call after 0.3 s idle takes a few ms, then a tenth of one; each of Spark's
 threads pays it), and a save comes after idle: a bare write measured straight after a run would not
 pay it. Neither side gets a warmer JVM or a quieter moment than the other.
 
-    python bench/warm_run.py [--rows 10000] [--repeat 7] [--warmup 15]
+    python bench/warm_run.py [--rows 10000] [--repeat 7] [--warmup 60]
 """
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--warmup", type=int, default=15, help="runs and bare writes first, not measured")
+    parser.add_argument("--warmup", type=int, default=60, help="runs and bare writes first, not measured")
     args = parser.parse_args()
     root = scratch_project("warm")
     sql = SQL.format(rows=args.rows)

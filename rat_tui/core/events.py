@@ -249,6 +249,9 @@ class EventBus:
     def publish(self, event: Event) -> None:
         with self._lock:
             listeners = list(self._listeners)
+        # The faces first: a background listener's thread wakes on its event and takes the GIL from this
+        # thread for up to a switch interval (5 ms), which a run's end then waited before the TUI saw it.
+        listeners.sort(key=lambda listener: isinstance(listener, _Backlog))
         for listener in listeners:
             try:
                 listener(event)

@@ -213,6 +213,8 @@ class IcebergTable:
         removal, go in the same commit (a separate drop was one more commit and two more loads a run).
         `table`: the Java table just loaded by the caller (Iceberg refreshes it before committing)."""
         table = table if table is not None else self._iceberg()
+        # main ends where the branch is: known now, where asking after the commit reloaded the metadata
+        moved_to = self.head(branch, table)
 
         def moved(manage):
             manage = manage.fastForwardBranch("main", branch)
@@ -225,7 +227,7 @@ class IcebergTable:
             transaction.commitTransaction()
         else:
             moved(table.manageSnapshots()).commit()
-        return self.head("main", table)
+        return moved_to
 
     def set_current(self, snapshot_id: int) -> None:
         self._procedure("set_current_snapshot", snapshot_id=str(int(snapshot_id)))

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PHASES = ("branch_creation", "config_loading", "build_result", "iceberg_write", "quality_tests", "branch_resolution")
+PHASES_WITHOUT_JOBS = ("branch_creation", "config_loading")  # no Spark job to follow: no progress thread
 
 
 @dataclass
@@ -167,8 +168,9 @@ class Execution:
         began = time.monotonic()
         ok, message, cancelled = False, "", False
         try:
-            with watch_tasks(self.spark.sparkContext, self.record.run_id, lambda done, total: self.events.publish(
-                    PhaseProgress(self.record.run_id, name, done, total))):
+            progress = watch_tasks(self.spark.sparkContext, self.record.run_id, lambda done, total: self.events.publish(
+                PhaseProgress(self.record.run_id, name, done, total))) if name not in PHASES_WITHOUT_JOBS else contextlib.nullcontext()
+            with progress:
                 yield info
             ok = True
         except BaseException as exc:

@@ -213,13 +213,15 @@ def align(result: "DataFrame", plan: SchemaPlan) -> "DataFrame":
     from pyspark.sql import functions as F
 
     renamed = dict(plan.renamed)
-    columns = {renamed.get(c, c): F.col(quote(c)) for c in result.columns}
+    named = {renamed.get(c, c): c for c in result.columns}  # the table's name -> the result's
+    missing = dict(plan.missing)
+    known = set(plan.columns)
+    ordered = [c for c in plan.columns if c in named or c in missing] + [c for c in named if c not in known]
+    if ordered == result.columns and not plan.narrower:
+        return result  # no Column made: each is a JVM round trip, and a warm run writes as it is
+    columns = {name: F.col(quote(source)) for name, source in named.items()}
     for name, kind in plan.narrower:
         columns[name] = columns[name].cast(kind)
-    for name, kind in plan.missing:
+    for name, kind in missing.items():
         columns[name] = F.lit(None).cast(kind)
-    known = set(plan.columns)
-    ordered = [c for c in plan.columns if c in columns] + [c for c in columns if c not in known]
-    if ordered == result.columns and not plan.narrower:
-        return result
     return result.select(*(columns[c].alias(c) for c in ordered))

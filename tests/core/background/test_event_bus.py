@@ -57,3 +57,23 @@ def test_settle_from_the_listeners_own_thread_returns_at_once_and_unsubscribed_b
     unsubscribe()
     assert bus.settle(timeout=1) is True
     stuck.set()
+
+
+def test_the_faces_get_an_event_before_a_background_listener_subscribed_earlier_wakes_on_it():
+    """A background listener's thread, woken first, took the GIL from the publisher: a run's end reached the TUI
+    up to a switch interval later."""
+    import time
+
+    bus = EventBus()
+    faces: list[str] = []
+    background_saw_the_face_first: list[bool] = []
+    bus.subscribe(lambda event: background_saw_the_face_first.append(event.message in faces), background=True)
+
+    def face(event) -> None:
+        time.sleep(0.2)  # time enough for a woken background thread to run first
+        faces.append(event.message)
+
+    bus.subscribe(face)
+    bus.publish(LogLine("r1", "info", "finished"))
+    assert bus.settle(timeout=30)
+    assert background_saw_the_face_first == [True]
