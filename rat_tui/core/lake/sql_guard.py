@@ -89,20 +89,19 @@ def _line_of(sql: str, pattern: str) -> int | None:
 
 
 def check_read_only(spark: "SparkSession", sql: str, what: str, relpath: str | None = None,
-                    inspection: bool = False) -> None:
+                    inspection: bool = False):  # -> the parsed plan (py4j), or None when Spark cannot parse it
     """Raise a RatError unless `sql` is one read-only query. `what` names the thing ("a pipeline").
 
-    A statement Spark cannot parse is left to spark.sql, whose error names the line.
+    A statement Spark cannot parse is left to spark.sql, whose error names the line. The plan checked is
+    returned: a DataFrame made from it does not parse the text a second time (build.run_sql).
     """
     try:
         plan = spark._jsparkSession.sessionState().sqlParser().parsePlan(sql)
     except Exception:
-        return
-    root = plan.getClass().getName().rsplit(".", 1)[-1]
-    if inspection and root in INSPECTION:
-        nodes = list(_nodes(json.loads(plan.toJSON())))[1:]
-    else:
-        nodes = list(_nodes(json.loads(plan.toJSON())))
+        return None
+    nodes = list(_nodes(json.loads(plan.toJSON())))
+    if inspection and plan.getClass().getName().rsplit(".", 1)[-1] in INSPECTION:
+        nodes = nodes[1:]
     for node in nodes:
         name = node["class"]
         short = name.rsplit(".", 1)[-1]
@@ -120,3 +119,4 @@ def check_read_only(spark: "SparkSession", sql: str, what: str, relpath: str | N
                 kind = _statement_name(name)
                 raise RatError(f"{what} must be one read-only query; {kind} statements are not allowed "
                                "(writing tables is the product's job)", relpath)
+    return plan

@@ -10,6 +10,7 @@ from ..lake.spark_errors import is_cancellation, summarise
 from ..lineage.plan_handoff import hand_over
 from ..project.pipeline_source import LoadedPipeline
 from ..project.python_guard import python_problems
+from ..lake.jvm_names import static_method
 from ..lake.sql_guard import check_read_only
 from ..project.templating import render
 from .context import PythonContext, RunContext
@@ -21,10 +22,17 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 
-def run_sql(ctx: RunContext, sql: str, relpath: str) -> "DataFrame":
-    """spark.sql with errors turned into a sentence naming the file (and the line when Spark knows it)."""
+def run_sql(ctx: RunContext, sql: str, relpath: str, parsed=None) -> "DataFrame":
+    """spark.sql with errors turned into a sentence naming the file (and the line when Spark knows it).
+    `parsed`: the text's plan, parsed already (check_read_only): analysed as spark.sql would (Dataset.ofRows,
+    under the session as the active one), without a second parse."""
+    from pyspark.sql import DataFrame
+
     try:
-        return ctx.spark.sql(sql)
+        if parsed is None:
+            return ctx.spark.sql(sql)
+        dataset = static_method(ctx.spark, "org.apache.spark.sql.Dataset.ofRows")
+        return DataFrame(dataset(ctx.spark._jsparkSession, parsed), ctx.spark)
     except Exception as exc:
         message, line = summarise(exc)
         raise RatError(f"SQL error: {message}", relpath, line) from None
@@ -32,8 +40,8 @@ def run_sql(ctx: RunContext, sql: str, relpath: str) -> "DataFrame":
 
 def build_sql(ctx: RunContext, pipeline: LoadedPipeline) -> "DataFrame":
     sql = render(pipeline.source, pipeline.source_relpath, ctx.jinja_context(ctx.this))
-    check_read_only(ctx.spark, sql, "a pipeline", pipeline.source_relpath)
-    return run_sql(ctx, sql, pipeline.source_relpath)
+    parsed = check_read_only(ctx.spark, sql, "a pipeline", pipeline.source_relpath)
+    return run_sql(ctx, sql, pipeline.source_relpath, parsed)
 
 
 def _to_dataframe(ctx: RunContext, result: Any, relpath: str) -> "DataFrame":

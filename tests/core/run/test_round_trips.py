@@ -55,8 +55,9 @@ def test_a_full_refresh_run_on_an_existing_table_makes_few_round_trips(scratch: 
     # is made from it), for the head it wrote, for the check that main did not move (the fast-forward
     # that drops the branch commits through it).
     assert round_trips["catalog load"] == 3, round_trips
-    # The query alone: the branch is made, fast-forwarded and dropped through the Java API.
-    assert round_trips["statement"] <= 1, round_trips
+    # Not even the query (parsed once for its read-only check, and analysed from that plan): the branch is made,
+    # fast-forwarded and dropped through the Java API.
+    assert round_trips["statement"] == 0, round_trips
 
 
 def _metadata_version(table_dir: Path) -> int:
@@ -157,8 +158,10 @@ def test_a_warm_full_refresh_run_writes_in_one_stage_with_few_jvm_round_trips(sc
     # by the run's own thread (the progress poller's depend on how long the write takes, py4j's release
     # of dead references on the garbage collector): 203 before the class names and the catalog were looked
     # up once; 110 or more while a run session copied the SQL settings a trip each (their number grows with
-    # the namespaces the test session registered: 4 on a lake of its own, hundreds in the full suite)
-    assert jvm_calls[f"run-{run['run_id']}"] <= 100, jvm_calls
+    # the namespaces the test session registered: 4 on a lake of its own, hundreds in the full suite); 94
+    # while the query was parsed twice (its read-only check, then spark.sql), main's head was read again after
+    # the fast-forward and a result already in the table's order was selected anew: 82 without them
+    assert jvm_calls[f"run-{run['run_id']}"] <= 85, jvm_calls
 
 
 def test_a_run_session_gets_every_setting_in_a_few_round_trips_and_catalogs_registered_later(
