@@ -121,6 +121,7 @@ ONE_SHOT_JIT = ("-XX:Tier4InvocationThreshold=50000", "-XX:Tier4MinInvocationThr
 # shrinks the code cache to 48 MB (tiered's is 240 MB): Spark's generated code filled it, and the JDK 17
 # code sweeper, flushing to make room, became a worker JVM's busiest thread (48 s of its 285 s of CPU);
 # tiered's size back stopped that and cut a subset's JVM CPU by 40 %.
+SPARE_DELAY = 0.2  # seconds after a run session is given back, the next one is made (_spare_later)
 QUICK_JIT = ("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=240m")
 
 
@@ -169,6 +170,10 @@ class SparkManager:
         self._kept: dict[str, SparkSession] = {}  # isolated sessions reused by name (`using(keep=…)`)
         self._conf_lock = threading.Lock()
         self._idle: tuple[str, threading.Event] | None = None  # work nobody waits for: (job group, stop)
+        # A run session made ahead, while nothing waits (see _run_session); among _children, so catalogs
+        # registered meanwhile reach it. (parent, session).
+        self._spare: tuple[SparkSession, SparkSession] | None = None
+        self._spare_timer: threading.Timer | None = None
         self.start_seconds: float | None = None
 
     # -- state ------------------------------------------------------------------
@@ -257,6 +262,7 @@ class SparkManager:
             if child is not None and not keep:
                 with self._conf_lock:
                     self._children.remove(child)
+                self._spare_later(spark)
             with self._lock:
                 self._active -= 1
                 if self._active == 0 and self._spark is not None:
@@ -297,6 +303,47 @@ class SparkManager:
         return child
 
     def _run_session(self, spark: "SparkSession") -> "SparkSession":
+        """A session of its own: the one made ahead when there is one. Made as a run starts, after the JVM sat
+        idle, it cost a warm save's run 15-25 ms (an idle JVM answers its first calls slowly); made ahead, the
+        run's first call is its table's load."""
+        with self._conf_lock:
+            spare, self._spare = self._spare, None
+        if spare is not None and spare[0] is spark:
+            return spare[1]
+        if spare is not None:  # made on a JVM since replaced
+            with self._conf_lock:
+                self._children.remove(spare[1])
+        return self._new_run_session(spark)
+
+    def _spare_later(self, spark: "SparkSession") -> None:
+        """Make the next run session SPARE_DELAY after this one ends (its run's last events are out by then)."""
+        if self.one_shot:  # one script, one run: nothing would take it
+            return
+        with self._conf_lock:
+            if self._spare is not None or self._spare_timer is not None:
+                return
+            self._spare_timer = timer = threading.Timer(SPARE_DELAY, self._make_spare, (spark,))
+        timer.daemon = True
+        timer.start()
+
+    def _make_spare(self, spark: "SparkSession") -> None:
+        try:
+            if self._spark is not spark:  # stopped, or its JVM died, meanwhile
+                return
+            made = self._new_run_session(spark)
+        except Exception:  # the JVM going away under it: a run makes its own session then
+            log.debug("making a run session ahead failed", exc_info=True)
+            return
+        finally:
+            with self._conf_lock:
+                self._spare_timer = None
+        with self._conf_lock:
+            if self._spare is None and self._spark is spark:
+                self._spare, made = (spark, made), None
+            else:
+                self._children.remove(made)
+
+    def _new_run_session(self, spark: "SparkSession") -> "SparkSession":
         """A session of its own with every SQL setting of the root's (launch settings and catalogs registered
         since), copied in one call on the JVM's side: one `conf.set` per setting was a round trip each, about
         17 a run with a few namespaces and more with every namespace registered."""
@@ -454,8 +501,10 @@ class SparkManager:
     def _drop_sessions(self) -> None:
         self._catalogs.clear()
         with self._conf_lock:
-            self._children = [c for c in self._children if c not in self._kept.values()]
+            spare = [self._spare[1]] if self._spare is not None else []
+            self._children = [c for c in self._children if c not in self._kept.values() and c not in spare]
             self._kept.clear()
+            self._spare = None
         self._starter = None
         self._ready.clear()
 

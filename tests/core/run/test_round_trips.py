@@ -190,3 +190,26 @@ def test_a_run_session_gets_every_setting_in_a_few_round_trips_and_catalogs_regi
     with spark.using(isolated=True) as session:
         assert session.conf.get(f"spark.sql.catalog.{later.ns}_extra19.type") == "hadoop"
         assert session.conf.get("spark.sql.runSQLOnFiles") == "false"
+
+
+def test_a_run_session_made_ahead_is_the_next_runs_and_has_the_catalogs_registered_since(scratch: Scratch):
+    """A run's session is made while nothing waits, once the last one is given back (made as a run started, after
+    the JVM sat idle, it cost a save's run 15-25 ms); a namespace registered while it waited must reach it."""
+    import time
+
+    spark = scratch.wb.spark
+    first = scratch.pipeline("silver", "first", "SELECT 1 AS id")
+    assert scratch.run(first)["status"] == "success"
+    deadline = time.monotonic() + 10
+    while spark._spare is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert spark._spare is not None, "no run session was made ahead"
+    made_ahead = spark._spare[1]
+    later = Scratch.create(scratch.wb, "after_the_spare")
+    spark.ensure_catalog(later.ns)  # registered while the session made ahead waits
+    fqn = later.pipeline("silver", "orders", "SELECT id FROM range(3)")
+    run = later.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert later.rows(f"SELECT count(*) FROM {later.ns}.silver.orders") == [[3]]
+    assert made_ahead not in spark._children and (spark._spare is None or spark._spare[1] is not made_ahead)
+    assert made_ahead.conf.get(f"spark.sql.catalog.{later.ns}.type") == "hadoop"
