@@ -146,6 +146,8 @@ class UnitTests:
                         variables["watermark_value"] = ctx.watermark_value()
                 if "run_started_at" in loaded.source:
                     variables["run_started_at"] = ctx.run_started_at
+                if ctx.interval is not None:  # a partitioned pipeline's preview builds its newest interval
+                    variables["interval_start"] = ctx.interval.start_text
             finally:
                 ctx.cleanup()
         return given, this, variables

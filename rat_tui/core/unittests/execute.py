@@ -11,9 +11,12 @@ from typing import TYPE_CHECKING, Any
 from ..errors import RatError
 from ..lake.spark_errors import summarise
 from ..project.model import Project
+from ..project.partitions import Interval, parse_moment
 from ..project.pipeline_source import LoadedPipeline
 from ..run.build import build, materialise
 from ..run.context import run_timestamp
+from ..run.intervals import in_intervals
+from ..run.intervals import replace as replace_intervals
 from ..run.strategies import WRITERS, WriteJob, partition_by, table_properties, table_schema, writes_once
 from .context import UnitContext
 from .frames import as_dicts, cast_frame, cast_rows, compare, rows_frame
@@ -79,14 +82,19 @@ def _run(spark: "SparkSession", project: Project, storage: "Storage", catalog: S
     started = test.vars.get("run_started_at")
     started = str(started) if started is not None else run_timestamp(datetime.now(timezone.utc))
     scratch = catalog.table(spark, pipeline.ref, unit_id)
+    interval = _interval(pipeline, test)
     # Whether the table has rows, the test says: no scan of the table for is_incremental().
     ctx = UnitContext(spark, project, pipeline.ref, config, f"unit_{unit_id}", started, scratch.table,
-                      test.this is not None, storage, has_rows=bool(test.this.rows) if test.this is not None else None)
+                      test.this is not None, storage, has_rows=bool(test.this.rows) if test.this is not None else None,
+                      interval=interval)
     try:
         ctx.prepare(test)
         if test.this is not None:
             _load_this(ctx, scratch, pipeline, test, test.this)
         result = build(ctx, pipeline)
+        if interval is not None:  # what a run keeps of an interval's build (run/intervals.py)
+            assert config.partitions is not None
+            result = result.where(in_intervals(config.partitions.column, [interval]))
         missing: list = []
         unexpected: list = []
         failed_in: list[str] = []
@@ -123,12 +131,33 @@ def _write(ctx: UnitContext, scratch: ScratchTable, pipeline: LoadedPipeline, te
     new, rows = (result, None) if writes_once(config, empty) else materialise(result, pipeline.source_relpath)
     job = WriteJob(scratch.table, BRANCH, new, config, ctx.run_id, started, rows, target_empty=empty)
     try:
-        WRITERS[config.merge_strategy](job)
+        if ctx.interval is None:
+            WRITERS[config.merge_strategy](job)
+        else:  # a partitioned pipeline's run replaces its interval's rows
+            replace_intervals(config, [ctx.interval], job)
     except RatError as exc:
         raise RatError(exc.message, pipeline.source_relpath, exc.line) from None
     finally:
         job.drop_views()
     return scratch.after()
+
+
+def _interval(pipeline: LoadedPipeline, test: UnitTest) -> Interval | None:
+    """The interval a partitioned pipeline's test builds (`vars: {interval_start: …}`; it ends one grain later)."""
+    partitions = pipeline.config.partitions
+    given = test.vars.get("interval_start")
+    if partitions is None:
+        if given is not None:
+            raise test.error("vars: interval_start is for a partitioned pipeline's test (this one has no partitions: "
+                             "in its config.yaml)", test.vars_line)
+        return None
+    start = parse_moment(given) if given is not None else None
+    if start is None:
+        example = partitions.start.strftime("%Y-%m-%d %H:%M:%S" if partitions.grain == "hour" else "%Y-%m-%d")
+        raise test.error(f"{pipeline.ref.fqn} builds one interval at a time: say which in vars, e.g. "
+                         f"`vars: {{interval_start: '{example}'}}` (its {partitions.grain} starting then)",
+                         test.vars_line)
+    return Interval(start, partitions.step(start), partitions.grain)
 
 
 def _properties(config: "PipelineConfig") -> dict[str, str]:

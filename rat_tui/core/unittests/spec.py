@@ -24,7 +24,7 @@ import yaml
 from ..errors import RatError
 
 UNIT_FOLDER = Path("tests", "unit")
-VARS = ("is_incremental", "watermark_value", "run_started_at")
+VARS = ("is_incremental", "watermark_value", "run_started_at", "interval_start")
 _INPUT = re.compile(r"""^\s*(ref|landing_zone)\(\s*['"]([^'"]+)['"]\s*\)\s*$""")
 
 

@@ -257,3 +257,42 @@ def test_a_given_inputs_text_takes_its_tables_types_so_a_written_fixture_runs(sc
     assert found["not_a_number"]["error"].endswith(
         "given ref('bronze.priced'): value 'ten' of column 'amount' does not cast to decimal(10,2)"), found
     assert "not_a_number.yaml:4" in found["not_a_number"]["error"]
+
+
+def test_a_partitioned_pipelines_test_builds_the_interval_its_vars_name_and_test_fixture_writes_one(scratch):
+    """Found by a new user: `test-fixture` on a partitioned pipeline failed ('interval_start' is undefined), and
+    so did any unit test of one: a unit test built the pipeline with no interval."""
+    from tests.intervalhelpers import last_three_days
+
+    from datetime import timedelta
+
+    start, fqn = last_three_days(scratch)
+    day, next_day = start.isoformat(), (start + timedelta(days=1)).isoformat()
+    unit(scratch, fqn, "one_day", f"""\
+        given:
+          - input: ref('bronze.src')
+            rows:
+              - {{id: 1, order_date: '{day}', amount: 1.5}}
+              - {{id: 2, order_date: '{next_day}', amount: 2.5}}
+        vars: {{interval_start: '{day}'}}
+        expect:
+          output: [{{id: 1, amount: 1.5, built_for: '{day}'}}]
+          table_after: [{{id: 1, amount: 1.5, built_for: '{day}'}}]
+        """)
+    unit(scratch, fqn, "no_interval", """\
+        given:
+          - input: ref('bronze.src')
+            rows: [{id: 1, order_date: '2024-01-01', amount: 1.0}]
+        expect:
+          output: []
+        """)
+    found = results(scratch, fqn)
+    assert found["one_day"]["status"] == "passed", found["one_day"]
+    assert found["no_interval"]["status"] == "error"
+    assert "builds one interval at a time: say which in vars" in found["no_interval"]["error"], found["no_interval"]
+
+    written = scratch.wb.unit_tests.unit_fixture(fqn)
+    text = (scratch.wb.project.root / written.path).read_text()
+    assert "interval_start:" in text, text
+    assert written.test.status == "passed", written.test
+    assert written.output_rows > 0, text
