@@ -349,9 +349,10 @@ def after_lines(text: str, count: int) -> str:
 
 def _lines_above_header(path: Path, text: str, dialect: Dialect, settings: ZoneReadSettings) -> int:
     """How many lines above the header hold no table: empty (`,,,,,,,,`) or one value only, a report's title
-    (`Number of … by State During FY 2010,,,,`), in a table of three columns or more. RatError naming the
-    lines when the first line of several values is narrower than the rows under it (a title of several
-    values: Spark would fail on the first row wider than the header)."""
+    (`Number of … by State During FY 2010,,,,`), in a table of three columns or more; in a table of two, a
+    line of one field (`Sales`), since `1,` there is a row with an empty value. RatError naming the lines
+    when the first line of several values is narrower than the rows under it (a title of several values:
+    Spark would fail on the first row wider than the header)."""
     reader = _reader(text, dialect)
     rows = []  # (last line, values, width) of the first records
     try:
@@ -360,10 +361,12 @@ def _lines_above_header(path: Path, text: str, dialect: Dialect, settings: ZoneR
     except csv.Error:
         pass
     widths = Counter(width for _, values, width in rows if values >= 2)
-    if not widths or (table := widths.most_common(1)[0][0]) < 3:
+    if not widths or (table := widths.most_common(1)[0][0]) < 2:
         return 0
     skip = 0
     for line, values, width in rows:
+        if table == 2 and values == 1 and width > 1:
+            return 0
         if values > 1:
             if width < table:  # a title of several values, or a header narrower than the rows
                 above = f"lines 1-{line}" if line > 1 else "line 1"

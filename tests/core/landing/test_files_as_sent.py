@@ -217,6 +217,22 @@ def test_a_report_with_a_title_above_its_header_loads_its_table(scratch: Scratch
     assert any("1 row(s) of fy2010.csv with no value not loaded (line 7)" in m for m in logged)
 
 
+def test_a_small_report_with_a_one_word_title_above_two_columns_loads_its_table_and_a_headerless_pair_its_rows(
+        scratch: Scratch):
+    """Found by a new user: `Sales` above `id,amount` was taken for the header, a table of one column named
+    `Sales` (only tables of three columns or more were looked at). A two-column file's first row with an empty
+    value (`1,`) is a row, not a title."""
+    _zone_file(scratch, "small", "r.csv", b"Sales\nid,amount\n1,10.5\n2,7.25\n")
+    run = load_zone(scratch, "small")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, amount FROM {run['fqn']} ORDER BY id") == [[1, 10.5], [2, 7.25]]
+    assert any("r.csv: line 1 above the header (a title) not loaded" in m for m in _logged(scratch, run))
+    _zone_file(scratch, "pairs", "p.csv", b"id,amount\n1,\n2,7.25\n")
+    run = load_zone(scratch, "pairs")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, amount FROM {run['fqn']} ORDER BY id") == [[1, None], [2, 7.25]]
+
+
 def test_skip_rows_pins_the_lines_above_the_header(scratch: Scratch):
     """A title of several values, which detection cannot tell from a header: refused naming the lines; with
     skip_rows pinned the table loads."""
