@@ -165,6 +165,10 @@ def test_a_normal_run_does_the_intervals_since_the_last_done_one_plus_lookback(s
         (str(today - timedelta(days=1)), "done", second["run_id"])]
     assert first["rows_written"] == 30 and second["rows_written"] == 10
     assert scratch.rows(f"SELECT count(*) FROM {fqn}") == [[30]]  # today's rows wait for today to end
+    # the history calls what they did an interval replace, not the full_refresh it was once labelled
+    runs = [e for e in scratch.wb.tables.history(fqn).as_dict()["snapshots"] if e["kind"] == "run"]
+    assert [(e["run_id"], e["strategy"]) for e in runs] == [(first["run_id"], "intervals"),
+                                                            (second["run_id"], "intervals")]
 
 
 def test_a_second_backfill_while_one_awaits_review_is_refused_naming_the_held_run(scratch: Scratch):

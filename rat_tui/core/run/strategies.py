@@ -36,6 +36,9 @@ WRITTEN_ONCE = (MergeStrategy.FULL_REFRESH, MergeStrategy.APPEND_ONLY)
 KEYED_FIRST_LOAD = (MergeStrategy.INCREMENTAL, MergeStrategy.DELETE_INSERT)
 
 
+INTERVALS = "intervals"  # the strategy label of a partitioned pipeline's write
+
+
 def run_strategy(config: PipelineConfig, full_refresh: bool) -> str:
     """What a run did to the table: its pipeline's strategy, or a full refresh when asked for one."""
     return MergeStrategy.FULL_REFRESH.value if full_refresh else config.merge_strategy.value
@@ -57,6 +60,7 @@ class WriteJob:
     rows_in_result: int | None  # None when not counted (writes_once)
     target_empty: bool = False  # a first load (or a full refresh): nothing to merge with
     full_refresh: bool = False  # a --full-refresh run of a pipeline of any strategy
+    intervals: bool = False  # a partitioned pipeline's run: it replaces its intervals' rows (run/intervals.py)
     views: list[str] = field(default_factory=list)  # temp views made for the merge; dropped after the run
 
     @property
@@ -76,7 +80,8 @@ class WriteJob:
 
     @property
     def strategy(self) -> str:
-        return run_strategy(self.config, self.full_refresh)
+        """What the table's history calls the write: `intervals` for a partitioned pipeline's interval replace."""
+        return INTERVALS if self.intervals and not self.full_refresh else run_strategy(self.config, self.full_refresh)
 
     def writer(self, df: "DataFrame"):  # -> DataFrameWriterV2
         """A writer onto the branch that records the run id and strategy in the snapshot summary
