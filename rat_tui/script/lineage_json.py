@@ -8,6 +8,8 @@ if TYPE_CHECKING:  # the service imports sqlglot: 0.2 s an attached client does 
 
 
 def column_trace_json(trace: ColumnTrace) -> dict:
-    return {"column": trace.column.name, "direction": trace.direction,
-            "columns": [{"table": c.column.table, "column": c.column.column, "kind": c.kind, "via": c.via,
-                         "depth": c.depth, "pipeline": c.pipeline} for c in trace.columns]}
+    """`note`: only when there is one (a column its query no longer makes)."""
+    found = {"column": trace.column.name, "direction": trace.direction,
+             "columns": [{"table": c.column.table, "column": c.column.column, "kind": c.kind, "via": c.via,
+                          "depth": c.depth, "pipeline": c.pipeline} for c in trace.columns]}
+    return {**found, "note": trace.note} if trace.note else found

@@ -89,6 +89,12 @@ def test_a_renamed_column_kept_as_null_names_its_readers_and_a_run_that_reads_it
         ("null_input", f"reads {silver}.country, which the last run of {silver} ({upstream['run_id']}) no longer "
                        "makes: it is NULL in the rows that run wrote; change this query, or make country again there")]
     assert StateDB(scratch.wb.project.state_dir / "state.db").get_run(downstream["run_id"]).outcome == "noted"
+    # its lineage says so too: it read as a column made from nothing
+    status, results = script(scratch.wb, f"lineage --column {silver}.country\nlineage --column {silver}.amount\n")
+    assert status == 0, results
+    assert results[0]["columns"] == [] and results[0]["note"] == (
+        f"the query of {silver} no longer makes country: the table keeps the column, NULL in the rows written since")
+    assert "note" not in results[1] and results[1]["columns"] == []  # a column its query makes from a literal
 
     # A reader that no longer reads it is told nothing of it; its own country, which nothing reads, is noted plainly
     scratch.pipeline("gold", "revenue_by_country",

@@ -28,6 +28,7 @@ class ColumnTrace:
     column: ColumnRef
     direction: str  # up | down
     columns: tuple[TracedColumn, ...]
+    note: str = ""  # why nothing is upstream, when it is more than that (ColumnLineage.no_longer_made)
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class ColumnTree:
     column: ColumnRef
     upstream: tuple[Branch, ...]
     downstream: tuple[Branch, ...]
+    note: str = ""  # why nothing is upstream, when it is more than that (ColumnLineage.no_longer_made)
 
 
 class ColumnLineage:
@@ -148,13 +150,25 @@ class ColumnLineage:
         if column.column not in self._table_columns(column.table):
             raise RatError(f"no column {column.name}: {self._why_unknown(column)}")
         found = graph.upstream(column, depth) if up else graph.downstream(column, depth)
-        return ColumnTrace(column, "up" if up else "down", tuple(found))
+        return ColumnTrace(column, "up" if up else "down", tuple(found), self.no_longer_made(column) if up else "")
 
     def column_tree(self, column: ColumnRef) -> ColumnTree:
         graph = self.graph()
         if column.column not in self._table_columns(column.table):
             raise RatError(f"no column {column.name}: {self._why_unknown(column)}")
-        return ColumnTree(column, graph.tree(column, up=True), graph.tree(column, up=False))
+        return ColumnTree(column, graph.tree(column, up=True), graph.tree(column, up=False), self.no_longer_made(column))
+
+    def no_longer_made(self, column: ColumnRef) -> str:
+        """A column of the table that its pipeline's query no longer makes (a run kept it, NULL in the rows it
+        wrote): said where the column's upstream is empty, which read as a column made from nothing."""
+        result = self._results.get(column.table)
+        lineage = result[1] if result is not None else None
+        if lineage is None or lineage.problem or not lineage.columns:
+            return ""
+        if column.column.lower() in {name.lower() for name in lineage.columns}:
+            return ""
+        return (f"the query of {column.table} no longer makes {column.column}: the table keeps the column, NULL in "
+                "the rows written since")
 
     def _table_columns(self, table: str) -> set[str]:
         if self._graph is None or table not in self._graph.nodes:

@@ -65,12 +65,12 @@ class ColumnLineageScreen(ModalScreen[None]):
     def _loaded(self, message: Loaded) -> None:
         tree = self.query_one("#column-lineage-tree", Tree)
         tree.clear()
-        for title, branches in (("upstream: made from", message.tree.upstream),
-                                ("downstream: read by", message.tree.downstream)):
+        for title, branches, note in (("upstream: made from", message.tree.upstream, message.tree.note),
+                                      ("downstream: read by", message.tree.downstream, "")):
             section = tree.root.add(Text(f"{title} ({len(branches)})", style="bold"), expand=True)
             self._add(section, branches)
             if not branches:
-                section.add_leaf(Text("nothing", style="grey50"))
+                section.add_leaf(Text(note, style="yellow") if note else Text("nothing", style="grey50"))
         tree.focus()
 
     def _add(self, parent: TreeNode, branches: tuple[Branch, ...]) -> None:
