@@ -33,6 +33,7 @@ class Runs:
         self.selections: list[SelectionRun] = []
         self._selections_lock = threading.Lock()
         self._cleanup_lock = threading.Lock()
+        self._by_hand = threading.Lock()  # one check-then-submit at a time (run_unless_queued)
 
     # -- recovery -----------------------------------------------------------------------
     def needs_cleanup(self) -> bool:
@@ -64,6 +65,18 @@ class Runs:
         if self.needs_cleanup():
             self.cleanup_leftovers()
         return self.runner.submit(ref, options, version=version, trigger=trigger, join_since=join_since)
+
+    def run_unless_queued(self, pipeline: str) -> tuple[RunHandle, bool]:
+        """A run of the working copy, or the one of it already queued, which then runs even where a save's run
+        would have joined another (see request_run): `r` pressed three times in a row while a run went gave three
+        runs, one after the other. (the run, whether it is a new one)"""
+        ref = self.project.find_pipeline(pipeline)
+        with self._by_hand:
+            queued = self.runner.queued_run(ref)
+            if queued is not None and queued.options == RunOptions() and queued.record.version == "draft":
+                queued.join_since = None
+                return queued, False
+            return self.submit(pipeline), True
 
     def request_run(self, ref: PipelineRef, trigger: str, changed_at: float) -> RunHandle:
         """A draft run for files changed at `changed_at`: a burst of saves, or saves during a run, give one more

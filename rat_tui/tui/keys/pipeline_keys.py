@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 from ...core.commands.browse_results import QueryResult
+from ...core.run.runner import RunHandle
 from ..components.modals import AskText, Confirm
 from ..components.pipeline_view import PipelineView
 from ..components.unit_tests_pane import UnitTestsPane
@@ -13,8 +14,8 @@ from ..outcomes import count, fixture_written, rows_shown, unit_tested
 from .base import KeyGroup
 
 
-# The run keys (keymap ids) and what each asks of the run
-RUN_OPTIONS: dict[str, dict[str, bool]] = {"run": {}, "run_published": {"published": True},
+# The run keys (keymap ids) besides `run` itself, and what each asks of the run
+RUN_OPTIONS: dict[str, dict[str, bool]] = {"run_published": {"published": True},
                                            "run_reload_files": {"reload_files": True},
                                            "run_review": {"review": True}}  # stops before main, awaiting a or x
 
@@ -33,6 +34,9 @@ class PipelineKeys(KeyGroup):
         view = app.detail.current(PipelineView)
         if view is not None and view.fqn == fqn:
             view.show_tab("tab-run")
+        if action_id == "run":  # pressed again before the run starts: that run, not one more
+            app.jobs.run("run", partial(app.workbench.runs.run_unless_queued, fqn), _queued_already)
+            return
         app.jobs.run("run for review" if action_id == "run_review" else "run",
                      partial(app.workbench.runs.submit, fqn, **RUN_OPTIONS[action_id]))
 
@@ -148,3 +152,8 @@ class PipelineKeys(KeyGroup):
             self.app.jobs.run("compact", partial(self.app.workbench.tables.compact, fqn),
                               lambda result: f"{fqn}: compacted {count(result.files_before, 'data file')} into "
                                              f"{result.files_after}.", reload=True)
+
+
+def _queued_already(asked: tuple[RunHandle, bool]) -> str:
+    handle, new = asked
+    return "" if new else f"run {handle.run_id} of {handle.record.pipeline} is queued already; it runs next"

@@ -294,3 +294,21 @@ def test_a_run_writes_its_table_without_checksum_sidecar_files(scratch: Scratch)
     written = [p.name for p in scratch.root.rglob("*") if p.is_file()]
     assert any(name.endswith(".parquet") for name in written) and any(name.endswith(".metadata.json") for name in written)
     assert [name for name in written if name.endswith(".crc")] == []
+
+
+def test_a_run_asked_for_again_before_it_starts_is_that_run_not_one_more(scratch: Scratch):
+    """Found by a new user: `r` pressed three times while a run of the pipeline went gave three runs, one after the
+    other. A run by hand asked for while one of the working copy waits to start is that run (and it runs even
+    where a save's run would have joined another)."""
+    fqn = scratch.pipeline("silver", "pressed", "-- @merge_strategy: append_only\nSELECT 1 AS id")
+    ref = scratch.wb.project.find_pipeline(fqn)
+    runs = scratch.wb.runs
+    with scratch.wb.runner._pipeline_locks[ref]:  # a run of it under way: what is asked now waits
+        first, new = runs.run_unless_queued(fqn)
+        assert new and first.record.status == "queued"
+        again, new_again = runs.run_unless_queued(fqn)
+        third, new_third = runs.run_unless_queued(fqn)
+        assert (again, new_again, third, new_third) == (first, False, first, False)
+    assert first.wait().status == "success"
+    assert scratch.rows(f"SELECT count(*) FROM {fqn}") == [[1]]  # one append, not three
+    assert [r["run_id"] for r in scratch.wb.browse.runs(fqn).as_dict()["runs"]] == [first.run_id]
