@@ -50,6 +50,9 @@ from .script_host import AppScreen, ScriptJob
 W = TypeVar("W", bound=Widget)
 
 
+GROUP_KINDS = ("namespace", "layer", "group")  # tree nodes whose panel is a GroupView of their children
+
+
 class RatApp(App):
     detail: DetailArea  # the right side (compose)
 
@@ -202,7 +205,7 @@ class RatApp(App):
     def show_node(self, node: TreeNode[NodeData]) -> None:
         data = node.data
         self.selected = data
-        if data.kind in ("namespace", "layer", "group"):
+        if data.kind in GROUP_KINDS:
             self.detail.show(lambda: GroupView(node))
         else:
             self.detail.show(lambda: self.node_view(data), self._opened)
@@ -224,6 +227,8 @@ class RatApp(App):
         shown = self.detail.current(PipelineView) or self.detail.current(ZoneView)
         if shown is not None and shown.node == node:
             shown.load()
+        elif node.kind in GROUP_KINDS:  # its panel is made from the tree's node, which the reload rebuilt
+            self.show_cursor_node()
         else:
             self.detail.show(lambda: self.node_view(node), self._opened)
 

@@ -8,7 +8,7 @@ import threading
 import pytest
 from textual.widgets import DataTable
 
-from devkit.pilot import screen, select, until
+from devkit.pilot import notifications, screen, select, until
 from rat_tui.core.events import Event, RunFinished
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.pipeline_view import PipelineView
@@ -113,3 +113,27 @@ async def test_the_zones_a_run_archived_show_their_files_after_it_without_an_ove
         await pilot.pause(0.5)
         assert reads == []
         assert not [p for p in (scratch.root / "landing" / "feed").iterdir() if p.suffix == ".csv"]
+
+
+@pytest.mark.parametrize("kind", ["namespace", "layer", "group"])
+async def test_a_run_ending_while_the_cursor_is_on_a_namespace_layer_or_group_fails_nothing(scratch: Scratch, kind: str):
+    """Found by a new user: each run's end (a shell command's, a save's) toasted "the screen failed" while the
+    cursor was on a namespace, a layer or the tables: the reload built a table panel for that node."""
+    fqn = scratch.pipeline("silver", "grouped", "SELECT id FROM VALUES (1), (2) AS v(id)")
+    assert scratch.run(fqn)["status"] == "success"
+    app = RatApp(scratch.wb, watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        tree = app.query_one(ProjectTree)
+        wanted = {"namespace": NodeData("namespace", scratch.ns), "layer": NodeData("layer", scratch.ns, "silver"),
+                  "group": NodeData("group", scratch.ns, "tables")}[kind]
+        node = next(n for n in tree._walk(tree.root) if n.data == wanted)
+        tree.move_cursor(node)
+        await until(pilot, lambda: app.selected == wanted, 10, "the cursor on the node")
+        done = threading.Event()
+        threading.Thread(target=lambda: (scratch.wb.runs.submit(fqn).wait(), done.set()), daemon=True).start()
+        await until(pilot, done.is_set, 60, "the run's end")
+        await pilot.pause(0.5)
+        errors = [n.message for n in notifications(app) if n.severity == "error"]
+        assert errors == [], errors
+        assert app.selected == wanted
