@@ -464,6 +464,13 @@ class Execution:
                                       sensitive)
                    or (bool(plan.incompatible) and (replaces_every_row or self.table.holds_no_rows()))
                    or (full_refresh and not plan.matches_result()))
+        header_only_notes = []
+        if plan.incompatible and not replaces_every_row and (
+                header_only := landing_steps.header_only_files(self.project, self.files_read)):
+            # a partner's file of its header alone: no row, no type; its columns take the table's
+            plan, rebuild = plan.cast_to_the_table(), False
+            header_only_notes.append(RunNote("other", f"{', '.join(header_only)}: only a header, no row loaded; "
+                                             "the table's column types kept", phase="iceberg_write"))
         if rebuild and full_refresh:
             plan = plan.as_the_query_makes()
         if not rebuild:
@@ -477,7 +484,7 @@ class Execution:
         self.built = replace(self.built, result=align(self.result, plan))
         breaks = self.null_columns.breaks(self.ref.fqn, *plan.dropped_and_added()) \
             if (plan.missing or plan.dropped) and self.null_columns is not None else None
-        self.schema_notes = plan.run_notes(breaks)
+        self.schema_notes = [*header_only_notes, *plan.run_notes(breaks)]
         for note in self.schema_notes:
             self.log(f"schema: {note.text}", "warn" if note.kind == "null_column" else "info")
         self.record_notes()

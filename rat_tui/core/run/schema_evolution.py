@@ -49,6 +49,12 @@ class SchemaPlan:
     narrower: list[tuple[str, "DataType"]] = field(default_factory=list)  # (column, the table's type): values fit it
     result_order: list[str] = field(default_factory=list)  # the result's columns, by the table's names
 
+    def cast_to_the_table(self) -> "SchemaPlan":
+        """The plan with each incompatible column written in the table's type: for a result of no rows (files that
+        hold only their header), whose columns' types say nothing."""
+        return replace(self, narrower=[*self.narrower, *((name, old) for name, old, _new in self.incompatible)],
+                       incompatible=[])
+
     def run_notes(self, breaks: Mapping[str, str] | None = None) -> list[RunNote]:
         """What the write does to the table's columns, for the run's notes (under its write phase). `breaks`:
         for a column kept as NULL, what downstream reads it (lineage/null_columns.py)."""
@@ -104,6 +110,26 @@ def fits(narrow: "DataType", wide: "DataType") -> bool:
     return False
 
 
+INTEGRAL_DIGITS = {"tinyint": 3, "smallint": 5, "int": 10, "bigint": 19}
+
+
+def casts_exactly(value: "DataType", column: "DataType") -> bool:
+    """Every value of `value` is written into a column of `column` unchanged, though the table may not widen
+    one into the other: an int into a double (Iceberg promotes no int to a double), an integer into a decimal
+    with digits enough. A landing file whose prices are all whole numbers reads them as int; the table's
+    column is a double."""
+    from pyspark.sql.types import DecimalType, DoubleType
+
+    if fits(value, column):
+        return True
+    rank, digits = INTEGRAL_RANK.get(value.simpleString()), INTEGRAL_DIGITS.get(value.simpleString())
+    if rank is None or digits is None:
+        return False
+    if isinstance(column, DoubleType):
+        return rank <= INTEGRAL_RANK["int"]  # a bigint past 2^53 is no double
+    return isinstance(column, DecimalType) and column.precision - column.scale >= digits
+
+
 def plan_schema(table: "StructType", result: "StructType", case_sensitive: bool = False) -> SchemaPlan:
     """What writing `result` into a table of schema `table` changes. `case_sensitive`: the session's
     spark.sql.caseSensitive; when false (Spark's default) names differing only in case are one column."""
@@ -125,7 +151,7 @@ def plan_schema(table: "StructType", result: "StructType", case_sensitive: bool 
             continue
         if fits(old, f.dataType):
             plan.widened.append((name, old, f.dataType))
-        elif fits(f.dataType, old):
+        elif casts_exactly(f.dataType, old):
             plan.narrower.append((name, old))
         else:
             plan.incompatible.append((name, old, f.dataType))

@@ -358,3 +358,26 @@ def test_a_file_that_grows_while_the_run_reads_it_fails_the_run_and_main_stays(s
     monkeypatch.delenv("RAT_TEST_PAUSE_AT")
     assert scratch.run(fqn)["status"] == "success"
     assert scratch.rows(f"SELECT COUNT(*) FROM {fqn}") == [[2000]]
+
+
+def test_a_later_file_of_its_header_alone_or_of_whole_prices_loads_into_the_tables_types(scratch: Scratch):
+    """Found by a new user, both blocking the zone: a partner's file of its header alone failed the run once the
+    table had rows (`price changes type from double to string`), and so did a file whose prices were all whole
+    numbers (`double to int`, which loses nothing)."""
+    fqn = scratch.pipeline("bronze", "partner",
+                           "-- @merge_strategy: append_only\nSELECT * FROM {{ landing_zone('partner') }}")
+    scratch.landing("partner", "f1.csv", "id;name;price;qty\n00123;Ada;1,50;2\n00124;Bob;2,25;3\n")
+    assert scratch.run(fqn)["status"] == "success"
+    price_type = _types(scratch, fqn)["price"]
+    scratch.landing("partner", "f2_header.csv", "id;name;price;qty\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert run["rows_written"] == 0
+    assert [n["text"] for n in run["notes"] if "only a header" in n["text"]] == [
+        f"{scratch.ns}/landing/partner/f2_header.csv: only a header, no row loaded; the table's column types kept"]
+    scratch.landing("partner", "f3.csv", "id;name;price;qty\n00126;Kim;5;7\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert _types(scratch, fqn)["price"] == price_type == "double"
+    assert scratch.rows(f"SELECT id, name, price, qty FROM {fqn} ORDER BY id") == [
+        ["00123", "Ada", 1.5, 2], ["00124", "Bob", 2.25, 3], ["00126", "Kim", 5.0, 7]]

@@ -25,7 +25,9 @@ def schema(**types) -> StructType:
     (IntegerType(), LongType()),  # a bigint into an int column could overflow: the table widens instead
     (LongType(), IntegerType()),
     (DecimalType(10, 2), DecimalType(5, 2)),
-], ids=["widened", "narrower", "narrower-decimal"])
+    (DoubleType(), IntegerType()),  # a file whose prices are all whole numbers, into a double column
+    (DecimalType(12, 2), IntegerType()),  # 10 digits fit in 12 - 2
+], ids=["widened", "narrower", "narrower-decimal", "int-into-double", "int-into-decimal"])
 def test_fitting_types_are_no_incompatible_change(table, result):
     plan = plan_schema(schema(x=table), schema(x=result))
     assert not plan.incompatible and not plan.added and not plan.missing
@@ -33,7 +35,8 @@ def test_fitting_types_are_no_incompatible_change(table, result):
 
 @pytest.mark.parametrize(("table", "result"), [
     (LongType(), DoubleType()),  # 2^53 + 1 has no double
-    (DoubleType(), LongType()),
+    (DoubleType(), LongType()),  # a bigint past 2^53 is no double
+    (DecimalType(10, 2), IntegerType()),  # 10 digits do not fit in 10 - 2
     (DecimalType(10, 2), DecimalType(10, 3)),  # another scale rounds
     (IntegerType(), StringType()),
     (TimestampType(), DateType()),  # a date's instant depends on the session's time zone
