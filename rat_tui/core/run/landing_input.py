@@ -95,12 +95,16 @@ class LandingInput:
             self.readers[zone] = reader
         logged = len(reader.notes)
         df, source = reader.read()
-        for note in reader.notes[logged if zone in self._logged else 0:]:
+        for note in reader.notes[logged if zone in self._logged else 0:] if not self._samples_only(label) else ():
             log(f"{label}: {note}", "warn" if "lack" in note else "info")
         self._logged.add(zone)
-        if label in self.nothing_new and not self.preview:
+        if self._samples_only(label):
             df = df.limit(0)  # a run reads the sample's columns and none of its rows
         return df, source
+
+    def _samples_only(self, label: str) -> bool:
+        """A run's zone with nothing new: it read the zone's _samples/ for its columns, and no row."""
+        return label in self.nothing_new and not self.preview
 
     def _reader(self, zone: str, log) -> ZoneReader:
         label = self.label(zone)
@@ -267,6 +271,8 @@ class LandingInput:
         notes += [RunNote("nothing_new", f"nothing new in {label}") for label in self.nothing_new]
         for zone, reader in self.readers.items():
             label = self.label(zone)
+            if self._samples_only(label):  # what reading its _samples/ for the columns found is no news of data
+                continue
             typed = {note.text for note in reader.run_notes}  # the reader logs each of these as a string too
             notes += [RunNote(_kind_of(note), f"{label}: {note}") for note in reader.notes
                       if not _set_aside(note) and note not in typed]

@@ -261,3 +261,18 @@ def test_a_file_corrected_in_place_is_refused_by_an_append_only_pipeline_and_a_f
     scratch.landing("drops", "june.csv", "id,v\n3,z\n")  # after the rebuild, new files append as before
     assert scratch.run(fqn)["rows_written"] == 1
     assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2], [3]]
+
+
+def test_a_run_with_nothing_new_notes_nothing_of_the_samples_it_read_for_the_columns(scratch: Scratch):
+    """Found by a new user: a run with nothing new noted `f1_sample.csv read as UTF-8 …` and the zone's number
+    format, of the _samples/ it read for the columns (files the user never made) and no row it loaded."""
+    scratch.landing("drops", "a.csv", "\ufeffid;price\n1;1.234,56\n2;7,5\n")
+    scratch.landing("drops", "_samples/a_sample.csv", "\ufeffid;price\n1;1.234,56\n")
+    fqn = scratch.pipeline("bronze", "quiet", "-- @merge_strategy: append_only\nSELECT * FROM {{ landing_zone('drops') }}")
+    first = scratch.run(fqn)
+    assert first["status"] == "success" and first["notes"], first  # how the file was read is news then
+    run = scratch.run(fqn)
+    assert run["status"] == "success" and run["rows_written"] == 0, run["error"]
+    assert [(n["kind"], n["text"]) for n in run["notes"]] == [
+        ("skipped_files", f"not read again: 1 file(s) of {scratch.ns}/landing/drops loaded by earlier runs"),
+        ("nothing_new", f"nothing new in {scratch.ns}/landing/drops")]
