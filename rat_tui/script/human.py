@@ -76,7 +76,7 @@ class HumanOutput(io.TextIOBase):
             status = event["status"]
             note = event.get("error") or event.get("note")
             parts = [f"{self._paint(SYMBOLS.get(status, '·'), STATUS_COLOURS.get(status), self.live)} {event['pipeline']}",
-                     self._paint(status, STATUS_COLOURS.get(status), self.live), f"{event['rows_written']} rows",
+                     self._paint(status, STATUS_COLOURS.get(status), self.live), _rows(status, event["rows_written"]),
                      " · ".join(run["phases"]), f"({_gist(note)})" if note else ""]  # whole in the table
             self._progress("  ".join(part for part in parts if part), final=True)
         elif kind in ("PhaseStarted", "PhaseFinished") and self.live:
@@ -118,7 +118,8 @@ class HumanOutput(io.TextIOBase):
 
     def _runs_table(self, runs: list[dict[str, Any]], said: str = "") -> None:
         """A run's error is cut where the command's error line above said it whole (once on a terminal)."""
-        rows = [[r.get("run_id"), r.get("pipeline"), r.get("status"), r.get("rows_written"), _seconds(r),
+        rows = [[r.get("run_id"), r.get("pipeline"), r.get("status"), _rows(r.get("status"), r.get("rows_written"), ""),
+                 _seconds(r),
                  (_gist(r["error"]) if r["error"] in said else r["error"]) if r.get("error") else _said(r)]
                 for r in runs]
         self._table(["run", "pipeline", "status", "rows", "time", "note"], rows, status_column=2)
@@ -196,6 +197,12 @@ def _cell(value: Any, width: int | None = CELL_WIDTH) -> str:
 
 # Where an error sentence says it happened: `ns/pipelines/gold/x/pipeline.sql: ` or `….sql:3: `.
 _WHERE = re.compile(r"^\S+\.(?:sql|py|yaml|yml|csv|json)(?::\d+)?: ")
+
+
+def _rows(status: str | None, written: Any, unit: str = " rows") -> str:
+    """The rows a run wrote, where they count: a failed or cancelled run's went to its branch, which is gone
+    (a failed run once listed 4 rows, though nothing reached main)."""
+    return f"{written}{unit}" if status in ("success", "awaiting_review") and written is not None else "–"
 
 
 def _gist(sentence: str) -> str:

@@ -84,13 +84,13 @@ def test_human_output_is_a_table_and_a_progress_line_per_pipeline():
     # a failed run's sentence once whole (on the error line), cut on its progress line and in the table
     assert err.getvalue() == ("✓ shop.bronze.orders  success  4 rows  build 1.2 s · write 56 ms\n"
                               "error: SQL error: no such table\n"
-                              f"✗ shop.bronze.days  failed  0 rows  ({CUT})\n"
+                              f"✗ shop.bronze.days  failed  –  ({CUT})\n"
                               f"error: run b2 of shop.bronze.days failed: {WHY}\n")
     assert out.getvalue() == ("run  pipeline            status   rows  time   note\n"
                               "a1   shop.bronze.orders  success  4     2.5 s  zip kept as text; title line not loaded\n"
                               "n\n(no rows)\n"
                               "run  pipeline          status  rows  time   note\n"
-                              f"b2   shop.bronze.days  failed  0     1.0 s  {CUT}\n")
+                              f"b2   shop.bronze.days  failed  –     1.0 s  {CUT}\n")
 
 
 @pytest.mark.spark
@@ -135,7 +135,7 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch: pytest.M
     text = "".join(json.dumps(e) + "\n" for e in (started, finished))
     out, err = _Terminal(), _Terminal()
     HumanOutput(out, err).write(text)
-    assert err.getvalue() == "\r\x1b[K\x1b[31m✗\x1b[0m shop.bronze.orders  \x1b[31mfailed\x1b[0m  0 rows  (boom)\n"
+    assert err.getvalue() == "\r\x1b[K\x1b[31m✗\x1b[0m shop.bronze.orders  \x1b[31mfailed\x1b[0m  –  (boom)\n"
     # a cold start: a line while Spark starts (a command printed nothing for 6 s), cleared once it is ready
     out, err = _Terminal(), _Terminal()
     HumanOutput(out, err).write("".join(json.dumps({"event": "SessionStateChanged", "state": s, "at": 1.0}) + "\n"
@@ -144,7 +144,7 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch: pytest.M
     monkeypatch.setenv("NO_COLOR", "1")
     out, err = _Terminal(), _Terminal()
     HumanOutput(out, err).write(text)
-    assert err.getvalue() == "✗ shop.bronze.orders  failed  0 rows  (boom)\n"
+    assert err.getvalue() == "✗ shop.bronze.orders  failed  –  (boom)\n"
 
 
 def test_a_shell_command_imports_no_engine_library_before_it_knows_it_needs_one():
