@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from rat_tui.core.events import PhaseStarted
+from rat_tui.core.events import PhaseStarted, RunQueued
 from rat_tui.core.run.recovery import mark_orphans
 from tests.killhelpers import ARCHIVING, kill_at, landing_state, setup
 from tests.lakehelpers import Scratch
@@ -55,18 +55,19 @@ def test_sigkill_at_every_phase_and_the_archival_step(scratch: Scratch, tmp_path
 @pytest.mark.parametrize("phase", PHASES)
 def test_cancel_in_every_phase(scratch: Scratch, phase: str):
     fqn, refs, before = setup(scratch)
-    handle: list = []
+    queued: list[str] = []  # the run's id, from its RunQueued: its first phase may start before submit returns
     fired = threading.Event()
 
     def cancel(event) -> None:
-        if isinstance(event, PhaseStarted) and event.phase == phase and handle and not fired.is_set():
+        if isinstance(event, RunQueued) and event.pipeline == fqn:
+            queued.append(event.run_id)
+        if isinstance(event, PhaseStarted) and event.phase == phase and event.run_id in queued and not fired.is_set():
             fired.set()
-            scratch.wb.runs.cancel(handle[0].run_id)
+            scratch.wb.runs.cancel(event.run_id)
 
     unsubscribe = scratch.wb.events.subscribe(cancel)
     try:
-        handle.append(scratch.wb.runner.submit(scratch.wb.browse.resolve(fqn)))
-        record = handle[0].wait(120)
+        record = scratch.wb.runner.submit(scratch.wb.browse.resolve(fqn)).wait(120)
     finally:
         unsubscribe()
     assert fired.is_set() and record.status == "cancelled"
