@@ -71,6 +71,23 @@ def _only_blank_lines(path: Path) -> bool:
     return len(data) < 4096 and not data.removeprefix(b"\xef\xbb\xbf").strip()
 
 
+HEADER_ONLY_BYTES = 64 * 1024  # a delimited file longer than this holds rows (no header is that long)
+
+
+def holds_only_a_header(path: Path) -> bool:
+    """Whether a delimited text file (gzipped too) holds one line with a value, its header, and no row."""
+    if landing_format(path) != "csv":
+        return False
+    try:
+        data = open_text_bytes(path, HEADER_ONLY_BYTES)
+    except (RatError, OSError):
+        return False  # broken or gone: not known to be a header alone
+    if len(data) >= HEADER_ONLY_BYTES:
+        return False
+    lines = [line for line in data.removeprefix(b"\xef\xbb\xbf").splitlines() if line.strip(b" \t\r,;|")]
+    return len(lines) == 1
+
+
 def is_json_array(path: Path) -> bool:
     """A JSON file whose first non-space byte is `[`: Spark reads it whole (multiLine)."""
     return open_text_bytes(path, 64 << 10).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n").startswith("[")

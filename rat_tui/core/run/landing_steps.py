@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import RatError
 from ..lake.spark_errors import is_cancellation
+from ..landing.checks import holds_only_a_header
 from ..landing.file_read import FileRead
 from ..notes import RunNote
 from ..project.model import PipelineRef, Project, landing_format
@@ -106,29 +107,13 @@ def type_change_remedy(files_read: FilesRead, pipeline: LoadedPipeline, column: 
             "--full-refresh to rebuild the table from every file in the zone")
 
 
-HEADER_ONLY_BYTES = 64 * 1024  # a file larger than this holds rows (no header is that long)
-
-
 def header_only_files(project: Project, files_read: FilesRead) -> list[str] | None:
     """The files the run read, when every one is a CSV file of its header alone (project-relative paths); else
     None. Their columns read as text: a type they say nothing of."""
     files = [read.path for reads in files_read.values() for read in reads]
-    if not files:
+    if not files or not all(holds_only_a_header(path) for path in files):
         return None
-    for path in files:
-        if landing_format(path) != "csv" or read_size(path) > HEADER_ONLY_BYTES:
-            return None
-        lines = [line for line in path.read_bytes().splitlines() if line.strip(b" \t\r,;|")]
-        if len(lines) > 1:
-            return None
     return [project.rel(path) for path in files]
-
-
-def read_size(path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return HEADER_ONLY_BYTES + 1  # gone: not known to be a header alone
 
 
 def check_unchanged(project: Project, files_read: FilesRead) -> None:
