@@ -69,18 +69,22 @@ class Partitions:
         months = moment.year * 12 + moment.month - 1 + count
         return moment.replace(year=months // 12, month=months % 12 + 1)
 
+    def interval_at(self, start: datetime) -> Interval:
+        """The interval that starts at `start`."""
+        return Interval(start, self.step(start), self.grain)
+
     def intervals(self, start: datetime | None, end: datetime) -> list[Interval]:
         """Every whole interval from `start` (at the earliest the configured start) up to `end` (exclusive)."""
         at = self.floor(max(start, self.start) if start is not None else self.start)
         out = []
-        while (following := self.step(at)) <= end:
-            out.append(Interval(at, following, self.grain))
-            at = following
+        while (interval := self.interval_at(at)).end <= end:
+            out.append(interval)
+            at = interval.end
         return out
 
     def as_dict(self) -> dict[str, Any]:
-        return {"column": self.column, "grain": self.grain, "start": Interval(self.start, self.start, self.grain)
-                .start_text, "lookback": self.lookback}
+        return {"column": self.column, "grain": self.grain, "start": self.interval_at(self.start).start_text,
+                "lookback": self.lookback}
 
 
 def parse_moment(value: Any) -> datetime | None:

@@ -25,7 +25,7 @@ from .context import RunContext
 from .outcomes import BuildOutcome
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column
+    from pyspark.sql import Column, DataFrame
     from pyspark.sql.types import StructType
 
     from .strategies import WriteJob
@@ -50,7 +50,7 @@ def preview_interval(config: PipelineConfig) -> Interval | None:
     if intervals:
         return intervals[-1]
     first = config.partitions.start
-    return Interval(first, config.partitions.step(first), config.partitions.grain)
+    return config.partitions.interval_at(first)
 
 
 def due(partitions: Partitions, states: list[IntervalState], intervals: list[Interval]) -> list[Interval]:
@@ -125,20 +125,25 @@ def build_result(ctx: RunContext, pipeline: LoadedPipeline, intervals: list[Inte
     assert pipeline.config.partitions is not None
     if not intervals:
         return BuildOutcome(None, nothing_new="every interval up to now is done")
-    partitions = pipeline.config.partitions
     views = []
     for number, interval in enumerate(intervals, 1):
         check_cancel()
         with ctx.building(interval):
-            frame = build(ctx, pipeline)
-            why = partitions.missing_column(pipeline.source_relpath.rsplit("/", 1)[-1], frame.columns)
-            if why:
-                raise RatError(why, partitions.column_path, partitions.column_line)
-            views.append(ctx.temp_view(frame.where(in_intervals(partitions.column, [interval])),
-                                       f"interval_{number}"))
+            views.append(ctx.temp_view(interval_rows(pipeline, build(ctx, pipeline), interval), f"interval_{number}"))
         events.publish(IntervalBuilt(ctx.run_id, pipeline.ref.fqn, number, len(intervals), interval.start_text,
                                      interval.end_text))
     return BuildOutcome(ctx.spark.sql(union_all(views)))
+
+
+def interval_rows(pipeline: LoadedPipeline, frame: "DataFrame", interval: Interval) -> "DataFrame":
+    """What a run keeps of one interval's build: its rows inside the interval. A RatError at config.yaml when the
+    result lacks the partitions column."""
+    partitions = pipeline.config.partitions
+    assert partitions is not None
+    why = partitions.missing_column(pipeline.source_relpath.rsplit("/", 1)[-1], frame.columns)
+    if why:
+        raise RatError(why, partitions.column_path, partitions.column_line)
+    return frame.where(in_intervals(partitions.column, [interval]))
 
 
 def union_all(views: list[str]) -> str:

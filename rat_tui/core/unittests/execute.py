@@ -15,7 +15,7 @@ from ..project.partitions import Interval, parse_moment
 from ..project.pipeline_source import LoadedPipeline
 from ..run.build import build, materialise
 from ..run.context import run_timestamp
-from ..run.intervals import in_intervals
+from ..run.intervals import interval_rows
 from ..run.intervals import replace as replace_intervals
 from ..run.strategies import WRITERS, WriteJob, partition_by, table_properties, table_schema, writes_once
 from .context import UnitContext
@@ -92,9 +92,8 @@ def _run(spark: "SparkSession", project: Project, storage: "Storage", catalog: S
         if test.this is not None:
             _load_this(ctx, scratch, pipeline, test, test.this)
         result = build(ctx, pipeline)
-        if interval is not None:  # what a run keeps of an interval's build (run/intervals.py)
-            assert config.partitions is not None
-            result = result.where(in_intervals(config.partitions.column, [interval]))
+        if interval is not None:
+            result = interval_rows(pipeline, result, interval)
         missing: list = []
         unexpected: list = []
         failed_in: list[str] = []
@@ -153,11 +152,11 @@ def _interval(pipeline: LoadedPipeline, test: UnitTest) -> Interval | None:
         return None
     start = parse_moment(given) if given is not None else None
     if start is None:
-        example = partitions.start.strftime("%Y-%m-%d %H:%M:%S" if partitions.grain == "hour" else "%Y-%m-%d")
+        example = partitions.interval_at(partitions.start).start_text
         raise test.error(f"{pipeline.ref.fqn} builds one interval at a time: say which in vars, e.g. "
                          f"`vars: {{interval_start: '{example}'}}` (its {partitions.grain} starting then)",
                          test.vars_line)
-    return Interval(start, partitions.step(start), partitions.grain)
+    return partitions.interval_at(start)
 
 
 def _properties(config: "PipelineConfig") -> dict[str, str]:
