@@ -308,12 +308,10 @@ class SparkManager:
         run's first call is its table's load."""
         with self._conf_lock:
             spare, self._spare = self._spare, None
-        if spare is not None and spare[0] is spark:
-            return spare[1]
-        if spare is not None:  # made on a JVM since replaced
-            with self._conf_lock:
+            if spare is not None and spare[0] is not spark:  # made on a JVM since replaced
                 self._children.remove(spare[1])
-        return self._new_run_session(spark)
+                spare = None
+        return spare[1] if spare is not None else self._new_run_session(spark)
 
     def _spare_later(self, spark: "SparkSession") -> None:
         """Make the next run session SPARE_DELAY after this one ends (its run's last events are out by then)."""
@@ -327,20 +325,17 @@ class SparkManager:
         timer.start()
 
     def _make_spare(self, spark: "SparkSession") -> None:
+        made = None
         try:
-            if self._spark is not spark:  # stopped, or its JVM died, meanwhile
-                return
-            made = self._new_run_session(spark)
+            if self._spark is spark:  # not stopped, nor its JVM dead, meanwhile
+                made = self._new_run_session(spark)
         except Exception:  # the JVM going away under it: a run makes its own session then
             log.debug("making a run session ahead failed", exc_info=True)
-            return
-        finally:
-            with self._conf_lock:
-                self._spare_timer = None
         with self._conf_lock:
-            if self._spare is None and self._spark is spark:
+            self._spare_timer = None
+            if made is not None and self._spare is None and self._spark is spark:
                 self._spare, made = (spark, made), None
-            else:
+            if made is not None:  # another was made meanwhile, or the session went
                 self._children.remove(made)
 
     def _new_run_session(self, spark: "SparkSession") -> "SparkSession":

@@ -168,8 +168,11 @@ class Execution:
         began = time.monotonic()
         ok, message, cancelled = False, "", False
         try:
-            progress = watch_tasks(self.spark.sparkContext, self.record.run_id, lambda done, total: self.events.publish(
-                PhaseProgress(self.record.run_id, name, done, total))) if name not in PHASES_WITHOUT_JOBS else contextlib.nullcontext()
+            if name in PHASES_WITHOUT_JOBS:
+                progress = contextlib.nullcontext()
+            else:
+                progress = watch_tasks(self.spark.sparkContext, self.record.run_id, lambda done, total: self.events.publish(
+                    PhaseProgress(self.record.run_id, name, done, total)))
             with progress:
                 yield info
             ok = True

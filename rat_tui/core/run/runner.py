@@ -140,7 +140,9 @@ class Runner:
                     # A save's run counts as started no sooner than the moment its files count as changed, and
                     # reads them no sooner (Execution.load): a later request for the same save (another app's, the
                     # editor touching the file) finds it covering. The wait overlaps the run's first phase.
-                    changed = handle.join_since if (handle.join_since or 0.0) - time.time() < MAX_WAIT_FOR_CHANGE else None
+                    changed = handle.join_since
+                    if changed is not None and changed - time.time() >= MAX_WAIT_FOR_CHANGE:
+                        changed = None
                     record.status, record.started_at = "running", max(time.time(), changed or 0.0)
                     self.state.update_run(record.run_id, status="running", started_at=record.started_at)
                     self.events.publish(RunStarted(record.run_id, record.pipeline, record.version))
