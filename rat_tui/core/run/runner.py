@@ -149,6 +149,8 @@ class Runner:
                     waiting = time.monotonic()
                     self.spark.session()  # Spark may still be starting: that wait is no phase's
                     record.waited_for_spark_ms = int((time.monotonic() - waiting) * 1000)
+                    if record.waited_for_spark_ms:  # kept: a run read back (`runs`, a held run's review) says it too
+                        self.state.update_run(record.run_id, waited_for_spark_ms=record.waited_for_spark_ms)
                     self.storage.prepare_run(handle.ref)  # e.g. the landing cache matches the bucket
                     with self.spark.using(isolated=True) as spark:  # user code: its own SQL conf, no stop()
                         execution = Execution(

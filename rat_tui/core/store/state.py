@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS runs (
     inputs TEXT NOT NULL DEFAULT '{}',      -- {ns.layer.name: snapshot id} of the tables the run read
     landing TEXT NOT NULL DEFAULT '{}',     -- {note, skipped, rejected_rows, landing_notes}: what its zones held
     review TEXT NOT NULL DEFAULT '{}',      -- {diff, base_snapshot, schema_id, group}: a held run's diff and what approve checks
+    waited_for_spark_ms INTEGER NOT NULL DEFAULT 0,  -- how long the run waited for Spark to start, before its phases
     notes TEXT NOT NULL DEFAULT '[]'        -- [{kind, file, line, text, phase}]: what the run did to the data (notes.py)
 );
 CREATE INDEX IF NOT EXISTS runs_by_pipeline ON runs (pipeline, queued_at);
@@ -130,6 +131,8 @@ class StateDB:
             conn.execute("ALTER TABLE runs ADD COLUMN review TEXT NOT NULL DEFAULT '{}'")
         if "notes" not in columns:  # ... and before a run's notes were
             conn.execute("ALTER TABLE runs ADD COLUMN notes TEXT NOT NULL DEFAULT '[]'")
+        if "waited_for_spark_ms" not in columns:  # ... and before the wait for Spark was kept (it was the run's alone)
+            conn.execute("ALTER TABLE runs ADD COLUMN waited_for_spark_ms INTEGER NOT NULL DEFAULT 0")
         if "phase_rows" not in columns:  # ... and before each phase's rows were: the write's were rows_written
             with self._tx() as db:
                 db.execute("ALTER TABLE runs ADD COLUMN phase_rows TEXT NOT NULL DEFAULT '{}'")
@@ -225,9 +228,9 @@ class StateDB:
         with self._tx() as db:
             db.execute(
                 "INSERT OR IGNORE INTO runs (run_id, pipeline, status, version, trigger, queued_at, started_at,"
-                " branch, created_table, host, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " waited_for_spark_ms, branch, created_table, host, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run.run_id, run.pipeline, run.status, run.version, run.trigger, run.queued_at, run.started_at,
-                 run.branch, int(run.created_table), socket.gethostname(), os.getpid()),
+                 run.waited_for_spark_ms, run.branch, int(run.created_table), socket.gethostname(), os.getpid()),
             )
 
     def update_run(self, run_id: str, **fields: Any) -> None:
@@ -264,7 +267,7 @@ class StateDB:
             snapshot_id=row["snapshot_id"], error=row["error"], branch=row["branch"],
             created_table=bool(row["created_table"]), host=row["host"], pid=row["pid"], quality=quality,
             inputs=json.loads(row["inputs"]), landing=json.loads(row["landing"]), review=json.loads(row["review"]),
-            notes=[RunNote(**n) for n in json.loads(row["notes"])],
+            notes=[RunNote(**n) for n in json.loads(row["notes"])], waited_for_spark_ms=row["waited_for_spark_ms"],
         )
 
     def get_run(self, run_id: str) -> RunRecord | None:
