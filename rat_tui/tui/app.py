@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import TypeVar
 
 from rich.text import Text
@@ -216,9 +217,10 @@ class RatApp(App):
         if node is not None and node.data is not None:
             self.show_node(node)
 
-    def load_detail(self, node: NodeData) -> None:
+    def load_detail(self, node: NodeData, run_tab: bool = False) -> None:
         """Show the node's panel, or reload it in place. A reload of the node a lineage or selection panel
-        was opened on (a run finished, F5) keeps that panel (a lineage redraws its marks)."""
+        was opened on (a run finished, F5) keeps that panel (a lineage redraws its marks). `run_tab`: a new
+        pipeline panel opens on its Run tab."""
         panel = self.detail.current(LineageView) or self.detail.current(SelectionView)
         if panel is not None and node == panel.opened_on:
             if isinstance(panel, LineageView):
@@ -230,7 +232,7 @@ class RatApp(App):
         elif node.kind in GROUP_KINDS:  # its panel is made from the tree's node, which the reload rebuilt
             self.show_cursor_node()
         else:
-            self.detail.show(lambda: self.node_view(node), self._opened)
+            self.detail.show(lambda: self.node_view(node), partial(self._opened, run_tab=run_tab))
 
     async def show_detail(self, node: NodeData) -> None:
         """A new panel for a pipeline, zone or table now; it loads what it shows once mounted."""
@@ -243,8 +245,8 @@ class RatApp(App):
             return PipelineView(self.workbench, node, self.live_runs)
         return ZoneView(self.workbench, node) if node.kind == "zone" else TableView(self.workbench, node)
 
-    def _opened(self, view: Widget) -> None:
-        if isinstance(view, PipelineView) and self.live_runs.in_flight(view.fqn):
+    def _opened(self, view: Widget, run_tab: bool = False) -> None:
+        if isinstance(view, PipelineView) and (run_tab or self.live_runs.in_flight(view.fqn)):
             view.show_tab("tab-run")  # opening a pipeline that is running shows the run
 
     async def show_selection(self, title: str, names: list[str], opened_on: NodeData | None = None) -> None:

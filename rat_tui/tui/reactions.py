@@ -89,7 +89,11 @@ class Reactions:
             if shown.fqn == event.pipeline and event.record is not None:
                 shown.run_finished(event.record)
         elif app.selected is not None:  # a table, zone, lineage or selection panel shows what runs change
-            app.load_detail(app.selected)
+            # ... or the run's own panel was being replaced (opened, reloaded) and missed the end: it opens
+            # on the run, as the panel it replaces would have shown it
+            selected = app.selected
+            app.load_detail(selected, run_tab=selected.kind == "pipeline" and selected.ref is not None
+                            and selected.ref.fqn == event.pipeline)
 
     def notice(self, notice: Notice) -> None:
         app = self.app

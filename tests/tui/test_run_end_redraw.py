@@ -137,3 +137,27 @@ async def test_a_run_ending_while_the_cursor_is_on_a_namespace_layer_or_group_fa
         errors = [n.message for n in notifications(app) if n.severity == "error"]
         assert errors == [], errors
         assert app.selected == wanted
+
+
+async def test_a_run_ending_while_its_panel_is_being_replaced_still_shows_its_end_in_the_run_tab(scratch: Scratch):
+    """CI under load: `r` pressed while the pipeline's panel still mounted; the run (fast with a session made
+    ahead) ended before the mount, and the reload its end asked for opened the Source tab, not the run's end."""
+    fqn = scratch.pipeline("silver", "quick", "SELECT id FROM VALUES (1), (2) AS v(id)")
+    first = scratch.run(fqn)
+    app = RatApp(scratch.wb, watch=False, warm_spark=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await until(pilot, lambda: first["run_id"] in app.query_one(PipelineView).runs, 20, "the Runs tab")
+        replacing = app.detail._lock  # held as a replacement of the panel in flight holds it
+        await replacing.acquire()
+        try:
+            await pilot.press("r")
+            live = app.live_runs
+            await until(pilot, lambda: live.latest.get(fqn) not in (None, first["run_id"])
+                        and live.latest[fqn] not in live.states, 120, "the run's end, heard by the app")
+        finally:
+            replacing.release()
+        second = app.live_runs.latest[fqn]
+        assert second != first["run_id"]
+        await until(pilot, lambda: f"Run {second}" in screen(app) and "SUCCESS" in screen(app), 20,
+                    "the run's end in the Run tab")
