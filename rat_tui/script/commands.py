@@ -262,21 +262,24 @@ def _table_preview(ctx: ScriptContext, a: argparse.Namespace, body: str | None) 
     return ctx.wb.tables.table_preview(a.pipeline, a.snapshot, a.limit)
 
 
+def two_snapshots_or_a_run(a: argparse.Namespace) -> str | None:
+    if a.run is not None:
+        return "takes either two snapshot ids or --run RUN_ID, not both" if a.old is not None else None
+    return "needs two snapshot ids (diff NS.LAYER.NAME OLD NEW) or --run RUN_ID" if a.new is None else None
+
+
 @command("diff", arg("pipeline", help="NS.LAYER.NAME"), arg("old", type=int, nargs="?", help="the older snapshot id"),
          arg("new", type=int, nargs="?", help="the newer snapshot id"),
          arg("--run", help="a run id: the diff over that run"),
          arg("--limit", type=int, default=20, help="changed rows to show (20)"),
-         arg("--key", help="columns that identify a row, comma-separated (default: the unique key)"))
+         arg("--key", help="columns that identify a row, comma-separated (default: the unique key)"),
+         check=two_snapshots_or_a_run)
 def _diff(ctx: ScriptContext, a: argparse.Namespace, body: str | None) -> Reported:
     """Rows added, removed and changed between two snapshots of a table, or over a whole run."""
     # --key a,b matches rows by those columns; --key '' by every column; without it, the table's unique key
     key = None if a.key is None else [k.strip() for k in a.key.split(",") if k.strip()]
     if a.run is not None:
-        if a.old is not None:
-            raise ArgumentError("diff takes either two snapshot ids or --run RUN_ID, not both")
         return ctx.wb.tables.diff_run(a.pipeline, a.run, a.limit, key)
-    if a.new is None:
-        raise ArgumentError("diff needs two snapshot ids (diff NS.LAYER.NAME OLD NEW) or --run RUN_ID")
     return ctx.wb.tables.diff_snapshots(a.pipeline, a.old, a.new, a.limit, key)
 
 

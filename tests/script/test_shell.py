@@ -173,6 +173,10 @@ def test_a_bad_time_or_range_is_misuse_naming_the_option_and_value(tmp_path: Pat
             "backfill: argument --start: 'Jan 1' is not a date or time like 2024-01-01 or 2024-01-01T06:00:00Z",
         ("intervals", "shop.bronze.orders", "--end", "2024-01-32"):
             "intervals: argument --end: '2024-01-32' is not a date or time like 2024-01-01 or 2024-01-01T06:00:00Z",
+        # a new user's: `diff` without its two snapshots exited 1, as if the tables had failed it
+        ("diff", "shop.bronze.orders"): "diff: needs two snapshot ids (diff NS.LAYER.NAME OLD NEW) or --run RUN_ID",
+        ("diff", "shop.bronze.orders", "1", "--run", "abc"):
+            "diff: takes either two snapshot ids or --run RUN_ID, not both",
     }
     for words, sentence in cases.items():
         assert main([*words, *project]) == 2, words
