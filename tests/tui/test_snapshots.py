@@ -104,6 +104,24 @@ def test_run_view_finished(snap_compare, sample_copy: Path):
     assert compare(snap_compare, app, finished)
 
 
+async def test_the_phase_times_chart_shows_every_figure_whole(sample_copy: Path):
+    """At 120 columns the chart cut this run's 588 ms to `58`: the figure came after a bar that filled the
+    column. Figures come first now, so a narrow panel cuts a bar's end, never a number."""
+    app = make_app(sample_copy)
+    fqn = "ecommerce.silver.clean_orders"
+    record_run(app.workbench, "0f1e2d3c", fqn, T0, {k: v * 2 for k, v in PHASES.items()}, 300)
+    record_run(app.workbench, "9a8b7c6d", fqn, T0 + 3600, PHASES, 300)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await settle(pilot)
+        await pilot.press("]")
+        await until(pilot, lambda: "Phase times" in pilot.app.screen_text(), 20, "the chart")
+        lines = pilot.app.screen_text().split("Phase times", 1)[1].splitlines()
+        for phase, ms in PHASES.items():
+            row = next(line for line in lines if f" {phase} " in line)
+            assert f" {ms} " in row and f" {ms * 2} " in row, row
+
+
 def test_unit_tests_tab_with_a_failure(snap_compare, sample_copy: Path):
     """Outcomes as `T` leaves them (fixed times); what T does live is in test_tui_unit_tests.py."""
     app = make_app(sample_copy)

@@ -7,7 +7,8 @@ from textual.widgets._footer import FooterKey
 
 class WholeHintsFooter(Footer):
     """Textual's footer cut the last hint where the bar ends (`c Ca`, `q ▏`). A hint that does not fit
-    whole before the palette key is left out (help and the palette list every key).
+    whole before the palette key is left out (help and the palette list every key). Help's own hint
+    always stays: it came last, and a terminal of 80 columns showed no way to it.
 
     Widths are measured from the hints' text as they are composed, not read from the layout after a
     refresh: the footer recomposes as the palette opens, and the screen shown under the palette kept
@@ -24,12 +25,17 @@ class WholeHintsFooter(Footer):
         if not self.size.width:
             return  # not laid out yet: its first resize fits them
         keys = list(self.query(FooterKey))
-        palette = sum(self._width(key) for key in keys if key.has_class("-command-palette"))
+        kept = [key for key in keys if key.has_class("-command-palette") or _is_help(key)]
+        room = self.size.width - sum(self._width(key) for key in kept)
         right = 0
         for key in keys:
-            if not key.has_class("-command-palette"):
+            if key not in kept:
                 right += self._width(key)
-                key.display = right <= self.size.width - palette
+                key.display = right <= room
 
     def _width(self, key: FooterKey) -> int:
         return key.get_content_width(self.size, self.app.size) + key.styles.gutter.width + key.styles.margin.width
+
+
+def _is_help(key: FooterKey) -> bool:
+    return key.action.endswith("key('help')")
