@@ -48,6 +48,13 @@ VALIDATE_CASES: list[tuple[str, dict, str, int | None, str]] = [
      "rat.yaml", 3, "freshness.warn_after '6x'"),
     ("rat-yaml-impossible-date", {"rat.yaml": "freshness:\n  since: 2024-02-30\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 2,
      "'2024-02-30' is not a date that exists"),
+    # a remedy's `zones: {…}` pasted under a rat.yaml that has a `zones:` already: YAML kept the last one alone
+    ("rat-yaml-key-twice", {"rat.yaml": "zones:\n  ns/z:\n    csv: {delimiter: ';'}\nspark:\n  master: local[1]\n"
+                                        "zones: {ns/z: {schema: {id: int}}}\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 6,
+     "'zones' is given twice (lines 1 and 6): YAML keeps only the last, which drops the first; merge the two"),
+    ("config-key-twice", {f"{P}/pipeline.sql": OK_SQL, f"{P}/config.yaml": "merge_strategy: full_refresh\n"
+                                                                          "merge_strategy: append_only\n"},
+     f"{P}/config.yaml", 2, "'merge_strategy' is given twice (lines 1 and 2)"),
     ("rat-yaml-master-type", {"rat.yaml": "spark:\n  master: 3\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 2, "'spark.master' must be str"),
     ("rat-yaml-debounce-type", {"rat.yaml": "watch:\n  debounce_ms: fast\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 2, "'watch.debounce_ms' must be int"),
     ("rat-yaml-list", {"rat.yaml": "- spark\n", f"{P}/pipeline.sql": OK_SQL}, "rat.yaml", 1, "rat.yaml must be a mapping"),
