@@ -55,6 +55,9 @@ def test_approve_after_main_moved_is_refused_and_reject_leaves_main_untouched(sc
         scratch.wb.review.approve(held["run_id"])
     assert refused.value.sentence().startswith(
         f"main of {fqn} moved since the run was held for review (snapshot ")
+    assert refused.value.sentence().endswith(
+        f"run it again to build on the current main; reject run {held['run_id']} first, which drops its branch and "
+        "puts the landing files it read back in their zone")
     assert scratch.wb.state.get_run(held["run_id"]).status == "awaiting_review"
     main = scratch.refs(fqn)["main"]
     rejected = scratch.wb.review.reject(held["run_id"]).as_dict()["run"]
