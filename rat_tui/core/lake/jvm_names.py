@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import Column, SparkSession
 
 
 def java_class(spark: "SparkSession", name: str):  # -> py4j JavaClass
@@ -27,3 +27,11 @@ def static_method(spark: "SparkSession", name: str):  # -> py4j JavaMember
 
     owner, method = name.rsplit(".", 1)
     return JavaMember(method, None, protocol.STATIC_PREFIX + owner, spark.sparkContext._gateway._gateway_client)
+
+
+def literal(spark: "SparkSession", value: object) -> "Column":
+    """`functions.lit(value)` in one round trip. pyspark's `F.lit` first asks the JVM what `functions` is,
+    by that short name (`r u functions`, then the member): in a run's thread, measured, 7 ms of a warm run."""
+    from pyspark.sql import Column
+
+    return Column(static_method(spark, "org.apache.spark.sql.functions.lit")(value))

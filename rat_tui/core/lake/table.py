@@ -6,7 +6,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from ..project.model import PipelineRef
-from .jvm_names import java_class, static_method
+from .jvm_names import static_method
 from .metadata import RUN_ID_PROPERTY
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ class IcebergTable:
         self.spark = spark
         self.ref = ref
         self.ident = quote(ref.namespace, ref.layer, ref.name)
-        self._catalog_and_identifier = None  # looked up by the first _iceberg()
+        self._session_active = False  # made the thread's active session by the first _iceberg()
 
     def branch_ident(self, branch: str) -> str:
         """Writes go through `t.branch_<name>`: spark.wap.branch is silently ignored without WAP enabled."""
@@ -78,23 +78,16 @@ class IcebergTable:
     def _iceberg(self):  # -> org.apache.iceberg.Table (py4j)
         """The table through Iceberg's Java API, freshly loaded (the catalog caches nothing): a run
         reads refs and snapshots six times, and the `.refs` / `.snapshots` metadata tables cost a
-        Spark query each (measured 236 ms against 47 ms this way, on a busy machine). The catalog and
-        the identifier are looked up once per instance: a load after the first is two JVM round trips."""
-        if self._catalog_and_identifier is None:
-            self._catalog_and_identifier = self._find_catalog_and_identifier()
-        catalog, identifier = self._catalog_and_identifier
-        return catalog.loadTable(identifier).table()
-
-    def _find_catalog_and_identifier(self):  # -> (SparkCatalog, Identifier), both py4j
-        namespace = self.spark.sparkContext._gateway.new_array(java_class(self.spark, "java.lang.String"), 1)
-        namespace[0] = self.ref.layer
-        identifier = static_method(self.spark, "org.apache.spark.sql.connector.catalog.Identifier.of")(
-            namespace, self.ref.name)
-        # The catalog manager reads the catalogs' settings from the thread's active session, which
-        # may be another run's (or one made before this namespace was registered).
-        static_method(self.spark, "org.apache.spark.sql.SparkSession.setActiveSession")(self.spark._jsparkSession)
-        catalog = self.spark._jsparkSession.sessionState().catalogManager().catalog(self.ref.namespace)
-        return catalog, identifier
+        Spark query each (measured 236 ms against 47 ms this way, on a busy machine). One JVM round trip:
+        Iceberg's own helper parses the name and finds the catalog there (looking the catalog and the
+        identifier up from here took eight, and a load after them two)."""
+        if not self._session_active:
+            # The catalog manager reads the catalogs' settings from the thread's active session, which
+            # may be another run's (or one made before this namespace was registered).
+            static_method(self.spark, "org.apache.spark.sql.SparkSession.setActiveSession")(self.spark._jsparkSession)
+            self._session_active = True
+        return static_method(self.spark, "org.apache.iceberg.spark.Spark3Util.loadIcebergTable")(
+            self.spark._jsparkSession, self.ident)
 
     def loaded(self):  # -> org.apache.iceberg.Table | None
         """The Java table (Iceberg's own API: its refs, snapshots and schemas, as a run and lake/diff.py

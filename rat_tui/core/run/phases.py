@@ -30,6 +30,7 @@ from ..events import (
     PhaseStarted,
     QualityResultEvent,
 )
+from ..lake.jvm_names import literal
 from ..lake.schema_change import pending_changes
 from ..lake.spark_errors import is_cancellation, summarise
 from ..lake.table import IcebergTable, run_branch
@@ -376,10 +377,8 @@ class Execution:
         else:
             self.make_branch(self.base_snapshot)
             if self.options.full_refresh and config.merge_strategy.value != "full_refresh":
-                from pyspark.sql import functions as F
-
                 self.spark.createDataFrame([], self.table.schema()).writeTo(
-                    self.table.branch_ident(self.branch)).overwrite(F.lit(True))
+                    self.table.branch_ident(self.branch)).overwrite(literal(self.spark, True))
             else:
                 empty = False
         target = self.target

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import RatError
 from ..lake.history import STRATEGY_PROPERTY
+from ..lake.jvm_names import literal
 from ..lake.metadata import RUN_ID_PROPERTY
 from ..lake.table import IcebergTable, quote, sql_string
 from ..project.pipeline_config import MergeStrategy, PipelineConfig
@@ -208,9 +209,7 @@ def _key_match(left: str, right: str, keys: tuple[str, ...]) -> str:
 
 # -- the strategies ---------------------------------------------------------------------
 def full_refresh(job: WriteJob) -> None:
-    from pyspark.sql import functions as F
-
-    job.writer(job.rows).option("mergeSchema", "true").overwrite(F.lit(True))
+    job.writer(job.rows).option("mergeSchema", "true").overwrite(literal(job.table.spark, True))
 
 
 def append_only(job: WriteJob) -> None:

@@ -160,8 +160,10 @@ def test_a_warm_full_refresh_run_writes_in_one_stage_with_few_jvm_round_trips(sc
     # up once; 110 or more while a run session copied the SQL settings a trip each (their number grows with
     # the namespaces the test session registered: 4 on a lake of its own, hundreds in the full suite); 94
     # while the query was parsed twice (its read-only check, then spark.sql), main's head was read again after
-    # the fast-forward and a result already in the table's order was selected anew: 82 without them
-    assert jvm_calls[f"run-{run['run_id']}"] <= 85, jvm_calls
+    # the fast-forward and a result already in the table's order was selected anew: 82 without them; 64 since a
+    # catalog load is Iceberg's one call (finding the catalog and the identifier from here was eight trips); 62
+    # since the write's `true` is one call (pyspark's F.lit asked what `functions` is first: 7 ms in a run)
+    assert jvm_calls[f"run-{run['run_id']}"] <= 64, jvm_calls
 
 
 def test_a_run_session_gets_every_setting_in_a_few_round_trips_and_catalogs_registered_later(
