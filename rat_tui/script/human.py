@@ -108,6 +108,8 @@ class HumanOutput(io.TextIOBase):
                 self._runs_table(value, str(result.get("error") or ""))
             elif key == "tests" and any("missing" in item for item in value):
                 self._unit_tests(value)
+            elif key == "sample" and value and all(isinstance(item, dict) and "change" in item for item in value):
+                self._row_changes(value, fields.get("key") or [])
             elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
                 self._records(key, value)
             elif isinstance(value, str) and "\n" in value:
@@ -140,6 +142,20 @@ class HumanOutput(io.TextIOBase):
                 if got is not None and _same_values(want, got):
                     self.out.writelines(f"  {name}: expected {want.get(name)!r}, got {got.get(name)!r}\n"
                                         for name in dict.fromkeys([*want, *got]) if want.get(name) != got.get(name))
+
+    def _row_changes(self, sample: list[dict[str, Any]], key: list[str]) -> None:
+        """A diff's rows whole (a table's cells cut them, and the value that changed with them): an added or
+        removed row on its line, a changed one by its key (else its unchanged values), then each value it changed."""
+        self.out.write("sample:\n")
+        for item in sample:
+            old, new = item.get("old") or {}, item.get("new") or {}
+            if not (old and new):
+                self.out.write(f"  {item['change']:<8} {_cell(new or old, None)}\n")
+                continue
+            names = list(dict.fromkeys([*old, *new]))
+            kept = {n: new[n] for n in names if (n in key if key else old.get(n) == new.get(n)) and n in new}
+            self.out.write(f"  {item['change']:<8} {_cell(kept, None)}\n")
+            self.out.writelines(f"    {n}: {old.get(n)!r} → {new.get(n)!r}\n" for n in names if old.get(n) != new.get(n))
 
     def _records(self, key: str, items: list[dict[str, Any]]) -> None:
         names = list(dict.fromkeys(name for item in items for name in item))
