@@ -307,3 +307,22 @@ def test_a_diffs_rows_print_whole_with_each_value_that_changed():
         '  added    {"order_id": 3, "customer": "Ada Lovelace of the Analytical Engine", "amount": "7.00"}',
         '  changed  {"order_id": 2}',
         "    amount: '5.00' → '6.00'"], out.getvalue()
+
+
+def test_publishing_a_query_that_does_not_parse_warns_at_its_line(tmp_path: Path, capsys: pytest.CaptureFixture):
+    """Found by a new user: `publish` took `SELEC broken FROM` without a word; every run of that version then
+    failed. Without Spark (publish starts none) the query is read as Spark SQL by sqlglot, which is no Spark: it
+    warns, and never refuses by that alone."""
+    assert main(["init", str(tmp_path / "p")]) == 0
+    project = ["-p", str(tmp_path / "p")]
+    assert main(["publish", "shop.bronze.orders", *project, "--json"]) == 0
+    first = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert first["ok"] and first["version"] == 1 and first["warning"] is None
+    source = tmp_path / "p" / "shop" / "pipelines" / "bronze" / "orders" / "pipeline.sql"
+    lines = source.read_text().splitlines()
+    source.write_text("\n".join([*lines, "SELEC broken FROM"]) + "\n")
+    assert main(["publish", "shop.bronze.orders", *project]) == 0
+    said = capsys.readouterr().out
+    assert "version: 2" in said
+    assert (f"warning: shop/pipelines/bronze/orders/pipeline.sql:{len(lines) + 1}: the query does not parse as "
+            "Spark SQL (") in said, said

@@ -7,7 +7,9 @@ from typing import Any
 
 from ..errors import RatError
 from ..fileio import atomic_write
+from ..lineage.compiled import syntax_problem
 from ..project.model import PipelineRef, Project
+from ..project.pipeline_source import load_pipeline
 from ..project.paths import inside
 from ..project.validate import validate
 from ..storage import Storage
@@ -34,9 +36,10 @@ class Published:
 
     version: int
     files: dict[str, str]
+    warning: str | None = None  # the query does not parse (lineage.compiled.syntax_problem): a run of it fails
 
     def as_dict(self) -> dict[str, Any]:
-        return {"version": self.version, "files": self.files}
+        return {"version": self.version, "files": self.files, "warning": self.warning}
 
 
 @dataclass(frozen=True)
@@ -67,20 +70,21 @@ class Versions:
         return any(hashlib.sha256(working[name]).hexdigest() != self.version_store.get(vid).sha256
                    for name, vid in current.files.items())
 
-    def record_working_copy(self, ref: PipelineRef) -> dict[str, str]:
-        """Version every file of the pipeline as it is now; {name: version_id}."""
+    def record_working_copy(self, ref: PipelineRef, files: dict[str, bytes] | None = None) -> dict[str, str]:
+        """Version every file of the pipeline as it is now (or `files`, just read); {name: version_id}."""
         base = ref.relpath.as_posix()
-        return {name: self.version_store.record(f"{base}/{name}", data)
-                for name, data in self.project.read_pipeline_files(ref).items()}
+        files = self.project.read_pipeline_files(ref) if files is None else files
+        return {name: self.version_store.record(f"{base}/{name}", data) for name, data in files.items()}
 
     def publish(self, pipeline: str, message: str = "") -> Published:
         ref = self.project.find_pipeline(pipeline)
         errors = [p for p in validate(self.project, ref) if p.is_error]
         if errors:
             raise RatError(f"cannot publish {ref.fqn}: {errors[0].sentence()}")
-        files = self.record_working_copy(ref)
-        version = self._pin(ref, files, message, None)
-        return Published(version.version, version.files)
+        working = self.project.read_pipeline_files(ref)
+        pipeline, _ = load_pipeline(ref, working)
+        version = self._pin(ref, self.record_working_copy(ref, working), message, None)
+        return Published(version.version, version.files, syntax_problem(pipeline) if pipeline is not None else None)
 
     def list_versions(self, pipeline: str) -> VersionList:
         """What this folder knows (no network: the TUI calls it while browsing; with a bucket,

@@ -110,7 +110,9 @@ class PipelineKeys(KeyGroup):
             if message is not None:
                 app.jobs.run("publish", partial(app.workbench.versions.publish, fqn, message),
                              lambda result: f"{fqn}: published version {result.version}"
-                             + (f" ({message})." if message else "."), reload=True)
+                             + (f" ({message})." if message else ".")
+                             + (f" Warning: {result.warning}; a run of it fails." if result.warning else ""),
+                             reload=True)
 
         app.push_screen(AskText(f"Publish {fqn}: message", "what changed?"), publish)
 
