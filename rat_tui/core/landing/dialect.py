@@ -20,7 +20,7 @@ import tempfile
 import threading
 import zlib
 from collections import Counter, OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -434,6 +434,22 @@ def _proves_other_order(text: str, dialect: Dialect, settings: ZoneReadSettings)
 def order_proof(text: str, dialect: Dialect, key: str) -> tuple[int, str, str] | None:
     """The first value of the sample that reads only in the dialect's day/month order, not the swapped
     one (25/12/2024 for dd/MM/yyyy): its line, column name and text; None when every value reads either way."""
+    return _first_date(text, dialect, key, lambda value, ours, swapped: _reads(value, ours) and not _reads(value, swapped))
+
+
+def either_order(text: str, dialect: Dialect, key: str) -> tuple[int, str, str] | None:
+    """When no value of the sample settles the day/month order (none reads in one order only), the first that
+    reads as two different dates (01/02/2024): its line, column name and text; else None."""
+    swapped = swapped_order(getattr(dialect, key))
+    if swapped is None or order_proof(text, dialect, key) or order_proof(text, replace(dialect, **{key: swapped}), key):
+        return None
+    return _first_date(text, dialect, key, lambda value, ours, other: _reads(value, ours) and _reads(value, other)
+                       and _parsed(value, ours) != _parsed(value, other))
+
+
+def _first_date(text: str, dialect: Dialect, key: str,
+                wanted: Callable[[str, str, str], bool]) -> tuple[int, str, str] | None:
+    """The first value of the sample `wanted(value, strptime format, day/month swapped format)` takes."""
     pattern = getattr(dialect, key)
     swapped = swapped_order(pattern)
     formats = (_strftime(pattern), _strftime(swapped)) if pattern and swapped else (None, None)
@@ -445,16 +461,25 @@ def order_proof(text: str, dialect: Dialect, key: str) -> tuple[int, str, str] |
     try:
         for record in itertools.islice(reader, 1 if dialect.header else 0, None):
             for name, value in zip(dialect.names, record):
-                if separator in value and _reads(value, formats[0]) and not _reads(value, formats[1]):
+                if separator in value and wanted(value, *formats):
                     return reader.line_num, name, value
     except csv.Error:  # a record the sample cut: what came before had no proof
         pass
     return None
 
 
+def _parsed(value: str, strftime: str) -> datetime:
+    return datetime.strptime(value.strip(), strftime)
+
+
+def read_date(value: str, pattern: str) -> datetime:
+    """`value` as Spark's `pattern` reads it (one of the day/month patterns swapped_order knows)."""
+    return _parsed(value, _strftime(pattern) or "")
+
+
 def _reads(value: str, strftime: str) -> bool:
     try:
-        datetime.strptime(value.strip(), strftime)
+        _parsed(value, strftime)
         return True
     except ValueError:
         return False

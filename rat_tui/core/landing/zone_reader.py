@@ -22,7 +22,8 @@ from ..lake.table import quote
 from ..notes import RunNote
 from .checks import is_json_array, one_format
 from .cleaning import cleaned, empty_rows_note, read_uri
-from .dialect import Dialect, body_text, detect, open_text_bytes, order_proof, swapped_order
+from .dialect import (Dialect, body_text, detect, either_order, open_text_bytes, order_proof, read_date,
+                      swapped_order)
 from .encodings import bom_encoding, check_text, shown
 from .quarantine import read_setting_aside, write_rejected
 from .numbers import ZoneNumbers, in_zone
@@ -130,6 +131,33 @@ class ZoneReader:
             self.note("files read with different dialects: " + "; ".join(
                 f"{', '.join(names)}: {description}" for description, names in described.items()))
         self._tell_encodings()
+        self._tell_dates_either_way()
+
+    def _tell_dates_either_way(self) -> None:
+        """A file whose dates all read either way (01/02/2024) is read in the order the sniffer took, day first,
+        unless rat.yaml pins one or the zone's earlier loads settled it (then later files follow that order):
+        a first load says the order it took and the setting for the other, once per zone and key."""
+        settled = {key for key, _ in self.settings.date_orders} | {
+            key for key in ("date_format", "timestamp_format") if getattr(self.settings.csv, key) is not None}
+        for key in ("date_format", "timestamp_format"):
+            if key in settled:
+                continue
+            found = next(((file, group.dialect, hit) for group in self.groups
+                          if group.fmt == "csv" and group.dialect is not None for file in group.files
+                          if (hit := either_order(body_text(file, group.dialect, self.settings.label),
+                                                  group.dialect, key))), None)
+            if found is None:
+                continue
+            file, dialect, (line, column, value) = found
+            pattern = getattr(dialect, key)
+            swapped = swapped_order(pattern)
+            other = "month first" if swapped.index("M") < swapped.index("d") else "day first"
+            read = read_date(value, pattern)
+            shown_as = read.date().isoformat() if key == "date_format" else read.isoformat(sep=" ")
+            self.tell("dates_either_way", f"{file.name}: its {column} {'dates' if key == 'date_format' else 'times'} "
+                      f"read either way ({value} on line {line}): read as {pattern}, so {value} is {shown_as}; if they "
+                      f"are {other}, set the zone's {key} in rat.yaml (zones: {{{self.settings.label}: {{csv: "
+                      f"{{{key}: '{swapped}'}}}}}})", file, line)
 
     def _leave_out_lines_that_are_no_rows(self) -> None:
         """Spark reads a file with a title above its header, or rows with no value, from a copy without them."""

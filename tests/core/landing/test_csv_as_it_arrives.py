@@ -336,3 +336,26 @@ def test_zones_with_the_same_header_read_their_dates_each_its_own_way(scratch: S
     assert eu["status"] == "success", eu["error"]
     assert scratch.rows(f"SELECT id, CAST(day AS STRING) FROM {eu['fqn']} ORDER BY id") == [
         [1, "2024-12-25"], [2, "2024-01-02"]]
+
+
+def test_a_first_file_whose_dates_read_either_way_says_how_it_read_them(scratch: Scratch):
+    """Found by a new user: 01/02/2024, 03/04/2024 and 12/11/2024 loaded as 1 February, 3 April and 12 November
+    with no word; only a later 12/25/2024 was refused, with the rows already on main. The first load now says
+    the order it took and the setting for the other; a file with a day above 12 proves its order and says
+    nothing, nor does a zone whose earlier loads settled it."""
+    scratch.landing("ambig", "ship.csv", "id,shipped\n1,01/02/2024\n2,03/04/2024\n3,12/11/2024\n")
+    run = load_zone(scratch, "ambig")
+    assert run["status"] == "success", run["error"]
+    either = [{k: n[k] for k in ("file", "line", "text")} for n in run["notes"] if n["kind"] == "dates_either_way"]
+    assert either == [{"file": f"{scratch.ns}/landing/ambig/ship.csv", "line": 2, "text": (
+        "ship.csv: its shipped dates read either way (01/02/2024 on line 2): read as dd/MM/yyyy, so 01/02/2024 "
+        f"is 2024-02-01; if they are month first, set the zone's date_format in rat.yaml (zones: {{{scratch.ns}/"
+        "ambig: {csv: {date_format: 'MM/dd/yyyy'}}})")}], run["notes"]
+    assert scratch.rows(f"SELECT id, CAST(shipped AS STRING) FROM {run['fqn']} ORDER BY id") == [
+        [1, "2024-02-01"], [2, "2024-04-03"], [3, "2024-11-12"]]
+    scratch.landing("proven", "ship.csv", "id,shipped\n1,01/02/2024\n2,25/04/2024\n")
+    assert not [n for n in load_zone(scratch, "proven", "q")["notes"] if n["kind"] == "dates_either_way"]
+    fqn = _us_zone_loaded(scratch)  # month first, settled by its first load
+    scratch.landing("us", "feb.csv", "id,day\n2,02/01/2024\n3,02/03/2024\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "success" and not [n for n in run["notes"] if n["kind"] == "dates_either_way"]
