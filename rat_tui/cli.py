@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -140,8 +142,8 @@ def init_main(argv: list[str]) -> int:
         print(f"rat-tui: {exc.sentence()}", file=sys.stderr)
         return EXIT_BAD_SCRIPT
     print("\n".join(str(path) for path in written))
-    print(f"rat-tui: a new project in {args.folder}; try: cd {args.folder} && rat-tui build && rat-tui test",
-          file=sys.stderr)
+    print(f"rat-tui: a new project in {args.folder}; try: cd {shlex.quote(str(args.folder))} && rat-tui build "
+          "&& rat-tui test", file=sys.stderr)
     return EXIT_OK
 
 
@@ -249,6 +251,19 @@ def open_tui(folder: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The entry point. A reader that stops taking the output (`| head`) ends it quietly, as a shell tool does,
+    not with a BrokenPipeError traceback; exit 1, since what was to be said was not all said."""
+    try:
+        try:
+            return _main(argv)
+        finally:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's own flush at exit fails no more
+        return EXIT_FAILED
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     commands = subcommands()
     if argv[:1] and argv[0] in commands:

@@ -260,4 +260,7 @@ def _said(run: dict[str, Any]) -> str:
     """A run's note and what its reading said (`zip kept as text…`, `1.500,25 read as 1500.25`): a green run
     that changed how a file was read says so in the shell too, not only in --json and the TUI."""
     notes = [n.get("text") if isinstance(n, dict) else n for n in run.get("notes") or []]
-    return "; ".join(dict.fromkeys(str(n) for n in (run.get("note"), *notes) if n))  # `note` is a note's text too
+    # a warn-severity test that failed lets the run succeed: said here, or only --json showed it
+    warned = [f"quality test {q.get('name')} warned ({q.get('violations')} violation"
+              f"{'' if q.get('violations') == 1 else 's'})" for q in run.get("quality") or [] if q.get("status") == "warned"]
+    return "; ".join(dict.fromkeys(str(n) for n in (*warned, run.get("note"), *notes) if n))  # `note` is a note's text too

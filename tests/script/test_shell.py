@@ -326,3 +326,29 @@ def test_publishing_a_query_that_does_not_parse_warns_at_its_line(tmp_path: Path
     assert "version: 2" in said
     assert (f"warning: shop/pipelines/bronze/orders/pipeline.sql:{len(lines) + 1}: the query does not parse as "
             "Spark SQL (") in said, said
+
+
+def test_output_its_reader_stopped_taking_ends_quietly():
+    """`rat-tui run --help | head -1` printed a BrokenPipeError traceback: the reader had closed the pipe."""
+    read, write = os.pipe()
+    os.close(read)  # the reader has gone before a byte is written, as `head` goes after its lines
+    try:
+        done = subprocess.run([sys.executable, "-m", "rat_tui.cli", "run", "--help"], stdout=write, stderr=subprocess.PIPE,
+                              text=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    finally:
+        os.close(write)
+    assert done.stderr == "" and done.returncode == 1, done.stderr
+
+
+def test_a_warned_quality_test_shows_in_the_runs_note_and_init_quotes_a_folder_with_spaces(
+        tmp_path: Path, capsys: pytest.CaptureFixture):
+    """Found by a new user: a failed warn-severity test left the run `success 9` with an empty note (only --json
+    said `warned`), and `init "My Project"` suggested `cd …/My Project`, which fails as pasted."""
+    out = io.StringIO()
+    HumanOutput(out, io.StringIO()).write(json.dumps({"line": 1, "cmd": "run", "ok": True, "run": {
+        "run_id": "1a2b3c4d", "pipeline": "s.bronze.o", "status": "success", "rows_written": 9,
+        "quality": [{"name": "no_big_orders", "severity": "warn", "status": "warned", "violations": 1},
+                    {"name": "ids", "severity": "error", "status": "passed", "violations": 0}]}}) + "\n")
+    assert out.getvalue().splitlines()[1].endswith("quality test no_big_orders warned (1 violation)"), out.getvalue()
+    assert main(["init", str(tmp_path / "My Project")]) == 0
+    assert f"try: cd '{tmp_path / 'My Project'}' && rat-tui build" in capsys.readouterr().err
