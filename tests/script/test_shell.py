@@ -292,9 +292,9 @@ def test_a_pipeline_the_project_does_not_have_is_misuse(tmp_path: Path, capsys: 
 
 def test_a_diffs_rows_print_whole_with_each_value_that_changed():
     """Found by a new user: `diff --run` printed its sample as a table of cells cut at 48 characters, so the old
-    row's value that changed was cut away."""
+    row's value that changed was cut away; and a row's text as JSON escapes (`Zo\\u00eb`)."""
     out = io.StringIO()
-    ada = {"order_id": 3, "customer": "Ada Lovelace of the Analytical Engine", "amount": "7.00"}
+    ada = {"order_id": 3, "customer": "Zoë Lovelace of the Analytical Engine", "amount": "7.00"}
     old = {"order_id": 2, "customer": "Grace Hopper the Admiral of the Navy", "amount": "5.00"}
     HumanOutput(out, io.StringIO()).write(json.dumps(
         {"line": 1, "cmd": "diff", "ok": True, "added": 1, "removed": 0, "changed": 1, "columns": {"amount": 1},
@@ -304,7 +304,7 @@ def test_a_diffs_rows_print_whole_with_each_value_that_changed():
     lines = out.getvalue().splitlines()
     at = lines.index("sample:")
     assert lines[at + 1:at + 4] == [
-        '  added    {"order_id": 3, "customer": "Ada Lovelace of the Analytical Engine", "amount": "7.00"}',
+        '  added    {"order_id": 3, "customer": "Zoë Lovelace of the Analytical Engine", "amount": "7.00"}',
         '  changed  {"order_id": 2}',
         "    amount: '5.00' → '6.00'"], out.getvalue()
 
