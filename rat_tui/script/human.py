@@ -204,7 +204,7 @@ def _cell(value: Any, width: int | None = CELL_WIDTH) -> str:
     if isinstance(value, list) and all(not isinstance(item, (dict, list)) for item in value):
         text = ", ".join(_cell(item) for item in value)
     elif isinstance(value, (dict, list)):
-        text = json.dumps(value, default=str, ensure_ascii=False)  # Zoë, not Zo\\u00eb
+        text = json.dumps(value, default=str, ensure_ascii=False)  # Zoë, not Zo\u00eb
     else:
         text = str(value)
     text = " ".join(text.split())
