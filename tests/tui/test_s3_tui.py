@@ -52,9 +52,9 @@ async def test_an_unreachable_bucket_is_reported_and_the_app_keeps_working(s3_en
         port = sock.getsockname()[1]
     project = tmp_path / "p"
     shutil.copytree(SAMPLE, project, ignore=shutil.ignore_patterns(".rat", "warehouse"))
-    with (project / "rat.yaml").open("a") as fh:
-        fh.write(f"zones: {{ecommerce/orders: {{auto_purge: true}}}}\n"
-                 f"storage: {{type: s3, endpoint: 'http://127.0.0.1:{port}', bucket: rat, retry_seconds: 1}}\n")
+    rat_yaml = project / "rat.yaml"  # the sample's zones: has ecommerce/orders already (a second zones: is refused)
+    rat_yaml.write_text(rat_yaml.read_text().replace("  ecommerce/orders:\n", "  ecommerce/orders:\n    auto_purge: true\n", 1)
+                        + f"storage: {{type: s3, endpoint: 'http://127.0.0.1:{port}', bucket: rat, retry_seconds: 1}}\n")
     app = RatApp(open_project(project), watch=False, warm_spark=False)
     async with app.run_test(size=(140, 45)) as pilot:
         bar = app.query_one(StatusBar)

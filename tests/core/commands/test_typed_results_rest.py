@@ -167,7 +167,7 @@ def test_lineage_upkeep_versions_files_and_tables_are_typed_and_print_as_the_con
     status, lines = script(wb, f"publish {fqn} -m again\nrollback {fqn} 1\nwrite {relpath} <<EOF\nSELECT 1 AS id\nEOF\n"
                                f"compact {fqn}")
     assert status == 0, lines
-    assert [list(fields(line)) for line in lines] == [["version", "files"], ["version", "pinned_from"], ["path"],
+    assert [list(fields(line)) for line in lines] == [["version", "files", "warning"], ["version", "pinned_from"], ["path"],
                                                       ["files_before", "files_after", "snapshot_id", "rows"]]
     assert (lines[0]["version"], lines[1]["version"], lines[2]["path"]) == (3, 4, relpath)
 
