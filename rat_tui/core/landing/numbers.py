@@ -33,7 +33,8 @@ def _pattern(decimal: str, thousands: str | None, flavour: str = "python") -> st
     group = "[" + SPACES + "]" if thousands == " " else re.escape(thousands) if thousands else None
     if flavour == "java" and thousands == " ":
         group = "[ \\u00a0\\u202f]"
-    whole = rf"(?:\d+|\d{{1,3}}(?:{group}\d{{3}})+)" if group else r"\d+"
+    # a grouped number's first group never starts with 0: 0.750 is no 750, only three quarters
+    whole = rf"(?:\d+|[1-9]\d{{0,2}}(?:{group}\d{{3}})+)" if group else r"\d+"
     mark = re.escape(decimal)
     return rf"[+-]?(?:{whole}(?:{mark}\d+)?|{mark}\d+)"
 

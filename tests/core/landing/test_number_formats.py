@@ -52,6 +52,16 @@ def test_values_that_cannot_tell_are_kept_as_text_and_said(tmp_path):
     assert "students kept as text: 6,718, 12,001 may be thousands or decimals" in _notes(reader)[0][3]
 
 
+def test_a_value_below_one_proves_the_point_a_decimal_mark(tmp_path):
+    """Found by a new user: weights 0.750, 1.000, 2.500 were kept as text, "may be thousands or decimals"; a
+    group of thousands never starts with 0, so 0.750 can only be three quarters."""
+    reader = _reader(_zone(tmp_path, {"a.csv": b"id,weight\n1,0.750\n2,1.000\n3,2.500\n"}))
+    dialect = reader.groups[0].dialect
+    assert {decimal for decimal, _ in dialect.samples["weight"].fits} == {"."}  # never 1.000 as a thousand
+    assert dialect.text_columns == () and dialect.numbers == ()  # a plain decimal point: Spark's own reading
+    assert not [n for n in _notes(reader) if n[0] == "kept_as_text"], _notes(reader)
+
+
 def test_leading_zeros_make_a_column_text(tmp_path):
     reader = _reader(_zone(tmp_path, {"a.csv": b"state,zip,count,share\n01,08123,5,0.5\n10,10001,0,0\n"}))
     assert reader.groups[0].dialect.text_columns == ("state", "zip")
