@@ -1,7 +1,6 @@
 """Review before merge: a key-aware diff of a table, and approving or rejecting runs that await review."""
 from __future__ import annotations
 
-from ..errors import RatError
 from ..events import EventBus
 from ..lake.diff import SAMPLE_ROWS, TableDiff, table_diff
 from ..lake.session import SparkManager
@@ -52,13 +51,11 @@ class Review:
             for record in group:
                 ref = PipelineRef.parse(record.pipeline)
                 self.spark.ensure_catalog(ref.namespace)
-                try:
-                    check_main_unchanged(IcebergTable(spark, ref), record.review.get("base_snapshot"),
-                                         record.review.get("schema_id"), since=review.SINCE)
-                except RatError as exc:
-                    # "run it again" alone left the held run's branch, and the files it archived, with it
-                    raise RatError(f"{exc.sentence()}; reject run {run_id} first, which drops its branch and puts "
-                                   "the landing files it read back in their zone") from None
+                # "run it again" alone left the held run's branch, and the files it archived, with it
+                check_main_unchanged(IcebergTable(spark, ref), record.review.get("base_snapshot"),
+                                     record.review.get("schema_id"), since=review.SINCE,
+                                     first=f"; reject run {run_id} first, which drops its branch and puts the "
+                                           "landing files it read back in their zone")
             done = [review.approve(spark, self.state, self.events, record, self.spark.ensure_catalog)
                     for record in group]
         return self._reviewed(run_id, done)

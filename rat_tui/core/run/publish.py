@@ -15,16 +15,17 @@ MERGE_ATTEMPTS = 3
 
 
 def check_main_unchanged(table: IcebergTable, base_snapshot: int | None, schema_id: int | None,
-                         since: str = "while this run was running", loaded=None) -> None:
-    """`loaded`: the Java table just loaded, when the caller commits through it next."""
+                         since: str = "while this run was running", loaded=None, first: str = "") -> None:
+    """`loaded`: the Java table just loaded, when the caller commits through it next. `first`: what to do
+    before running again, ending the sentence (`; reject run … first, …`)."""
     main, current_schema = table.main_and_schema(loaded)
     if main != base_snapshot:
         raise RatError(
             f"main of {table.ref.fqn} moved {since} (snapshot {base_snapshot} → {main}: another run published, "
-            "or the table was rolled back); nothing was published, run it again to build on the current main")
+            f"or the table was rolled back); nothing was published, run it again to build on the current main{first}")
     if schema_id is not None and current_schema != schema_id:
         raise RatError(f"the schema of {table.ref.fqn} changed {since} (another run's change was put back, or a "
-                       "client altered it); nothing was published, run it again")
+                       f"client altered it); nothing was published, run it again{first}")
 
 
 def fast_forward(table: IcebergTable, branch: str, run_id: str, base_snapshot: int | None, schema_id: int | None,
