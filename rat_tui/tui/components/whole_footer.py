@@ -4,6 +4,8 @@ from __future__ import annotations
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
+from ..keymap import DEFAULT_KEYMAP
+
 
 class WholeHintsFooter(Footer):
     """Textual's footer cut the last hint where the bar ends (`c Ca`, `q ▏`). A hint that does not fit
@@ -37,5 +39,8 @@ class WholeHintsFooter(Footer):
         return key.get_content_width(self.size, self.app.size) + key.styles.gutter.width + key.styles.margin.width
 
 
+HELP_ACTION = next(k.binding_action for k in DEFAULT_KEYMAP if k.id == "help")  # remaps move its key, not this
+
+
 def _is_help(key: FooterKey) -> bool:
-    return key.action.endswith("key('help')")
+    return key.action == HELP_ACTION
