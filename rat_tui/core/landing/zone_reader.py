@@ -139,13 +139,22 @@ class ZoneReader:
         a first load says the order it took and the setting for the other, once per zone and key."""
         settled = {key for key, _ in self.settings.date_orders} | {
             key for key in ("date_format", "timestamp_format") if getattr(self.settings.csv, key) is not None}
+        files = [(file, group.dialect) for group in self.groups if group.fmt == "csv" and group.dialect is not None
+                 for file in group.files]
+        texts: dict[Path, str] = {}
+
+        def text(file: Path, dialect: Dialect) -> str:
+            if file not in texts:
+                texts[file] = body_text(file, dialect, self.settings.label)
+            return texts[file]
+
         for key in ("date_format", "timestamp_format"):
-            if key in settled:
+            # one file of the load that proves the order settles it for all (the zone's files share one order,
+            # or _refuse_swapped_day_month refused them)
+            if key in settled or any(order_proof(text(file, dialect), dialect, key) for file, dialect in files):
                 continue
-            found = next(((file, group.dialect, hit) for group in self.groups
-                          if group.fmt == "csv" and group.dialect is not None for file in group.files
-                          if (hit := either_order(body_text(file, group.dialect, self.settings.label),
-                                                  group.dialect, key))), None)
+            found = next(((file, dialect, hit) for file, dialect in files
+                          if (hit := either_order(text(file, dialect), dialect, key))), None)
             if found is None:
                 continue
             file, dialect, (line, column, value) = found

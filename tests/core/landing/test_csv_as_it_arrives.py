@@ -355,6 +355,11 @@ def test_a_first_file_whose_dates_read_either_way_says_how_it_read_them(scratch:
         [1, "2024-02-01"], [2, "2024-04-03"], [3, "2024-11-12"]]
     scratch.landing("proven", "ship.csv", "id,shipped\n1,01/02/2024\n2,25/04/2024\n")
     assert not [n for n in load_zone(scratch, "proven", "q")["notes"] if n["kind"] == "dates_either_way"]
+    # a file of the same load that proves the order settles it for its neighbour whose dates read either way
+    scratch.landing("pair", "a.csv", "id,shipped\n1,31/01/2024\n")
+    scratch.landing("pair", "b.csv", "id,shipped\n2,03/02/2024\n")
+    run = load_zone(scratch, "pair", "r")
+    assert run["status"] == "success" and not [n for n in run["notes"] if n["kind"] == "dates_either_way"], run["notes"]
     fqn = _us_zone_loaded(scratch)  # month first, settled by its first load
     scratch.landing("us", "feb.csv", "id,day\n2,02/01/2024\n3,02/03/2024\n")
     run = scratch.run(fqn)
