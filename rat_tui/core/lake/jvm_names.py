@@ -29,6 +29,13 @@ def static_method(spark: "SparkSession", name: str):  # -> py4j JavaMember
     return JavaMember(method, None, protocol.STATIC_PREFIX + owner, spark.sparkContext._gateway._gateway_client)
 
 
+def activate(spark: "SparkSession") -> None:
+    """Make `spark` the active session of the calling thread's JVM thread. What Spark does outside a
+    `withActive` block (its parser, the catalog manager) reads settings from that session, or, with none,
+    from Spark's defaults: a cast parsed there was not ANSI, and read `1.234,50` as NULL."""
+    static_method(spark, "org.apache.spark.sql.SparkSession.setActiveSession")(spark._jsparkSession)
+
+
 def literal(spark: "SparkSession", value: object) -> "Column":
     """`functions.lit(value)` in one round trip. pyspark's `F.lit` first asks the JVM what `functions` is,
     by that short name (`r u functions`, then the member): in a run's thread, measured, 7 ms of a warm run."""

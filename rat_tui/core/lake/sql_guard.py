@@ -15,6 +15,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RatError
+from .jvm_names import activate
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -93,8 +94,10 @@ def check_read_only(spark: "SparkSession", sql: str, what: str, relpath: str | N
     """Raise a RatError unless `sql` is one read-only query. `what` names the thing ("a pipeline").
 
     A statement Spark cannot parse is left to spark.sql, whose error names the line. The plan checked is
-    returned: a DataFrame made from it does not parse the text a second time (build.run_sql).
+    returned: a DataFrame made from it does not parse the text a second time (build.run_sql). It is parsed
+    under `spark` as the thread's active session, as spark.sql parses: a cast takes ANSI from it.
     """
+    activate(spark)
     try:
         plan = spark._jsparkSession.sessionState().sqlParser().parsePlan(sql)
     except Exception:

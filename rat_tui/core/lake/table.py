@@ -6,7 +6,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from ..project.model import PipelineRef
-from .jvm_names import static_method
+from .jvm_names import activate, static_method
 from .metadata import RUN_ID_PROPERTY
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ class IcebergTable:
         if not self._session_active:
             # The catalog manager reads the catalogs' settings from the thread's active session, which
             # may be another run's (or one made before this namespace was registered).
-            static_method(self.spark, "org.apache.spark.sql.SparkSession.setActiveSession")(self.spark._jsparkSession)
+            activate(self.spark)
             self._session_active = True
         return static_method(self.spark, "org.apache.iceberg.spark.Spark3Util.loadIcebergTable")(
             self.spark._jsparkSession, self.ident)

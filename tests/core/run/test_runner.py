@@ -312,3 +312,19 @@ def test_a_run_asked_for_again_before_it_starts_is_that_run_not_one_more(scratch
     assert first.wait().status == "success"
     assert scratch.rows(f"SELECT count(*) FROM {fqn}") == [[1]]  # one append, not three
     assert [r["run_id"] for r in scratch.wb.browse.runs(fqn).as_dict()["runs"]] == [first.run_id]
+
+
+def test_a_preview_fails_on_a_value_its_cast_cannot_read_as_a_run_does(scratch: Scratch):
+    """Spark's parser takes ANSI from the thread's active session: a thread without one (a fresh preview
+    worker) read `CAST('1.234,50' AS DECIMAL)` as NULL where the run failed, and test-fixture locked the NULL in."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from rat_tui.core.errors import RatError
+
+    fqn = scratch.pipeline("silver", "cast", "SELECT id, CAST(amount AS DECIMAL(10, 2)) AS amount "
+                                             "FROM VALUES (1, '1.05'), (2, '1.234,50') AS v(id, amount)")
+    with ThreadPoolExecutor(1) as fresh_thread:
+        with pytest.raises(RatError, match="1.234,50"):
+            fresh_thread.submit(scratch.wb.console.preview, fqn).result()
+    run = scratch.run(fqn)
+    assert run["status"] == "failed" and "1.234,50" in run["error"]
