@@ -232,7 +232,7 @@ class Console:
             ctx = self.previews.context(spark, ref, loaded.config)
             try:
                 df = build(ctx, loaded)
-                rows = _collect(df, limit, loaded.source_relpath)
+                rows = _collect(df, limit, loaded.source_relpath, ctx.landing.explain)
                 samples = [f"{label} holds nothing new: read its _samples/" for label in ctx.landing.nothing_new]
                 note = "; ".join(samples) or (None if rows else watermark_note(ctx))
             finally:
@@ -240,11 +240,13 @@ class Console:
         return QueryResult(df.columns, [row_values(r) for r in rows], note=note)
 
 
-def _collect(df, limit: int, where: str) -> list:
+def _collect(df, limit: int, where: str, explain: Callable[[BaseException], str | None] | None = None) -> list:
+    """The first `limit` rows; a failure in one sentence, naming the landing file and line where `explain`
+    (a preview's reader of its zones, as a run's) finds them."""
     try:
         return df.limit(limit).collect()
     except Exception as exc:
-        message, _ = summarise(exc)
+        message = (explain and explain(exc)) or summarise(exc)[0]
         raise RatError(f"query failed: {message}", where) from None
 
 

@@ -316,15 +316,19 @@ def test_a_run_asked_for_again_before_it_starts_is_that_run_not_one_more(scratch
 
 def test_a_preview_fails_on_a_value_its_cast_cannot_read_as_a_run_does(scratch: Scratch):
     """Spark's parser takes ANSI from the thread's active session: a thread without one (a fresh preview
-    worker) read `CAST('1.234,50' AS DECIMAL)` as NULL where the run failed, and test-fixture locked the NULL in."""
+    worker) read `CAST('12 EUR' AS DECIMAL)` as NULL where the run failed, and test-fixture locked the NULL in.
+    The preview's sentence names the file and line, as the run's does."""
     from concurrent.futures import ThreadPoolExecutor
 
     from rat_tui.core.errors import RatError
 
-    fqn = scratch.pipeline("silver", "cast", "SELECT id, CAST(amount AS DECIMAL(10, 2)) AS amount "
-                                             "FROM VALUES (1, '1.05'), (2, '1.234,50') AS v(id, amount)")
+    scratch.landing("prices", "may.csv", "id,amount\n1,1.05\n2,12 EUR\n")
+    fqn = scratch.pipeline("bronze", "cast", "SELECT id, CAST(amount AS DECIMAL(10, 2)) AS amount "
+                                             "FROM {{ landing_zone('prices') }}")
+    where = f"'12 EUR' in column amount at {scratch.ns}/landing/prices/may.csv line 3 cannot be cast"
     with ThreadPoolExecutor(1) as fresh_thread:
-        with pytest.raises(RatError, match="1.234,50"):
+        with pytest.raises(RatError) as raised:
             fresh_thread.submit(scratch.wb.console.preview, fqn).result()
+    assert where in raised.value.sentence()
     run = scratch.run(fqn)
-    assert run["status"] == "failed" and "1.234,50" in run["error"]
+    assert run["status"] == "failed" and where in run["error"]
