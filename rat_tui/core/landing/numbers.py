@@ -99,12 +99,21 @@ def column_samples(records, names: tuple[str, ...], null_value: str | None) -> d
         fits = frozenset(c for c, whole in _COLUMN_MATCHERS.items() if whole.fullmatch(blob)) \
             if _SEPARATOR.search(blob) else frozenset()
         if not fits:
-            out[name] = ColumnSample(False, fits, numbers_but=_no_value_words(distinct))
+            if _SEPARATOR.search(blob) and _each_a_number(distinct):  # `1.234,50` above `1234.50`: told, not guessed
+                out[name] = ColumnSample(True, fits, tuple(v for v in distinct if _SEPARATOR.search(v))[:_MOST_VALUES])
+            else:
+                out[name] = ColumnSample(False, fits, numbers_but=_no_value_words(distinct))
             continue
         zero = _LEADING_ZEROS.search(blob)
         written = tuple(m.group(1) for m in itertools.islice(_WRITTEN.finditer(blob), _MOST_VALUES))
         out[name] = ColumnSample(True, fits, written, zero.group(1) if zero else None)
     return out
+
+
+def _each_a_number(distinct: dict[str, None]) -> bool:
+    """Every value a number in some convention, though no one convention reads them all."""
+    return all(_PLAIN_COLUMN.fullmatch(v) or any(whole.fullmatch(v) for whole in _COLUMN_MATCHERS.values())
+               for v in distinct)
 
 
 def _no_value_words(distinct: dict[str, None]) -> tuple[str, ...]:
@@ -131,6 +140,9 @@ class NumberColumn:
         return f"decimal {self.decimal!r}, {grouping} thousands separator"
 
 
+Said = tuple[tuple[str, str], ...]  # (kind, sentence): what a run tells of the numbers it read
+
+
 @dataclass(frozen=True)
 class ZoneNumbers:
     """How the zone's numbers are read: per column, and the zone's convention (for pinning)."""
@@ -139,7 +151,7 @@ class ZoneNumbers:
     thousands: str | None = None
     columns: tuple[NumberColumn, ...] = ()
     text: tuple[str, ...] = ()  # numeric-looking columns kept as text (leading zeros, ambiguous)
-    said: tuple[tuple[str, str], ...] = ()  # (kind, sentence) the run tells
+    said: Said = ()
 
 
 def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | None = None,
@@ -223,10 +235,22 @@ def _meanings(fits: list, written: tuple[str, ...]) -> dict:
     return dict(ordered)
 
 
-def in_zone(dialects: dict, decimal: str | None, thousands: str | None) -> tuple[dict, ZoneNumbers]:
-    """Each file's dialect (dialect.Dialect, by path) with the numbers of the zone its files make up."""
-    numbers = zone_numbers([d.samples for d in dialects.values() if d.samples], decimal, thousands)
-    return {path: d.with_numbers(numbers) for path, d in dialects.items()}, numbers
+def in_zone(dialects: dict, decimal: str | None, thousands: str | None) -> tuple[dict, Said]:
+    """Each file's dialect (dialect.Dialect, by path) with the numbers of the files it is read among, and what
+    the run tells of them ((kind, sentence) pairs). Files of one delimiter decide their numbers together; files
+    of another delimiter come from another writer and decide theirs apart (a comma-separated export's `1.500`
+    is no 1500 because a `;` export beside it writes `12,50`), unless rat.yaml pins the zone's convention."""
+    families: dict[str, dict] = {}
+    for path, dialect in dialects.items():
+        families.setdefault(dialect.delimiter if decimal is None else "", {})[path] = dialect
+    out: dict = {}
+    said: list[tuple[str, str]] = []
+    for family in families.values():
+        numbers = zone_numbers([d.samples for d in family.values() if d.samples], decimal, thousands)
+        out.update((path, d.with_numbers(numbers)) for path, d in family.items())
+        files = ", ".join(sorted(path.name for path in family)) + ": " if len(families) > 1 else ""
+        said.extend((kind, files + text) for kind, text in numbers.said)
+    return out, tuple(said)
 
 
 # -- Spark ---------------------------------------------------------------------------------------------

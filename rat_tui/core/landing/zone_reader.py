@@ -26,7 +26,7 @@ from .dialect import (Dialect, body_text, detect, either_order, open_text_bytes,
                       swapped_order)
 from .encodings import bom_encoding, check_text, shown
 from .quarantine import read_setting_aside, write_rejected
-from .numbers import ZoneNumbers, in_zone
+from .numbers import Said, in_zone
 from .spark_reader import FileGroup, csv_frame, list_locally, typed_schema
 from .schema import sampled_csv_schema
 from .widening import does_not_cast, explain, first_misfit, line_of, widen
@@ -39,11 +39,11 @@ if TYPE_CHECKING:
 TwinsOf = Callable[[list[Path], Dialect], "list[Any] | None"]  # twins.twins_for of a zone
 
 
-def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings) -> tuple[list[FileGroup], ZoneNumbers]:
-    """The zone's files in reader groups, in the order of their first file, and how the zone writes its
-    numbers; RatError for a file that cannot be read right (dialect.py's sentences)."""
+def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings) -> tuple[list[FileGroup], Said]:
+    """The zone's files in reader groups, in the order of their first file, and what the run tells of how
+    they write numbers; RatError for a file that cannot be read right (dialect.py's sentences)."""
     groups: dict[tuple, FileGroup] = {}
-    dialects, numbers = in_zone({f: detect(f, settings) for f in files} if fmt == "csv" else {},
+    dialects, said = in_zone({f: detect(f, settings) for f in files} if fmt == "csv" else {},
                                 settings.csv.decimal, settings.csv.thousands)
     for file in files:
         if fmt == "csv":
@@ -58,7 +58,7 @@ def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings) -> tupl
             groups.setdefault((fmt,), FileGroup(fmt, [])).files.append(file)
     if fmt == "csv":
         _refuse_swapped_day_month(list(groups.values()), settings)
-    return list(groups.values()), numbers
+    return list(groups.values()), said
 
 
 def _refuse_swapped_day_month(groups: list[FileGroup], settings: ZoneReadSettings) -> None:
@@ -115,8 +115,8 @@ class ZoneReader:
     columns: list[str] = field(default_factory=list)  # those every file read had (after read())
 
     def __post_init__(self) -> None:
-        self.groups, numbers = plan_groups(self.files, one_format(self.label, self.files), self.settings)
-        for kind, text in numbers.said:
+        self.groups, said = plan_groups(self.files, one_format(self.label, self.files), self.settings)
+        for kind, text in said:
             self.tell(kind, text)
         self._leave_out_lines_that_are_no_rows()
         if self.twins_of is not None:
@@ -326,8 +326,9 @@ class ZoneReader:
     def _text_wins(self, frames: list["DataFrame"]) -> list["DataFrame"]:
         """A column one file reads as text and another as numbers, dates or booleans is text in every file when
         a value of the text doesn't fit the other type (a file's `N/A`): the union would cast it and fail at
-        that value, deep in the write, with a remedy the pipeline cannot apply. Text that fits (an empty column)
-        is left to the union's cast, as before."""
+        that value, deep in the write, with a remedy the pipeline cannot apply. So is one a file's numbers kept
+        as text on purpose (`00789`, `1.500` that may be 1500): the union's cast would read it as the very number
+        the run declined to guess. Other text that fits (an empty column) is left to the union's cast."""
         from pyspark.sql import functions as F
         from pyspark.sql.types import AtomicType, StringType
 
@@ -338,6 +339,11 @@ class ZoneReader:
                     typed.setdefault(f.name, f.dataType)
         text = set()
         for column, dtype in sorted(typed.items()):
+            kept = [group.names() for group in self.groups if group.dialect and column in group.dialect.text_columns]
+            if kept:
+                text.add(column)
+                self.note(f"{column} is text in every file: its numbers in {'; '.join(kept)} are kept as text")
+                continue
             misfits = [(group.names(), found) for group, df in zip(self.groups, frames) if column in df.columns
                        and isinstance(df.schema[column].dataType, StringType)
                        and (found := _first_misfit(df, column, dtype)) is not None]

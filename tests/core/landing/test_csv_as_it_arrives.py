@@ -100,6 +100,30 @@ def test_a_column_one_file_keeps_as_text_is_text_in_every_file_of_the_zone(scrat
     assert scratch.rows(f"SELECT id, qty FROM {run['fqn']} ORDER BY id") == [[1, None], [2, None], [3, 7]]
 
 
+def test_a_us_and_a_european_export_in_one_zone_each_keep_their_numbers(scratch: Scratch):
+    """Found by a new user: the comma-separated US file's `1.500` loaded as 1500 because the `;` file beside it
+    wrote `12,50`; and a zone of `1.05` and `1.234,50` kept amounts as text, so the pipeline's cast failed. A
+    zip code one writer keeps as text (`00789`) is not made 789 by the other writer's numbers."""
+    scratch.landing("prices", "us.csv", "sku,price,zip\nA1,1.500,12345\nA2,2.250,23456\n")
+    scratch.landing("prices", "eu.csv", "sku;price;zip\nB1;12,50;00789\nB2;1.234,50;01000\n")
+    run = load_zone(scratch, "prices")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT sku, price, zip FROM {run['fqn']} ORDER BY sku") == [
+        ["A1", "1.500", "12345"], ["A2", "2.250", "23456"], ["B1", "12.5", "00789"], ["B2", "1234.5", "01000"]]
+    assert any("us.csv: price kept as text: 1.500, 2.250 may be thousands or decimals" in n
+               for n in run["landing_notes"]), run["landing_notes"]
+
+    scratch.landing("sales", "apr.csv", "id,amount\n1,1.05\n2,7.25\n")
+    scratch.landing("sales", "feb.csv", "id;amount\n5;1.234,50\n6;12,00\n")
+    fqn = scratch.pipeline("silver", "sales", "-- @merge_strategy: full_refresh\nSELECT id, CAST(amount AS "
+                                              "DECIMAL(10, 2)) AS amount FROM {{ landing_zone('sales') }}")
+    for _ in range(2):  # a rebuild reads every file together again
+        run = scratch.run(fqn)
+        assert run["status"] == "success", run["error"]
+        assert scratch.rows(f"SELECT id, CAST(amount AS STRING) FROM {fqn} ORDER BY id") == [
+            [1, "1.05"], [2, "7.25"], [5, "1234.50"], [6, "12.00"]]
+
+
 def test_files_with_different_columns_are_read_by_name_and_the_log_names_the_gap(scratch: Scratch):
     scratch.landing("cols", "jan.csv", "id,name,amount\n1,x,2.5\n")
     scratch.landing("cols", "feb.csv", "name,id\ny,2\n")

@@ -45,6 +45,39 @@ def test_grouping_in_a_decimal_comma_zone_is_a_run_note(tmp_path):
         in _notes(reader)
 
 
+def test_files_of_another_delimiter_decide_their_numbers_apart(tmp_path):
+    """Found by a new user: a comma-separated US file's `1.500` read as 1500 because a `;` file beside it
+    wrote `12,50`. A file of another delimiter comes from another writer; files of one delimiter still decide
+    together (above), and a file that cannot tell is kept as text, with its name in the note."""
+    reader = _reader(_zone(tmp_path, {"us.csv": b"sku,price\nA1,1.500\nA2,2.250\n", "eu.csv": b"sku;price\nB1;12,50\n"}))
+    dialects = {f.name: g.dialect for g in reader.groups for f in g.files}
+    assert dialects["us.csv"].numbers == () and dialects["us.csv"].text_columns == ("price",)
+    assert [(c.name, c.decimal) for c in dialects["eu.csv"].numbers] == [("price", ",")]
+    assert [text for kind, _, _, text in _notes(reader) if kind == "kept_as_text"] == [
+        "us.csv: price kept as text: 1.500, 2.250 may be thousands or decimals, and the zone shows no decimal mark; "
+        "pin decimal and thousands in the zone's csv settings"]
+    # a comma file's `1.05` and a `;` file's `1.234,50`: each read its own way (the zone was text, and the cast failed)
+    other = _reader(_zone(tmp_path / "o", {"apr.csv": b"id,amount\n1,1.05\n",
+                                           "feb.csv": b"id;amount\n5;1.234,50\n6;12,00\n"}))
+    dialects = {f.name: g.dialect for g in other.groups for f in g.files}
+    assert dialects["apr.csv"].numbers == () and dialects["apr.csv"].text_columns == ()  # Spark's own reading
+    assert [(c.name, c.decimal, c.thousands) for c in dialects["feb.csv"].numbers] == [("amount", ",", ".")]
+    pinned = _reader(_zone(tmp_path / "p", {"us.csv": b"sku,price\nA1,1.500\n", "eu.csv": b"sku;price\nB1;12,50\n"}),
+                     {"decimal": ",", "thousands": "."})  # a pin is the zone's, whatever the delimiter
+    assert [[(c.name, c.decimal) for c in g.dialect.numbers] for g in pinned.groups] == [[("price", ",")]] * 2
+
+
+def test_numbers_written_two_ways_in_one_column_are_kept_as_text_and_said(tmp_path):
+    """Found by a new user: `1.234,50` above `1234.50` fell back to text with no note."""
+    reader = _reader(_zone(tmp_path, {"mixed.csv": b"id;val\n1;1.234,50\n2;1234.50\n3;7\n"}))
+    assert reader.groups[0].dialect.text_columns == ("val",)
+    assert ("kept_as_text", None, None, "val kept as text: its numbers are written in more than one way "
+            "(1.234,50, 1234.50); fix the files, or pin decimal and thousands in the zone's csv settings") \
+        in _notes(reader)
+    names = _reader(_zone(tmp_path / "n", {"n.csv": b"id;name\n1;Ann, Bob\n2;C.J.\n"}))  # words: no note
+    assert names.run_notes == []
+
+
 def test_values_that_cannot_tell_are_kept_as_text_and_said(tmp_path):
     reader = _reader(_zone(tmp_path, {"a.csv": b'id,students\n1,"6,718"\n2,"12,001"\n'}))
     assert reader.groups[0].dialect.text_columns == ("students",)
