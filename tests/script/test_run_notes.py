@@ -61,6 +61,28 @@ def test_a_column_no_longer_produced_is_a_null_column_note_and_a_plain_run_has_n
         ("null_column", "column name is no longer produced; kept and filled with NULL")]
 
 
+def test_a_rename_a_downstream_query_reads_fails_the_run_under_breaks_downstream_fail(scratch: Scratch):
+    """`@breaks_downstream: fail` made `validate` fail, but the run went on and left the column NULL (a gold
+    table then grouped on NULL, green). Now the run stops before main and says what breaks."""
+    values = "SELECT * FROM VALUES (1, 'it', 10), (2, 'fr', 5) AS v(id, {}, amount)"
+    silver = scratch.pipeline("silver", "customers", "-- @breaks_downstream: fail\n" + values.format("country"))
+    gold = scratch.pipeline("gold", "by_country",
+                            "SELECT country, sum(amount) AS revenue FROM {{ ref('silver.customers') }} GROUP BY country")
+    status, results = script(scratch.wb, f"run {silver}\nrun {gold}\n")
+    assert status == 0, results
+    before = scratch.refs(silver)
+    scratch.pipeline("silver", "customers", "-- @breaks_downstream: fail\n" + values.format("country_code"))
+    status, results = script(scratch.wb, f"run {silver}\n")
+    assert status == 1 and results[0]["run"]["status"] == "failed"
+    short = gold.removeprefix(f"{scratch.ns}.")
+    assert results[0]["run"]["error"].startswith(
+        f"{scratch.ns}/pipelines/silver/customers/pipeline.sql: renaming `country` (now `country_code`) breaks "
+        f"`{short}.country` (direct) and the group by of `{short}` (indirect); this pipeline is marked "
+        "@breaks_downstream: fail"), results[0]["run"]["error"]
+    assert scratch.refs(silver) == before  # no schema commit, no branch left
+    assert scratch.rows(f"SELECT id, country FROM {silver} ORDER BY id") == [[1, "it"], [2, "fr"]]
+
+
 def test_a_renamed_column_kept_as_null_names_its_readers_and_a_run_that_reads_it_says_so(scratch: Scratch):
     """Found by a new user: a renamed upstream column (country → country_code) was kept as NULL, and the gold
     table grouped by it published 1 row instead of 2, green, with no word of it."""

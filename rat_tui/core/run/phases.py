@@ -475,6 +475,12 @@ class Execution:
                                              "the table's column types kept", phase="iceberg_write"))
         if rebuild and full_refresh:
             plan = plan.as_the_query_makes()
+        breaks = self.null_columns.breaks(self.ref.fqn, *plan.dropped_and_added()) \
+            if (plan.missing or plan.dropped) and self.null_columns is not None else None
+        if breaks and config.breaks_downstream == "fail":  # before any schema commit: main stays as it was
+            raise RatError(f"{'; '.join(breaks.values())}; this pipeline is marked @breaks_downstream: fail, so the "
+                           "run stops before main; make the column again, or change the downstream queries first",
+                           self.pipeline.source_relpath)
         if not rebuild:
             self.state.update_run(self.record.run_id, branch=self.branch)  # first: recovery visits runs with a branch
             self.schema_changes_pending |= bool(plan.added or plan.widened)
@@ -484,8 +490,6 @@ class Execution:
             if applied != self.schema_id:  # a schema commit: the table loaded at the start is stale
                 self.schema_id, self.java_table = applied, None
         self.built = replace(self.built, result=align(self.result, plan))
-        breaks = self.null_columns.breaks(self.ref.fqn, *plan.dropped_and_added()) \
-            if (plan.missing or plan.dropped) and self.null_columns is not None else None
         self.schema_notes = [*header_only_notes, *plan.run_notes(breaks)]
         for note in self.schema_notes:
             self.log(f"schema: {note.text}", "warn" if note.kind == "null_column" else "info")
