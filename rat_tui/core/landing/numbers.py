@@ -155,8 +155,9 @@ class ZoneNumbers:
 
 
 def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | None = None,
-                 pinned_thousands: str | None = None) -> ZoneNumbers:
-    """The zone's reading of numbers from every file's column samples and what rat.yaml pins."""
+                 pinned_thousands: str | None = None, pinned_types: frozenset[str] = frozenset()) -> ZoneNumbers:
+    """The zone's reading of numbers from every file's column samples and what rat.yaml pins (`pinned_types`:
+    the columns `schema:` types, whose leading zeros are the pin's to keep or lose)."""
     merged: dict[str, ColumnSample] = {}
     for sample in samples:
         for name, column in sample.items():
@@ -176,7 +177,7 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
                                          f"({shown}); fix the files, or pin decimal and thousands in the zone's csv "
                                          "settings"))
     for name, column in numeric.items():
-        if column.leading_zero is not None:
+        if column.leading_zero is not None and name not in pinned_types:
             text.append(name)
             said.append(("kept_as_text", f"{name} kept as text: {column.leading_zero!r} has a leading zero "
                                          "(an identifier, which a number would lose)"))
@@ -235,7 +236,8 @@ def _meanings(fits: list, written: tuple[str, ...]) -> dict:
     return dict(ordered)
 
 
-def in_zone(dialects: dict, decimal: str | None, thousands: str | None) -> tuple[dict, Said]:
+def in_zone(dialects: dict, decimal: str | None, thousands: str | None,
+            pinned_types: frozenset[str] = frozenset()) -> tuple[dict, Said]:
     """Each file's dialect (dialect.Dialect, by path) with the numbers of the files it is read among, and what
     the run tells of them ((kind, sentence) pairs). Files of one delimiter decide their numbers together; files
     of another delimiter come from another writer and decide theirs apart (a comma-separated export's `1.500`
@@ -246,7 +248,7 @@ def in_zone(dialects: dict, decimal: str | None, thousands: str | None) -> tuple
     out: dict = {}
     said: list[tuple[str, str]] = []
     for family in families.values():
-        numbers = zone_numbers([d.samples for d in family.values() if d.samples], decimal, thousands)
+        numbers = zone_numbers([d.samples for d in family.values() if d.samples], decimal, thousands, pinned_types)
         out.update((path, d.with_numbers(numbers)) for path, d in family.items())
         files = ", ".join(sorted(path.name for path in family)) + ": " if len(families) > 1 else ""
         said.extend((kind, files + text) for kind, text in numbers.said)

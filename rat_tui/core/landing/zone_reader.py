@@ -44,7 +44,7 @@ def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings) -> tupl
     they write numbers; RatError for a file that cannot be read right (dialect.py's sentences)."""
     groups: dict[tuple, FileGroup] = {}
     dialects, said = in_zone({f: detect(f, settings) for f in files} if fmt == "csv" else {},
-                                settings.csv.decimal, settings.csv.thousands)
+                            settings.csv.decimal, settings.csv.thousands, settings.pinned)
     for file in files:
         if fmt == "csv":
             dialect = dialects[file]

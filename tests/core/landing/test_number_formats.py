@@ -13,8 +13,9 @@ from rat_tui.core.landing.zone_settings import read_settings
 from rat_tui.core.project.settings import Settings
 
 
-def _settings(csv: dict | None = None):
-    return read_settings(Settings(zones={"shop/z": {"csv": csv}} if csv else {}), "shop", "z")
+def _settings(csv: dict | None = None, schema: dict | None = None):
+    zone = {key: value for key, value in (("csv", csv), ("schema", schema)) if value}
+    return read_settings(Settings(zones={"shop/z": zone} if zone else {}), "shop", "z")
 
 
 def _zone(tmp_path: Path, files: dict[str, bytes]) -> Path:
@@ -25,10 +26,10 @@ def _zone(tmp_path: Path, files: dict[str, bytes]) -> Path:
     return zone
 
 
-def _reader(zone: Path, csv: dict | None = None) -> ZoneReader:
+def _reader(zone: Path, csv: dict | None = None, schema: dict | None = None) -> ZoneReader:
     """The zone reader as a run builds it: planning reads no row with Spark (none is started)."""
     files = sorted(p for p in zone.iterdir() if p.is_file())
-    return ZoneReader(None, zone, "shop/landing/z", files, lambda p: "file:" + str(p), _settings(csv))
+    return ZoneReader(None, zone, "shop/landing/z", files, lambda p: "file:" + str(p), _settings(csv, schema))
 
 
 def _notes(reader: ZoneReader) -> list[tuple]:
@@ -96,10 +97,16 @@ def test_a_value_below_one_proves_the_point_a_decimal_mark(tmp_path):
 
 
 def test_leading_zeros_make_a_column_text(tmp_path):
-    reader = _reader(_zone(tmp_path, {"a.csv": b"state,zip,count,share\n01,08123,5,0.5\n10,10001,0,0\n"}))
+    zone = _zone(tmp_path, {"a.csv": b"state,zip,count,share\n01,08123,5,0.5\n10,10001,0,0\n"})
+    reader = _reader(zone)
     assert reader.groups[0].dialect.text_columns == ("state", "zip")
     assert ("kept_as_text", None, None, "zip kept as text: '08123' has a leading zero (an identifier, which a number "
             "would lose)") in _notes(reader)
+    # Found by a new user: pinned as the note advises, the zip column loaded as numbers and the note still said text
+    pinned = _reader(zone, schema={"zip": "int"})
+    assert pinned.groups[0].dialect.text_columns == ("state",)
+    assert [text.split(":")[0] for kind, _, _, text in _notes(pinned) if kind == "kept_as_text"] == [
+        "state kept as text"]
 
 
 def test_encodings_per_file_and_rows_with_no_value_are_run_notes(tmp_path):
