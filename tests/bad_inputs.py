@@ -131,6 +131,10 @@ BAD_LANDING_FILES: list[tuple[str, str, bytes, str]] = [
     ("json-pretty-object", "b.json", b'{\n  "id": 1\n}\n',
      "is neither JSON Lines nor a JSON array (line 1 is not one JSON object); write one object per line, "
      "or one array of objects"),
+]
+# Landing files that hold no data: `upload` refuses them, a run reads the zone's other files and leaves them
+# (an empty export, or one still being copied in) for a later run. (id, file name, content, why)
+EMPTY_LANDING_FILES: list[tuple[str, str, bytes, str]] = [
     ("empty-csv", "empty.csv", b"", "is empty (0 bytes)"),
     # an export with neither header nor rows: read, it made a table of no column but _source_file
     ("blank-lines-csv", "blank.csv", b"\xef\xbb\xbf\r\n\r\n \n", "holds only blank lines (no header, no rows)"),

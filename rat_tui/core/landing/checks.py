@@ -26,20 +26,31 @@ def one_format(label: str, files: list[Path]) -> str:
     return formats[0]
 
 
+def holds_nothing(path: Path) -> str | None:
+    """Why this landing file holds no data (said after its name), or None: an empty export, or one still
+    being copied in. Upload refuses it; a run leaves it for a later run, once it holds rows."""
+    try:
+        if path.stat().st_size == 0:
+            return "is empty (0 bytes)"
+    except OSError:
+        return None  # a vanished or unreadable file is reported by whoever reads it next
+    if landing_format(path) == "csv" and _only_blank_lines(path):
+        return "holds only blank lines (no header, no rows)"
+    return None
+
+
 def file_problem(path: Path) -> str | None:
     """What stops a run from reading this landing file, said after its name; None when it is fine."""
     if ":" in path.name:  # Hadoop's Path takes it for a URI scheme, whatever the quoting
         return "has ':' in its name, which Spark cannot read; rename the file"
     fmt = landing_format(path)
+    if nothing := holds_nothing(path):
+        return nothing
     try:
-        if path.stat().st_size == 0:
-            return "is empty (0 bytes)"
         with path.open("rb") as fh:
             head = fh.read(4)
     except OSError:
-        return None  # a vanished or unreadable file is reported by whoever reads it next
-    if fmt == "csv" and _only_blank_lines(path):
-        return "holds only blank lines (no header, no rows)"
+        return None
     if fmt != "parquet" and head == PARQUET_MAGIC:
         return f"is a Parquet file with a {path.suffix} extension; rename it to .parquet"
     if fmt == "parquet" and head != PARQUET_MAGIC:

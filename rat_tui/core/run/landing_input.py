@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import RatError, did_you_mean
-from ..landing.checks import file_problem
+from ..landing.checks import file_problem, holds_nothing
 from ..landing.quarantine import REJECTED_FOLDER
 from ..landing.load_history import EarlierLoad, LoadHistory, hash_bytes, zone_read_settings
 from ..landing.file_read import FileRead
@@ -49,10 +49,13 @@ class Skipped:
     path: Path
     earlier: EarlierLoad | None = None  # the load of its content by an earlier run
     same_as: str | None = None  # else: the file of this run with the same content, loaded instead
+    empty: str | None = None  # else: why it holds no data (checks.holds_nothing)
 
     def sentence(self) -> str:
         if self.earlier is not None:
             return self.earlier.sentence(self.path.name)
+        if self.empty is not None:
+            return f"skipped {self.path.name}: it {self.empty}; a later run reads it once it holds rows"
         return f"skipped {self.path.name}: same content as {self.same_as}, loaded by this run"
 
 
@@ -112,11 +115,15 @@ class LandingInput:
         if not zone_dir.is_dir():
             siblings = [p.name for p in zone_dir.parent.iterdir() if p.is_dir()] if zone_dir.parent.is_dir() else []
             raise RatError(f"landing zone {label} does not exist{did_you_mean(zone_dir.name, siblings)}")
-        files = active_landing_files(zone_dir)
-        for file in files:  # the checks upload makes, for files dropped into the folder
-            problem = file_problem(file)
-            if problem:
+        files = []
+        for file in active_landing_files(zone_dir):  # the checks upload makes, for files dropped into the folder
+            if empty := holds_nothing(file):  # not an error: an empty export, or one being copied in
+                self.skipped.setdefault(zone, []).append(Skipped(file, empty=empty))
+                log(f"{label}: {self.skipped[zone][-1].sentence()}", "warn")
+            elif problem := file_problem(file):
                 raise RatError(f"landing file {label}/{file.relative_to(zone_dir).as_posix()} {problem}")
+            else:
+                files.append(file)
         settings = kept_as_text(zone_read_settings(self.project, self.memory, self.namespace, zone), self.text_in_table())
         files = self._new_files(zone, files, log)
         if files:
@@ -125,7 +132,8 @@ class LandingInput:
             return ZoneReader(self.spark, zone_dir, label, files, self.storage.landing_uri, settings,
                               twins_of=_twins_of(zone_dir), run_id=None if self.preview else self.run_id)
         if not self.table_exists and not self.preview:  # no table holds earlier loads: none was skipped
-            raise RatError(f"{label} has no files yet")
+            empty = [s.path.name for s in self.skipped.get(zone, ()) if s.empty]
+            raise RatError(f"{label} has no files yet" + (f" that hold rows ({', '.join(empty)}: no data)" if empty else ""))
         self.nothing_new.append(label)
         samples = latest_samples(zone_dir, active_landing_files(zone_dir / "_samples"))
         if not samples:

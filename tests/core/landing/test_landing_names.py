@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rat_tui.core.commands.details import zone_files
-from tests.bad_inputs import BAD_LANDING_FILES, ODD_LANDING_NAMES
+from tests.bad_inputs import BAD_LANDING_FILES, EMPTY_LANDING_FILES, ODD_LANDING_NAMES
 from tests.helpers import script
 from tests.lakehelpers import Scratch, disk_state
 
@@ -55,3 +55,38 @@ def test_a_file_no_run_could_read_is_refused_by_upload_and_by_the_run(scratch: S
     assert disk_state(scratch.root) == before and not scratch.table_exists("bronze", "reader")
     listed = {f.path: f.problem for f in zone_files(scratch.wb.project, scratch.wb.state, scratch.ns, "z")}
     assert listed[name] == problem and listed[next(n for n in listed if n.startswith("good"))] is None
+
+
+@pytest.mark.parametrize("case", EMPTY_LANDING_FILES, ids=[c[0] for c in EMPTY_LANDING_FILES])
+def test_a_file_with_no_data_is_refused_by_upload_and_left_by_a_run_for_a_later_one(scratch: Scratch, tmp_path: Path,
+                                                                                     case):
+    """Found by a new user: a 0-byte file (an empty export, or one still being copied in) failed the whole run,
+    and the zone's other files with it. Now the run reads the others and says it left that one; once the file
+    holds rows, the next run reads it."""
+    _, name, content, why = case
+    source = tmp_path / name
+    source.write_bytes(content)
+    status, results = script(scratch.wb, f"upload {scratch.ns} z {shlex.quote(str(source))}\n")
+    assert status == 1 and results[0]["error"] == f"{name} {why}"
+
+    scratch.landing("z", "good.csv", "id\n1\n")
+    (scratch.root / "landing" / "z" / name).write_bytes(content)
+    fqn = scratch.pipeline("bronze", "reader", "-- @merge_strategy: append_only\nSELECT * FROM {{ landing_zone('z') }}")
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, _source_file FROM {fqn}") == [[1, "good.csv"]]
+    assert f"skipped {name}: it {why}; a later run reads it once it holds rows" in [n["text"] for n in run["notes"]]
+    listed = {f.path: f.problem for f in zone_files(scratch.wb.project, scratch.wb.state, scratch.ns, "z")}
+    assert listed[name] == why  # the zone panel marks it
+
+    (scratch.root / "landing" / "z" / name).write_text("id\n2\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, _source_file FROM {fqn} ORDER BY id") == [[1, "good.csv"], [2, name]]
+
+
+def test_a_zone_whose_only_file_holds_no_data_says_so(scratch: Scratch):
+    scratch.landing("z", "empty.csv", "")
+    run = scratch.run(scratch.pipeline("bronze", "reader", "SELECT * FROM {{ landing_zone('z') }}"))
+    assert run["status"] == "failed"
+    assert run["error"].endswith(f"{scratch.ns}/landing/z has no files yet that hold rows (empty.csv: no data)")
