@@ -93,7 +93,7 @@ def type_change_remedy(files_read: FilesRead, pipeline: LoadedPipeline, column: 
     read it so, and the zone's `schema:` that pins the type of CSV files (JSON and Parquet carry their
     own). For a pipeline that archives its zones a full refresh is no way out: it reads only the files
     still in the zone."""
-    if not files_read:
+    if not files_read or _cast_by_the_query(pipeline, column):
         return None
     namespace, zone = next(iter(files_read))
     files = [f.path for read in files_read.values() for f in read]
@@ -105,6 +105,20 @@ def type_change_remedy(files_read: FilesRead, pipeline: LoadedPipeline, column: 
                 "files in the zone: move those loaded before back from _processed/ first, or it is refused")
     return (f"this run's files ({shown}) read it as {new}: {pin}fix the files, or run {pipeline.ref.fqn} with "
             "--full-refresh to rebuild the table from every file in the zone")
+
+
+def _cast_by_the_query(pipeline: LoadedPipeline, column: str) -> bool:
+    """Whether the query's outer SELECT states the column's type with a CAST: the change is the query's then,
+    whatever the files hold (a remedy that blamed them sent a user to pin a zone's schema in vain)."""
+    from ..lineage.cast_types import cast_types
+    from ..lineage.compiled import compiled_sql
+
+    if pipeline.kind != "sql":
+        return False
+    try:
+        return column in cast_types(compiled_sql(pipeline))
+    except RatError:
+        return False
 
 
 def header_only_files(project: Project, files_read: FilesRead) -> list[str] | None:

@@ -144,6 +144,22 @@ def test_a_json_file_that_changes_a_column_s_type_is_named_with_the_way_out(scra
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY v") == [["1", "a"], ["2", "b"]]
 
 
+def test_a_type_change_the_query_s_own_cast_makes_names_the_query_not_the_files(scratch: Scratch):
+    """Found by a new user: after `CAST(amount AS DOUBLE)` in the query, the refusal blamed this run's files and
+    advised pinning the zone's schema, which changes nothing the query casts."""
+    scratch.landing("sales", "mar.csv", "id,amount\n1,2.50\n")
+    query = "-- @merge_strategy: append_only\nSELECT id, CAST(amount AS {}) AS amount FROM {{{{ landing_zone('sales') }}}}"
+    fqn = scratch.pipeline("bronze", "sales", query.format("DECIMAL(10, 2)"))
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.pipeline("bronze", "sales", query.format("DOUBLE"))
+    scratch.landing("sales", "apr.csv", "id,amount\n2,3.75\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert run["error"].endswith(
+        "column amount changes type from decimal(10,2) to double, which is not a safe widening; fix the query, or "
+        f"run {fqn} with --full-refresh to rebuild the table"), run["error"]
+
+
 def test_a_header_that_names_a_column_twice_is_said_with_the_names_the_table_gets(scratch: Scratch):
     """A partner's export with `id` and `ID` loaded green as id0, name1, ID2, Name3 with no word: a pipeline's
     `SELECT id` then failed on a column the file plainly has. The run says it, naming what to select."""
