@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 
+_UNRESOLVED = re.compile(r"with name `(?:[^`]+`\.`)*([^`]+)` cannot be resolved")  # Spark's UNRESOLVED_COLUMN
+
+
 def run_sql(ctx: RunContext, sql: str, relpath: str, parsed=None) -> "DataFrame":
     """spark.sql with errors turned into a sentence naming the file (and the line when Spark knows it).
     `parsed`: the text's plan, parsed already (check_read_only): analysed as spark.sql would (Dataset.ofRows,
@@ -35,7 +38,9 @@ def run_sql(ctx: RunContext, sql: str, relpath: str, parsed=None) -> "DataFrame"
         return DataFrame(dataset(ctx.spark._jsparkSession, parsed), ctx.spark)
     except Exception as exc:
         message, line = summarise(exc)
-        raise RatError(f"SQL error: {message}", relpath, line) from None
+        unresolved = _UNRESOLVED.search(message)
+        lacking = ctx.landing.lacking(unresolved.group(1)) if unresolved else None
+        raise RatError(f"SQL error: {message}" + (f"; {lacking}" if lacking else ""), relpath, line) from None
 
 
 def build_sql(ctx: RunContext, pipeline: LoadedPipeline) -> "DataFrame":

@@ -234,6 +234,23 @@ class LandingInput:
         except OSError:  # a file went meanwhile: the first error stands
             return None
 
+    def lacking(self, column: str) -> str | None:
+        """Where a column the query names went, when this run's files lack it and the zone's last load had it (a
+        partner renamed a header: `client` for `customer`); None when no zone tells (the query's own name)."""
+        wanted = column.lower()
+        for zone, reader in self.readers.items():
+            label = self.label(zone)
+            last = self.memory.last_columns(self.project.zone_folder(self.namespace, zone)) if self.memory else None
+            if self._samples_only(label) or last is None or wanted not in {c.lower() for c in last[0]}:
+                continue
+            for group in reader.groups:
+                names = group.dialect.names if group.dialect is not None else ()
+                if names and wanted not in {n.lower() for n in names}:
+                    return (f"{group.names()} of {label} {'has' if len(group.files) == 1 else 'have'} no column "
+                            f"{column} (header: {', '.join(names)}), which the zone's files had when run {last[1]} "
+                            f"loaded them; if the sender renamed it, rename it back or select the new name")
+        return None
+
     @property
     def notes(self) -> list[str]:
         return [f"{self.label(z)}: {n}" for z, r in self.readers.items() for n in r.notes]

@@ -160,6 +160,28 @@ def test_a_type_change_the_query_s_own_cast_makes_names_the_query_not_the_files(
         f"run {fqn} with --full-refresh to rebuild the table"), run["error"]
 
 
+def test_a_header_a_partner_renamed_is_named_with_its_file(scratch: Scratch):
+    """Found by a new user: `client` in place of `customer` failed with Spark's "cannot be resolved", which named
+    no file; the zone's last load had the column, so the sentence says which file lacks it."""
+    scratch.landing("cust", "a.csv", "id,customer\n1,Ann\n")
+    fqn = scratch.pipeline("bronze", "cust", "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\n"
+                                             "SELECT id, customer FROM {{ landing_zone('cust') }}")
+    first = scratch.run(fqn)
+    assert first["status"] == "success"
+    scratch.landing("cust", "b.csv", "id,client\n2,Bob\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert run["error"].endswith(
+        f"; b.csv of {scratch.ns}/landing/cust has no column customer (header: id, client), which the zone's files "
+        f"had when run {first['run_id']} loaded them; if the sender renamed it, rename it back or select the new "
+        "name"), run["error"]
+    assert scratch.rows(f"SELECT id, customer FROM {fqn}") == [[1, "Ann"]]
+    # a name no file ever had is the query's: Spark's sentence alone
+    scratch.pipeline("bronze", "cust", "SELECT id, custmer FROM {{ landing_zone('cust') }}")
+    run = scratch.run(fqn)
+    assert run["status"] == "failed" and run["error"].endswith("[`client`, `id`, `_source_file`]"), run["error"]
+
+
 def test_a_header_that_names_a_column_twice_is_said_with_the_names_the_table_gets(scratch: Scratch):
     """A partner's export with `id` and `ID` loaded green as id0, name1, ID2, Name3 with no word: a pipeline's
     `SELECT id` then failed on a column the file plainly has. The run says it, naming what to select."""
