@@ -508,7 +508,8 @@ class Execution:
                 raise RunCancelled()
             self.record_quality(outcome)
             if outcome.status == "failed":
-                blocking.append(f"quality test {test.name} failed with {outcome.violations} violating row(s)")
+                blocking.append(f"quality test {test.name} failed with {outcome.violations} violating row(s) "
+                                f"({test.relpath})")
             elif outcome.status == "error":
                 blocking.append(f"quality test {test.name} could not run: {outcome.error}")
             elif outcome.status == "warned":

@@ -36,7 +36,8 @@ def test_error_quality_failure_leaves_main_untouched_and_drops_the_branch(scratc
                      tests={"no_negative": "-- @severity: error\nSELECT * FROM {{ this }} WHERE id < 0"})
     failed = scratch.run(fqn)
     assert failed["status"] == "failed"
-    assert "quality test no_negative failed with 1 violating row" in failed["error"]
+    assert (f"quality test no_negative failed with 1 violating row(s) ({scratch.ns}/pipelines/silver/numbers/tests/"
+            "quality/no_negative.sql)") in failed["error"]
     assert failed["quality"][0] | {"ms": 0} == {
         "name": "no_negative", "severity": "error", "status": "failed", "violations": 1, "ms": 0,
         "sample": [[-1]], "error": None}
