@@ -33,12 +33,17 @@ def test_a_review_held_by_one_process_is_approved_by_another(tmp_path: Path):
     status, lines, err = run_script_here(project, "\n".join([
         "runs ecommerce.silver.people --limit 1",
         "purge --dry-run",
+        f"diff ecommerce.silver.people --run {held['run_id']}",
         f"approve {held['run_id']}",
         "query SELECT * FROM ecommerce.silver.people ORDER BY id",
         f"reject {held['run_id']}"]), "--keep-going")
     assert lines[0]["runs"][0]["status"] == "awaiting_review"  # recovery at start-up left it alone
     assert lines[1]["purged"]["orphan_branches"] == 0
-    assert lines[2]["ok"] and lines[2]["run"]["status"] == "success"
-    assert lines[3]["rows"] == [[1, "a"], [2, "B"], [3, "c"]]
-    assert lines[4] == {"line": 5, "cmd": "reject", "ok": False,
+    # found by a new user: `diff --run` of a held run said it "never reached main"; it shows what approving changes
+    assert lines[2]["ok"] and lines[2]["note"] == (f"run {held['run_id']} awaits review: main is unchanged; this is "
+                                                   "what approving it changes")
+    assert {k: lines[2][k] for k in ("added", "removed", "changed")} == {"added": 1, "removed": 0, "changed": 1}
+    assert lines[3]["ok"] and lines[3]["run"]["status"] == "success"
+    assert lines[4]["rows"] == [[1, "a"], [2, "B"], [3, "c"]]
+    assert lines[5] == {"line": 6, "cmd": "reject", "ok": False,
                         "error": f"run {held['run_id']} of ecommerce.silver.people is not awaiting review (it is success)"}

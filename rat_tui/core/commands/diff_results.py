@@ -36,10 +36,11 @@ class RunDiff:
     base_snapshot_id: int | None
     snapshot_id: int
     changes: SnapshotDiff
+    note: str | None = None  # a run awaiting review: its branch's head, not main's
 
     def as_dict(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "base_snapshot_id": self.base_snapshot_id, "snapshot_id": self.snapshot_id,
-                **self.changes.as_dict()}
+                **self.changes.as_dict(), **({"note": self.note} if self.note else {})}
 
 
 @dataclass(frozen=True)

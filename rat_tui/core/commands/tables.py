@@ -139,11 +139,20 @@ class Tables:
         return SnapshotDiff.of(self.review.key_diff(pipeline, old, new, key, sample_rows=limit))
 
     def diff_run(self, pipeline: str, run_id: str, limit: int = 20, key: list[str] | None = None) -> RunDiff:
-        """A whole run: main before it (its base) against main after it (its head)."""
+        """A whole run: main before it (its base) against main after it (its head); for a run awaiting review,
+        main as it began against its branch's head, what approving it would change."""
         ref, table = self._table(pipeline)
         entry = next((e for e in history(table) if e.kind == "run" and e.run_id == run_id), None)
         if entry is None:
-            raise RatError(f"run {run_id} never reached main of {ref.fqn} (see `snapshots {ref.fqn}`)")
+            held = self.state.get_run(run_id)
+            head = table.metadata.refs.get(held.branch) if held and held.status == "awaiting_review" \
+                and held.pipeline == ref.fqn and held.branch else None
+            if head is None:
+                raise RatError(f"run {run_id} never reached main of {ref.fqn} (see `snapshots {ref.fqn}`)")
+            base = held.review.get("base_snapshot")
+            return RunDiff(run_id, base, head.snapshot_id,
+                           self.diff_snapshots(pipeline, base, head.snapshot_id, limit, key),
+                           note=f"run {run_id} awaits review: main is unchanged; this is what approving it changes")
         diff = self.diff_snapshots(pipeline, entry.base_snapshot_id, entry.snapshot_id, limit, key)
         return RunDiff(run_id, entry.base_snapshot_id, entry.snapshot_id, diff)
 
