@@ -29,3 +29,22 @@ def test_a_preview_checks_the_templates_a_run_checks(tmp_path: Path, files: dict
         assert wb.spark.state.value == "stopped"  # refused before any Spark work
     finally:
         wb.close()
+
+
+@pytest.mark.parametrize("path, sentence", [
+    ("ns/pipelines/silver/BadName", "ns/pipelines/silver/BadName: pipeline name 'BadName' breaks the naming rule"),
+    ("ns/pipelines/platinum/p", "ns/pipelines/platinum/p: layer 'platinum' is not one of bronze, silver, gold"),
+], ids=["pipeline-name", "layer"])
+def test_a_preview_refuses_a_name_validate_refuses(tmp_path: Path, path: str, sentence: str):
+    """Found by a new user: `validate` called BadName and a platinum layer errors, and `run` built them anyway
+    (BadName and badname as two tables)."""
+    (tmp_path / path).mkdir(parents=True)
+    (tmp_path / path / "pipeline.sql").write_text("SELECT 1 AS id")
+    wb = open_project(tmp_path)
+    try:
+        with pytest.raises(RatError) as raised:
+            wb.console.preview(path.replace("/pipelines/", ".").replace("/", "."))
+        assert raised.value.sentence().startswith(sentence)
+        assert wb.spark.state.value == "stopped"  # refused before any Spark work
+    finally:
+        wb.close()

@@ -333,3 +333,17 @@ def test_a_preview_fails_on_a_value_its_cast_cannot_read_as_a_run_does(scratch: 
     assert where in raised.value.sentence()
     run = scratch.run(fqn)
     assert run["status"] == "failed" and where in run["error"]
+
+
+def test_a_run_refuses_a_name_validate_refuses(scratch: Scratch):
+    """Found by a new user: `validate` called a BadName pipeline and a platinum layer errors, and `run` built them
+    anyway (BadName and badname as two tables)."""
+    for layer, name, sentence in (("silver", "BadName", "pipeline name 'BadName' breaks the naming rule"),
+                                  ("platinum", "p", "layer 'platinum' is not one of bronze, silver, gold")):
+        fqn = scratch.pipeline(layer, name, "SELECT 1 AS id")
+        problems = [p.message for p in scratch.wb.project.scan().problems]
+        assert any(m.startswith(sentence) for m in problems), problems
+        run = scratch.run(fqn)
+        assert run["status"] == "failed"
+        assert run["error"].startswith(f"{scratch.ns}/pipelines/{layer}/{name}: {sentence}"), run["error"]
+        assert not scratch.table_exists(layer, name)
