@@ -114,9 +114,19 @@ class HumanOutput(io.TextIOBase):
                 self._records(key, value)
             elif isinstance(value, str) and "\n" in value:
                 self.out.write(f"{key}:\n{_block(value)}")
+            elif isinstance(value, dict) and value and all(not isinstance(v, dict) for v in value.values()):
+                self._mapping(key, value)
             elif value not in (None, [], {}):
                 self.out.write(f"{key}: {_cell(value, None)}\n")
         self.out.flush()
+
+    def _mapping(self, key: str, value: dict[str, Any]) -> None:
+        """A flat mapping (what `purge` counted, and the items behind each count) a line an entry; empty
+        lists left out, and the whole left out when every entry is one."""
+        entries = {name: item for name, item in value.items() if item != []}
+        if entries:
+            self.out.write(f"{key}:\n")
+            self.out.writelines(f"  {name}: {_cell(item, None)}\n" for name, item in entries.items())
 
     def _runs_table(self, runs: list[dict[str, Any]], said: str = "") -> None:
         """A run's error is cut where the command's error line above said it whole (once on a terminal)."""

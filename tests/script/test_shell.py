@@ -309,6 +309,17 @@ def test_a_diffs_rows_print_whole_with_each_value_that_changed():
         "    amount: '5.00' → '6.00'"], out.getvalue()
 
 
+def test_purges_counts_print_a_line_each_and_empty_lists_not_at_all():
+    """Found by a new user: `purge` printed its counts and items as JSON dicts on one line each."""
+    out = io.StringIO()
+    HumanOutput(out, io.StringIO()).write(json.dumps(
+        {"line": 1, "cmd": "purge", "ok": True, "purged": {"processed_files": 2, "orphan_branches": 0},
+         "items": {"processed_files": ["a.csv", "b.csv"], "orphan_branches": []}, "dry_run": True}) + "\n")
+    assert out.getvalue().splitlines() == [
+        "purged:", "  processed_files: 2", "  orphan_branches: 0", "items:", "  processed_files: a.csv, b.csv",
+        "dry_run: True"], out.getvalue()
+
+
 def test_publishing_a_query_that_does_not_parse_warns_at_its_line(tmp_path: Path, capsys: pytest.CaptureFixture):
     """Found by a new user: `publish` took `SELEC broken FROM` without a word; every run of that version then
     failed. Without Spark (publish starts none) the query is read as Spark SQL by sqlglot, which is no Spark: it

@@ -73,12 +73,19 @@ async def test_publish_then_roll_back_from_the_keyboard(scratch: Scratch):
         await pilot.press("P", *"second", "enter")
         await until(pilot, lambda: scratch.wb.versions.list_versions(fqn).as_dict()["current"] == 2, 20, "version 2")
         await until(pilot, lambda: app.query_one(PipelineView).selected_version() == 2, 20, "versions table")
+        await pilot.press("w")  # found by a new user: with watch on, the restored files ran the pipeline unsaid
+        await until(pilot, lambda: scratch.wb.watching.running, 10, "watch on")
         await pilot.press("b")
         await until(pilot, lambda: "Roll back" in screen(app) and "which version" in screen(app), 10, "the version prompt")
         await pilot.press("enter")  # the default is the previous version
         await until(pilot, lambda: "Yes (y)" in screen(app), 10, "the confirmation")
+        assert "Watch is on: the restored files then run the pipeline" in screen(app)
         await pilot.press("y")
         await until(pilot, lambda: scratch.wb.versions.list_versions(fqn).as_dict()["current"] == 3, 20, "version 3")
+        await until(pilot, lambda: any(r["trigger"] == "watch" and r["status"] == "success"
+                                       for r in scratch.wb.browse.runs(fqn).as_dict()["runs"]), 90, "the watch's run")
+        await until(pilot, lambda: not scratch.wb.runner.active, 60, "runs to settle")
+    assert scratch.rows(f"SELECT v FROM {fqn}") == [["one"]]
     assert source.read_text() == "SELECT 'one' AS v"
     versions = scratch.wb.versions.list_versions(fqn).as_dict()["versions"]
     assert [(v["version"], v["message"], v["pinned_from"]) for v in versions] == [

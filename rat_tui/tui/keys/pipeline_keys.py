@@ -137,10 +137,12 @@ class PipelineKeys(KeyGroup):
             except ValueError:
                 app.notify(f"'{value}' is not a version number.", severity="error")
                 return
+            rerun = (" Watch is on: the restored files then run the pipeline, as a save does."
+                     if app.workbench.watching.running else "")
             app.push_screen(
                 Confirm(f"Roll back {fqn} to version {version}?",
                         "Pins that version as a new published version and restores its files to the working "
-                        "folder. The working copy is saved as a file version first, so nothing is lost."),
+                        "folder. The working copy is saved as a file version first, so nothing is lost." + rerun),
                 lambda ok: ok and app.jobs.run(
                     "rollback", partial(app.workbench.versions.rollback, fqn, version, True),
                     lambda result: f"{fqn}: version {result.version} pins version {version}; its files are restored.",
