@@ -40,3 +40,5 @@ async def test_a_small_terminal_keeps_the_help_hint(sample_copy):
         shown = [key for key in app.screen.query(FooterKey) if key.display]
         for key in shown:
             assert f"{key.key_display} {key.description}".strip() in bar, bar
+        # and the tree leaves the detail most of the width (it kept 38 of 80 columns)
+        assert app.query_one("#project-tree").region.width <= 28, app.query_one("#project-tree").region

@@ -64,3 +64,5 @@ async def test_a_run_held_for_review_says_its_rows_are_held(scratch: Scratch):
         await app.wait_for_idle_screen()
         logged = " ".join(widget_text(app.query_one(LogPanel)).split())  # unwrapped
         assert "held: run awaiting_review, 8 rows held for review" in logged
+        # found by a new user: every run added "Spark busy" and "Spark ready"; the status bar says that
+        assert "Spark busy" not in logged and "Spark ready" not in logged, logged

@@ -34,6 +34,7 @@ def run_mark(event: RunQueued | RunStarted | RunFinished) -> str:
 class LogPanel(RichLog):
     def __init__(self) -> None:
         super().__init__(id="log-panel", markup=False, wrap=True, max_lines=2000)
+        self._spark_state = "stopped"
 
     def line(self, text: str, style: str = "", at: float | None = None) -> None:
         stamp = time.strftime("%H:%M:%S", time.localtime(at))
@@ -63,4 +64,8 @@ class LogPanel(RichLog):
         elif isinstance(event, TickDecided):
             self.line(event.sentence(), "" if event.outcome == "fired" else "grey50", at)
         elif isinstance(event, SessionStateChanged):
-            self.line(f"Spark {event.state} {event.reason}".rstrip(), at=at)
+            # busy and back to ready is every run's: the status bar shows it, the log only the session's life
+            quiet = event.state == "busy" or event.state == "ready" and self._spark_state == "busy"
+            self._spark_state = event.state
+            if not quiet:
+                self.line(f"Spark {event.state} {event.reason}".rstrip(), at=at)
