@@ -79,7 +79,7 @@ async def test_publish_then_roll_back_from_the_keyboard(scratch: Scratch):
         await until(pilot, lambda: "Roll back" in screen(app) and "which version" in screen(app), 10, "the version prompt")
         await pilot.press("enter")  # the default is the previous version
         await until(pilot, lambda: "Yes (y)" in screen(app), 10, "the confirmation")
-        assert "Watch is on: the restored files then run the pipeline" in screen(app)
+        assert "Watch is on: the restored files then run the pipeline" in app.screen.detail  # wrapped on screen
         await pilot.press("y")
         await until(pilot, lambda: scratch.wb.versions.list_versions(fqn).as_dict()["current"] == 3, 20, "version 3")
         await until(pilot, lambda: any(r["trigger"] == "watch" and r["status"] == "success"

@@ -35,8 +35,9 @@ from ..project.model import TYPED_TWIN_FOLDER, active_landing_files, landing_for
 from .cleaning import cleaned
 from .dialect import Dialect, detect, zone_dialects
 from .identity import FileIdentity
-from .spark_reader import csv_frame, typed_schema
+from .spark_reader import FileGroup, csv_frame, typed_schema
 from .schema import sampled_csv_schema
+from .widening import explain
 from .zone_settings import ZoneReadSettings
 
 if TYPE_CHECKING:
@@ -170,7 +171,8 @@ def make_group_twins(spark: "SparkSession", zone_dir: Path, files: list[Path], d
         raise
     except Exception as exc:
         which = f"{files[0].name} was" if len(files) == 1 else f"{len(files)} files were"
-        raise RatError(f"{which} not converted to Parquet: {summarise(exc)[0]}") from None
+        why = explain([FileGroup("csv", files, dialect, schema=schema)], settings.label, exc)  # file and line
+        raise RatError(f"{which} not converted to Parquet: {why or summarise(exc)[0]}") from None
     finally:
         shutil.rmtree(temp, ignore_errors=True)
 

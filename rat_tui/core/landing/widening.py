@@ -171,6 +171,11 @@ def records(path: Path, dialect: Dialect):
         return
 
 
+def malformed(path: Path, line: int, width: int, raw: str) -> str:
+    return (f"{path.name} line {line:,} is not a well-formed record of {width} column(s) ({raw!r}); fix the file, "
+            "or set bad_rows: quarantine in the zone settings to set such rows aside")
+
+
 def line_of(path: Path, dialect: Dialect | None, schema: "StructType", column: str, value: str) -> int | None:
     """The line of the first record whose `column` holds `value` (Spark does not report lines)."""
     if dialect is None:
@@ -211,9 +216,7 @@ def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | No
                 line = next((n for n, r in records(path, group.dialect)
                              if group.dialect.delimiter.join(r) == raw or (r and r[0] == raw)), None)
                 if line is not None:
-                    return (f"{path.name} line {line:,} is not a well-formed record of {len(group.dialect.names)} "
-                            f"column(s) ({raw!r}); fix the file, or set bad_rows: quarantine in the zone settings "
-                            "to set such rows aside")
+                    return malformed(path, line, len(group.dialect.names), raw)
     if raw is not None:
         return _late_multiline(groups, label, raw) or f"a record of landing zone {label} is malformed ({raw!r})"
     return None
