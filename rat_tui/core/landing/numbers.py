@@ -69,6 +69,9 @@ class ColumnSample:
     # A column of numbers but for words that say "no value" (`N/A`, `NULL`): those words, in order. Spark reads
     # the column as text unless the zone's null_values names the one word it holds.
     numbers_but: tuple[str, ...] = ()
+    # A column of dates written in more than one way (`31/12/2024` above `2024-12-30`): Spark reads it as text,
+    # and the run says so with one value of each way
+    dates_two_ways: tuple[str, ...] = ()
 
 
 # What exports write for "no value" in a column of numbers (compared without case or surrounding spaces)
@@ -102,7 +105,8 @@ def column_samples(records, names: tuple[str, ...], null_value: str | None) -> d
             if _SEPARATOR.search(blob) and _each_a_number(distinct):  # `1.234,50` above `1234.50`: told, not guessed
                 out[name] = ColumnSample(True, fits, tuple(v for v in distinct if _SEPARATOR.search(v))[:_MOST_VALUES])
             else:
-                out[name] = ColumnSample(False, fits, numbers_but=_no_value_words(distinct))
+                out[name] = ColumnSample(False, fits, numbers_but=_no_value_words(distinct),
+                                         dates_two_ways=_dates_two_ways(distinct))
             continue
         zero = _LEADING_ZEROS.search(blob)
         written = tuple(m.group(1) for m in itertools.islice(_WRITTEN.finditer(blob), _MOST_VALUES))
@@ -114,6 +118,21 @@ def _each_a_number(distinct: dict[str, None]) -> bool:
     """Every value a number in some convention, though no one convention reads them all."""
     return all(_PLAIN_COLUMN.fullmatch(v) or any(whole.fullmatch(v) for whole in _COLUMN_MATCHERS.values())
                for v in distinct)
+
+
+_DATE_WAYS = tuple(re.compile(p) for p in (r"\d{4}-\d{1,2}-\d{1,2}", r"\d{1,2}/\d{1,2}/\d{2,4}",
+                                            r"\d{1,2}\.\d{1,2}\.\d{2,4}", r"\d{1,2}-\d{1,2}-\d{2,4}"))
+
+
+def _dates_two_ways(distinct: dict[str, None]) -> tuple[str, ...]:
+    """One value of each way, when every value is a date written one of `_DATE_WAYS` and they take more than one."""
+    first: dict[int, str] = {}
+    for value in itertools.islice(distinct, _MOST_VALUES):
+        way = next((i for i, pattern in enumerate(_DATE_WAYS) if pattern.fullmatch(value.strip())), None)
+        if way is None:
+            return ()
+        first.setdefault(way, value)
+    return tuple(first.values()) if len(first) > 1 else ()
 
 
 def _no_value_words(distinct: dict[str, None]) -> tuple[str, ...]:
@@ -165,7 +184,7 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
             merged[name] = column if seen is None else ColumnSample(
                 seen.numeric and column.numeric, seen.fits & column.fits,
                 tuple(dict.fromkeys(seen.written + column.written))[:_MOST_VALUES],
-                seen.leading_zero or column.leading_zero)
+                seen.leading_zero or column.leading_zero, dates_two_ways=seen.dates_two_ways or column.dates_two_ways)
     numeric = {n: c for n, c in merged.items() if c.numeric and c.fits}
     decimal = pinned_decimal or _convention(numeric.values())
     columns, text, said = [], [], []
@@ -176,6 +195,11 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
             said.append(("kept_as_text", f"{name} kept as text: its numbers are written in more than one way "
                                          f"({shown}); fix the files, or pin decimal and thousands in the zone's csv "
                                          "settings"))
+    for name, column in merged.items():
+        if column.dates_two_ways:
+            said.append(("kept_as_text", f"{name} kept as text: its dates are written in more than one way "
+                                         f"({', '.join(column.dates_two_ways)}); fix the files, or read each way "
+                                         "in the pipeline (to_date with each pattern, in coalesce)"))
     for name, column in numeric.items():
         if column.leading_zero is not None and name not in pinned_types:
             text.append(name)

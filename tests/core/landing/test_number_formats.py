@@ -69,12 +69,16 @@ def test_files_of_another_delimiter_decide_their_numbers_apart(tmp_path):
 
 
 def test_numbers_written_two_ways_in_one_column_are_kept_as_text_and_said(tmp_path):
-    """Found by a new user: `1.234,50` above `1234.50` fell back to text with no note."""
-    reader = _reader(_zone(tmp_path, {"mixed.csv": b"id;val\n1;1.234,50\n2;1234.50\n3;7\n"}))
+    """Found by a new user: `1.234,50` above `1234.50` fell back to text with no note, and so did dates
+    written two ways."""
+    reader = _reader(_zone(tmp_path, {"mixed.csv": b"id;val;when\n1;1.234,50;31/12/2024\n2;1234.50;2024-12-30\n"
+                                                   b"3;7;01/01/2025\n"}))
     assert reader.groups[0].dialect.text_columns == ("val",)
-    assert ("kept_as_text", None, None, "val kept as text: its numbers are written in more than one way "
-            "(1.234,50, 1234.50); fix the files, or pin decimal and thousands in the zone's csv settings") \
-        in _notes(reader)
+    assert [note for note in _notes(reader) if note[0] == "kept_as_text"] == [
+        ("kept_as_text", None, None, "val kept as text: its numbers are written in more than one way "
+         "(1.234,50, 1234.50); fix the files, or pin decimal and thousands in the zone's csv settings"),
+        ("kept_as_text", None, None, "when kept as text: its dates are written in more than one way (31/12/2024, "
+         "2024-12-30); fix the files, or read each way in the pipeline (to_date with each pattern, in coalesce)")]
     names = _reader(_zone(tmp_path / "n", {"n.csv": b"id;name\n1;Ann, Bob\n2;C.J.\n"}))  # words: no note
     assert names.run_notes == []
 
