@@ -98,6 +98,9 @@ class QualityResultEvent(Event):
     status: str
     violations: int
     ms: int
+    sample: tuple[tuple, ...] = ()  # a few violating rows, and their columns' names
+    sample_columns: tuple[str, ...] = ()
+    error: str | None = None
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,13 @@ class QualityOutcome:
     ms: int = 0
     sample: list[list[Any]] = field(default_factory=list)
     error: str | None = None
+    sample_columns: list[str] = field(default_factory=list)  # the names of the sample's values
 
     def as_dict(self) -> dict:
         return {
             "name": self.name, "severity": self.severity, "status": self.status,
             "violations": self.violations, "ms": self.ms, "sample": self.sample, "error": self.error,
+            "sample_columns": self.sample_columns,
         }
 
 

@@ -41,6 +41,21 @@ async def test_run_a_pipeline_and_watch_the_phases_complete(scratch: Scratch):
     assert scratch.rows(f"SELECT tens FROM {fqn} ORDER BY id") == [[10], [20], [30]]
 
 
+async def test_a_quality_tests_violating_rows_show_with_their_column_names(scratch: Scratch):
+    """Found by a new user: the Run tab listed a test's violating rows as bare values (`[3, 30]`)."""
+    fqn = scratch.pipeline("silver", "flagged", "SELECT id, id * 10 AS tens FROM VALUES (1), (3) AS v(id)",
+                           tests={"small": "-- @severity: warn\nSELECT * FROM {{ this }} WHERE id > 2"})
+    app = RatApp(scratch.wb, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, "pipeline", fqn)
+        await pilot.press("r")
+        await until(pilot, lambda: run_view(app).state is not None and run_view(app).state.status == "success",
+                    90, "the run to finish")
+        await until(pilot, lambda: "id=3, tens=30" in screen(app), 20, "the sample with its names")
+    quality = scratch.wb.browse.runs(fqn).as_dict()["runs"][0]["quality"][0]
+    assert (quality["status"], quality["sample"], quality["sample_columns"]) == ("warned", [[3, 30]], ["id", "tens"])
+
+
 async def test_saving_a_file_triggers_a_run_through_the_watcher(scratch: Scratch):
     fqn = scratch.pipeline("bronze", "watched", "SELECT 1 AS id")
     app = RatApp(scratch.wb, watch=True)

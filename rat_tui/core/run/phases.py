@@ -533,7 +533,8 @@ class Execution:
         self.record.quality.append(outcome)
         self.state.save_quality(self.record.run_id, outcome)
         self.events.publish(QualityResultEvent(
-            self.record.run_id, outcome.name, outcome.severity, outcome.status, outcome.violations, outcome.ms))
+            self.record.run_id, outcome.name, outcome.severity, outcome.status, outcome.violations, outcome.ms,
+            tuple(tuple(row) for row in outcome.sample), tuple(outcome.sample_columns), outcome.error))
 
     def hold(self) -> None:
         """Stop before main: the branch (and a table the run created) stays until approve or reject (review.py)."""

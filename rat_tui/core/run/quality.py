@@ -52,6 +52,7 @@ def run_quality_test(ctx: RunContext, test: QualityTest, branch_ident: str, time
             sample = violations.limit(SAMPLE_ROWS).collect() if count else []
         outcome.violations = count
         outcome.sample = [row_values(r) for r in sample]
+        outcome.sample_columns = list(violations.columns) if sample else []
         if count:
             outcome.status = "failed" if test.severity == "error" else "warned"
     except RatError as exc:

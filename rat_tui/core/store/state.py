@@ -55,6 +55,7 @@ CREATE TABLE IF NOT EXISTS quality_results (
     ms INTEGER NOT NULL,
     sample TEXT NOT NULL DEFAULT '[]',
     error TEXT,
+    sample_columns TEXT NOT NULL DEFAULT '[]',  -- the names of the sample's values
     PRIMARY KEY (run_id, name)
 );
 """
@@ -120,6 +121,8 @@ class StateDB:
         return emptied
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
+        if "sample_columns" not in {row[1] for row in conn.execute("PRAGMA table_info(quality_results)")}:
+            conn.execute("ALTER TABLE quality_results ADD COLUMN sample_columns TEXT NOT NULL DEFAULT '[]'")
         columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
         if "files_read" not in columns:  # state.db written before landing files were tracked
             conn.execute("ALTER TABLE runs ADD COLUMN files_read TEXT NOT NULL DEFAULT '[]'")
@@ -248,15 +251,17 @@ class StateDB:
     def save_quality(self, run_id: str, outcome: QualityOutcome) -> None:
         with self._tx() as db:
             db.execute(
-                "INSERT OR REPLACE INTO quality_results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO quality_results (run_id, name, severity, status, violations, ms, sample, error,"
+                " sample_columns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run_id, outcome.name, outcome.severity, outcome.status, outcome.violations, outcome.ms,
-                 json.dumps(outcome.sample, default=str), outcome.error),
+                 json.dumps(outcome.sample, default=str), outcome.error, json.dumps(outcome.sample_columns)),
             )
 
     # -- reads ----------------------------------------------------------------------
     def _record(self, row: sqlite3.Row) -> RunRecord:
         quality = [
-            QualityOutcome(q["name"], q["severity"], q["status"], q["violations"], q["ms"], json.loads(q["sample"]), q["error"])
+            QualityOutcome(q["name"], q["severity"], q["status"], q["violations"], q["ms"], json.loads(q["sample"]), q["error"],
+                           json.loads(q["sample_columns"]))
             for q in self._conn().execute("SELECT * FROM quality_results WHERE run_id = ? ORDER BY name", (row["run_id"],))
         ]
         return RunRecord(

@@ -82,7 +82,9 @@ class RunState:
         elif isinstance(event, PhaseProgress) and self.phases[event.phase].status == "running":
             self.phases[event.phase].tasks = (event.tasks_done, event.tasks_total)
         elif isinstance(event, QualityResultEvent):
-            self.quality.append(QualityOutcome(event.name, event.severity, event.status, event.violations, event.ms))
+            self.quality.append(QualityOutcome(event.name, event.severity, event.status, event.violations, event.ms,
+                                               [list(row) for row in event.sample], event.error,
+                                               list(event.sample_columns)))
         elif isinstance(event, RunFinished):
             self.status, self.finished, self.error, self.note = event.status, event.at, event.error, event.note
 
@@ -232,7 +234,7 @@ class RunView(Static):
             table.add_column(column)
         table.add_column("sample / error", overflow="fold")
         for q in self.state.quality:
-            detail = q.error or "; ".join(str(r) for r in q.sample[:3])
+            detail = q.error or "; ".join(sample_row(q.sample_columns, r) for r in q.sample[:3])
             table.add_row(q.name, q.severity, Text(q.status, style=QUALITY_STYLE.get(q.status, "")), str(q.violations),
                           detail)
         return table
@@ -261,3 +263,10 @@ class RunView(Static):
             table.add_row(name, Text(f"{now:>6} {_bar(now, scale)}", style="cyan"),
                           Text(f"{before:>6} {_bar(before, scale)}", style="grey50"))
         return table
+
+
+def sample_row(columns: list[str], values: list) -> str:
+    """`id=3, amount=-5.0`: a violating row with its column names (a run recorded before they were kept: values)."""
+    if len(columns) != len(values):
+        return str(values)
+    return ", ".join(f"{c}={v}" for c, v in zip(columns, values))
