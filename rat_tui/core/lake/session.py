@@ -21,6 +21,7 @@ from .java import find_java_home, iceberg_jar
 from .jvm_exit import LaunchedJvm, survived_out_of_memory
 from .jvm_names import java_class, static_method
 from .run_session import RunSession
+from .scratch_space import process_scratch
 from .spark_errors import summarise
 
 if TYPE_CHECKING:
@@ -388,8 +389,10 @@ class SparkManager:
         jars = ",".join(settings.spark_jars) if settings.spark_jars is not None else str(iceberg_jar())
         jars = ",".join([jars, *settings.spark_extra_jars]) if settings.spark_extra_jars else jars
         sharing = sharing_options(archive_path(java_home, jars)) if settings.spark_class_sharing else []
+        # a cluster's executors keep their scratch on their machines
+        scratch = process_scratch(self.project.state_dir) if settings.spark_master.startswith("local") else None
         java_opts = " ".join([f"-Dlog4j2.configurationFile={log4j.as_uri()}", *sharing,
-                              *jit_options(self.one_shot)])
+                              *jit_options(self.one_shot), *([f"-Djava.io.tmpdir={scratch}"] if scratch else [])])
         conf = {
             "spark.app.name": f"rat-tui {self.project.root.name}",
             "spark.master": settings.spark_master,
@@ -411,6 +414,8 @@ class SparkManager:
             # Executors of a cluster run Python pipeline code with the driver's interpreter.
             "spark.pyspark.python": sys.executable,
         }
+        if scratch is not None:
+            conf["spark.local.dir"] = str(scratch)
         if settings.spark_jars_packages:
             conf["spark.jars.packages"] = ",".join(settings.spark_jars_packages)
         if settings.spark_driver_memory:

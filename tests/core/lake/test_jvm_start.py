@@ -113,7 +113,7 @@ def test_a_one_shot_process_tunes_the_jit_for_a_short_life_and_an_engine_does_no
     options = java_options(sample_copy)
     assert set(ONE_SHOT_JIT) <= set(options[True])
     assert not set(ONE_SHOT_JIT) & set(options[False])
-    assert all(o.startswith("-Dlog4j2.configurationFile=") or o.startswith(("-XX:SharedArchiveFile", "-Xshare"))
+    assert all(o.startswith(("-Dlog4j2.configurationFile=", "-XX:SharedArchiveFile", "-Xshare", "-Djava.io.tmpdir="))
                for o in options[False]), options[False]
 
 
