@@ -176,7 +176,13 @@ def upload(zone_dir: Path, sources: list[Path], as_name: str | None = None, repl
     plan = []
     label = f"{zone_dir.parent.parent.name}/landing/{zone_dir.name}"
     for source in sources:
-        check_file(source, expected, settings)
+        try:
+            check_file(source, expected, settings)
+        except RatError as exc:
+            if len(sources) == 1:
+                raise
+            raise RatError(f"{exc.message}; nothing was uploaded (every file is checked first): leave it out to "
+                           f"upload the {len(sources) - 1} other(s)") from None
         name = as_name or source.name
         if Path(name).suffix.lower() != source.suffix.lower():
             raise RatError(f"--as {name} must keep the extension {source.suffix}")

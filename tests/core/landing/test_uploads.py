@@ -75,6 +75,9 @@ def test_bad_files_are_rejected_with_their_name_and_nothing_is_copied(sample_cop
     bad.write_bytes(content)
     status, results, stderr = run_script_here(sample_copy, f"upload ecommerce orders {good} {bad}\n")
     assert status == 1 and message in results[0]["error"]
+    # found by a new user: a batch refused for one file named only that file; the others were not copied either
+    assert results[0]["error"].endswith("; nothing was uploaded (every file is checked first): leave it out to "
+                                        "upload the 1 other(s)"), results[0]["error"]
     assert "Traceback" not in stderr
     assert not (sample_copy / "ecommerce" / "landing" / "orders" / good.name).exists()
 
