@@ -320,7 +320,20 @@ def _sniff_all(path: Path, text: str, settings: ZoneReadSettings, encoding: str)
             f"{path.name} would read as one column: its first line ({first[0][:60]!r}) looks like columns of fixed "
             "width, which a landing zone does not read; send it delimited (CSV), or set the zone's delimiter in "
             f"rat.yaml (zones: {{{settings.label}: {{csv: {{delimiter: ...}}}}}}) if it has one")
+    if not dialect.header and pinned.header is None and len(first) > 1 and first[-1] == "":
+        dialect = replace(dialect, header=_header_without_the_last_delimiter(path, text, dialect, settings, encoding))
     return dialect, first
+
+
+def _header_without_the_last_delimiter(path: Path, text: str, dialect: Dialect, settings: ZoneReadSettings,
+                                       encoding: str) -> bool:
+    """Whether the sniffer finds a header once every line's trailing delimiter is gone: with it, the header's
+    last cell is empty, and a file of text columns (`name,city,`) loaded its header as a row, columns _c0, _c1."""
+    lines = text.splitlines()
+    if not all(line.endswith(dialect.delimiter) for line in lines if line.strip()):
+        return False
+    trimmed = "\n".join(line[:-1] if line.endswith(dialect.delimiter) else line for line in lines) + "\n"
+    return _sniffed_dialect(path, trimmed, settings, encoding, strict=True)[0].header
 
 
 def sniffed_part(text: str) -> str:

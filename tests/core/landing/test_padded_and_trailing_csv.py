@@ -45,10 +45,15 @@ def test_a_padded_upload_is_typed_alike_and_a_later_unpadded_file_lands_in_the_s
         ["int", 1, "a", "jan.csv"], ["int", 2, "b", "jan.csv"], ["int", 3, "c", "feb.csv"]]
 
 
-@pytest.mark.parametrize("upload", [False, True])
-def test_a_delimiter_ending_every_line_adds_no_column(scratch: Scratch, tmp_path, upload: bool):
+@pytest.mark.parametrize("upload, content, rows", [
+    (False, "id;name;\n1;a;\n2;b;\n", [[1, "a"], [2, "b"]]),
+    (True, "id;name;\n1;a;\n2;b;\n", [[1, "a"], [2, "b"]]),
+    # found by a new user: text columns alone, and the header's empty last cell made it a row (_c0, _c1, _c2)
+    (False, "id,name,\nAda,London,\nGrace,New York,\n", [["Ada", "London"], ["Grace", "New York"]]),
+], ids=["dropped-in", "uploaded", "text-columns"])
+def test_a_delimiter_ending_every_line_adds_no_column(scratch: Scratch, tmp_path, upload: bool, content: str,
+                                                     rows: list):
     """An extra column `_c2` full of NULLs, and the run said success."""
-    content = "id;name;\n1;a;\n2;b;\n"
     if upload:
         source = tmp_path / "a.csv"
         source.write_text(content)
@@ -60,7 +65,7 @@ def test_a_delimiter_ending_every_line_adds_no_column(scratch: Scratch, tmp_path
     run = load_zone(scratch, "trail")
     assert run["status"] == "success", run["error"]
     assert table_columns(scratch, run["fqn"]) == ["id", "name"]
-    assert scratch.rows(f"SELECT id, name FROM {run['fqn']} ORDER BY id") == [[1, "a"], [2, "b"]]
+    assert scratch.rows(f"SELECT id, name FROM {run['fqn']} ORDER BY id") == rows
 
 
 def test_an_unnamed_last_column_with_a_value_in_the_first_lines_stays_a_column(scratch: Scratch):
