@@ -74,12 +74,15 @@ class RunContext:
 
     def _text_in_table(self) -> frozenset[str]:
         """The existing table's text columns, which a run reads as text (landing_input.py): asked of one load
-        of the table, once a run, however many zones it reads."""
+        of the table, once a run, however many zones it reads. None for a run that replaces every row: a
+        full_refresh pipeline kept `1,000.00` as text after its zone's settings said how to read it, and its
+        note said it read 1000.00."""
         from pyspark.sql.types import StringType
 
         if self._text_columns is None:
             self._text_columns = frozenset()
-            loaded = None if not self.table_exists or self.preview or self.full_refresh else self.table.loaded()
+            replaces = self.full_refresh or self.config.merge_strategy == MergeStrategy.FULL_REFRESH
+            loaded = None if not self.table_exists or self.preview or replaces else self.table.loaded()
             # a table of no rows holds no type (a header-only first file made every column text)
             if loaded is not None and not self.table.holds_no_rows("main", loaded):
                 self._text_columns = frozenset(f.name for f in self.table.spark_schema(loaded).fields

@@ -167,6 +167,20 @@ def test_a_type_change_the_query_s_own_cast_makes_names_the_query_not_the_files(
         f"run {fqn} with --full-refresh to rebuild the table"), run["error"]
 
 
+def test_a_full_refresh_pipeline_reads_its_zone_as_its_settings_say_now_not_as_its_table_has_it(scratch: Scratch):
+    """Found by a new user: after `null_values: N/A` a full_refresh pipeline's run kept qty as text (its table's
+    type) while its note said the values read as numbers; only --full-refresh gave numbers."""
+    scratch.landing("na", "na.csv", "id,qty\n1,5\n2,N/A\n3,7\n")
+    fqn = scratch.pipeline("bronze", "na", "-- @merge_strategy: full_refresh\nSELECT * FROM {{ landing_zone('na') }}")
+    assert scratch.run(fqn)["status"] == "success"
+    assert scratch.rows(f"SELECT typeof(qty) FROM {fqn} LIMIT 1") == [["string"]]
+    scratch.wb.landing.set_zone_settings(scratch.ns, "na", csv={"null_values": "N/A"})
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, qty, typeof(qty) FROM {fqn} ORDER BY id") == [
+        [1, 5, "int"], [2, None, "int"], [3, 7, "int"]]
+
+
 def test_a_header_a_partner_renamed_is_named_with_its_file(scratch: Scratch):
     """Found by a new user: `client` in place of `customer` failed with Spark's "cannot be resolved", which named
     no file; the zone's last load had the column, so the sentence says which file lacks it."""
