@@ -289,7 +289,7 @@ def zone_dialects(zone_dir: Path, settings: ZoneReadSettings) -> dict[Path, Dial
                 detected[file] = detect(file, settings)
             except (RatError, FileNotFoundError):
                 continue  # whoever reads it says why
-    return in_zone(detected, settings.csv.decimal, settings.csv.thousands, settings.pinned)[0]
+    return in_zone(detected, settings.csv.decimal, settings.csv.thousands, settings.types)[0]
 
 
 # A one-column header of words set apart by runs of spaces (`ID  NAME      AMT`): a fixed-width report

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import itertools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
@@ -160,6 +161,9 @@ class NumberColumn:
 
 
 Said = tuple[tuple[str, str], ...]  # (kind, sentence): what a run tells of the numbers it read
+REFUSED = "refused"  # a kind of Said: the run cannot read the column right, and stops
+_NUMBER_TYPE = re.compile(r"\s*(tinyint|smallint|int|integer|bigint|long|short|byte|float|double|real|decimal|numeric)\b",
+                          re.I)
 
 
 @dataclass(frozen=True)
@@ -174,9 +178,10 @@ class ZoneNumbers:
 
 
 def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | None = None,
-                 pinned_thousands: str | None = None, pinned_types: frozenset[str] = frozenset()) -> ZoneNumbers:
+                 pinned_thousands: str | None = None, pinned_types: Mapping[str, str] | None = None) -> ZoneNumbers:
     """The zone's reading of numbers from every file's column samples and what rat.yaml pins (`pinned_types`:
-    the columns `schema:` types, whose leading zeros are the pin's to keep or lose)."""
+    the types `schema:` gives columns, whose leading zeros are the pin's to keep or lose)."""
+    pinned_types = pinned_types or {}
     merged: dict[str, ColumnSample] = {}
     for sample in samples:
         for name, column in sample.items():
@@ -214,9 +219,13 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
         if len(meanings) > 1 and decimal is not None:
             meanings = _meanings([c for c in fits if c[0] == decimal], column.written)
         if len(meanings) != 1:
-            if fits:
+            shown = ", ".join(column.written[:2])
+            if fits and _NUMBER_TYPE.match(pinned_types.get(name, "")):  # the pin would read 1.500 as 1.5
+                said.append((REFUSED, f"{name} is pinned to a number type, but {shown} may be thousands or decimals, "
+                                      "and the files show no decimal mark; pin decimal and thousands in the zone's "
+                                      "csv settings too"))
+            elif fits:
                 text.append(name)
-                shown = ", ".join(column.written[:2])
                 said.append(("kept_as_text", f"{name} kept as text: {shown} may be thousands or decimals, and the "
                                              "zone shows no decimal mark; pin decimal and thousands in the zone's csv "
                                              "settings"))
@@ -261,7 +270,7 @@ def _meanings(fits: list, written: tuple[str, ...]) -> dict:
 
 
 def in_zone(dialects: dict, decimal: str | None, thousands: str | None,
-            pinned_types: frozenset[str] = frozenset()) -> tuple[dict, Said]:
+            pinned_types: Mapping[str, str] | None = None) -> tuple[dict, Said]:
     """Each file's dialect (dialect.Dialect, by path) with the numbers of the files it is read among, and what
     the run tells of them ((kind, sentence) pairs). Files of one delimiter decide their numbers together; files
     of another delimiter come from another writer and decide theirs apart (a comma-separated export's `1.500`

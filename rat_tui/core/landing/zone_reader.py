@@ -27,7 +27,7 @@ from .dialect import (Dialect, body_text, detect, either_order, open_text_bytes,
                       swapped_order)
 from .encodings import bom_encoding, check_text, shown
 from .quarantine import read_setting_aside, write_rejected
-from .numbers import Said, in_zone
+from .numbers import REFUSED, Said, in_zone
 from .spark_reader import FileGroup, csv_frame, list_locally, typed_schema
 from .schema import sampled_csv_schema
 from .widening import does_not_cast, explain, first_misfit, line_of, malformed, records, widen
@@ -37,16 +37,26 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
     from pyspark.sql.types import DataType
 
+CONVENTION_FILES = 16  # the zone's latest files not read by a run that tell its number convention
 RAGGED_CHECK_RECORDS = 2000  # records of each file checked for their width before Spark reads it
 TwinsOf = Callable[[list[Path], Dialect], "list[Any] | None"]  # twins.twins_for of a zone
 
 
-def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings) -> tuple[list[FileGroup], Said]:
+def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings,
+                others: list[Path] = ()) -> tuple[list[FileGroup], Said]:
     """The zone's files in reader groups, in the order of their first file, and what the run tells of how
-    they write numbers; RatError for a file that cannot be read right (dialect.py's sentences)."""
+    they write numbers; RatError for a file that cannot be read right (dialect.py's sentences). `others`: files
+    of the zone this run does not read (loaded before), whose numbers still tell the zone's convention: a
+    later file of `1.500` alone read 1.5 beside the `12,50` of the file loaded before it."""
     groups: dict[tuple, FileGroup] = {}
-    dialects, said = in_zone({f: detect(f, settings) for f in files} if fmt == "csv" else {},
-                            settings.csv.decimal, settings.csv.thousands, settings.pinned)
+    dialects = {f: detect(f, settings) for f in files} if fmt == "csv" else {}
+    if dialects:
+        for other in sorted(others, key=_modified, reverse=True)[:CONVENTION_FILES]:
+            try:
+                dialects.setdefault(other, detect(other, settings))
+            except (RatError, OSError):
+                continue  # a run that reads it says why
+    dialects, said = in_zone(dialects, settings.csv.decimal, settings.csv.thousands, settings.types)
     for file in files:
         if fmt == "csv":
             dialect = dialects[file]
@@ -60,7 +70,17 @@ def plan_groups(files: list[Path], fmt: str, settings: ZoneReadSettings) -> tupl
             groups.setdefault((fmt,), FileGroup(fmt, [])).files.append(file)
     if fmt == "csv":
         _refuse_swapped_day_month(list(groups.values()), settings)
+    refused = next((text for kind, text in said if kind == REFUSED), None)
+    if refused is not None:
+        raise RatError(f"zone {settings.label}: {refused}")
     return list(groups.values()), said
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def _refuse_swapped_day_month(groups: list[FileGroup], settings: ZoneReadSettings) -> None:
@@ -108,6 +128,7 @@ class ZoneReader:
     settings: ZoneReadSettings
     twins_of: TwinsOf | None = None
     run_id: str | None = None  # where quarantined rows go; None (a preview): nowhere
+    others: list[Path] = field(default_factory=list)  # the zone's files it does not read (plan_groups)
     groups: list[FileGroup] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # logged by the run
     # what a green run tells about the data it read (kept as text, rows with no value, number formats,
@@ -117,7 +138,7 @@ class ZoneReader:
     columns: list[str] = field(default_factory=list)  # those every file read had (after read())
 
     def __post_init__(self) -> None:
-        self.groups, said = plan_groups(self.files, one_format(self.label, self.files), self.settings)
+        self.groups, said = plan_groups(self.files, one_format(self.label, self.files), self.settings, self.others)
         for kind, text in said:
             self.tell(kind, text)
         self._leave_out_lines_that_are_no_rows()

@@ -124,6 +124,27 @@ def test_a_us_and_a_european_export_in_one_zone_each_keep_their_numbers(scratch:
             [1, "1.05"], [2, "7.25"], [5, "1234.50"], [6, "12.00"]]
 
 
+def test_a_later_file_that_cannot_tell_its_numbers_reads_them_by_the_files_loaded_before(scratch: Scratch):
+    """Found by a new user: nzA.csv (`12,50`) loaded; the next run read only nzB.csv (`1.500`, `2.000`), kept them
+    as text and failed on the type change, advising a schema pin; pinned, it loaded 1.5 and 2.0 and said "kept
+    as text". The files still in the zone tell its decimal comma; with none, a pinned type is refused."""
+    fqn = scratch.pipeline("bronze", "nz", "-- @merge_strategy: append_only\nSELECT * FROM {{ landing_zone('nz') }}")
+    scratch.landing("nz", "nzA.csv", "id;amt\n1;12,50\n2;3,10\n")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.landing("nz", "nzB.csv", "id;amt\n3;1.500\n4;2.000\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, amt FROM {fqn} ORDER BY id") == [[1, 12.5], [2, 3.1], [3, 1500.0], [4, 2000.0]]
+
+    scratch.landing("alone", "b.csv", "id;amt\n3;1.500\n4;2.000\n")
+    scratch.wb.landing.set_zone_settings(scratch.ns, "alone", schema={"amt": "double"})
+    run = load_zone(scratch, "alone", "alone")
+    assert run["status"] == "failed"
+    assert run["error"].endswith(f"zone {scratch.ns}/alone: amt is pinned to a number type, but 1.500, 2.000 may be "
+                                 "thousands or decimals, and the files show no decimal mark; pin decimal and thousands "
+                                 "in the zone's csv settings too"), run["error"]
+
+
 def test_files_with_different_columns_are_read_by_name_and_the_log_names_the_gap(scratch: Scratch):
     scratch.landing("cols", "jan.csv", "id,name,amount\n1,x,2.5\n")
     scratch.landing("cols", "feb.csv", "name,id\ny,2\n")

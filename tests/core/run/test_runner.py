@@ -40,7 +40,7 @@ def test_error_quality_failure_leaves_main_untouched_and_drops_the_branch(scratc
             "quality/no_negative.sql)") in failed["error"]
     assert failed["quality"][0] | {"ms": 0} == {
         "name": "no_negative", "severity": "error", "status": "failed", "violations": 1, "ms": 0,
-        "sample": [[-1]], "error": None}
+        "sample": [[-1]], "error": None, "sample_columns": ["id"]}
     assert scratch.refs(fqn) == before == {"main": first["snapshot_id"]}
     assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2]]
 
