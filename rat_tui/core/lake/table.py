@@ -6,7 +6,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from ..project.model import PipelineRef
-from .jvm_names import activate, static_method
+from .jvm_names import activate, java_class, static_method
 from .metadata import RUN_ID_PROPERTY
 
 if TYPE_CHECKING:
@@ -223,7 +223,21 @@ class IcebergTable:
         return moved_to
 
     def set_current(self, snapshot_id: int) -> None:
-        self._procedure("set_current_snapshot", snapshot_id=str(int(snapshot_id)))
+        """Main at `snapshot_id`; with the schema that snapshot was written with when a column's type differs
+        from the table's now. A rebuild that changed a type kept the column's field id (REPLACE TABLE), so main
+        back on a snapshot of the old type read its files with the new one and failed (`IntVector cannot be
+        cast …`), after a green rollback. One commit either way."""
+        table = self._iceberg()
+        ops = table.operations()
+        base = ops.current()
+        snapshot = base.snapshot(int(snapshot_id))
+        schema_id = snapshot.schemaId() if snapshot is not None else None
+        if schema_id is None or not _types_differ(base.schema(), base.schemasById().get(schema_id)):
+            self._procedure("set_current_snapshot", snapshot_id=str(int(snapshot_id)))
+            return
+        metadata = java_class(self.spark, "org.apache.iceberg.TableMetadata")
+        ops.commit(base, metadata.buildFrom(base).setCurrentSchema(int(schema_id))
+                   .setBranchSnapshot(int(snapshot_id), "main").build())
 
     def expire_snapshots(self, snapshot_ids: list[int]) -> None:
         # An epoch cut-off so Iceberg expires exactly these ids and not its own 5-day default.
@@ -239,3 +253,12 @@ class IcebergTable:
 
     def schema(self) -> "StructType":
         return self.spark.table(self.ident).schema
+
+
+def _types_differ(current, older) -> bool:  # two org.apache.iceberg.Schema (py4j)
+    """Whether a column both schemas hold (by field id) has another type in each."""
+    for field in current.columns():
+        then = older.findField(field.fieldId())
+        if then is not None and then.type().toString() != field.type().toString():
+            return True
+    return False
