@@ -30,13 +30,18 @@ log = logging.getLogger(__name__)
 MAKER_TIMEOUT_SECONDS = 600
 
 
-def cache_dir() -> Path:
-    """Where archives live: `RAT_TUI_CACHE` when set, else the user's cache folder."""
+def cache_root() -> Path:
+    """The install's own files outside any project: `RAT_TUI_CACHE` when set, else the user's cache folder."""
     explicit = os.environ.get("RAT_TUI_CACHE")
     if explicit:
-        return Path(explicit) / "jvm"
+        return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "rat-tui" / "jvm"
+    return Path(base) / "rat-tui"
+
+
+def cache_dir() -> Path:
+    """Where archives live."""
+    return cache_root() / "jvm"
 
 
 def archive_path(java_home: Path, jars: str) -> Path | None:

@@ -390,7 +390,7 @@ class SparkManager:
         jars = ",".join([jars, *settings.spark_extra_jars]) if settings.spark_extra_jars else jars
         sharing = sharing_options(archive_path(java_home, jars)) if settings.spark_class_sharing else []
         # a cluster's executors keep their scratch on their machines
-        scratch = process_scratch(self.project.state_dir) if settings.spark_master.startswith("local") else None
+        scratch = process_scratch() if settings.spark_master.startswith("local") else None
         java_opts = " ".join([f"-Dlog4j2.configurationFile={log4j.as_uri()}", *sharing,
                               *jit_options(self.one_shot), *([f"-Djava.io.tmpdir={scratch}"] if scratch else [])])
         conf = {

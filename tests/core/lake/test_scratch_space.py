@@ -1,5 +1,5 @@
-"""A local Spark's scratch files live under the project's `.rat/tmp/<pid>`, and a process gone leaves none
-behind for long: each JVM killed left 45 MB (its copy of the Iceberg jar) in /tmp, found by no one."""
+"""A local Spark's scratch files live under the install's cache folder, a folder per process, and a process
+gone leaves none behind for long: each JVM killed left 45 MB (its copy of the Iceberg jar) in /tmp."""
 from __future__ import annotations
 
 import os
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from rat_tui.core.lake.class_sharing import cache_root
 from rat_tui.core.lake.scratch_space import process_scratch
 
 
@@ -21,15 +22,15 @@ def test_the_folders_of_processes_gone_are_removed_and_running_ones_kept(tmp_pat
     running.mkdir()
     other = tmp_path / "tmp" / "notes"  # not a process's: left alone
     other.mkdir()
-    mine = process_scratch(tmp_path)
+    mine = process_scratch(tmp_path / "tmp")
     assert mine == tmp_path / "tmp" / str(os.getpid()) and mine.is_dir()
     assert not dead.exists() and running.is_dir() and other.is_dir()
 
 
 @pytest.mark.spark
-def test_the_shared_session_keeps_its_scratch_under_the_project(lake):
+def test_the_shared_session_keeps_its_scratch_in_its_process_folder_outside_the_project(lake):
     spark = lake.spark.session()
-    scratch = lake.project.state_dir / "tmp" / str(os.getpid())
+    scratch = cache_root() / "tmp" / str(os.getpid())
     assert spark.conf.get("spark.local.dir") == str(scratch)
     files = spark.sparkContext._jvm.org.apache.spark.SparkFiles.getRootDirectory()
     assert Path(files).is_relative_to(scratch), files  # the jar's copy for the executor too
