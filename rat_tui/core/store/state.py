@@ -102,7 +102,7 @@ class StateDB:
         self._identity: tuple[int, int] | None = None
         self._remake = threading.Lock()
         self._listeners: list[Callable[[bool], None]] = []
-        self._make()
+        self._make_while_deleted()
 
     def on_recreated(self, listener: Callable[[bool], None]) -> None:
         """`listener(emptied)` after the file vanished and was opened again: `emptied` when this process
@@ -116,7 +116,10 @@ class StateDB:
         emptied = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
         for schema in self._schemas:
             conn.executescript(schema)
-        self._identity = _identity(self.path)  # before the migration, whose transaction asks for a connection
+        identity = _identity(self.path)
+        if identity is None:  # deleted again as it was made: taken as the file, no later query would make it again
+            raise sqlite3.OperationalError(f"{self.path} vanished while it was made")
+        self._identity = identity  # before the migration, whose transaction asks for a connection
         self._migrate(conn)
         return emptied
 

@@ -35,3 +35,21 @@ def test_queries_go_on_while_the_state_folder_is_deleted_again_and_again(tmp_pat
     assert state.runs("ns.layer.name", limit=1) == [] and answered
     assert recreated  # each recreation was heard of
     assert (tmp_path / ".rat" / "state.db").exists()
+
+
+def test_a_state_file_deleted_the_instant_it_was_made_is_made_again(tmp_path: Path, monkeypatch):
+    """Found by CI under load (the test above): a deletion between making the file and reading its identity left
+    the identity None, which a missing file matches; no later query made the file again."""
+    import rat_tui.core.store.state as module
+
+    real, asked = module._identity, []
+
+    def gone_the_first_time(path: Path):
+        asked.append(path)
+        return None if len(asked) == 1 else real(path)
+
+    monkeypatch.setattr(module, "_identity", gone_the_first_time)
+    state = StateDB(tmp_path / ".rat" / "state.db")
+    shutil.rmtree(tmp_path / ".rat")
+    assert state.runs("ns.layer.name", limit=1) == []
+    assert (tmp_path / ".rat" / "state.db").exists()
