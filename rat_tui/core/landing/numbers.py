@@ -115,10 +115,14 @@ def column_samples(records, names: tuple[str, ...], null_value: str | None) -> d
     return out
 
 
+def _numbers_one_way(blob: str) -> bool:
+    """Whether the values (one a line) are all numbers in one convention."""
+    return bool(_PLAIN_COLUMN.fullmatch(blob) or any(whole.fullmatch(blob) for whole in _COLUMN_MATCHERS.values()))
+
+
 def _each_a_number(distinct: dict[str, None]) -> bool:
     """Every value a number in some convention, though no one convention reads them all."""
-    return all(_PLAIN_COLUMN.fullmatch(v) or any(whole.fullmatch(v) for whole in _COLUMN_MATCHERS.values())
-               for v in distinct)
+    return all(_numbers_one_way(v) for v in distinct)
 
 
 _DATE_WAYS = tuple(re.compile(p) for p in (r"\d{4}-\d{1,2}-\d{1,2}", r"\d{1,2}/\d{1,2}/\d{2,4}",
@@ -142,8 +146,7 @@ def _no_value_words(distinct: dict[str, None]) -> tuple[str, ...]:
     rest = "\n".join(v for v in distinct if v not in words)
     if not words or not rest:
         return ()
-    numbers = _PLAIN_COLUMN.fullmatch(rest) or any(whole.fullmatch(rest) for whole in _COLUMN_MATCHERS.values())
-    return words if numbers else ()
+    return words if _numbers_one_way(rest) else ()
 
 
 @dataclass(frozen=True)

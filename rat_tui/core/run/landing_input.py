@@ -126,12 +126,13 @@ class LandingInput:
                 files.append(file)
         settings = kept_as_text(zone_read_settings(self.project, self.memory, self.namespace, zone), self.text_in_table())
         present, files = files, self._new_files(zone, files, log)
+        read = set(files)
         if files:
             self.read_new.append(label)
             self.files_read[(self.namespace, zone)] = [FileRead.of(f) for f in files]
             return ZoneReader(self.spark, zone_dir, label, files, self.storage.landing_uri, settings,
                               twins_of=_twins_of(zone_dir), run_id=None if self.preview else self.run_id,
-                              others=[f for f in present if f not in set(files)])
+                              others=[f for f in present if f not in read])
         if not self.table_exists and not self.preview:  # no table holds earlier loads: none was skipped
             empty = [s.path.name for s in self.skipped.get(zone, ()) if s.empty]
             raise RatError(f"{label} has no files yet" + (f" that hold rows ({', '.join(empty)}: no data)" if empty else ""))
