@@ -101,3 +101,21 @@ def test_a_cascade_obeys_the_downstreams_cooldown_and_says_so(sample_copy: Path)
     assert fired["outcome"] == "fired" and skipped["outcome"] == "skipped"
     assert skipped["reason"].startswith("cooldown 1h: last fired at "), skipped
     assert skipped["implicit"] == "watch.cascade"
+
+
+def test_a_scheduler_evaluating_first_after_the_upstreams_success_still_runs_the_cascade(sample_copy: Path):
+    """The TUI's scheduler evaluates the implicit triggers too. Its first evaluation of down's, a moment after
+    up's success, started that trigger after the success, so neither it nor the cascade ever ran down (CI)."""
+    watch_setting(sample_copy, "cascade: true")
+    script = (f"write {UP} <<EOF\nSELECT 1 AS id\nEOF\n"
+              f"write {DOWN} <<EOF\nSELECT id * 10 AS tens FROM {{{{ ref('bronze.up') }}}}\nEOF\n"
+              "watch on\n"
+              "run t.bronze.up\n"
+              "tick\n"
+              "watch off\n"
+              "query SELECT tens FROM t.silver.down\n")
+    status, results, stderr = run_script_here(sample_copy, script)
+    assert status == 0, (results, stderr)
+    assert [(f["pipeline"], f["kind"], f["status"]) for f in results[4]["fired"]] == [
+        ("t.silver.down", "after", "success")]
+    assert results[6]["rows"] == [[10]]

@@ -67,8 +67,7 @@ class Decision:
 class Evaluation:
     now: float
     decisions: tuple[Decision, ...] = ()
-    starts: tuple[Trigger, ...] = ()  # triggers evaluated for the first time: their schedule starts at `started_at`
-    started_at: float | None = None  # None: `now`
+    starts: tuple[tuple[Trigger, float], ...] = ()  # triggers evaluated for the first time, and when they start
 
 
 ZoneFiles = Mapping[tuple[str, str], tuple[tuple[str, float], ...]]  # (namespace, zone) -> (file name, mtime)
@@ -76,11 +75,12 @@ StaleAt = Mapping[str, float | None]  # pipeline -> when its table turned (or tu
 
 
 def evaluate(pipelines: list[PipelineTriggers], schedule: Schedule, view: StateView, now: float,
-             zone_files: ZoneFiles, started_at: float | None = None, stale_at: StaleAt | None = None) -> Evaluation:
-    """`pipelines` upstream first; `started_at`: when the schedules of triggers first evaluated now start
-    (the watcher's: when it was turned on), else `now`."""
+             zone_files: ZoneFiles, implicit_since: float | None = None, stale_at: StaleAt | None = None) -> Evaluation:
+    """`pipelines` upstream first. A trigger evaluated for the first time starts `now`; an implicit one (rat.yaml's
+    watch: settings) at `implicit_since`, when watching began, whoever evaluates it first: a scheduler's
+    evaluation just after an upstream's success must not start it past that success."""
     decisions: list[Decision] = []
-    starts: list[Trigger] = []
+    starts: list[tuple[Trigger, float]] = []
     busy = {name for name, live in view.live.items() if live}
     for pipeline in pipelines:
         due: list[Decision] = []
@@ -89,8 +89,8 @@ def evaluate(pipelines: list[PipelineTriggers], schedule: Schedule, view: StateV
                 continue
             start = view.starts.get((trigger.pipeline, trigger.key))
             if start is None:
-                starts.append(trigger)
-                start = now if started_at is None else min(started_at, now)
+                start = min(implicit_since, now) if trigger.implicit and implicit_since is not None else now
+                starts.append((trigger, start))
             if trigger.kind == Kind.STALE:
                 due += _stale_ticks(trigger, view, now, stale_at or {})
                 continue
@@ -99,7 +99,7 @@ def evaluate(pipelines: list[PipelineTriggers], schedule: Schedule, view: StateV
         if any(d.fire for d in gated):
             busy.add(pipeline.pipeline)
         decisions += gated
-    return Evaluation(now, tuple(decisions), tuple(starts), started_at)
+    return Evaluation(now, tuple(decisions), tuple(starts))
 
 
 def _trigger_ticks(trigger: Trigger, schedule: Schedule, view: StateView, now: float, start: float,

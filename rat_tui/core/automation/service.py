@@ -135,6 +135,7 @@ class Automation:
         self.catalog = TriggerCatalog(project, graph)
         self.recovered = store.recover()
         self._starting: dict[int, list[Decision]] = {}  # thread -> the ticks whose run it is queueing
+        self.implicit_since: float | None = None  # when this process's watcher was turned on (None: it is off)
         events.subscribe(self._queued)
 
     @property
@@ -182,17 +183,18 @@ class Automation:
         return RunCause(fired.scheduled_for if fired.scheduled else None, parent)
 
     # -- evaluating -------------------------------------------------------------------
-    def evaluate_and_start(self, now: float | None = None, implicit_only: bool = False,
-                           started_at: float | None = None) -> list[tuple[Decision, StartedRun | None]]:
+    def evaluate_and_start(self, now: float | None = None,
+                           implicit_only: bool = False) -> list[tuple[Decision, StartedRun | None]]:
         """Evaluate every trigger (`implicit_only`: those of rat.yaml's watch: settings) at `now`, claim the
         ticks, queue the runs that are due (a pipeline's batches one after another, in a thread); the claimed
-        decisions with their first run. `started_at`: when a trigger evaluated for the first time starts."""
+        decisions with their first run."""
         now = time.time() if now is None else now
         pipelines = self.catalog.all(implicit_only)
         zone_files = self._zone_files(pipelines)
         stale_at = self._stale_at(pipelines)
         with self.store.transaction() as db:
-            evaluation = evaluate(pipelines, self.schedule, self.store.view(db), now, zone_files, started_at, stale_at)
+            evaluation = evaluate(pipelines, self.schedule, self.store.view(db), now, zone_files, self.implicit_since,
+                                  stale_at)
             claimed = self.store.claim(db, evaluation)
         for decision in claimed:
             if not decision.fire:

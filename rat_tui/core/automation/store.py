@@ -130,9 +130,8 @@ class TickStore:
     def claim(self, db: sqlite3.Connection, evaluation: Evaluation) -> list[Decision]:
         """Record the evaluation's ticks; the decisions no one had recorded before (the others are not ours)."""
         now, host, pid, claimed_at = evaluation.now, socket.gethostname(), os.getpid(), time.time()
-        start = now if evaluation.started_at is None else min(evaluation.started_at, now)
         db.executemany("INSERT OR IGNORE INTO trigger_cursors (pipeline, trigger, started_at) VALUES (?, ?, ?)",
-                       [(t.pipeline, t.key, start) for t in evaluation.starts])
+                       [(t.pipeline, t.key, start) for t, start in evaluation.starts])
         claimed = []
         for d in evaluation.decisions:
             cursor = db.execute(

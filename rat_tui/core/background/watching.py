@@ -142,7 +142,6 @@ class Watching:
         self._watcher: ProjectWatcher | None = None
         self._busy = 0
         self._lock = threading.Lock()
-        self._since: float | None = None  # when watching began: the implicit triggers start then
 
     @property
     def running(self) -> bool:
@@ -150,13 +149,14 @@ class Watching:
 
     def set(self, on: bool) -> bool:
         if on and self._watcher is None:
-            self._since = time.time()
+            self.automation.implicit_since = time.time()  # the implicit triggers start then
             settings = self.project.settings
             self._watcher = ProjectWatcher(self.project, self._changed, settings.watch_debounce_ms / 1000)
             self._watcher.start()
         elif not on and self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
+            self.automation.implicit_since = None
         self.events.publish(WatchToggled(on))
         return on
 
@@ -258,7 +258,7 @@ class Watching:
         the ticks that fired, with their runs."""
         if other_scheduler(self.project.state_dir) is not None:
             return []
-        started = self.automation.evaluate_and_start(implicit_only=True, started_at=self._since)
+        started = self.automation.evaluate_and_start(implicit_only=True)
         return [(decision, run) for decision, run in started if decision.fire and run is not None]
 
     def _landed(self, change: ZoneChanged) -> None:

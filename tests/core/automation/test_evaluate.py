@@ -33,7 +33,7 @@ def outcomes(evaluation) -> list[tuple[str, bool, str]]:
 def test_a_new_trigger_starts_when_first_evaluated_and_never_storms():
     trigger = cron("* * * * *")
     first = evaluate([PipelineTriggers(P, (trigger,))], Schedule(PARIS), StateView(), ts("2025-06-01T12:00:00Z"), {})
-    assert first.decisions == () and first.starts == (trigger,)
+    assert first.decisions == () and first.starts == ((trigger, ts("2025-06-01T12:00:00Z")),)
 
 
 def test_the_autumn_repeated_hour_fires_a_daily_0230_once():

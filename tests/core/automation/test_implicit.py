@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 from rat_tui.core.automation.evaluate import LiveRun, StateView, evaluate
 from rat_tui.core.automation.implicit import implicit_of, implicit_triggers
 from rat_tui.core.automation.schedule import Schedule, iso_z
-from rat_tui.core.automation.triggers import Kind, PipelineTriggers
+from rat_tui.core.automation.triggers import Kind, PipelineTriggers, Trigger
 from rat_tui.core.project.graph import Node, ProjectGraph, zone_node
 from rat_tui.core.project.settings import Settings
 
@@ -86,6 +86,22 @@ def test_the_watchers_triggers_start_when_watching_began():
     [reader] = in_order(Settings(watch_run_on_landing=True))
     files = {("m", "orders"): (("new.csv", ts("2025-06-01T09:30:00Z")),)}
     result = evaluate([reader], SCHEDULE, StateView(), ts("2025-06-01T10:00:00Z"), files,
-                      started_at=ts("2025-06-01T09:00:00Z"))
-    assert result.starts == reader.triggers and result.started_at == ts("2025-06-01T09:00:00Z")
+                      implicit_since=ts("2025-06-01T09:00:00Z"))
+    assert result.starts == ((reader.triggers[0], ts("2025-06-01T09:00:00Z")),)
     assert [d.fire for d in result.decisions] == [True]
+
+
+def test_a_scheduler_evaluating_after_an_upstreams_success_still_cascades_it():
+    """The TUI's scheduler evaluates every trigger, the implicit ones too, every two seconds. When its evaluation
+    was the first of b's implicit `after`, just after a's success, b started then, after that success, and
+    never ran (CI under load): the cascade evaluating a moment later found it started already."""
+    cron = PipelineTriggers(D, (Trigger(D, Kind.CRON, cron="0 6 * * *"),))
+    [b] = in_order(Settings(watch_cascade=True))[:1]
+    watching_began, a_done, now = ts("2025-06-01T09:00:00Z"), ts("2025-06-01T09:01:00Z"), ts("2025-06-01T09:01:01Z")
+    view = StateView(last_success={A: (ts("2025-06-01T09:00:30Z"), a_done)}, last_success_run={A: "ra"})
+    result = evaluate([b, cron], SCHEDULE, view, now, {}, implicit_since=watching_began)
+    assert outcomes(result) == [(B, "2025-06-01T09:01:00Z", True, f"{A} succeeded (watch.cascade)", "ra")]
+    # an explicit trigger first evaluated now starts now: the watcher is no cause to run its past times
+    assert [(t.pipeline, start) for t, start in result.starts] == [(B, watching_began), (D, now)]
+    # with no watcher on (a `serve`), an implicit trigger starts when first evaluated, as any other
+    assert evaluate([b], SCHEDULE, view, now, {}).decisions == ()
