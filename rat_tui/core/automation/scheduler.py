@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from ..errors import RatError
-from ..store.locks import hold_now, lock_holder
+from ..store.locks import hold_now, is_free, lock_holder
 from .evaluate import Decision
 from .service import Automation
 
@@ -26,9 +26,7 @@ INTERVAL_SECONDS = 2.0  # how often `serve` (and a TUI without one) evaluates
 
 def other_scheduler(state_dir: Path) -> str | None:
     """Who runs the project's triggers in another process (e.g. `rat-tui serve (pid 12 on host)`), or None."""
-    fd = hold_now(state_dir, LOCK, "")
-    if fd is not None:
-        os.close(fd)
+    if is_free(state_dir, LOCK):
         return None
     holder = lock_holder(state_dir, LOCK)
     return None if f"(pid {os.getpid()} " in holder else holder or "another process"

@@ -47,9 +47,25 @@ def hold_now(state_dir: Path, name: str, who: str) -> int | None:
     another process holds it."""
     fd = _try_lock(state_dir / LOCKS / f"{name}.lock")
     if fd is not None:
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, who.encode(), 0)
+        _write_holder(fd, who)
     return fd
+
+
+def is_free(state_dir: Path, name: str) -> bool:
+    """Whether no one holds lock `name` now. It leaves the holder's name in the file: a probe that wrote its own
+    (none) made a holder that had just locked read as unknown."""
+    fd = _try_lock(state_dir / LOCKS / f"{name}.lock")
+    if fd is None:
+        return False
+    os.close(fd)
+    return True
+
+
+def _write_holder(fd: int, who: str) -> None:
+    """Over the last holder's name, then cut to length: a reader never sees the file empty in between."""
+    data = who.encode()
+    os.pwrite(fd, data, 0)
+    os.ftruncate(fd, len(data))
 
 
 def lock_holder(state_dir: Path, name: str) -> str:
@@ -71,8 +87,7 @@ def held(state_dir: Path, name: str, who: str, cancelled: threading.Event,
         if cancelled.wait(POLL_SECONDS):
             raise RunCancelled()
     try:
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, who.encode(), 0)
+        _write_holder(fd, who)
         yield waited
     finally:
         os.close(fd)
