@@ -26,10 +26,13 @@ INTERVAL_SECONDS = 2.0  # how often `serve` (and a TUI without one) evaluates
 
 def other_scheduler(state_dir: Path) -> str | None:
     """Who runs the project's triggers in another process (e.g. `rat-tui serve (pid 12 on host)`), or None."""
-    if is_free(state_dir, LOCK):
-        return None
-    holder = lock_holder(state_dir, LOCK)
-    return None if f"(pid {os.getpid()} " in holder else holder or "another process"
+    deadline = time.monotonic() + 1
+    while not is_free(state_dir, LOCK):
+        # empty: its holder locked a new file and has not written its name yet (microseconds)
+        if (holder := lock_holder(state_dir, LOCK)) or time.monotonic() > deadline:
+            return None if f"(pid {os.getpid()} " in holder else holder or "another process"
+        time.sleep(0.01)
+    return None
 
 
 class Scheduler:
