@@ -33,7 +33,7 @@ from ..notes import RunNote
 from .names import name_key
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
     from pyspark.sql.types import DataType, StructType
 
 
@@ -115,19 +115,35 @@ INTEGRAL_DIGITS = {"tinyint": 3, "smallint": 5, "int": 10, "bigint": 19}
 
 def casts_exactly(value: "DataType", column: "DataType") -> bool:
     """Every value of `value` is written into a column of `column` unchanged, though the table may not widen
-    one into the other: an int into a double (Iceberg promotes no int to a double), an integer into a decimal
-    with digits enough. A landing file whose prices are all whole numbers reads them as int; the table's
-    column is a double."""
+    one into the other: an integer into a double (Iceberg promotes no int to a double), an integer into a
+    decimal with digits enough. A landing file whose prices are all whole numbers reads them as int (a JSON
+    file: as bigint); the table's column is a double. A bigint past 2^53 has no double: the cast fails the
+    write on one (align)."""
     from pyspark.sql.types import DecimalType, DoubleType
 
     if fits(value, column):
         return True
-    rank, digits = INTEGRAL_RANK.get(value.simpleString()), INTEGRAL_DIGITS.get(value.simpleString())
-    if rank is None or digits is None:
+    digits = INTEGRAL_DIGITS.get(value.simpleString())
+    if digits is None:
         return False
-    if isinstance(column, DoubleType):
-        return rank <= INTEGRAL_RANK["int"]  # a bigint past 2^53 is no double
-    return isinstance(column, DecimalType) and column.precision - column.scale >= digits
+    return isinstance(column, DoubleType) or (isinstance(column, DecimalType) and column.precision - column.scale >= digits)
+
+
+DOUBLE_EXACT = 2 ** 53  # the largest magnitude below which every whole number is a double
+
+
+def _cast(column: "Column", name: str, kind: "DataType", value: "DataType") -> "Column":
+    """`column` in the table's type; a bigint into a double fails the write, naming the value, past 2^53."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import DoubleType
+
+    cast = column.cast(kind)
+    if not (isinstance(kind, DoubleType) and value.simpleString() == "bigint"):
+        return cast
+    refusal = F.raise_error(F.concat(F.lit(f"column {name} holds "), column.cast("string"), F.lit(
+        f", a whole number past 2^53 that no double holds exactly; the table's {name} is a double: cast it in the "
+        "query (to DECIMAL(20, 0), say) and run with --full-refresh, or fix the value")))
+    return F.when(F.abs(column) > DOUBLE_EXACT, refusal).otherwise(cast)
 
 
 def plan_schema(table: "StructType", result: "StructType", case_sensitive: bool = False) -> SchemaPlan:
@@ -246,8 +262,9 @@ def align(result: "DataFrame", plan: SchemaPlan) -> "DataFrame":
     if ordered == result.columns and not plan.narrower:
         return result  # no Column made: each is a JVM round trip, and a warm run writes as it is
     columns = {name: F.col(quote(source)) for name, source in named.items()}
+    types = {renamed.get(f.name, f.name): f.dataType for f in result.schema.fields}
     for name, kind in plan.narrower:
-        columns[name] = columns[name].cast(kind)
+        columns[name] = _cast(columns[name], name, kind, types[name])
     for name, kind in missing.items():
         columns[name] = F.lit(None).cast(kind)
     return result.select(*(columns[c].alias(c) for c in ordered))

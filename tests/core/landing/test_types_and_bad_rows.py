@@ -151,6 +151,27 @@ def test_a_json_file_that_changes_a_column_s_type_is_named_with_the_way_out(scra
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY v") == [["1", "a"], ["2", "b"]]
 
 
+def test_a_json_file_of_whole_numbers_loads_into_a_double_column_and_a_number_past_2_53_fails_naming_it(
+        scratch: Scratch):
+    """Found by a new user: after `{"price": 2.5}`, a file of `{"price": 3}` was refused (`double to bigint, not a
+    safe widening`), blaming the file: JSON reads whole numbers as bigint. Each is a double exactly up to 2^53."""
+    scratch.landing("prices", "mon.jsonl", '{"id": 1, "price": 2.5}\n')
+    fqn = scratch.pipeline("bronze", "prices", "-- @merge_strategy: append_only\n"
+                                               "SELECT * FROM {{ landing_zone('prices') }}")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.landing("prices", "tue.jsonl", '{"id": 2, "price": 3}\n{"id": 3, "price": -9007199254740992}\n')
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, price FROM {fqn} ORDER BY id") == [[1, 2.5], [2, 3.0], [3, -9007199254740992.0]]
+    assert scratch.rows(f"SELECT DISTINCT typeof(price) FROM {fqn}") == [["double"]]
+    scratch.landing("prices", "wed.jsonl", '{"id": 4, "price": 9007199254740993}\n')
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert "column price holds 9007199254740993, a whole number past 2^53 that no double holds exactly" in run["error"], \
+        run["error"]
+    assert scratch.rows(f"SELECT count(*) FROM {fqn}") == [[3]]
+
+
 def test_a_type_change_the_query_s_own_cast_makes_names_the_query_not_the_files(scratch: Scratch):
     """Found by a new user: after `CAST(amount AS DOUBLE)` in the query, the refusal blamed this run's files and
     advised pinning the zone's schema, which changes nothing the query casts."""
