@@ -377,16 +377,18 @@ def _lines_above_header(path: Path, text: str, dialect: Dialect, settings: ZoneR
     if not widths or (table := widths.most_common(1)[0][0]) < 2:
         return 0
     skip = 0
-    for line, values, width in rows:
+    for at, (line, values, width) in enumerate(rows):
         if table == 2 and values == 1 and width > 1:
             return 0
         if values > 1:
             if width < table:  # a title of several values, or a header narrower than the rows
                 above = f"lines 1-{line}" if line > 1 else "line 1"
+                # the header is likely the first line as wide as the rows: empty lines under a title are above it too
+                header = next((first for first, v, w in rows[at + 1:] if v > 1 and w == table), line + 1)
                 raise RatError(
                     f"{path.name} {above} hold(s) {width} column(s) where the rows under it have {table}: a title "
                     f"above the header? Set the number of lines above the header in rat.yaml (zones: "
-                    f"{{{settings.label}: {{csv: {{skip_rows: {line}}}}}}}), or fix the header")
+                    f"{{{settings.label}: {{csv: {{skip_rows: {header - 1}}}}}}}), or fix the header")
             return skip
         skip = line
     return 0

@@ -134,6 +134,20 @@ def test_a_title_above_the_header_is_skipped_and_pinned(tmp_path):
     assert zone_dialects(zone, _settings())[zone / "r.csv"].pinned()["skip_rows"] == 2
 
 
+@pytest.mark.parametrize(("text", "lines", "skip"), [
+    (b"Report,FY 2010\n\nid,name,amount,day\n1,a,2.5,x\n", "line 1", 2),  # an empty line under the title
+    (b"Report,FY 2010,all states\nid,name,amount,day\n1,a,2.5,x\n", "line 1", 1),
+], ids=["title-then-empty-line", "title"])
+def test_a_title_of_several_values_is_refused_with_the_lines_above_the_header_to_skip(tmp_path, text, lines, skip):
+    """Found by a new user: with an empty line between the title and the header, the advice said skip_rows: 1,
+    which left the empty line above the header."""
+    zone = _zone(tmp_path, {"r.csv": text})
+    with pytest.raises(RatError) as refused:
+        detect(zone / "r.csv", _settings())
+    assert f"r.csv {lines} hold(s)" in str(refused.value) and f"skip_rows: {skip}}}" in str(refused.value), refused.value
+    assert detect(zone / "r.csv", _settings(csv={"skip_rows": skip})).names == ("id", "name", "amount", "day")
+
+
 def test_the_zone_s_number_convention_is_what_pinning_writes(tmp_path):
     zone = _zone(tmp_path, {"a.csv": b"id;qty\n1;1.500\n", "b.csv": b"id;price\n3;12,50\n"})
     pinned = zone_dialects(zone, _settings())[zone / "a.csv"].pinned()
