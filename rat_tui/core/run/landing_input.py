@@ -85,6 +85,7 @@ class LandingInput:
     skipped: dict[str, list[Skipped]] = field(default_factory=dict)
     nothing_new: list[str] = field(default_factory=list)  # labels of zones that had nothing to read
     read_new: list[str] = field(default_factory=list)
+    resent: list[RunNote] = field(default_factory=list)  # new contents under the names of archived files
     _logged: set[str] = field(default_factory=set)  # zones whose reader's notes were logged
 
     def label(self, zone: str) -> str:
@@ -164,8 +165,11 @@ class LandingInput:
         fresh = self._one_of_each_content(zone, files, earlier, log)
         if not self.archives and earlier and zone in self.skipped:
             log(self._kept_files_sentence(zone), "info")
-        if self.appends and not self.archives and not rebuilding and self.table_exists:
-            self._refuse_changed_in_place(zone, folder, fresh)
+        if self.appends and not rebuilding and self.table_exists:
+            if self.archives:
+                self._note_resent(zone, folder, fresh, log)
+            else:
+                self._refuse_changed_in_place(zone, folder, fresh)
         return fresh
 
     def _one_of_each_content(self, zone: str, files: list[Path], earlier: dict[str, EarlierLoad], log) -> list[Path]:
@@ -199,6 +203,24 @@ class LandingInput:
                                f"{self.pipeline} appends, so its earlier rows would be in the table twice; send the "
                                "new rows as a new file and put this one back as it was, or rebuild the table from "
                                f"the zone's files as they are now with a full refresh (rat-tui run {self.pipeline} --full-refresh)")
+
+    def _note_resent(self, zone: str, folder: str, new: list[Path], log) -> None:
+        """A new content under the name of a file loaded before and archived: a daily `orders.csv` of new rows, or a
+        partner's corrected re-send, which appending puts in the table beside the rows it corrects. Only the
+        sender knows which: loaded, and said, with the way back."""
+        assert self.history is not None
+        by_file = {load.file: load for load in self.history.loaded(self.pipeline, folder).values()}
+        for file in new:
+            load = by_file.get(self.project.rel(file))
+            if load is None:
+                continue
+            day = time.strftime("%Y-%m-%d", time.localtime(load.loaded_at))
+            sentence = (f"{file.name} has the name of a file run {load.run_id} loaded on {day} (archived in "
+                        f"{self.label(zone)}/_processed/), with other content: its rows were appended. If it corrects "
+                        f"that file, the rows it corrects are in {self.pipeline} twice: roll the table back to before "
+                        "this run and send only the rows that are new")
+            self.resent.append(RunNote("resent_files", sentence, self.project.rel(file)))
+            log(sentence, "warn")
 
     def _kept_files_sentence(self, zone: str) -> str:
         """A zone that is not archived keeps every file it was sent: one sentence for those loaded before."""
@@ -294,7 +316,7 @@ class LandingInput:
     def run_notes(self) -> list[RunNote]:
         """What reading the zones did to the data, for the run's notes (under its build phase): files skipped,
         zones with nothing new, rows set aside, and what each zone's reader noted."""
-        notes = self._skipped_notes()
+        notes = self._skipped_notes() + self.resent
         notes += [RunNote("nothing_new", f"nothing new in {label}") for label in self.nothing_new]
         for zone, reader in self.readers.items():
             label = self.label(zone)

@@ -263,6 +263,31 @@ def test_a_file_corrected_in_place_is_refused_by_an_append_only_pipeline_and_a_f
     assert scratch.rows(f"SELECT id FROM {fqn} ORDER BY id") == [[1], [2], [3]]
 
 
+def test_an_archiving_append_only_pipeline_loads_a_file_under_an_archived_name_and_says_how_to_undo_a_resend(
+        scratch: Scratch):
+    """Found by a new user: a corrected `may.csv` sent to a zone that archives was appended in full, ids twice, with
+    nothing said (a zone that keeps its files refuses it). A daily file of one name is as likely: loaded, and said
+    with the way back."""
+    scratch.landing("drops", "may.csv", "id,v\n1,x\n")
+    fqn = scratch.pipeline("bronze", "events", ARCHIVING)
+    first = scratch.run(fqn)
+    assert first["status"] == "success" and first["notes"] == [], first
+    scratch.landing("drops", "may.csv", "id,v\n1,x\n2,y\n")
+    scratch.landing("drops", "june.csv", "id,v\n3,z\n")
+    again = scratch.run(fqn)
+    assert again["status"] == "success" and again["rows_written"] == 3, again
+    resent = [n for n in again["notes"] if n["kind"] == "resent_files"]
+    assert [(n["file"], n["text"]) for n in resent] == [(
+        f"{scratch.ns}/landing/drops/may.csv",
+        f"may.csv has the name of a file run {first['run_id']} loaded on {time.strftime('%Y-%m-%d')} (archived in "
+        f"{scratch.ns}/landing/drops/_processed/), with other content: its rows were appended. If it corrects that "
+        f"file, the rows it corrects are in {fqn} twice: roll the table back to before this run and send only the "
+        "rows that are new")]
+    assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [1, "x"], [2, "y"], [3, "z"]]
+    scratch.wb.tables.rollback_table(fqn, first["snapshot_id"])  # the way back the note gives
+    assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"]]
+
+
 def test_a_run_with_nothing_new_notes_nothing_of_the_samples_it_read_for_the_columns(scratch: Scratch):
     """Found by a new user: a run with nothing new noted `f1_sample.csv read as UTF-8 …` and the zone's number
     format, of the _samples/ it read for the columns (files the user never made) and no row it loaded."""
