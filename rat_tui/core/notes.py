@@ -14,7 +14,7 @@ from typing import Any
 @dataclass(frozen=True)
 class RunNote:
     # quarantined | skipped_files | resent_files | schema | null_column | null_input | kept_as_text | empty_rows | encoding
-    # | number_format | dates_either_way | nothing_new | other
+    # | number_format | dates_either_way | nothing_new | settings_changed | other
     kind: str
     text: str
     file: str | None = None  # project-relative path of the landing file the note is about

@@ -44,6 +44,13 @@ CREATE TABLE IF NOT EXISTS landing_date_orders (
     loaded_at REAL NOT NULL,
     PRIMARY KEY (folder, run_id)
 );
+CREATE TABLE IF NOT EXISTS landing_settings (
+    folder TEXT NOT NULL,             -- the zone's path in the project, ending in /
+    run_id TEXT NOT NULL,
+    settings TEXT NOT NULL,           -- JSON: rat.yaml's entry for the zone when the run read it ({} for none)
+    loaded_at REAL NOT NULL,
+    PRIMARY KEY (folder, run_id)
+);
 CREATE TABLE IF NOT EXISTS landing_runs_rolled_back (
     pipeline TEXT NOT NULL,
     run_id TEXT NOT NULL,             -- a run main was rolled back past: its loads do not count
@@ -129,10 +136,11 @@ class LoadHistory:
 
     def record(self, pipeline: str, run_id: str, loaded: list[tuple[str, str]],
                columns: dict[str, list[str]] | None = None,
-               date_orders: dict[str, list[tuple[str, str]]] | None = None) -> None:
+               date_orders: dict[str, list[tuple[str, str]]] | None = None,
+               settings: dict[str, dict] | None = None) -> None:
         """`loaded`: (file path in its zone, content hash); `columns`: zone folder -> the columns its files
-        had; `date_orders`: zone folder -> the (key, pattern) its dates were read with. All count once the
-        run succeeds."""
+        had; `date_orders`: zone folder -> the (key, pattern) its dates were read with; `settings`: zone folder ->
+        rat.yaml's entry for it. All count once the run succeeds."""
         now = time.time()
         with self.state.transaction() as db:
             db.executemany("INSERT OR IGNORE INTO landing_loads VALUES (?, ?, ?, ?, ?)",
@@ -142,6 +150,9 @@ class LoadHistory:
             db.executemany("INSERT OR REPLACE INTO landing_date_orders VALUES (?, ?, ?, ?)",
                            [(folder, run_id, json.dumps(orders), now)
                             for folder, orders in (date_orders or {}).items() if orders])
+            db.executemany("INSERT OR REPLACE INTO landing_settings VALUES (?, ?, ?, ?)",
+                           [(folder, run_id, json.dumps(entry, sort_keys=True, default=str), now)
+                            for folder, entry in (settings or {}).items()])
 
     def rolled_back(self, pipeline: str, on_main: dict[str, bool]) -> None:
         """After main moved: a file whose load main no longer holds is new to the table again (rolled_back.py)."""
@@ -154,6 +165,15 @@ class LoadHistory:
             "SELECT c.columns, c.run_id FROM landing_columns c JOIN runs r ON r.run_id = c.run_id "
             "WHERE r.status = 'success' AND c.folder = ? ORDER BY c.loaded_at DESC LIMIT 1", (folder,))
         return (json.loads(row["columns"]), row["run_id"]) if row is not None else None
+
+    def last_settings(self, pipeline: str, folder: str) -> tuple[dict, str] | None:
+        """rat.yaml's entry for the zone at `folder` when the pipeline's last successful run loaded from it, and
+        that run's id (None before the first such run, or one made before these were kept)."""
+        row = self.state.query_one(
+            "SELECT s.settings, s.run_id FROM landing_settings s JOIN runs r ON r.run_id = s.run_id "
+            "WHERE r.status = 'success' AND r.pipeline = ? AND s.folder = ? ORDER BY s.loaded_at DESC LIMIT 1",
+            (pipeline, folder))
+        return (json.loads(row["settings"]), row["run_id"]) if row is not None else None
 
     def date_orders(self, folder: str) -> tuple[tuple[str, str], ...]:
         """The (key, pattern) pairs a successful run last read the dates of the zone at `folder` with, so a

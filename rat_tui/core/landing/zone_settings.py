@@ -76,6 +76,26 @@ def _own(settings: Settings, namespace: str, zone: str) -> tuple[str, dict]:
     return f"{namespace}/{zone}", {}
 
 
+def zone_entry(settings: Settings, namespace: str, zone: str) -> dict:
+    """rat.yaml's entry for the zone, as written ({} for none): what a load history compares across runs."""
+    return _own(settings, namespace, zone)[1]
+
+
+def changed_keys(before: dict, after: dict, prefix: str = "") -> list[str]:
+    """The dotted keys whose values differ between two entries (`csv.null_values`), nested mappings walked."""
+    changed = []
+    for key in sorted(set(before) | set(after), key=str):
+        old, new = before.get(key), after.get(key)
+        if old == new:
+            continue
+        if isinstance(old, dict) or isinstance(new, dict):  # a mapping set where there was none: its keys
+            changed += changed_keys(old if isinstance(old, dict) else {}, new if isinstance(new, dict) else {},
+                                    f"{prefix}{key}.") or [f"{prefix}{key}"]
+        else:
+            changed.append(f"{prefix}{key}")
+    return changed
+
+
 def read_settings(settings: Settings, namespace: str, zone: str) -> ZoneReadSettings:
     """The zone's read settings; RatError naming the rat.yaml key when one has the wrong shape."""
     label, own = _own(settings, namespace, zone)

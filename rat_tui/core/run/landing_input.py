@@ -27,7 +27,7 @@ from ..landing.load_history import EarlierLoad, LoadHistory, hash_bytes, zone_re
 from ..landing.file_read import FileRead
 from ..landing.sample_sources import latest_samples
 from ..landing.zone_reader import ZoneReader
-from ..landing.zone_settings import ZoneReadSettings
+from ..landing.zone_settings import ZoneReadSettings, changed_keys, zone_entry
 from ..notes import RunNote
 from ..project.model import Project, active_landing_files
 
@@ -86,6 +86,7 @@ class LandingInput:
     nothing_new: list[str] = field(default_factory=list)  # labels of zones that had nothing to read
     read_new: list[str] = field(default_factory=list)
     resent: list[RunNote] = field(default_factory=list)  # new contents under the names of archived files
+    changed_settings: list[RunNote] = field(default_factory=list)  # zones with nothing new, read otherwise now
     _logged: set[str] = field(default_factory=set)  # zones whose reader's notes were logged
 
     def label(self, zone: str) -> str:
@@ -138,6 +139,7 @@ class LandingInput:
             empty = [s.path.name for s in self.skipped.get(zone, ()) if s.empty]
             raise RatError(f"{label} has no files yet" + (f" that hold rows ({', '.join(empty)}: no data)" if empty else ""))
         self.nothing_new.append(label)
+        self._note_changed_settings(zone, log)
         samples = latest_samples(zone_dir, active_landing_files(zone_dir / "_samples"))
         if not samples:
             raise NothingNew(f"nothing new in {label}, and no _samples/ file tells its columns")
@@ -203,6 +205,23 @@ class LandingInput:
                                f"{self.pipeline} appends, so its earlier rows would be in the table twice; send the "
                                "new rows as a new file and put this one back as it was, or rebuild the table from "
                                f"the zone's files as they are now with a full refresh (rat-tui run {self.pipeline} --full-refresh)")
+
+    def _note_changed_settings(self, zone: str, log) -> None:
+        """Nothing new, though rat.yaml reads the zone otherwise than when the files were loaded: the user who fixed
+        a setting (`null_values: [N/A]`) and ran again was told only "nothing new"."""
+        if self.history is None or self.preview:
+            return
+        last = self.history.last_settings(self.pipeline, self.project.zone_folder(self.namespace, zone))
+        now = json.loads(json.dumps(zone_entry(self.project.settings, self.namespace, zone), default=str))  # as kept
+        if last is None or not (changed := changed_keys(last[0], now)):
+            return
+        label = self.label(zone)
+        back = f" after moving its files from {label}/_processed/ back into the zone" if self.archives else ""
+        sentence = (f"rat.yaml's {', '.join(changed)} for {label} changed since run {last[1]} loaded its files, which "
+                    f"are not read again: to read them as the settings say now, rebuild the table with a full refresh"
+                    f"{back} (rat-tui run {self.pipeline} --full-refresh)")
+        self.changed_settings.append(RunNote("settings_changed", sentence))
+        log(sentence, "warn")
 
     def _note_resent(self, zone: str, folder: str, new: list[Path], log) -> None:
         """A new content under the name of a file loaded before and archived: a daily `orders.csv` of new rows, or a
@@ -295,6 +314,12 @@ class LandingInput:
         return {self.project.zone_folder(namespace, zone): self.readers[zone].columns
                 for namespace, zone in files_read if zone in self.readers and self.readers[zone].columns}
 
+    def settings_loaded(self, files_read: dict[tuple[str, str], list[FileRead]]) -> dict[str, dict]:
+        """Zone folder -> rat.yaml's entry for the zone as this run read it (a later run with nothing new says
+        when it changed)."""
+        return {self.project.zone_folder(namespace, zone): zone_entry(self.project.settings, namespace, zone)
+                for namespace, zone in files_read if zone in self.readers}
+
     def dates_loaded(self, files_read: dict[tuple[str, str], list[FileRead]]) -> dict[str, list[tuple[str, str]]]:
         """Zone folder -> the day/month order the build read its dates in, so a later file that reads
         either way is read alike (load_history.py's date_orders)."""
@@ -316,7 +341,7 @@ class LandingInput:
     def run_notes(self) -> list[RunNote]:
         """What reading the zones did to the data, for the run's notes (under its build phase): files skipped,
         zones with nothing new, rows set aside, and what each zone's reader noted."""
-        notes = self._skipped_notes() + self.resent
+        notes = self._skipped_notes() + self.resent + self.changed_settings
         notes += [RunNote("nothing_new", f"nothing new in {label}") for label in self.nothing_new]
         for zone, reader in self.readers.items():
             label = self.label(zone)

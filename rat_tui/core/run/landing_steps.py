@@ -148,7 +148,7 @@ def record_loads(landing: LandingInput, ref: PipelineRef, run_id: str, files_rea
     run succeeds."""
     if landing.history is not None:
         landing.history.record(ref.fqn, run_id, landing.loaded(files_read), landing.columns_loaded(files_read),
-                               landing.dates_loaded(files_read))
+                               landing.dates_loaded(files_read), landing.settings_loaded(files_read))
 
 
 def archive(landing: LandingInput, ref: PipelineRef, project: Project, storage: Storage, run_id: str,

@@ -288,6 +288,24 @@ def test_an_archiving_append_only_pipeline_loads_a_file_under_an_archived_name_a
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"]]
 
 
+def test_a_run_with_nothing_new_after_a_zone_s_settings_changed_says_the_files_are_not_read_again(scratch: Scratch):
+    """Found by a new user: `null_values: [N/A]` set for a zone already loaded, the run said only "nothing new"."""
+    scratch.landing("drops", "a.csv", "id,qty\n1,3\n2,N/A\n")
+    fqn = scratch.pipeline("bronze", "events", APPENDING)
+    first = scratch.run(fqn)
+    assert first["status"] == "success" and scratch.rows(f"SELECT DISTINCT typeof(qty) FROM {fqn}") == [["string"]]
+    scratch.wb.landing.set_zone_settings(scratch.ns, "drops", csv={"null_values": ["N/A"]})
+    run = scratch.run(fqn)
+    assert run["status"] == "success" and run["rows_written"] == 0, run
+    said = [n["text"] for n in run["notes"] if n["kind"] == "settings_changed"]
+    assert said == [f"rat.yaml's csv.null_values for {scratch.ns}/landing/drops changed since run {first['run_id']} "
+                    "loaded its files, which are not read again: to read them as the settings say now, rebuild the "
+                    f"table with a full refresh (rat-tui run {fqn} --full-refresh)"], run["notes"]
+    assert scratch.run(fqn, full_refresh=True)["status"] == "success"  # the way out it gives
+    assert scratch.rows(f"SELECT id, qty FROM {fqn} ORDER BY id") == [[1, 3], [2, None]]
+    assert [n for n in scratch.run(fqn)["notes"] if n["kind"] == "settings_changed"] == []  # read as they say now
+
+
 def test_a_run_with_nothing_new_notes_nothing_of_the_samples_it_read_for_the_columns(scratch: Scratch):
     """Found by a new user: a run with nothing new noted `f1_sample.csv read as UTF-8 …` and the zone's number
     format, of the _samples/ it read for the columns (files the user never made) and no row it loaded."""
