@@ -1,9 +1,12 @@
 """Real flows in the real app on the shared Spark session: run, watch, publish, roll back."""
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from devkit.pilot import notifications, screen, select, until
+from rat_tui.core import testpoints
 from rat_tui.tui.app import RatApp
 from rat_tui.tui.components.pipeline_view import PipelineView
 from rat_tui.tui.components.project_tree import ProjectTree
@@ -229,7 +232,7 @@ def phase_line(app: RatApp, phase: str) -> str:
     return next(line for line in screen(app).splitlines() if f"  {phase}  " in line)
 
 
-async def test_rows_and_total_are_the_same_live_finished_and_in_the_runs_tab(scratch: Scratch):
+async def test_rows_and_total_are_the_same_live_finished_and_in_the_runs_tab(scratch: Scratch, monkeypatch):
     """Issue 20, item 7: each phase keeps the rows it showed live; the header's total is the Runs tab's."""
     fqn = scratch.pipeline("silver", "keyed", """
         -- @merge_strategy: incremental
@@ -237,6 +240,11 @@ async def test_rows_and_total_are_the_same_live_finished_and_in_the_runs_tab(scr
         SELECT id FROM VALUES (1), (2), (3) AS v(id)
         """)
     scratch.run(fqn)  # the run below merges: it counts its batch in build_result, then writes it
+    # The run waits inside its write until the screen was read: under load a 1 s write ended between two looks
+    seen = threading.Event()
+    reached = testpoints.reached
+    monkeypatch.setattr(testpoints, "reached",
+                        lambda point: seen.wait(90) if point == "during:iceberg_write" else reached(point))
     app = RatApp(scratch.wb, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", fqn)
@@ -245,6 +253,7 @@ async def test_rows_and_total_are_the_same_live_finished_and_in_the_runs_tab(scr
         await until(pilot, lambda: "▶  iceberg_write" in screen(app), 90, "the write phase")
         live = run_view(app).state
         assert " 3 " in phase_line(app, "build_result").split(" ms")[1]
+        seen.set()
         await until(pilot, lambda: [r["status"] for r in scratch.wb.browse.runs(fqn).as_dict()["runs"]] == ["success"] * 2, 90, "the run")
         run = scratch.wb.browse.runs(fqn).as_dict()["runs"][0]
         await until(pilot, lambda: run_view(app).state is not live and "SUCCESS" in screen(app), 30,
