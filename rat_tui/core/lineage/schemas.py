@@ -16,6 +16,7 @@ from ..project.model import PipelineRef, Project, active_landing_files, landing_
 # The column the run's landing view adds to every zone read (run/context.py names it too).
 ZONE_FILE_COLUMN = "_source_file"
 Columns = dict[str, str]  # column -> type, in table order
+ZONE_FILES_READ = 16  # a zone's files whose columns lineage unites: its latest (each read once, then cached)
 _DECIMAL = re.compile(r"decimal\((\d+),\s*(\d+)\)")
 
 
@@ -68,18 +69,25 @@ class SchemaReader:
         return {field.name: str(field.field_type) for field in schema.fields}
 
     def zone(self, namespace: str, zone: str) -> Columns | None:
+        """The columns of the zone's files as a run unites them by name: a later file that renamed `user` to
+        `username` adds a column (read from the newest ZONE_FILES_READ of its samples and files, oldest first)."""
         zone_dir = self.project.zone_dir(namespace, zone)
         samples = zone_dir / "_samples"
-        files = sorted(p for p in samples.iterdir() if landing_format(p)) if samples.is_dir() else []
-        files = files or active_landing_files(zone_dir)
-        readable = next(((path, identity) for path in files if (identity := _identity(path)) is not None), None)
-        if readable is None:
-            return None
+        files = [p for p in samples.iterdir() if landing_format(p)] if samples.is_dir() else []
+        stamped = [(identity, path) for path in [*files, *active_landing_files(zone_dir)]
+                   if (identity := _identity(path)) is not None]
+        stamped = sorted(stamped, key=lambda found: (found[0][1], str(found[1])))[-ZONE_FILES_READ:]
         # Its own label, so what lineage sniffs (without the zone's settings and remembered date orders) never
         # becomes the dialect a run takes for a file with the same header (the header cache is per label).
         settings = ZoneReadSettings(label=f"lineage of {namespace}/{zone}")
-        path, identity = readable
-        return self._cached(identity, lambda: self._file_columns(path, settings))
+        united: Columns = {}
+        for identity, path in stamped:
+            united |= {name: kind for name, kind in (self._cached(identity, lambda: self._file_columns(path, settings))
+                                                     or {}).items() if name not in united}
+        if not united:
+            return None
+        united[ZONE_FILE_COLUMN] = united.pop(ZONE_FILE_COLUMN)  # last, as the run's view adds it
+        return united
 
     @staticmethod
     def _file_columns(path: Path, settings: ZoneReadSettings) -> Columns | None:

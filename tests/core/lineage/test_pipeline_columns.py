@@ -55,3 +55,15 @@ def test_a_query_that_cannot_be_read_marks_its_columns_unknown_with_the_cause(tm
     raw = lineage_service(project).pipelines()["shop.bronze.raw_orders"]
     assert "shop/pipelines/bronze/raw_orders/pipeline.sql" in raw.problem
     assert "nope" in raw.problem
+
+
+def test_select_star_over_files_that_renamed_a_column_has_every_file_s_columns(tmp_path):
+    """Found by a new user: a later JSON file renamed `user` to `username`; the run's union holds both, but lineage
+    took the zone's columns from its first file, and `validate` warned that the query dropped `username`."""
+    project = write_project(tmp_path, {"bronze/raw_orders": "SELECT * FROM {{ landing_zone('orders') }}"})
+    zone = tmp_path / "shop" / "landing" / "orders"
+    (zone / "orders.csv").unlink()
+    (zone / "mon.jsonl").write_text('{"id": 1, "user": "ada"}\n')
+    (zone / "tue.jsonl").write_text('{"id": 2, "username": "bob", "score": 3}\n')
+    raw = lineage_service(project).pipelines()["shop.bronze.raw_orders"]
+    assert raw.columns == ("id", "user", "username", "score", "_source_file")
