@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..errors import RatError
 from ..project.model import landing_format
-from .dialect import open_text_bytes
+from .dialect import open_text_bytes, text_lines
 
 PARQUET_MAGIC = b"PAR1"
 _FIRST_LINE_LIMIT = 1 << 20
@@ -102,3 +102,19 @@ def holds_only_a_header(path: Path) -> bool:
 def is_json_array(path: Path) -> bool:
     """A JSON file whose first non-space byte is `[`: Spark reads it whole (multiLine)."""
     return open_text_bytes(path, 64 << 10).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n").startswith("[")
+
+
+def bad_json_line(path: Path) -> str | None:
+    """The file's first line that is not one JSON object, as a sentence (its number as an editor shows it: a
+    blank line counts, though Spark skips it); None when every line is one."""
+    for number, text in enumerate(text_lines(path, "utf-8"), 1):
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            why = str(exc).split(":")[0].lower()
+            return f"{path.name} line {number:,} is not one JSON object ({why}: {text.strip()[:80]!r}); fix the file"
+        if not isinstance(value, dict):
+            return f"{path.name} line {number:,} is not one JSON object ({text.strip()[:80]!r}); fix the file"
+    return None

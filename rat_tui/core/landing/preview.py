@@ -9,6 +9,7 @@ from ..errors import RatError
 from ..project.model import landing_format
 from ..text import one_line
 from ..values import json_value
+from .checks import bad_json_line, is_json_array
 from .dialect import body_text, detect
 from .zone_settings import ZoneReadSettings
 
@@ -40,6 +41,8 @@ def read_head(path: Path, limit: int, settings: ZoneReadSettings | None = None) 
         if fmt == "csv" and dialect.unnamed_last:  # the column a delimiter ending every line adds is none
             columns, rows = columns[:len(dialect.names)], [row[:len(dialect.names)] for row in rows]
     except duckdb.Error as exc:
+        if fmt == "json" and not is_json_array(path) and (bad := bad_json_line(path)):
+            raise RatError(bad) from None  # the line a run names: DuckDB's count is one more
         message = str(exc).replace(temp, path.name) if temp else str(exc)  # DuckDB names the sample's copy
         raise RatError(f"cannot read {path.name}: {one_line(message)}") from None
     finally:

@@ -11,7 +11,6 @@ sentence with its cause and, when it can be found, the file and line.
 from __future__ import annotations
 
 import csv
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING
 from ..errors import RatError
 from ..lake.spark_errors import root_cause
 from ..lake.table import quote
+from .checks import bad_json_line
 from .dialect import Dialect, text_lines
 from .numbers import LEADING_ZERO, LEADING_ZERO_PATTERN, NUMBER_MISFIT
 from .schema import full_csv_schema
@@ -286,22 +286,8 @@ def _unnamed_value(groups: list[FileGroup], cause: str) -> str | None:
 
 def _bad_json_line(groups: list[FileGroup]) -> str | None:
     """The first line of the zone's JSON Lines files that is not one JSON object, as a sentence."""
-    for group in groups:
-        if group.fmt != "json" or group.json_array:
-            continue
-        for path in group.files:
-            for number, text in enumerate(text_lines(path, "utf-8"), 1):
-                if not text.strip():
-                    continue  # Spark skips blank lines
-                try:
-                    value = json.loads(text)
-                except ValueError as exc:
-                    why = str(exc).split(":")[0].lower()
-                    shown = text.strip()[:80]
-                    return f"{path.name} line {number:,} is not one JSON object ({why}: {shown!r}); fix the file"
-                if not isinstance(value, dict):
-                    return f"{path.name} line {number:,} is not one JSON object ({text.strip()[:80]!r}); fix the file"
-    return None
+    return next((bad for group in groups if group.fmt == "json" and not group.json_array
+                 for path in group.files if (bad := bad_json_line(path))), None)
 
 
 def _late_multiline(groups: list[FileGroup], label: str, raw: str) -> str | None:

@@ -50,3 +50,11 @@ def test_a_preview_that_duckdb_cannot_read_says_why(tmp_path: Path):
     assert sentence.startswith('cannot read ragged.csv: Invalid Input Error: Error when sniffing file "ragged.csv".')
     assert "It was not possible to automatically detect the CSV parsing dialect" in sentence
     _assert_one_line_without_boilerplate(sentence)
+
+
+def test_a_json_lines_file_with_a_bad_line_is_named_with_the_line_a_run_names(tmp_path: Path):
+    """Found by a new user: upload said DuckDB's `at byte 16 in line 4` where the run said line 3 (the bad one)."""
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"id": 1, "v": "a"}\n{"id": 2, "v": "b"}\n{"id": 3, "v": }\n{"id": 4, "v": "d"}\n')
+    assert _sentence(lambda: read_head(path, 5)) == (
+        "bad.jsonl line 3 is not one JSON object (expecting value: '{\"id\": 3, \"v\": }'); fix the file")
