@@ -404,6 +404,11 @@ class Execution:
             raise _WriteFailed(RatError(f"writing {self.ref.fqn} failed: {message}", self.pipeline.source_relpath), exc) from None
         finally:
             job.drop_views()
+        if job.notes:
+            self.schema_notes = [*self.schema_notes, *job.notes]
+            for note in job.notes:
+                self.log(note.text, "warn")
+            self.record_notes()
         testpoints.reached("during:iceberg_write")
         after, added, run_id = target.head_summary(self.branch)
         if after == before:

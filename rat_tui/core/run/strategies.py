@@ -15,6 +15,7 @@ from ..lake.history import STRATEGY_PROPERTY
 from ..lake.jvm_names import literal
 from ..lake.metadata import RUN_ID_PROPERTY
 from ..lake.table import IcebergTable, quote, sql_string
+from ..notes import RunNote
 from ..project.pipeline_config import MergeStrategy, PipelineConfig
 from .names import case_sensitive, spelled
 
@@ -63,6 +64,7 @@ class WriteJob:
     full_refresh: bool = False  # a --full-refresh run of a pipeline of any strategy
     intervals: bool = False  # a partitioned pipeline's run: it replaces its intervals' rows (run/intervals.py)
     views: list[str] = field(default_factory=list)  # temp views made for the merge; dropped after the run
+    notes: list[RunNote] = field(default_factory=list)  # what the write did to the rows, for the run's notes
 
     @property
     def target(self) -> str:
@@ -164,7 +166,17 @@ def last_row_per_key(job: WriteJob) -> tuple["DataFrame", bool, list | None]:
         distinct = len(values)
     if distinct == job.rows_in_result:
         return job.rows, False, values
+    note_repeated_keys(job, (job.rows_in_result or 0) - distinct)
     return keep_last_per_key(job.new, keys), True, values
+
+
+def note_repeated_keys(job: WriteJob, repeated: int) -> None:
+    """Rows of the batch whose key another row has: only the last of each was written. Said, since "last" is the
+    query's output order, which without an ORDER BY is the order its rows were read in."""
+    job.notes.append(RunNote(
+        "duplicate_keys", f"{repeated:,} row(s) of the batch repeat the {', '.join(job.keys)} of a later row: the "
+        "last row of each key in the query's output order was written (without an ORDER BY in the query, the order "
+        "its rows were read in; order by a column such as updated_at to choose)", phase="iceberg_write"))
 
 
 def listed_keys(job: WriteJob) -> bool:
@@ -256,8 +268,12 @@ def first_load(job: WriteJob, last_row_wins: bool) -> None:
         rows, nulls, width = written.select(F.count(F.lit(1)), F.count_if(any_null(keys)), span).first()
     if nulls:
         raise null_key_error(nulls, keys, "unique_key")
-    if not last_row_wins or (width == rows and rises_by_one_per_row(written)) or rows == distinct_keys(written, width):
+    if not last_row_wins or (width == rows and rises_by_one_per_row(written)):
         return
+    distinct = distinct_keys(written, width)
+    if rows == distinct:
+        return
+    note_repeated_keys(job, rows - distinct)
     head, parent = job.table.spark.sql(
         f"SELECT s.snapshot_id, s.parent_id FROM {job.table.ident}.snapshots s JOIN {job.table.ident}.refs r "
         f"ON s.snapshot_id = r.snapshot_id WHERE r.name = {sql_string(job.branch)}").first()

@@ -40,6 +40,15 @@ def test_incremental_upserts_and_the_last_duplicate_wins(scratch: Scratch):
     run = step(scratch, header, [(2, "first"), (4, "d"), (2, "last")], "id, v")
     assert table(scratch, "id") == [[1, "a"], [2, "last"], [3, "c"], [4, "d"]]
     assert run["rows_written"] == 2
+    # said (a new user's batch of repeated keys and no ORDER BY kept one row of each, silently)
+    repeated = ("1 row(s) of the batch repeat the id of a later row: the last row of each key in the query's output "
+                "order was written (without an ORDER BY in the query, the order its rows were read in; order by a "
+                "column such as updated_at to choose)")
+    assert [(n["kind"], n["text"], n["phase"]) for n in run["notes"]] == [("duplicate_keys", repeated, "iceberg_write")]
+    first = step(scratch, header, [(7, "x"), (7, "y"), (8, "z")], "id, v", name="first")  # a first load, too
+    assert [n["text"] for n in first["notes"]] == [repeated]
+    assert table(scratch, "id", name="first") == [[7, "y"], [8, "z"]]
+    assert step(scratch, header, [(9, "w")], "id, v")["notes"] == []
 
 
 def test_incremental_with_text_keys_that_need_quoting(scratch: Scratch):
