@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -195,16 +195,19 @@ class LandingInput:
         """A file of a zone that keeps its files, loaded before and changed since (a partner's correction):
         appending it would add every row it gave before a second time. Which rows are new, only the sender
         knows: refused, before anything is written."""
+        for file, load, day in self._loaded_under_the_same_name(folder, new):
+            raise RatError(f"{self.label(zone)}/{file.name} changed since run {load.run_id} loaded it on {day}: "
+                           f"{self.pipeline} appends, so its earlier rows would be in the table twice; send the "
+                           "new rows as a new file and put this one back as it was, or rebuild the table from "
+                           f"the zone's files as they are now with a full refresh (rat-tui run {self.pipeline} --full-refresh)")
+
+    def _loaded_under_the_same_name(self, folder: str, new: list[Path]) -> Iterator[tuple[Path, EarlierLoad, str]]:
+        """Each new content whose file has the name (path in its zone) of one loaded before: that load, and its day."""
         assert self.history is not None
         by_file = {load.file: load for load in self.history.loaded(self.pipeline, folder).values()}
         for file in new:
-            load = by_file.get(self.project.rel(file))
-            if load is not None:
-                day = time.strftime("%Y-%m-%d", time.localtime(load.loaded_at))
-                raise RatError(f"{self.label(zone)}/{file.name} changed since run {load.run_id} loaded it on {day}: "
-                               f"{self.pipeline} appends, so its earlier rows would be in the table twice; send the "
-                               "new rows as a new file and put this one back as it was, or rebuild the table from "
-                               f"the zone's files as they are now with a full refresh (rat-tui run {self.pipeline} --full-refresh)")
+            if (load := by_file.get(self.project.rel(file))) is not None:
+                yield file, load, time.strftime("%Y-%m-%d", time.localtime(load.loaded_at))
 
     def _note_changed_settings(self, zone: str, log) -> None:
         """Nothing new, though rat.yaml reads the zone otherwise than when the files were loaded: the user who fixed
@@ -227,13 +230,7 @@ class LandingInput:
         """A new content under the name of a file loaded before and archived: a daily `orders.csv` of new rows, or a
         partner's corrected re-send, which appending puts in the table beside the rows it corrects. Only the
         sender knows which: loaded, and said, with the way back."""
-        assert self.history is not None
-        by_file = {load.file: load for load in self.history.loaded(self.pipeline, folder).values()}
-        for file in new:
-            load = by_file.get(self.project.rel(file))
-            if load is None:
-                continue
-            day = time.strftime("%Y-%m-%d", time.localtime(load.loaded_at))
+        for file, load, day in self._loaded_under_the_same_name(folder, new):
             sentence = (f"{file.name} has the name of a file run {load.run_id} loaded on {day} (archived in "
                         f"{self.label(zone)}/_processed/), with other content: its rows were appended. If it corrects "
                         f"that file, the rows it corrects are in {self.pipeline} twice: roll the table back to before "
