@@ -13,7 +13,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class RunNote:
-    # quarantined | skipped_files | resent_files | duplicate_keys | schema | null_column | null_input | kept_as_text | empty_rows | encoding
+    # quarantined | skipped_files | resent_files | duplicate_keys | schema | null_column | null_input | kept_as_text | empty_rows | excel_text | encoding
     # | number_format | dates_either_way | nothing_new | settings_changed | other
     kind: str
     text: str

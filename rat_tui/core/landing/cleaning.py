@@ -36,6 +36,8 @@ class Cleaned:
     copy: Path | None  # what Spark reads instead of the file; None: the file itself
     empty_rows: tuple[int, ...] = ()  # lines holding a row with no value (at most the first 1,000 are named)
     empty_count: int = 0
+    formulas: int = 0  # values written as Excel's text formula, `="01234"`: the copy holds the text inside
+    formula_line: int | None = None  # the first one's line
 
 
 def cleaned(path: Path, dialect: Dialect) -> Cleaned:
@@ -45,8 +47,9 @@ def cleaned(path: Path, dialect: Dialect) -> Cleaned:
         if key in _cache:
             return _cache[key]
     lines = _empty_rows(path, dialect)
-    found = Cleaned(_copy(path, dialect, set(lines)) if lines or dialect.skip_rows else None, tuple(lines[:1000]),
-                    len(lines))
+    formulas, formula_line = _formula_text(path, dialect)
+    copy = _copy(path, dialect, set(lines), bool(formulas)) if lines or dialect.skip_rows or formulas else None
+    found = Cleaned(copy, tuple(lines[:1000]), len(lines), formulas, formula_line)
     with _lock:
         _cache[key] = found
         while len(_cache) > 1024:
@@ -100,10 +103,42 @@ def _text_matches(path: Path, dialect: Dialect, pattern: str) -> list[int]:
     return [number for number, text in enumerate(text_lines(path, dialect.encoding), 1) if compiled.fullmatch(text)]
 
 
-def _copy(path: Path, dialect: Dialect, empty: set[int]) -> Path:
-    """The file without the lines above its header and its rows with no value, in its own encoding."""
+def _formula_pattern(dialect: Dialect) -> re.Pattern:
+    """A value written `="01234"`, whole between delimiters: how files made for Excel keep a code's leading
+    zeros (Excel shows the text the formula gives). Spark reads it as it is written, `="01234"`."""
+    d = re.escape(dialect.delimiter)
+    return re.compile(rf'(^|{d})[ \t]*="((?:[^"\r\n]|"")*)"[ \t]*(?={d}|\r?\n|\r?$)')
+
+
+def _formula_text(path: Path, dialect: Dialect) -> tuple[int, int | None]:
+    """How many values below the header are Excel text formulas, and the first one's line. A file without `="` is
+    one scan at memory speed; a file of values spanning lines is left as it is (a line inside a quoted value)."""
+    if dialect.quote != '"' or dialect.multiline:
+        return 0, None
+    if not wide(dialect.encoding) and not path.name.lower().endswith(".gz") and not _holds(path, b'="'):
+        return 0, None
+    pattern, count, first = _formula_pattern(dialect), 0, None
+    for number, text in enumerate(text_lines(path, dialect.encoding), 1):
+        if number > dialect.skip_rows + int(dialect.header) and (found := len(pattern.findall(text))):
+            count, first = count + found, first or number
+    return count, first
+
+
+def _holds(path: Path, needle: bytes) -> bool:
+    with open(path, "rb") as fh:
+        rest = b""
+        while chunk := fh.read(_CHUNK):
+            if needle in rest + chunk:
+                return True
+            rest = chunk[-len(needle) + 1:]
+    return False
+
+
+def _copy(path: Path, dialect: Dialect, empty: set[int], formulas: bool = False) -> Path:
+    """The file without the lines above its header and its rows with no value, its Excel text formulas as the
+    text inside (`="01234"` as `"01234"`), in its own encoding."""
     identity = FileIdentity.of(path)
-    version = "-".join(str(v) for v in identity) + f"-{dialect.skip_rows}"
+    version = "-".join(str(v) for v in identity) + f"-{dialect.skip_rows}" + ("-formulas" if formulas else "")
     folder = path.parent / CLEANED_FOLDER / hashlib.sha256(f"{path.name} {version}".encode()).hexdigest()[:24]
     copy = folder / path.name  # its name: each row names its file
     if copy.exists():
@@ -112,10 +147,11 @@ def _copy(path: Path, dialect: Dialect, empty: set[int]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     temp = folder / f".{copy.name}.{os.getpid()}-{threading.get_ident()}"
     opener = gzip.open if path.name.lower().endswith(".gz") else open
+    pattern = _formula_pattern(dialect) if formulas else None
     with opener(temp, "wt", encoding=dialect.encoding, newline="") as out:
         for number, text in enumerate(text_lines(path, dialect.encoding), 1):
             if number > dialect.skip_rows and number not in empty:
-                out.write(text)
+                out.write(pattern.sub(r'\1"\2"', text) if pattern and number > dialect.skip_rows + int(dialect.header) else text)
     os.replace(temp, copy)
     return copy
 
@@ -134,6 +170,11 @@ def _remove_stale(path: Path) -> None:
 def read_uri(path: Path, dialect: Dialect, uri_of) -> str:
     """Where Spark reads the file: its copy without the lines that are no rows, or the file itself."""
     return uri_of(cleaned(path, dialect).copy or path)
+
+
+def formulas_note(path: Path, found: Cleaned) -> str:
+    return (f"{found.formulas:,} value(s) of {path.name} written as Excel text formulas (=\"01234\") loaded as the "
+            f"text inside, 01234 (line {found.formula_line:,})")
 
 
 def empty_rows_note(path: Path, found: Cleaned) -> str:

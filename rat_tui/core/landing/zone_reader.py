@@ -22,7 +22,7 @@ from ..errors import RatError
 from ..lake.table import quote
 from ..notes import RunNote
 from .checks import is_json_array, one_format
-from .cleaning import cleaned, empty_rows_note, read_uri
+from .cleaning import cleaned, empty_rows_note, formulas_note, read_uri
 from .dialect import (Dialect, body_text, detect, either_order, open_text_bytes, order_proof, read_date,
                       swapped_order)
 from .encodings import bom_encoding, check_text, shown
@@ -202,6 +202,8 @@ class ZoneReader:
                 self.tell("other", f"{file.name}: {lines} above the header (a title) not loaded", file, 1)
             if found.empty_count:
                 self.tell("empty_rows", empty_rows_note(file, found), file, found.empty_rows[0])
+            if found.formulas:
+                self.tell("excel_text", formulas_note(file, found), file, found.formula_line)
         if any(cleaned(f, d).copy for f, d in dialects.items()):
             plain = self.uri_of
             self.uri_of = lambda f: read_uri(f, dialects[f], plain) if f in dialects else plain(f)

@@ -43,6 +43,23 @@ def test_a_bom_settles_its_file_in_a_cp1252_zone(scratch: Scratch):
         [1, "Nguyễn Co"], [2, "Zoë"], [3, "Café Noël"]]
 
 
+def test_excel_text_formulas_load_as_the_text_inside_and_are_said(scratch: Scratch):
+    """A file made for Excel keeps codes' leading zeros as `="01234"`: loaded as that, formula and all. Now as the
+    text inside, a column of them text even when each looks like a number (`="12345"`), and said with the line.
+    A quoted value holding `=` and quotes is left as it is."""
+    _zone_file(scratch, "xl", "codes.csv", b'id,zip,code,note\n1,="01234",="12345","a=""b"""\n'
+                                          b'2,="00789",="67890",plain\n3,="",="42", ="x" \n')
+    run = load_zone(scratch, "xl")
+    assert run["status"] == "success", run["error"]
+    assert _types(scratch, run["fqn"])["zip"] == "string" and _types(scratch, run["fqn"])["code"] == "string"
+    assert scratch.rows(f"SELECT id, zip, code, note FROM {run['fqn']} ORDER BY id") == [
+        [1, "01234", "12345", 'a="b"'], [2, "00789", "67890", "plain"], [3, None, "42", "x"]]
+    said = [(n["kind"], n["file"], n["line"], n["text"]) for n in run["notes"] if n["kind"] == "excel_text"]
+    assert said == [("excel_text", f"{scratch.ns}/landing/xl/codes.csv", 2,
+                     '7 value(s) of codes.csv written as Excel text formulas (="01234") loaded as the text inside, '
+                     "01234 (line 2)")]
+
+
 def test_a_leading_zero_past_the_sample_keeps_the_column_as_text(scratch: Scratch):
     """ZIP codes from 10001 on for 40,000 rows, then `01234`: the sample typed `zip` as a number, and
     Spark read the last one as 1234, green. The run now keeps the column as text and says where."""
