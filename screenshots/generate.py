@@ -56,7 +56,13 @@ def to_png(svg: str, png: Path, width: int = 1800) -> bool:
 
 
 def run_state(app: RatApp):
-    return app.query_one(RunView).state
+    """The Run tab's run, or None while no Run tab is mounted (a pipeline's panel is being replaced)."""
+    views = app.query(RunView)
+    return views.first().state if views else None
+
+
+def run_status(app: RatApp) -> str | None:
+    return getattr(run_state(app), "status", None)
 
 
 def quietly(app: RatApp, edit) -> None:
@@ -89,18 +95,18 @@ async def capture(project: Path) -> None:
                     60, "a run mid-phase")
         await pilot.pause(0.6)
         save(app, "live_run")
-        await until(pilot, lambda: run_state(app).status == "success", 120, "the run")
+        await until(pilot, lambda: run_status(app) == "success", 120, "the run")
 
         quality = project / "ecommerce" / "pipelines" / "silver" / "clean_orders" / "tests" / "quality"
         await select(pilot, "pipeline", "ecommerce.silver.clean_orders")
         (quality / "no_returns.sql").write_text(FAILING_TEST)  # saving a test runs the pipeline (watch)
-        await until(pilot, lambda: run_state(app) is not None and run_state(app).status == "failed", 120, "the failed gate")
+        await until(pilot, lambda: run_status(app) == "failed", 120, "the failed gate")
         await pilot.pause(0.3)
         save(app, "failed_quality_gate")
         quietly(app, (quality / "no_returns.sql").unlink)
 
         await pilot.press("r")  # a clean run, then a reviewed one that changes statuses
-        await until(pilot, lambda: not wb.runner.active and run_state(app).status == "success", 120, "the run")
+        await until(pilot, lambda: not wb.runner.active and run_status(app) == "success", 120, "the run")
         source = project / "ecommerce" / "pipelines" / "silver" / "clean_orders" / "pipeline.sql"
         original = source.read_text()
         quietly(app, lambda: source.write_text(original.replace("LOWER(TRIM(status))", "UPPER(TRIM(status))")))
@@ -133,7 +139,7 @@ async def capture(project: Path) -> None:
         await select(pilot, "pipeline", "ecommerce.bronze.raw_products")
         for _ in range(2):
             await pilot.press("r")
-            await until(pilot, lambda: not wb.runner.active and run_state(app).status == "success", 120, "runs")
+            await until(pilot, lambda: not wb.runner.active and run_status(app) == "success", 120, "runs")
         await select(pilot, "table", "ecommerce.bronze.raw_products")
         await until(pilot, lambda: "Preview at snapshot" in screen(app), 30, "the snapshot preview")
         save(app, "table_snapshots")
