@@ -90,21 +90,23 @@ def landing_result(landing: LandingInput, nothing_new: str | None) -> dict:
 def type_change_remedy(files_read: FilesRead, pipeline: LoadedPipeline, column: str, old: str,
                        new: str) -> str | None:
     """The way out of a column's type change caused by landing files (None: the query's): the files that
-    read it so, and the zone's `schema:` that pins the type of CSV files (JSON and Parquet carry their
-    own). For a pipeline that archives its zones a full refresh is no way out: it reads only the files
-    still in the zone."""
+    read it so, a rebuild that gives the table the type every file fits, and the zone's `schema:` that pins
+    that type for the CSV files to come (JSON and Parquet carry their own). Never a pin of the table's old
+    type: a later file's `01234` pinned to int loaded as 1234, green, and its 2.5 could not be read at all.
+    For a pipeline that archives its zones a full refresh reads only the files still in the zone."""
     if not files_read or _cast_by_the_query(pipeline, column):
         return None
     namespace, zone = next(iter(files_read))
     files = [f.path for read in files_read.values() for f in read]
     shown = ", ".join(p.name for p in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
-    pin = (f"pin the table's type in rat.yaml (zones: {{{namespace}/{zone}: {{schema: {{{column}: {old}}}}}}}) "
-           "and run again, or " if any(landing_format(p) == "csv" for p in files) else "")
+    pin = (f"; to read it as {new} in every file to come, pin it in rat.yaml (zones: {{{namespace}/{zone}: "
+           f"{{schema: {{{column}: {new}}}}}}})" if any(landing_format(p) == "csv" for p in files) else "")
     if pipeline.config.archive_landing_zones:
-        return (f"this run's files ({shown}) read it as {new}: {pin}fix the files. A --full-refresh reads only the "
-                "files in the zone: move those loaded before back from _processed/ first, or it is refused")
-    return (f"this run's files ({shown}) read it as {new}: {pin}fix the files, or run {pipeline.ref.fqn} with "
-            "--full-refresh to rebuild the table from every file in the zone")
+        return (f"this run's files ({shown}) read it as {new}: fix the files, or rebuild the table as {new}: move the "
+                f"files loaded before back from _processed/ and run {pipeline.ref.fqn} with --full-refresh (it reads "
+                f"only the files in the zone){pin}")
+    return (f"this run's files ({shown}) read it as {new}: fix the files, or run {pipeline.ref.fqn} with "
+            f"--full-refresh to rebuild the table from every file in the zone{pin}")
 
 
 def _cast_by_the_query(pipeline: LoadedPipeline, column: str) -> bool:

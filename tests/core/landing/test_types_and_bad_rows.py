@@ -172,6 +172,28 @@ def test_a_json_file_of_whole_numbers_loads_into_a_double_column_and_a_number_pa
     assert scratch.rows(f"SELECT count(*) FROM {fqn}") == [[3]]
 
 
+def test_the_way_out_of_a_later_file_s_wider_type_never_pins_the_old_one_and_following_it_keeps_every_value(
+        scratch: Scratch):
+    """Found by a new user: after ZIPs 75001, a file of 01234 was refused advising `schema: {zip: int}` first;
+    pinned, the run was green with 1234. Whole-number prices, then 2.5: the advice was `price: int` (never
+    readable). The way out is a rebuild at the type every file fits, and a pin of that type."""
+    fqn = scratch.pipeline("bronze", "zips", "-- @merge_strategy: append_only\n"
+                                             "SELECT * FROM {{ landing_zone('zips') }}")
+    scratch.landing("zips", "a.csv", "id,zip,price\n1,75001,3\n2,10115,10\n")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.landing("zips", "b.csv", "id,zip,price\n3,01234,2.5\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert run["error"].endswith(
+        "column zip changes type from int to string, which is not a safe widening; this run's files (b.csv) read it "
+        f"as string: fix the files, or run {fqn} with --full-refresh to rebuild the table from every file in the "
+        f"zone; to read it as string in every file to come, pin it in rat.yaml (zones: {{{scratch.ns}/zips: "
+        "{schema: {zip: string}}})"), run["error"]
+    assert scratch.run(fqn, full_refresh=True)["status"] == "success"
+    assert scratch.rows(f"SELECT id, zip, price FROM {fqn} ORDER BY id") == [
+        [1, "75001", 3.0], [2, "10115", 10.0], [3, "01234", 2.5]]
+
+
 def test_a_type_change_the_query_s_own_cast_makes_names_the_query_not_the_files(scratch: Scratch):
     """Found by a new user: after `CAST(amount AS DOUBLE)` in the query, the refusal blamed this run's files and
     advised pinning the zone's schema, which changes nothing the query casts."""
