@@ -140,9 +140,10 @@ def _cast(column: "Column", name: str, kind: "DataType", value: "DataType") -> "
     cast = column.cast(kind)
     if not (isinstance(kind, DoubleType) and value.simpleString() == "bigint"):
         return cast
+    # No cast in the query helps: a rebuild reads the zone's files together, as doubles if any holds a fraction
     refusal = F.raise_error(F.concat(F.lit(f"column {name} holds "), column.cast("string"), F.lit(
-        f", a whole number past 2^53 that no double holds exactly; the table's {name} is a double: cast it in the "
-        "query (to DECIMAL(20, 0), say) and run with --full-refresh, or fix the value")))
+        f", a whole number past 2^53 that no double holds exactly, and the table's {name} is a double: fix the "
+        "value, or have the files send such numbers as text (in quotes) and cast them to a DECIMAL in the query")))
     return F.when(F.abs(column) > DOUBLE_EXACT, refusal).otherwise(cast)
 
 
