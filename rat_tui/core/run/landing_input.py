@@ -232,9 +232,12 @@ class LandingInput:
         sender knows which: loaded, and said, with the way back."""
         for file, load, day in self._loaded_under_the_same_name(folder, new):
             sentence = (f"{file.name} has the name of a file run {load.run_id} loaded on {day} (archived in "
-                        f"{self.label(zone)}/_processed/), with other content: its rows were appended. If it corrects "
-                        f"that file, the rows it corrects are in {self.pipeline} twice: roll the table back to before "
-                        "this run and send only the rows that are new")
+                        f"{self.label(zone)}/_processed/), with other content: its rows were appended. If it is a "
+                        f"corrected re-send, every row it repeats is now in {self.pipeline} twice, which appending "
+                        f"cannot mend: roll the table back past this run (t in the TUI, or rat-tui rollback-table "
+                        f"{self.pipeline} with the snapshot before it, as rat-tui snapshots lists them), and load "
+                        "such a source with @merge_strategy: incremental and a @unique_key: a re-sent row then "
+                        "replaces its earlier version")
             self.resent.append(RunNote("resent_files", sentence, self.project.rel(file)))
             log(sentence, "warn")
 
