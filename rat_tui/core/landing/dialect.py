@@ -276,7 +276,8 @@ def _sampled(text: str, dialect: Dialect) -> Dialect:
     if len(text) > NUMBERS_BYTES:
         text = text[: text.rfind("\n", 0, NUMBERS_BYTES) + 1] or text
     records = itertools.islice(_reader(text, dialect), 1 if dialect.header else 0, None)
-    return replace(dialect, samples=column_samples(records, dialect.names, dialect.null_value))
+    return replace(dialect, samples=column_samples(records, dialect.names, dialect.null_value,
+                                                   dialect.timestamp_format is not None))
 
 
 def zone_dialects(zone_dir: Path, settings: ZoneReadSettings) -> dict[Path, Dialect]:

@@ -73,15 +73,21 @@ class ColumnSample:
     # A column of dates written in more than one way (`31/12/2024` above `2024-12-30`): Spark reads it as text,
     # and the run says so with one value of each way
     dates_two_ways: tuple[str, ...] = ()
+    # A column of numbers dressed as text (`12%`, `(45.00)`, `€ 3,50`) or of date-times Spark has no pattern for
+    # (`31.12.2024 23:59`): Spark reads it as text; the first such value, said with the way to read it
+    dressed: str | None = None
+    date_times: str | None = None
 
 
 # What exports write for "no value" in a column of numbers (compared without case or surrounding spaces)
 NO_VALUE_WORDS = frozenset({"n/a", "na", "null", "none", "nan", "-", "--", "?", "#n/a", "nil"})
 
 
-def column_samples(records, names: tuple[str, ...], null_value: str | None) -> dict[str, ColumnSample]:
+def column_samples(records, names: tuple[str, ...], null_value: str | None,
+                   timestamp_format: bool = False) -> dict[str, ColumnSample]:
     """Per column name, what the records (a file's sample, header left out) say of its numbers. Each column's
-    distinct values are matched at once, one line each (a 256 KB sample: milliseconds, not a loop a value)."""
+    distinct values are matched at once, one line each (a 256 KB sample: milliseconds, not a loop a value).
+    `timestamp_format`: the zone sets one, so date-times are its to read."""
     rows = []
     try:
         rows.extend(records)
@@ -107,7 +113,8 @@ def column_samples(records, names: tuple[str, ...], null_value: str | None) -> d
                 out[name] = ColumnSample(True, fits, tuple(v for v in distinct if _SEPARATOR.search(v))[:_MOST_VALUES])
             else:
                 out[name] = ColumnSample(False, fits, numbers_but=_no_value_words(distinct),
-                                         dates_two_ways=_dates_two_ways(distinct))
+                                         dates_two_ways=_dates_two_ways(distinct), dressed=_dressed(distinct),
+                                         date_times=None if timestamp_format else _date_times(distinct))
             continue
         zero = _LEADING_ZEROS.search(blob)
         written = tuple(m.group(1) for m in itertools.islice(_WRITTEN.finditer(blob), _MOST_VALUES))
@@ -138,6 +145,27 @@ def _dates_two_ways(distinct: dict[str, None]) -> tuple[str, ...]:
             return ()
         first.setdefault(way, value)
     return tuple(first.values()) if len(first) > 1 else ()
+
+
+_DRESSED = re.compile(r"[-+]?[$€£¥]?\s?\(?[-+]?\d[\d.,' ]*\)?\s?[%$€£¥]?")
+_DRESS = re.compile(r"[%$€£¥()]")
+_DATE_TIME = re.compile(r"\d{1,2}([./-])\d{1,2}\1\d{4}[ T]\d{1,2}:\d{2}(:\d{2})?")
+
+
+def _dressed(distinct: dict[str, None]) -> str | None:
+    """The first value dressed as text, when every value is a number but for a percent sign, a currency symbol or
+    an accountant's parentheses around a negative (`12%`, `€ 3,50`, `(45.00)`), and one is."""
+    values = [v.strip() for v in itertools.islice(distinct, _MOST_VALUES)]
+    if not values or not all(_DRESSED.fullmatch(v) for v in values):
+        return None
+    return next((v for v in values if _DRESS.search(v)), None)
+
+
+def _date_times(distinct: dict[str, None]) -> str | None:
+    """The first value, when every value is a date-time written day or month first (`31.12.2024 23:59`), which
+    Spark reads as a timestamp only with the zone's timestamp_format."""
+    values = [v.strip() for v in itertools.islice(distinct, _MOST_VALUES)]
+    return values[0] if values and all(_DATE_TIME.fullmatch(v) for v in values) else None
 
 
 def _no_value_words(distinct: dict[str, None]) -> tuple[str, ...]:
@@ -192,7 +220,8 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
             merged[name] = column if seen is None else ColumnSample(
                 seen.numeric and column.numeric, seen.fits & column.fits,
                 tuple(dict.fromkeys(seen.written + column.written))[:_MOST_VALUES],
-                seen.leading_zero or column.leading_zero, dates_two_ways=seen.dates_two_ways or column.dates_two_ways)
+                seen.leading_zero or column.leading_zero, dates_two_ways=seen.dates_two_ways or column.dates_two_ways,
+                dressed=seen.dressed or column.dressed, date_times=seen.date_times or column.date_times)
     numeric = {n: c for n, c in merged.items() if c.numeric and c.fits}
     decimal = pinned_decimal or _convention(numeric.values())
     columns, text, said = [], [], []
@@ -203,6 +232,21 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
             said.append(("kept_as_text", f"{name} kept as text: its numbers are written in more than one way "
                                          f"({shown}); fix the files, or pin decimal and thousands in the zone's csv "
                                          "settings"))
+    for name, column in merged.items():
+        if name in pinned_types:
+            continue
+        if column.dressed:
+            said.append(("kept_as_text", f"{name} kept as text: its numbers are written with a sign Spark does not read "
+                                         f"({column.dressed}); read them in the pipeline (regexp_replace the sign "
+                                         f"away, then CAST), or pin the column (schema: {{{name}: string}}) to keep "
+                                         "it as text without this note"))
+        if column.date_times:
+            separator = _DATE_TIME.fullmatch(column.date_times).group(1)  # type: ignore[union-attr]
+            seconds = ":ss" if column.date_times.count(":") == 2 else ""
+            said.append(("kept_as_text", f"{name} kept as text: its date-times ({column.date_times}) are read as "
+                                         "timestamps only with the zone's timestamp_format: set it in rat.yaml (csv: "
+                                         f"timestamp_format: 'dd{separator}MM{separator}yyyy HH:mm{seconds}', or "
+                                         "MM first if the month comes first)"))
     for name, column in merged.items():
         if column.dates_two_ways:
             said.append(("kept_as_text", f"{name} kept as text: its dates are written in more than one way "

@@ -194,6 +194,32 @@ def test_the_way_out_of_a_later_file_s_wider_type_never_pins_the_old_one_and_fol
         [1, "75001", 3.0], [2, "10115", 10.0], [3, "01234", 2.5]]
 
 
+def test_numbers_dressed_as_text_and_date_times_spark_has_no_pattern_for_are_said_with_the_way_to_read_them(
+        scratch: Scratch):
+    """Found by a new user: `12%`, `(45.00)` and `31.12.2024 23:59` loaded as text with no word."""
+    scratch.landing("dressed", "a.csv", "id,pct,neg,ts\n1,12%,(45.00),31.12.2024 23:59\n2,5%,10.00,01.01.2025 00:00\n")
+    fqn = scratch.pipeline("bronze", "dressed", SQL.format("dressed"))
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    said = {n["text"].split(" ")[0]: n["text"] for n in run["notes"] if n["kind"] == "kept_as_text"}
+    assert said == {
+        "pct": "pct kept as text: its numbers are written with a sign Spark does not read (12%); read them in the "
+               "pipeline (regexp_replace the sign away, then CAST), or pin the column (schema: {pct: string}) to keep "
+               "it as text without this note",
+        "neg": "neg kept as text: its numbers are written with a sign Spark does not read ((45.00)); read them in the "
+               "pipeline (regexp_replace the sign away, then CAST), or pin the column (schema: {neg: string}) to keep "
+               "it as text without this note",
+        "ts": "ts kept as text: its date-times (31.12.2024 23:59) are read as timestamps only with the zone's "
+              "timestamp_format: set it in rat.yaml (csv: timestamp_format: 'dd.MM.yyyy HH:mm', or MM first if the "
+              "month comes first)"}, run["notes"]
+    # as the note says
+    scratch.wb.landing.set_zone_settings(scratch.ns, "dressed", csv={"timestamp_format": "dd.MM.yyyy HH:mm"})
+    again = scratch.run(fqn)
+    assert again["status"] == "success", again["error"]
+    assert scratch.rows(f"SELECT DISTINCT typeof(ts) FROM {fqn}") == [["timestamp"]]
+    assert "ts" not in {n["text"].split(" ")[0] for n in again["notes"] if n["kind"] == "kept_as_text"}
+
+
 def test_a_type_change_the_query_s_own_cast_makes_names_the_query_not_the_files(scratch: Scratch):
     """Found by a new user: after `CAST(amount AS DOUBLE)` in the query, the refusal blamed this run's files and
     advised pinning the zone's schema, which changes nothing the query casts."""
