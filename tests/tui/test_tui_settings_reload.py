@@ -51,7 +51,9 @@ async def test_settings_saved_in_rat_yaml_are_used_by_upload_and_run_without_a_r
             data = data or {}
             data.setdefault("zones", {})[f"{ns}/feed"] = {"csv": {"encoding": "cp1252"}, "bad_rows": "quarantine"}
             yaml.dump(data, rat_yaml)
-            await until(pilot, lambda: "settings reloaded from rat.yaml" in _toasts(app), 20, "the reload notice")
+            reloaded = (f"settings reloaded from rat.yaml; changed zone settings ({ns}/feed) apply to the files read "
+                        "from now on (a full refresh reads those loaded before again)")
+            await until(pilot, lambda: reloaded in _toasts(app), 20, "the reload notice")
             await _upload(pilot, app, export)
             zone_file = scratch.root / "landing" / "feed" / "export.csv"
             await until(pilot, lambda: zone_file.exists(), 30, "the upload")

@@ -21,16 +21,25 @@ class SettingsReloaded(Notice):
     path: str  # rat.yaml, or a pipeline's config.yaml (in the project)
     problems: tuple[Problem, ...] = ()  # what is wrong with it (the settings in use stay when it cannot be read)
     kept: bool = False  # the file could not be read as a whole: the last good settings stay in use
+    zones: tuple[str, ...] = ()  # rat.yaml's zone entries this save changed
 
     def sentence(self) -> str:
         if not self.problems:
-            return f"settings reloaded from {self.path}"
+            return f"settings reloaded from {self.path}" + self._zones_sentence()
         said = "; ".join(p.sentence() for p in self.problems)
         if self.kept:
             return f"{said}; the settings in use stay as they were"
         if self.path != "rat.yaml":  # each run reads config.yaml as it is: none of this pipeline runs meanwhile
             return f"{said}; runs of its pipeline are refused until it is fixed"
-        return f"settings reloaded, except: {said}"
+        return f"settings reloaded, except: {said}" + self._zones_sentence()
+
+    def _zones_sentence(self) -> str:
+        """Files a zone's pipelines loaded before are not read again: a user who fixed a setting learnt it only at
+        the next run's "nothing new"."""
+        if not self.zones:
+            return ""
+        return (f"; changed zone settings ({', '.join(self.zones)}) apply to the files read from now on (a full "
+                "refresh reads those loaded before again)")
 
 
 class SettingsWatch:
@@ -49,8 +58,12 @@ class SettingsWatch:
     def _changed(self, changes: list[Change]) -> None:
         for change in changes:
             if isinstance(change, SettingsChanged):
+                before = self.project.settings.zones
                 kept = not self.project.reload_settings()
-                self.events.publish(SettingsReloaded(change.path, tuple(self.project.settings_problems), kept))
+                after = self.project.settings.zones
+                zones = () if kept else tuple(sorted(label for label in set(before) | set(after)
+                                                     if before.get(label) != after.get(label)))
+                self.events.publish(SettingsReloaded(change.path, tuple(self.project.settings_problems), kept, zones))
             elif isinstance(change, PipelineChanged):
                 for path in (p for p in change.paths if p.endswith("/config.yaml")):
                     self.events.publish(SettingsReloaded(path, tuple(self._config_problems(path))))
