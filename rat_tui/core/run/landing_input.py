@@ -165,7 +165,7 @@ class LandingInput:
         earlier = {} if rebuilding or not self.table_exists else self.history.earlier_loads(
             self.pipeline, list(dict.fromkeys(self.hashes[f] for f in files)), folder)
         fresh = self._one_of_each_content(zone, files, earlier, log)
-        if not self.archives and earlier and zone in self.skipped:
+        if any(not self._said_alone(s) for s in self.skipped.get(zone, ())):
             log(self._kept_files_sentence(zone), "info")
         if self.appends and not rebuilding and self.table_exists:
             if self.archives:
@@ -186,7 +186,7 @@ class LandingInput:
                 continue
             skipped = Skipped(file, earlier.get(digest), None if digest in earlier else self.project.rel(fresh[digest]))
             self.skipped.setdefault(zone, []).append(skipped)
-            if self.archives or skipped.earlier is None:
+            if self._said_alone(skipped):
                 log(skipped.sentence(), "info")
         kept = set(fresh.values())
         return [file for file in files if file in kept]
@@ -243,7 +243,7 @@ class LandingInput:
 
     def _kept_files_sentence(self, zone: str) -> str:
         """A zone that is not archived keeps every file it was sent: one sentence for those loaded before."""
-        loaded = sum(s.earlier is not None for s in self.skipped[zone])
+        loaded = sum(not self._said_alone(s) for s in self.skipped[zone])
         return f"not read again: {loaded} file(s) of {self.label(zone)} loaded by earlier runs"
 
     def _check_nothing_archived_is_lost(self, zone: str, folder: str, present: set[str]) -> None:
@@ -332,11 +332,17 @@ class LandingInput:
     def _skipped_notes(self) -> list[RunNote]:
         notes = []
         for zone, skipped in self.skipped.items():
-            notes += [RunNote("skipped_files", s.sentence(), self.project.rel(s.path))
-                      for s in skipped if self.archives or s.earlier is None]
-            if not self.archives and any(s.earlier is not None for s in skipped):
+            notes += [RunNote("skipped_files", s.sentence(), self.project.rel(s.path)) for s in skipped if self._said_alone(s)]
+            if any(not self._said_alone(s) for s in skipped):
                 notes.append(RunNote("skipped_files", self._kept_files_sentence(zone)))
         return notes
+
+    def _said_alone(self, skipped: Skipped) -> bool:
+        """Whether a skipped file gets a sentence of its own: in a zone that keeps its files, those loaded before
+        under their own name are counted in one (every run would list them all), but a copy sent under another
+        name (`orders (1).csv`) is news."""
+        return (self.archives or skipped.earlier is None
+                or skipped.earlier.file != self.project.rel(skipped.path))
 
     def run_notes(self) -> list[RunNote]:
         """What reading the zones did to the data, for the run's notes (under its build phase): files skipped,

@@ -218,7 +218,10 @@ def test_an_append_only_pipeline_whose_zone_keeps_its_files_appends_each_file_on
     scratch.landing("drops", "jan (1).csv", "id,v\n1,x\n2,y\n")  # jan sent twice, under another name
     third = scratch.run(fqn)
     assert third["status"] == "success" and third["rows_written"] == 1, third
-    assert third["skipped"] == [f"not read again: 2 file(s) of {scratch.ns}/landing/drops loaded by earlier runs"]
+    assert third["skipped"] == [  # the copy under another name is news, said alone (a new user missed it)
+        f"skipped jan (1).csv: loaded by run {first['run_id']} on {time.strftime('%Y-%m-%d')} "
+        f"(as {scratch.ns}/landing/drops/jan.csv)",
+        f"not read again: 1 file(s) of {scratch.ns}/landing/drops loaded by earlier runs"]
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [2, "y"], [3, "z"]]
     assert sorted(p.name for p in (scratch.root / "landing" / "drops").iterdir() if p.is_file()) == [
         "feb.csv", "jan (1).csv", "jan.csv"]  # nothing archived
