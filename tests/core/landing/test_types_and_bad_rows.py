@@ -220,6 +220,29 @@ def test_numbers_dressed_as_text_and_date_times_spark_has_no_pattern_for_are_sai
     assert "ts" not in {n["text"].split(" ")[0] for n in again["notes"] if n["kind"] == "kept_as_text"}
 
 
+def test_an_archiving_pipeline_s_way_out_of_a_wider_type_moves_its_files_back_and_rebuilds(scratch: Scratch):
+    """Whole-number prices first, then 2.5, in a zone whose pipeline archives: the advice to pin `price: int`
+    (which nothing reads 2.5 with) went round in a loop. Followed now, the table holds every price."""
+    archiving = "-- @merge_strategy: append_only\n-- @archive_landing_zones: true\n" + SQL.format("ia")
+    fqn = scratch.pipeline("bronze", "ia", archiving)
+    scratch.landing("ia", "a.csv", "id,price\n1,3\n2,10\n")
+    first = scratch.run(fqn)
+    assert first["status"] == "success"
+    scratch.landing("ia", "b.csv", "id,price\n3,2.5\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert run["error"].endswith(
+        "this run's files (b.csv) read it as double: fix the files, or rebuild the table as double: move the files "
+        f"loaded before back from _processed/ and run {fqn} with --full-refresh (it reads only the files in the "
+        f"zone); to read it as double in every file to come, pin it in rat.yaml (zones: {{{scratch.ns}/ia: "
+        "{schema: {price: double}}})"), run["error"]
+    zone = scratch.root / "landing" / "ia"
+    (zone / "_processed" / first["run_id"] / "a.csv").rename(zone / "a.csv")
+    rebuilt = scratch.run(fqn, full_refresh=True)
+    assert rebuilt["status"] == "success", rebuilt["error"]
+    assert scratch.rows(f"SELECT id, price FROM {fqn} ORDER BY id") == [[1, 3.0], [2, 10.0], [3, 2.5]]
+
+
 def test_a_type_change_the_query_s_own_cast_makes_names_the_query_not_the_files(scratch: Scratch):
     """Found by a new user: after `CAST(amount AS DOUBLE)` in the query, the refusal blamed this run's files and
     advised pinning the zone's schema, which changes nothing the query casts."""
