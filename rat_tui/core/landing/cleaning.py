@@ -38,6 +38,7 @@ class Cleaned:
     empty_count: int = 0
     formulas: int = 0  # values written as Excel's text formula, `="01234"`: the copy holds the text inside
     formula_line: int | None = None  # the first one's line
+    formula: str | None = None  # and that value as written
 
 
 def cleaned(path: Path, dialect: Dialect) -> Cleaned:
@@ -47,9 +48,9 @@ def cleaned(path: Path, dialect: Dialect) -> Cleaned:
         if key in _cache:
             return _cache[key]
     lines = _empty_rows(path, dialect)
-    formulas, formula_line = _formula_text(path, dialect)
+    formulas, formula_line, formula = _formula_text(path, dialect)
     copy = _copy(path, dialect, set(lines), bool(formulas)) if lines or dialect.skip_rows or formulas else None
-    found = Cleaned(copy, tuple(lines[:1000]), len(lines), formulas, formula_line)
+    found = Cleaned(copy, tuple(lines[:1000]), len(lines), formulas, formula_line, formula)
     with _lock:
         _cache[key] = found
         while len(_cache) > 1024:
@@ -105,23 +106,32 @@ def _text_matches(path: Path, dialect: Dialect, pattern: str) -> list[int]:
 
 def _formula_pattern(dialect: Dialect) -> re.Pattern:
     """A value written `="01234"`, whole between delimiters: how files made for Excel keep a code's leading
-    zeros (Excel shows the text the formula gives). Spark reads it as it is written, `="01234"`."""
+    zeros (Excel shows the text the formula gives); or that quoted by a CSV writer (in quotes, its own quotes
+    doubled). Spark reads it as it is written. The text inside is group 2 or 3."""
     d = re.escape(dialect.delimiter)
-    return re.compile(rf'(^|{d})[ \t]*="((?:[^"\r\n]|"")*)"[ \t]*(?={d}|\r?\n|\r?$)')
+    return re.compile(rf'(^|{d})[ \t]*(?:="((?:[^"\r\n]|"")*)"|"=""([^"\r\n]*)""")[ \t]*(?={d}|\r?\n|\r?$)')
 
 
-def _formula_text(path: Path, dialect: Dialect) -> tuple[int, int | None]:
-    """How many values below the header are Excel text formulas, and the first one's line. A file without `="` is
-    one scan at memory speed; a file of values spanning lines is left as it is (a line inside a quoted value)."""
+def _unwrapped(found: re.Match) -> str:
+    inside = found.group(2) if found.group(2) is not None else found.group(3)
+    return f'{found.group(1)}"{inside}"'
+
+
+def _formula_text(path: Path, dialect: Dialect) -> tuple[int, int | None, str | None]:
+    """How many values below the header are Excel text formulas, the first one's line, and that value. A file
+    without `="` is one scan at memory speed; a file of values spanning lines is left as it is (a line inside a
+    quoted value)."""
     if dialect.quote != '"' or dialect.multiline:
-        return 0, None
+        return 0, None, None
     if not wide(dialect.encoding) and not path.name.lower().endswith(".gz") and not _holds(path, b'="'):
-        return 0, None
-    pattern, count, first = _formula_pattern(dialect), 0, None
+        return 0, None, None
+    pattern, count, first, example = _formula_pattern(dialect), 0, None, None
     for number, text in enumerate(text_lines(path, dialect.encoding), 1):
-        if number > dialect.skip_rows + int(dialect.header) and (found := len(pattern.findall(text))):
-            count, first = count + found, first or number
-    return count, first
+        if number > dialect.skip_rows + int(dialect.header) and (found := list(pattern.finditer(text))):
+            count += len(found)
+            if first is None:
+                first, example = number, found[0].group(0).lstrip(dialect.delimiter).strip()
+    return count, first, example
 
 
 def _holds(path: Path, needle: bytes) -> bool:
@@ -151,7 +161,8 @@ def _copy(path: Path, dialect: Dialect, empty: set[int], formulas: bool = False)
     with opener(temp, "wt", encoding=dialect.encoding, newline="") as out:
         for number, text in enumerate(text_lines(path, dialect.encoding), 1):
             if number > dialect.skip_rows and number not in empty:
-                out.write(pattern.sub(r'\1"\2"', text) if pattern and number > dialect.skip_rows + int(dialect.header) else text)
+                out.write(pattern.sub(_unwrapped, text) if pattern and number > dialect.skip_rows + int(dialect.header)
+                          else text)
     os.replace(temp, copy)
     return copy
 
@@ -173,8 +184,8 @@ def read_uri(path: Path, dialect: Dialect, uri_of) -> str:
 
 
 def formulas_note(path: Path, found: Cleaned) -> str:
-    return (f"{found.formulas:,} value(s) of {path.name} written as Excel text formulas (=\"01234\") loaded as the "
-            f"text inside, 01234 (line {found.formula_line:,})")
+    return (f"{found.formulas:,} value(s) of {path.name} written as Excel text formulas loaded as the text inside "
+            f"({found.formula} on line {found.formula_line:,})")
 
 
 def empty_rows_note(path: Path, found: Cleaned) -> str:

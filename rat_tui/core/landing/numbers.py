@@ -161,6 +161,20 @@ def _dressed(distinct: dict[str, None]) -> str | None:
     return next((v for v in values if _DRESS.search(v)), None)
 
 
+def _dress_of(value: str) -> str:
+    """What a dressed number carries, and what it means for the number (`(45.00)` is -45.00)."""
+    parts = []
+    if "(" in value:
+        parts.append(f"in parentheses, an accountant's negative ({value} is -{value.strip('()')})")
+    if "%" in value:
+        parts.append("with a percent sign (12% is 12, or 0.12 as a fraction)")
+    if any(sign in value for sign in "$€£¥"):
+        parts.append("with a currency sign")
+    if re.search(r"\d,\d{1,2}(?!\d)", value) and "." not in value:
+        parts.append("with a decimal comma")
+    return " and ".join(parts)
+
+
 def _date_times(distinct: dict[str, None]) -> str | None:
     """The first value, when every value is a date-time written day or month first (`31.12.2024 23:59`), which
     Spark reads as a timestamp only with the zone's timestamp_format."""
@@ -236,10 +250,10 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
         if name in pinned_types:
             continue
         if column.dressed:
-            said.append(("kept_as_text", f"{name} kept as text: its numbers are written with a sign Spark does not read "
-                                         f"({column.dressed}); read them in the pipeline (regexp_replace the sign "
-                                         f"away, then CAST), or pin the column (schema: {{{name}: string}}) to keep "
-                                         "it as text without this note"))
+            said.append(("kept_as_text", f"{name} kept as text: its numbers are written {_dress_of(column.dressed)}, "
+                                         f"which Spark does not read ({column.dressed}); read them in the pipeline "
+                                         "(regexp_replace, then CAST), or pin the column (schema: "
+                                         f"{{{name}: string}}) to keep it as text without this note"))
         if column.date_times:
             separator = _DATE_TIME.fullmatch(column.date_times).group(1)  # type: ignore[union-attr]
             seconds = ":ss" if column.date_times.count(":") == 2 else ""

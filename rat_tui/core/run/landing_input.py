@@ -234,10 +234,11 @@ class LandingInput:
             sentence = (f"{file.name} has the name of a file run {load.run_id} loaded on {day} (archived in "
                         f"{self.label(zone)}/_processed/), with other content: its rows were appended. If it is a "
                         f"corrected re-send, every row it repeats is now in {self.pipeline} twice, which appending "
-                        f"cannot mend: roll the table back past this run (t in the TUI, or rat-tui rollback-table "
-                        f"{self.pipeline} with the snapshot before it, as rat-tui snapshots lists them), and load "
-                        "such a source with @merge_strategy: incremental and a @unique_key: a re-sent row then "
-                        "replaces its earlier version")
+                        f"cannot mend. To take the correction: roll the table back past this run (t in the TUI, or "
+                        f"rat-tui rollback-table {self.pipeline} with the snapshot before it, as rat-tui snapshots "
+                        "lists them); make the pipeline @merge_strategy: incremental with a @unique_key, whose "
+                        "change takes a --full-refresh (it reads only the zone's files: move the archived ones back "
+                        "first); then send the corrected file again: its rows replace their earlier versions")
             self.resent.append(RunNote("resent_files", sentence, self.project.rel(file)))
             log(sentence, "warn")
 

@@ -99,8 +99,9 @@ def type_change_remedy(files_read: FilesRead, pipeline: LoadedPipeline, column: 
     namespace, zone = next(iter(files_read))
     files = [f.path for read in files_read.values() for f in read]
     shown = ", ".join(p.name for p in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
-    pin = (f"; to read it as {new} in every file to come, pin it in rat.yaml (zones: {{{namespace}/{zone}: "
-           f"{{schema: {{{column}: {new}}}}}}})" if any(landing_format(p) == "csv" for p in files) else "")
+    pin = (f"; after the rebuild, pin it in rat.yaml (zones: {{{namespace}/{zone}: {{schema: {{{column}: {new}}}}}}}) "
+           f"so every file to come reads it as {new} (a pin alone leaves the table as it is)"
+           if any(landing_format(p) == "csv" for p in files) else "")
     if pipeline.config.archive_landing_zones:
         return (f"this run's files ({shown}) read it as {new}: fix the files, or rebuild the table as {new}: move the "
                 f"files loaded before back from _processed/ and run {pipeline.ref.fqn} with --full-refresh (it reads "

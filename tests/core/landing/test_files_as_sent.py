@@ -48,7 +48,7 @@ def test_excel_text_formulas_load_as_the_text_inside_and_are_said(scratch: Scrat
     text inside, a column of them text even when each looks like a number (`="12345"`), and said with the line.
     A quoted value holding `=` and quotes is left as it is."""
     _zone_file(scratch, "xl", "codes.csv", b'id,zip,code,note\n1,="01234",="12345","a=""b"""\n'
-                                          b'2,="00789",="67890",plain\n3,="",="42", ="x" \n')
+                                          b'2,="00789","=""67890""",plain\n3,="",="42", ="x" \n')  # quoted by a writer
     run = load_zone(scratch, "xl")
     assert run["status"] == "success", run["error"]
     assert _types(scratch, run["fqn"])["zip"] == "string" and _types(scratch, run["fqn"])["code"] == "string"
@@ -56,8 +56,8 @@ def test_excel_text_formulas_load_as_the_text_inside_and_are_said(scratch: Scrat
         [1, "01234", "12345", 'a="b"'], [2, "00789", "67890", "plain"], [3, None, "42", "x"]]
     said = [(n["kind"], n["file"], n["line"], n["text"]) for n in run["notes"] if n["kind"] == "excel_text"]
     assert said == [("excel_text", f"{scratch.ns}/landing/xl/codes.csv", 2,
-                     '7 value(s) of codes.csv written as Excel text formulas (="01234") loaded as the text inside, '
-                     "01234 (line 2)")]
+                     '7 value(s) of codes.csv written as Excel text formulas loaded as the text inside (="01234" '
+                     "on line 2)")]
 
 
 def test_a_leading_zero_past_the_sample_keeps_the_column_as_text(scratch: Scratch):

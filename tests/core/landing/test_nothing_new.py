@@ -284,10 +284,11 @@ def test_an_archiving_append_only_pipeline_loads_a_file_under_an_archived_name_a
         f"{scratch.ns}/landing/drops/may.csv",
         f"may.csv has the name of a file run {first['run_id']} loaded on {time.strftime('%Y-%m-%d')} (archived in "
         f"{scratch.ns}/landing/drops/_processed/), with other content: its rows were appended. If it is a corrected "
-        f"re-send, every row it repeats is now in {fqn} twice, which appending cannot mend: roll the table back past "
-        f"this run (t in the TUI, or rat-tui rollback-table {fqn} with the snapshot before it, as rat-tui snapshots "
-        "lists them), and load such a source with @merge_strategy: incremental and a @unique_key: a re-sent row then "
-        "replaces its earlier version")]
+        f"re-send, every row it repeats is now in {fqn} twice, which appending cannot mend. To take the correction: "
+        f"roll the table back past this run (t in the TUI, or rat-tui rollback-table {fqn} with the snapshot before "
+        "it, as rat-tui snapshots lists them); make the pipeline @merge_strategy: incremental with a @unique_key, "
+        "whose change takes a --full-refresh (it reads only the zone's files: move the archived ones back first); "
+        "then send the corrected file again: its rows replace their earlier versions")]
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"], [1, "x"], [2, "y"], [3, "z"]]
     scratch.wb.tables.rollback_table(fqn, first["snapshot_id"])  # the way back the note gives
     assert scratch.rows(f"SELECT id, v FROM {fqn} ORDER BY id") == [[1, "x"]]

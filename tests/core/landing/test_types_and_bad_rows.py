@@ -187,8 +187,8 @@ def test_the_way_out_of_a_later_file_s_wider_type_never_pins_the_old_one_and_fol
     assert run["error"].endswith(
         "column zip changes type from int to string, which is not a safe widening; this run's files (b.csv) read it "
         f"as string: fix the files, or run {fqn} with --full-refresh to rebuild the table from every file in the "
-        f"zone; to read it as string in every file to come, pin it in rat.yaml (zones: {{{scratch.ns}/zips: "
-        "{schema: {zip: string}}})"), run["error"]
+        f"zone; after the rebuild, pin it in rat.yaml (zones: {{{scratch.ns}/zips: {{schema: {{zip: string}}}}}}) so "
+        "every file to come reads it as string (a pin alone leaves the table as it is)"), run["error"]
     assert scratch.run(fqn, full_refresh=True)["status"] == "success"
     assert scratch.rows(f"SELECT id, zip, price FROM {fqn} ORDER BY id") == [
         [1, "75001", 3.0], [2, "10115", 10.0], [3, "01234", 2.5]]
@@ -203,12 +203,12 @@ def test_numbers_dressed_as_text_and_date_times_spark_has_no_pattern_for_are_sai
     assert run["status"] == "success", run["error"]
     said = {n["text"].split(" ")[0]: n["text"] for n in run["notes"] if n["kind"] == "kept_as_text"}
     assert said == {
-        "pct": "pct kept as text: its numbers are written with a sign Spark does not read (12%); read them in the "
-               "pipeline (regexp_replace the sign away, then CAST), or pin the column (schema: {pct: string}) to keep "
-               "it as text without this note",
-        "neg": "neg kept as text: its numbers are written with a sign Spark does not read ((45.00)); read them in the "
-               "pipeline (regexp_replace the sign away, then CAST), or pin the column (schema: {neg: string}) to keep "
-               "it as text without this note",
+        "pct": "pct kept as text: its numbers are written with a percent sign (12% is 12, or 0.12 as a fraction), "
+               "which Spark does not read (12%); read them in the pipeline (regexp_replace, then CAST), or pin the "
+               "column (schema: {pct: string}) to keep it as text without this note",
+        "neg": "neg kept as text: its numbers are written in parentheses, an accountant's negative ((45.00) is "
+               "-45.00), which Spark does not read ((45.00)); read them in the pipeline (regexp_replace, then CAST), "
+               "or pin the column (schema: {neg: string}) to keep it as text without this note",
         "ts": "ts kept as text: its date-times (31.12.2024 23:59) are read as timestamps only with the zone's "
               "timestamp_format: set it in rat.yaml (csv: timestamp_format: 'dd.MM.yyyy HH:mm', or MM first if the "
               "month comes first)"}, run["notes"]
@@ -234,8 +234,8 @@ def test_an_archiving_pipeline_s_way_out_of_a_wider_type_moves_its_files_back_an
     assert run["error"].endswith(
         "this run's files (b.csv) read it as double: fix the files, or rebuild the table as double: move the files "
         f"loaded before back from _processed/ and run {fqn} with --full-refresh (it reads only the files in the "
-        f"zone); to read it as double in every file to come, pin it in rat.yaml (zones: {{{scratch.ns}/ia: "
-        "{schema: {price: double}}})"), run["error"]
+        f"zone); after the rebuild, pin it in rat.yaml (zones: {{{scratch.ns}/ia: {{schema: {{price: double}}}}}}) so "
+        "every file to come reads it as double (a pin alone leaves the table as it is)"), run["error"]
     zone = scratch.root / "landing" / "ia"
     (zone / "_processed" / first["run_id"] / "a.csv").rename(zone / "a.csv")
     rebuilt = scratch.run(fqn, full_refresh=True)
