@@ -151,7 +151,7 @@ class LoadHistory:
                            [(folder, run_id, json.dumps(orders), now)
                             for folder, orders in (date_orders or {}).items() if orders])
             db.executemany("INSERT OR REPLACE INTO landing_settings VALUES (?, ?, ?, ?)",
-                           [(folder, run_id, json.dumps(entry, sort_keys=True, default=str), now)
+                           [(folder, run_id, json.dumps(entry, sort_keys=True), now)
                             for folder, entry in (settings or {}).items()])
 
     def rolled_back(self, pipeline: str, on_main: dict[str, bool]) -> None:

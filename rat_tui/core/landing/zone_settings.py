@@ -7,6 +7,7 @@ reads the zone (settings.py keeps `zones:` free-form, as it always was).
 from __future__ import annotations
 
 import codecs
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,8 +78,9 @@ def _own(settings: Settings, namespace: str, zone: str) -> tuple[str, dict]:
 
 
 def zone_entry(settings: Settings, namespace: str, zone: str) -> dict:
-    """rat.yaml's entry for the zone, as written ({} for none): what a load history compares across runs."""
-    return _own(settings, namespace, zone)[1]
+    """rat.yaml's entry for the zone, as written ({} for none), as JSON keeps it (a YAML date as its text): what
+    a load history keeps and compares across runs."""
+    return json.loads(json.dumps(_own(settings, namespace, zone)[1], default=str))
 
 
 def changed_keys(before: dict, after: dict, prefix: str = "") -> list[str]:

@@ -215,7 +215,7 @@ class LandingInput:
         if self.history is None or self.preview:
             return
         last = self.history.last_settings(self.pipeline, self.project.zone_folder(self.namespace, zone))
-        now = json.loads(json.dumps(zone_entry(self.project.settings, self.namespace, zone), default=str))  # as kept
+        now = zone_entry(self.project.settings, self.namespace, zone)
         if last is None or not (changed := changed_keys(last[0], now)):
             return
         label = self.label(zone)
