@@ -77,6 +77,9 @@ class ColumnSample:
     # (`31.12.2024 23:59`): Spark reads it as text; the first such value, said with the way to read it
     dressed: str | None = None
     date_times: str | None = None
+    # A value written as Excel's text formula (`="01234"`, cleaning.py reads the text inside): text on purpose,
+    # in every file of the zone, as a leading zero is (a union with another file's numbers cast it to 1234)
+    formula: bool = False
 
 
 # What exports write for "no value" in a column of numbers (compared without case or surrounding spaces)
@@ -114,7 +117,8 @@ def column_samples(records, names: tuple[str, ...], null_value: str | None,
             else:
                 out[name] = ColumnSample(False, fits, numbers_but=_no_value_words(distinct),
                                          dates_two_ways=_dates_two_ways(distinct), dressed=_dressed(distinct),
-                                         date_times=None if timestamp_format else _date_times(distinct))
+                                         date_times=None if timestamp_format else _date_times(distinct),
+                                         formula=any(_FORMULA_VALUE.fullmatch(v.strip()) for v in distinct))
             continue
         zero = _LEADING_ZEROS.search(blob)
         written = tuple(m.group(1) for m in itertools.islice(_WRITTEN.finditer(blob), _MOST_VALUES))
@@ -147,6 +151,7 @@ def _dates_two_ways(distinct: dict[str, None]) -> tuple[str, ...]:
     return tuple(first.values()) if len(first) > 1 else ()
 
 
+_FORMULA_VALUE = re.compile(r'="[^"]*"')
 _DRESSED = re.compile(r"[-+]?[$€£¥]?\s?\(?[-+]?\d[\d.,' ]*\)?\s?[%$€£¥]?")
 _DRESS = re.compile(r"[%$€£¥()]")
 _DATE_TIME = re.compile(r"\d{1,2}([./-])\d{1,2}\1\d{4}[ T]\d{1,2}:\d{2}(:\d{2})?")
@@ -235,7 +240,8 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
                 seen.numeric and column.numeric, seen.fits & column.fits,
                 tuple(dict.fromkeys(seen.written + column.written))[:_MOST_VALUES],
                 seen.leading_zero or column.leading_zero, dates_two_ways=seen.dates_two_ways or column.dates_two_ways,
-                dressed=seen.dressed or column.dressed, date_times=seen.date_times or column.date_times)
+                dressed=seen.dressed or column.dressed, date_times=seen.date_times or column.date_times,
+                formula=seen.formula or column.formula)
     numeric = {n: c for n, c in merged.items() if c.numeric and c.fits}
     decimal = pinned_decimal or _convention(numeric.values())
     columns, text, said = [], [], []
@@ -249,6 +255,8 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
     for name, column in merged.items():
         if name in pinned_types:
             continue
+        if column.formula:
+            text.append(name)
         if column.dressed:
             said.append(("kept_as_text", f"{name} kept as text: its numbers are written {_dress_of(column.dressed)}, "
                                          f"which Spark does not read ({column.dressed}); read them in the pipeline "

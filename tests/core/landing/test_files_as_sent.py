@@ -55,6 +55,12 @@ def test_excel_text_formulas_load_as_the_text_inside_and_are_said(scratch: Scrat
     assert scratch.rows(f"SELECT id, zip, code, note FROM {run['fqn']} ORDER BY id") == [
         [1, "01234", "12345", 'a="b"'], [2, "00789", "67890", "plain"], [3, None, "42", "x"]]
     said = [(n["kind"], n["file"], n["line"], n["text"]) for n in run["notes"] if n["kind"] == "excel_text"]
+    # a later file of plain numbers in those columns keeps them text: the union cast 01234 to 1234, green
+    _zone_file(scratch, "xl", "more.csv", b"id;zip;code;note\n4;75001;777;x\n")  # another writer: read apart
+    again = load_zone(scratch, "xl", "p2")
+    assert again["status"] == "success", again["error"]
+    assert scratch.rows(f"SELECT id, zip, code FROM {again['fqn']} ORDER BY id") == [
+        [1, "01234", "12345"], [2, "00789", "67890"], [3, None, "42"], [4, "75001", "777"]]
     assert said == [("excel_text", f"{scratch.ns}/landing/xl/codes.csv", 2,
                      '7 value(s) of codes.csv written as Excel text formulas loaded as the text inside (="01234" '
                      "on line 2)")]
