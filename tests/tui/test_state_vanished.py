@@ -34,10 +34,16 @@ def notices(app: RatApp) -> list[str]:
     return [str(n.message) for n in notifications(app)]
 
 
+def shown_run(app: RatApp):
+    return app.query_one(RunView).state if app.query(RunView) else None
+
+
 async def run_and_finish(pilot, app: RatApp) -> None:
+    """Press `r` and wait for *that* run: the run shown before the key may already read "success"."""
+    before = shown_run(app)
     await pilot.press("r")
-    await until(pilot, lambda: app.query(RunView) and app.query_one(RunView).state is not None
-                and app.query_one(RunView).state.status == "success", 90, "the run to succeed")
+    await until(pilot, lambda: (state := shown_run(app)) is not None and state.status == "success"
+                and (before is None or state.run_id != before.run_id), 90, "the run to succeed")
     await until(pilot, lambda: not app.workbench.runner.active, 20, "no run left queued or running")
 
 

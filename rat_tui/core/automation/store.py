@@ -14,7 +14,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
-from ..store.state import StateDB, _process_alive
+from ..store.state import StateDB, process_alive
 from .evaluate import Decision, Evaluation, LiveRun, StateView
 from .triggers import Trigger
 
@@ -115,10 +115,10 @@ class TickStore:
             "SELECT pipeline, MAX(COALESCE(started_at, finished_at)) FROM runs WHERE status = 'success' GROUP BY pipeline")}
         live: dict[str, list[LiveRun]] = {}
         for row in db.execute("SELECT run_id, pipeline, status, host, pid FROM runs WHERE status IN ('queued', 'running')"):
-            if _process_alive(row[3], row[4]):
+            if process_alive(row[3], row[4]):
                 live.setdefault(row[1], []).append(LiveRun(row[0], row[2]))
         for row in db.execute("SELECT pipeline, host, pid FROM trigger_ticks WHERE outcome = 'fired' AND run_id IS NULL"):
-            if _process_alive(row[1], row[2]):
+            if process_alive(row[1], row[2]):
                 live.setdefault(row[0], []).append(LiveRun(None, "queued"))
         fired_until = {(row[0], row[1]): row[2] for row in db.execute(
             "SELECT pipeline, trigger, MAX(scheduled_for) FROM trigger_ticks WHERE outcome = 'fired' AND kind = 'stale'"
@@ -175,7 +175,7 @@ class TickStore:
         """Fired ticks whose process died before their run was queued: skipped, never fired again."""
         rows = self.state.query("SELECT pipeline, trigger, scheduled_for, host, pid FROM trigger_ticks"
                                 " WHERE outcome = 'fired' AND run_id IS NULL")
-        dead = [row for row in rows if not _process_alive(row["host"], row["pid"])]
+        dead = [row for row in rows if not process_alive(row["host"], row["pid"])]
         with self.state.transaction() as db:
             db.executemany("UPDATE trigger_ticks SET outcome = 'skipped', reason = 'its process stopped before the run"
                            " was queued' WHERE pipeline = ? AND trigger = ? AND scheduled_for = ?",

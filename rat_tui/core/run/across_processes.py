@@ -3,7 +3,9 @@
 One at a time: every run holds `.rat/locks/<pipeline>.lock` (store/locks.py) from before it starts until
 it ends. A run of a pipeline already running in another process waits for that run (it stays queued, and
 a log line says whom it waits for), then runs; it never fails for that reason. If the holder was killed,
-the kernel freed the lock: the waiter marks the dead run failed (recovery.py) and runs.
+the kernel freed the lock: the waiter marks the dead run failed (recovery.py) and runs. The kernel frees a
+killed process's lock before the process is gone (its files close first), and a live holder records how its
+run ended just after it lets go: so the waiter first waits, briefly, for one or the other (`wait_out`).
 
 A save run once: a run asked for by a save or by new landing files carries `join_since`, the moment the
 files changed. If, once it holds the lock, it finds a successful run of the pipeline's working copy that
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,20 +25,35 @@ from pathlib import Path
 
 from ..events import EventBus, LogLine
 from ..store.locks import held
-from ..store.state import RunRecord, StateDB
+from ..store.state import RunRecord, StateDB, process_alive
 
 
 @contextmanager
-def pipeline_held(state_dir: Path, record: RunRecord, cancelled: threading.Event, events: EventBus) -> Iterator[bool]:
-    """The pipeline's lock for the block; yields whether another process held it first."""
+def pipeline_held(state_dir: Path, record: RunRecord, cancelled: threading.Event,
+                  events: EventBus) -> Iterator[str | None]:
+    """The pipeline's lock for the block; yields the holder it waited for (None when it did not wait)."""
 
     def waiting(holder: str) -> None:
         who = f"run {holder}" if holder else "a run"
         events.publish(LogLine(record.run_id, "info", f"{record.pipeline} is running in another process ({who}); "
                                                       "this run starts when that one ends"))
 
-    with held(state_dir, record.pipeline, f"{record.run_id} (pid {os.getpid()})", cancelled, waiting) as waited:
-        yield waited
+    with held(state_dir, record.pipeline, f"{record.run_id} (pid {os.getpid()})", cancelled, waiting) as last:
+        yield last
+
+
+WAIT_OUT_SECONDS = 5.0  # a process's exit takes milliseconds; a live run's last state write, as long
+
+
+def wait_out(state: StateDB, last_holder: str) -> None:
+    """Until the run that last held the lock has recorded its end or its process is gone, at most
+    WAIT_OUT_SECONDS: then a dead holder's run is an orphan to `mark_orphans`, and a live one's is not."""
+    run = state.get_run(last_holder.split(" ", 1)[0]) if last_holder else None
+    deadline = time.monotonic() + WAIT_OUT_SECONDS
+    while (run is not None and run.status in ("queued", "running") and time.monotonic() < deadline
+           and process_alive(run.host, run.pid)):
+        time.sleep(0.02)
+        run = state.get_run(run.run_id)
 
 
 @dataclass(frozen=True)

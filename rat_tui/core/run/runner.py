@@ -20,7 +20,7 @@ from ..project.model import PipelineRef, Project
 from ..storage import Storage
 from ..store.intervals import IntervalStore
 from ..store.state import RunRecord, StateDB
-from .across_processes import join_covering_run, pipeline_held
+from .across_processes import join_covering_run, pipeline_held, wait_out
 from .phases import Execution, RunOptions
 from .recovery import mark_orphans
 
@@ -118,8 +118,9 @@ class Runner:
         if not serialise:
             yield
             return
-        with pipeline_held(self.project.state_dir, handle.record, handle.cancelled, self.events) as waited:
-            if waited:  # the holder may have been killed: its run is no longer live, its files go back
+        with pipeline_held(self.project.state_dir, handle.record, handle.cancelled, self.events) as last:
+            if last is not None:  # the holder may have been killed: its run is no longer live, its files go back
+                wait_out(self.state, last)
                 mark_orphans(self.state, self.project, self.storage.landing_archive)
             yield
 

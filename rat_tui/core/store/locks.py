@@ -74,10 +74,10 @@ def lock_holder(state_dir: Path, name: str) -> str:
 
 @contextlib.contextmanager
 def held(state_dir: Path, name: str, who: str, cancelled: threading.Event,
-         on_wait: Callable[[str], None]) -> Iterator[bool]:
-    """Hold lock `name` for the block; yields whether it had to wait. While another process holds it,
-    `on_wait(holder)` is called once and the wait goes on until the lock is free or `cancelled` is set
-    (RunCancelled)."""
+         on_wait: Callable[[str], None]) -> Iterator[str | None]:
+    """Hold lock `name` for the block; yields the name of the holder it waited for (None when it did not
+    wait). While another process holds it, `on_wait(holder)` is called once and the wait goes on until the
+    lock is free or `cancelled` is set (RunCancelled)."""
     path = state_dir / LOCKS / f"{name}.lock"
     waited = False
     while (fd := _try_lock(path)) is None:
@@ -87,7 +87,8 @@ def held(state_dir: Path, name: str, who: str, cancelled: threading.Event,
         if cancelled.wait(POLL_SECONDS):
             raise RunCancelled()
     try:
+        last = holder(path) if waited else None  # the last holder's name, before ours goes over it
         _write_holder(fd, who)
-        yield waited
+        yield last
     finally:
         os.close(fd)

@@ -69,7 +69,7 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
-def _process_alive(host: str | None, pid: int | None) -> bool:
+def process_alive(host: str | None, pid: int | None) -> bool:
     if host != socket.gethostname() or not pid:
         return False
     try:
@@ -293,14 +293,14 @@ class StateDB:
     def orphaned_runs(self) -> list[RunRecord]:
         """Runs left queued or running by a process that no longer exists."""
         rows = self._conn().execute("SELECT * FROM runs WHERE status IN ('queued', 'running')").fetchall()
-        return [self._record(r) for r in rows if not _process_alive(r["host"], r["pid"])]
+        return [self._record(r) for r in rows if not process_alive(r["host"], r["pid"])]
 
     def live_run_ids(self, pipeline: str | None = None) -> set[str]:
         """Runs queued or running (of one pipeline, or all) whose process is still alive: a run a
         dead process left 'running' is not (the same test crash recovery uses)."""
         rows = self.query("SELECT run_id, pipeline, host, pid FROM runs WHERE status IN ('queued', 'running')")
         return {row["run_id"] for row in rows if (pipeline is None or row["pipeline"] == pipeline)
-                and _process_alive(row["host"], row["pid"])}
+                and process_alive(row["host"], row["pid"])}
 
     def unsettled_run_ids(self, pipeline: str | None = None) -> set[str]:
         """Runs whose branch and schema change must stay on the table: live ones, and those awaiting review."""
@@ -317,7 +317,7 @@ class StateDB:
         cutoff = now - timeout_minutes * 60
         rows = self.query("SELECT run_id, pipeline, started_at, host, pid FROM runs WHERE status = 'running'")
         return [row for row in rows if row["started_at"] is not None and row["started_at"] < cutoff
-                and not _process_alive(row["host"], row["pid"])]
+                and not process_alive(row["host"], row["pid"])]
 
     def covering_run(self, pipeline: str, since: float, other_than: str) -> RunRecord | None:
         """The first successful run of the working copy of `pipeline` that started at or after `since`."""

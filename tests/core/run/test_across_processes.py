@@ -94,3 +94,51 @@ def test_a_sigkill_of_the_process_holding_the_pipeline_lets_the_other_run(scratc
     scratch.wb.runs.cleanup_leftovers()  # what the next run or start does after a crash
     assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
     assert list(scratch.refs(fqn)) == ["main"]
+
+
+LOCK_THEN_LINGER = """
+import os, sys, time
+from pathlib import Path
+from rat_tui.core.run_record import RunRecord
+from rat_tui.core.store.locks import hold_now
+from rat_tui.core.store.state import StateDB
+
+state_dir, fqn, run_id, ends = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+state = StateDB(state_dir / "state.db")
+state.insert_run(RunRecord(run_id, fqn, "running", started_at=time.time()))
+fd = hold_now(state_dir, fqn, f"{run_id} (pid {os.getpid()})")
+print("held", flush=True)
+sys.stdin.readline()
+os.close(fd)  # the lock is free while this process lives on
+time.sleep(0.5)
+if ends == "recorded":  # a live holder records its run's end just after it lets go of the lock
+    state.update_run(run_id, status="success", finished_at=time.time())
+    time.sleep(3)
+os._exit(0)  # else: as a killed process, whose lock the kernel frees before the process is gone
+"""
+
+
+@pytest.mark.parametrize("ends", ["gone", "recorded"])
+def test_a_holder_still_alive_when_its_lock_frees_is_waited_out(scratch: Scratch, ends: str):
+    """The gap a SIGKILL leaves: the kernel closes a killed process's files (and frees its lock) before the
+    process is gone. The waiting run found the holder's pid alive and left its run `running` for good. And a
+    live holder records its run's end only after it lets go: that run must not be marked failed."""
+    fqn = scratch.pipeline("silver", "lingers", APPEND)
+    state_dir = scratch.wb.project.state_dir
+    holder = subprocess.Popen([sys.executable, "-c", LOCK_THEN_LINGER, str(state_dir), fqn, f"held-{ends}", ends],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        handle = scratch.wb.runs.submit(fqn)
+        until(lambda: handle.record.status == "queued" and not handle.done.is_set(), 30, "the run to wait")
+        time.sleep(0.5)
+        holder.stdin.write("go\n")
+        holder.stdin.flush()
+        record = handle.wait(120)
+    finally:
+        holder.kill()
+        holder.wait(30)
+    assert record.status == "success", record.error
+    held_run = scratch.wb.state.get_run(f"held-{ends}")
+    assert held_run.status == ("failed" if ends == "gone" else "success")
+    assert scratch.rows(f"SELECT id FROM {fqn}") == [[1]]
