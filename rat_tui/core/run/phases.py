@@ -487,7 +487,8 @@ class Execution:
                            "run stops before main; make the column again, or change the downstream queries first",
                            self.pipeline.source_relpath)
         if not rebuild:
-            self.state.update_run(self.record.run_id, branch=self.branch)  # first: recovery visits runs with a branch
+            if plan.added or plan.widened:  # a schema commit follows; recovery visits runs with a branch
+                self.state.update_run(self.record.run_id, branch=self.branch)
             self.schema_changes_pending |= bool(plan.added or plan.widened)
             applied = apply_plan(self.table, plan, self.schema_id, self.record.run_id,
                                  lambda *change: landing_steps.type_change_remedy(self.files_read, self.pipeline,
