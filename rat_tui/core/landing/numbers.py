@@ -11,6 +11,7 @@ ZIP codes, account numbers) is text: as numbers they lost the zero.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import itertools
 import re
@@ -47,6 +48,8 @@ _PLAIN_COLUMN = re.compile(r"[ \t]*(?:[+-]?\d+)?[ \t]*(?:\n[ \t]*(?:[+-]?\d+)?[ 
 _SEPARATOR = re.compile("[.,'" + SPACES + "]")
 _WRITTEN = re.compile(r"(?m)^[ \t]*([^\n]*?[.,'" + SPACES + r"][^\n]*?)[ \t]*$")  # values holding a separator
 _LEADING_ZEROS = re.compile(r"(?m)^[ \t]*([+-]?0\d[^\n]*?)[ \t]*$")
+_LONG_NUMBER = re.compile(r"(?m)^[^\d\n]*(?:\d[^\d\n]*){16,}$")  # a value of 16 digits or more
+_MOST_LONG = 5
 
 
 def canonical(value: str, decimal: str, thousands: str | None) -> str:
@@ -80,6 +83,9 @@ class ColumnSample:
     # A value written as Excel's text formula (`="01234"`, cleaning.py reads the text inside): text on purpose,
     # in every file of the zone, as a leading zero is (a union with another file's numbers cast it to 1234)
     formula: bool = False
+    whole: bool = False  # every value a whole number without separators: Spark reads bigint, or decimal(p, 0)
+    # The first values with more digits than a double holds (more than 15): a column read as double loses them
+    long_values: tuple[str, ...] = ()
 
 
 # What exports write for "no value" in a column of numbers (compared without case or surrounding spaces)
@@ -107,7 +113,8 @@ def column_samples(records, names: tuple[str, ...], null_value: str | None,
         blob = "\n".join(distinct)
         if _PLAIN_COLUMN.fullmatch(blob):  # whole numbers only (ids, counts): one match, not eight
             zero = _LEADING_ZEROS.search(blob)
-            out[name] = ColumnSample(True, frozenset(CONVENTIONS), (), zero.group(1) if zero else None)
+            out[name] = ColumnSample(True, frozenset(CONVENTIONS), (), zero.group(1) if zero else None, whole=True,
+                                     long_values=_long_values(blob))
             continue
         fits = frozenset(c for c, whole in _COLUMN_MATCHERS.items() if whole.fullmatch(blob)) \
             if _SEPARATOR.search(blob) else frozenset()
@@ -122,8 +129,12 @@ def column_samples(records, names: tuple[str, ...], null_value: str | None,
             continue
         zero = _LEADING_ZEROS.search(blob)
         written = tuple(m.group(1) for m in itertools.islice(_WRITTEN.finditer(blob), _MOST_VALUES))
-        out[name] = ColumnSample(True, fits, written, zero.group(1) if zero else None)
+        out[name] = ColumnSample(True, fits, written, zero.group(1) if zero else None, long_values=_long_values(blob))
     return out
+
+
+def _long_values(blob: str) -> tuple[str, ...]:
+    return tuple(m.group(0).strip() for m in itertools.islice(_LONG_NUMBER.finditer(blob), _MOST_LONG))
 
 
 def _numbers_one_way(blob: str) -> bool:
@@ -241,7 +252,8 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
                 tuple(dict.fromkeys(seen.written + column.written))[:_MOST_VALUES],
                 seen.leading_zero or column.leading_zero, dates_two_ways=seen.dates_two_ways or column.dates_two_ways,
                 dressed=seen.dressed or column.dressed, date_times=seen.date_times or column.date_times,
-                formula=seen.formula or column.formula)
+                formula=seen.formula or column.formula, whole=seen.whole and column.whole,
+                long_values=tuple(dict.fromkeys(seen.long_values + column.long_values))[:_MOST_LONG])
     numeric = {n: c for n, c in merged.items() if c.numeric and c.fits}
     decimal = pinned_decimal or _convention(numeric.values())
     columns, text, said = [], [], []
@@ -309,8 +321,54 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
             example = next(v for v in column.written if convention[1] in v or convention[1] == " ")
             said.append(("number_format", f"{name}: {example} read as {canonical(example, *convention)} "
                                           f"({NumberColumn(name, *convention, integral).describe()})"))
+    for name, column in numeric.items():
+        if name in text or name in pinned_types or column.whole or not column.long_values:
+            continue
+        number = next((c for c in columns if c.name == name), None)
+        if number is not None and number.integral:
+            continue  # whole numbers, thousands grouped: bigint
+        inexact = _inexact_as_double(column, number)
+        if inexact is not None:
+            text.append(name)
+            columns = [c for c in columns if c.name != name]
+            said.append(("kept_as_text", f"{name} kept as text: {inexact} has more digits than a double holds exactly "
+                                         f"(it would read as {_as_double(canonical(inexact, *_reading(number)))}); pin "
+                                         "the column to a decimal wide enough for its values (schema: {"
+                                         f"{name}: '{_decimal_for(column, number)}'}}) to read them as numbers"))
     thousands = pinned_thousands or next((c.thousands for c in columns if c.thousands), None)
     return ZoneNumbers(decimal, thousands, tuple(columns), tuple(text), tuple(said))
+
+
+def _reading(number: NumberColumn | None) -> tuple[str, str | None]:
+    """(decimal mark, thousands separator) a column of numbers is read with: Spark's own when not the zone's."""
+    return (number.decimal, number.thousands) if number is not None else (".", None)
+
+
+def _inexact_as_double(column: ColumnSample, number: NumberColumn | None) -> str | None:
+    """The first of the column's long values a double does not hold exactly, as written."""
+    for value in column.long_values:
+        with contextlib.suppress(InvalidOperation, ValueError):
+            exact = canonical(value, *_reading(number))
+            if Decimal(exact) != Decimal(repr(float(exact))):
+                return value
+    return None
+
+
+def _as_double(exact: str) -> str:
+    shown = format(Decimal(repr(float(exact))), "f")
+    return shown.removesuffix(".0")
+
+
+def _decimal_for(column: ColumnSample, number: NumberColumn | None) -> str:
+    """decimal(p,s) holding every value the sample kept of the column (its long ones and those with a mark)."""
+    whole_digits, scale = 1, 0
+    for value in column.long_values + column.written:
+        with contextlib.suppress(InvalidOperation, ValueError):
+            exact = Decimal(canonical(value, *_reading(number)))
+            digits, exponent = exact.as_tuple().digits, int(exact.as_tuple().exponent)
+            scale = max(scale, -exponent)
+            whole_digits = max(whole_digits, len(digits) + exponent)
+    return f"decimal({min(whole_digits + scale, 38)},{min(scale, 38)})"
 
 
 def _convention(columns) -> str | None:

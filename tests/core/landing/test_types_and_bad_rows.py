@@ -348,3 +348,36 @@ def test_a_column_of_numbers_but_for_n_a_or_null_is_said_with_the_setting_that_r
     assert again["status"] == "success", again["error"]
     assert scratch.rows(f"SELECT amount FROM {scratch.ns}.bronze.na2 ORDER BY id") == [[2.5], [None], [4.25]]
     assert [n["text"].split(" ")[0] for n in again["notes"] if n["kind"] == "kept_as_text"] == ["qty"]
+
+
+def test_a_column_of_decimals_holding_more_digits_than_a_double_is_kept_as_text_and_said(scratch: Scratch):
+    """Found by a new user: `2.5` above `9007199254740993` made a double column, and the run was green with
+    9007199254740992. Kept as text now, with the decimal to pin; pinned, the table holds every digit."""
+    scratch.landing("exact", "a.csv", "id,amount,ratio\n1,2.5,0.5\n2,9007199254740993,0.25\n3,12345678901234567.89,1.0\n")
+    fqn = scratch.pipeline("bronze", "exact", SQL.format("exact"))
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    said = [n["text"] for n in run["notes"] if n["kind"] == "kept_as_text"]
+    assert said == ["amount kept as text: 9007199254740993 has more digits than a double holds exactly (it would "
+                    "read as 9007199254740992); pin the column to a decimal wide enough for its values (schema: "
+                    "{amount: 'decimal(19,2)'}) to read them as numbers"], run["notes"]
+    assert scratch.rows(f"SELECT amount, ratio FROM {fqn} ORDER BY id") == [
+        ["2.5", 0.5], ["9007199254740993", 0.25], ["12345678901234567.89", 1.0]]
+    # as the note says
+    scratch.wb.landing.set_zone_settings(scratch.ns, "exact", schema={"amount": "decimal(19,2)"})
+    again = scratch.run(fqn, full_refresh=True)
+    assert again["status"] == "success", again["error"]
+    assert scratch.rows(f"SELECT CAST(amount AS STRING) FROM {fqn} ORDER BY id") == [
+        ["2.50"], ["9007199254740993.00"], ["12345678901234567.89"]]
+    assert not [n for n in again["notes"] if n["kind"] == "kept_as_text"]
+
+
+def test_whole_numbers_past_a_double_stay_exact_numbers_without_a_note(scratch: Scratch):
+    """Whole numbers are read as bigint (or a decimal past it): nothing is lost, nothing said."""
+    scratch.landing("ids", "a.csv", "id,account\n1,9007199254740993\n2,12345678901234567890\n")
+    fqn = scratch.pipeline("bronze", "ids", SQL.format("ids"))
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert not [n for n in run["notes"] if n["kind"] == "kept_as_text"]
+    assert scratch.rows(f"SELECT CAST(account AS STRING) FROM {fqn} ORDER BY id") == [
+        ["9007199254740993"], ["12345678901234567890"]]
