@@ -166,17 +166,28 @@ def last_row_per_key(job: WriteJob) -> tuple["DataFrame", bool, list | None]:
         distinct = len(values)
     if distinct == job.rows_in_result:
         return job.rows, False, values
-    note_repeated_keys(job, (job.rows_in_result or 0) - distinct)
+    note_repeated_keys(job, (job.rows_in_result or 0) - distinct, job.new.select(*keys))
     return keep_last_per_key(job.new, keys), True, values
 
 
-def note_repeated_keys(job: WriteJob, repeated: int) -> None:
+REPEATED_KEYS_SHOWN = 3
+
+
+def note_repeated_keys(job: WriteJob, repeated: int, keys: "DataFrame") -> None:
     """Rows of the batch whose key another row has: only the last of each was written. Said, since "last" is the
-    query's output order, which without an ORDER BY is the order its rows were read in."""
+    query's output order, which without an ORDER BY is the order its rows were read in; with the most repeated
+    keys (`keys`: the batch's key columns), so a user can find the rows (a query only when keys repeat)."""
+    from pyspark.sql import functions as F
+
+    most = (keys.groupBy(*job.keys).agg(F.count(F.lit(1)).alias("__rat_rows")).filter("__rat_rows > 1")
+            .orderBy(F.desc("__rat_rows"), *job.keys).limit(REPEATED_KEYS_SHOWN).collect())
+    shown = ", ".join(", ".join(f"{name} {row[name]}" for name in job.keys) + f": {row['__rat_rows']} rows"
+                      for row in most)
     job.notes.append(RunNote(
-        "duplicate_keys", f"{repeated:,} row(s) of the batch repeat the {', '.join(job.keys)} of a later row: the "
-        "last row of each key in the query's output order was written (without an ORDER BY in the query, the order "
-        "its rows were read in; order by a column such as updated_at to choose)", phase="iceberg_write"))
+        "duplicate_keys", f"{repeated:,} row(s) of the batch repeat the {', '.join(job.keys)} of a later row "
+        f"({shown}{', …' if repeated > sum(row['__rat_rows'] - 1 for row in most) else ''}): the last row of each key "
+        "in the query's output order was written (without an ORDER BY in the query, the order its rows were read "
+        "in; order by a column such as updated_at to choose)", phase="iceberg_write"))
 
 
 def listed_keys(job: WriteJob) -> bool:
@@ -273,7 +284,7 @@ def first_load(job: WriteJob, last_row_wins: bool) -> None:
     distinct = distinct_keys(written, width)
     if rows == distinct:
         return
-    note_repeated_keys(job, rows - distinct)
+    note_repeated_keys(job, rows - distinct, written)
     head, parent = job.table.spark.sql(
         f"SELECT s.snapshot_id, s.parent_id FROM {job.table.ident}.snapshots s JOIN {job.table.ident}.refs r "
         f"ON s.snapshot_id = r.snapshot_id WHERE r.name = {sql_string(job.branch)}").first()

@@ -77,6 +77,10 @@ def test_a_first_keyed_load_writes_once_and_the_last_row_of_a_duplicate_key_wins
     assert run["status"] == "success" and run["rows_written"] == len(latest)
     assert _build_rows(scratch, run) is None
     assert sorted(scratch.rows(f"SELECT id, v FROM {fqn}")) == sorted([k, v] for k, v in latest.items())
+    repeated = sorted((-keys.count(k), k) for k in set(keys) if keys.count(k) > 1)  # the most repeated first
+    shown = ", ".join(f"id {k}: {-n} rows" for n, k in repeated[:3])
+    assert [n["text"].split(": the last")[0].split("later row ")[-1] for n in run["notes"]
+            if n["kind"] == "duplicate_keys"] == ([f"({shown})"] if repeated else [])
     # the first write, duplicates and all, is neither on main's history nor listed
     assert [s["added_rows"] for s in scratch.wb.tables.snapshots(fqn).as_dict()["snapshots"] if s["added_rows"]] == [len(latest)]
 

@@ -41,12 +41,17 @@ def test_incremental_upserts_and_the_last_duplicate_wins(scratch: Scratch):
     assert table(scratch, "id") == [[1, "a"], [2, "last"], [3, "c"], [4, "d"]]
     assert run["rows_written"] == 2
     # said (a new user's batch of repeated keys and no ORDER BY kept one row of each, silently)
-    repeated = ("1 row(s) of the batch repeat the id of a later row: the last row of each key in the query's output "
-                "order was written (without an ORDER BY in the query, the order its rows were read in; order by a "
-                "column such as updated_at to choose)")
-    assert [(n["kind"], n["text"], n["phase"]) for n in run["notes"]] == [("duplicate_keys", repeated, "iceberg_write")]
+    repeated = ("1 row(s) of the batch repeat the id of a later row (id {}: 2 rows): the last row of each key in the "
+                "query's output order was written (without an ORDER BY in the query, the order its rows were read in; "
+                "order by a column such as updated_at to choose)")
+    assert [(n["kind"], n["text"], n["phase"]) for n in run["notes"]] == [
+        ("duplicate_keys", repeated.format(2), "iceberg_write")]
     first = step(scratch, header, [(7, "x"), (7, "y"), (8, "z")], "id, v", name="first")  # a first load, too
-    assert [n["text"] for n in first["notes"]] == [repeated]
+    assert [n["text"] for n in first["notes"]] == [repeated.format(7)]
+    # the keys a note names: the most repeated first, three at most
+    many = step(scratch, header, [(k, "v") for k in (5, 6, 6, 6, 9, 9, 4, 4, 1)], "id, v", name="many")
+    assert [n["text"].split(": the last")[0] for n in many["notes"]] == [
+        "4 row(s) of the batch repeat the id of a later row (id 6: 3 rows, id 4: 2 rows, id 9: 2 rows)"]
     assert table(scratch, "id", name="first") == [[7, "y"], [8, "z"]]
     assert step(scratch, header, [(9, "w")], "id, v")["notes"] == []
 
