@@ -62,8 +62,10 @@ def pending_changes(spark: "SparkSession", table) -> list[SchemaChange]:
 
 
 def commit_change(spark: "SparkSession", table, run_id: str, added: list[tuple[str, "DataType"]],
-                  widened: list[tuple[str, "DataType"]]) -> SchemaChange:
-    """Adds and widens columns, and records the change, in one commit (on the freshly loaded `table`)."""
+                  widened: list[tuple[str, "DataType"]],
+                  fields_added: list[tuple[tuple[str, ...], "DataType"]] = ()) -> SchemaChange:
+    """Adds and widens columns, and adds fields inside struct columns (`(("meta", "extra"), type)`), and records
+    the change, in one commit (on the freshly loaded `table`)."""
     jvm = spark.sparkContext._jvm
 
     def iceberg_type(kind: "DataType"):
@@ -74,6 +76,8 @@ def commit_change(spark: "SparkSession", table, run_id: str, added: list[tuple[s
         update.addColumn(None, name, iceberg_type(kind))  # no parent: a name with a dot stays one column
     for name, kind in widened:
         update.updateColumn(name, iceberg_type(kind))
+    for path, kind in fields_added:
+        update.addColumn(".".join(path[:-1]), path[-1], iceberg_type(kind))
     schema = update.apply()
     ops = table.operations()
     base = ops.current()

@@ -487,9 +487,9 @@ class Execution:
                            "run stops before main; make the column again, or change the downstream queries first",
                            self.pipeline.source_relpath)
         if not rebuild:
-            if plan.added or plan.widened:  # a schema commit follows; recovery visits runs with a branch
+            if plan.changes_the_table():  # a schema commit follows; recovery visits runs with a branch
                 self.state.update_run(self.record.run_id, branch=self.branch)
-            self.schema_changes_pending |= bool(plan.added or plan.widened)
+            self.schema_changes_pending |= plan.changes_the_table()
             applied = apply_plan(self.table, plan, self.schema_id, self.record.run_id,
                                  lambda *change: landing_steps.type_change_remedy(self.files_read, self.pipeline,
                                                                                   *change))

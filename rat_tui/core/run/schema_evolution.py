@@ -48,6 +48,10 @@ class SchemaPlan:
     renamed: list[tuple[str, str]] = field(default_factory=list)  # (the result's name, the table's): only case differs
     narrower: list[tuple[str, "DataType"]] = field(default_factory=list)  # (column, the table's type): values fit it
     result_order: list[str] = field(default_factory=list)  # the result's columns, by the table's names
+    # Struct columns the result writes another way (a field more, a field fewer, in another order): (column, the
+    # struct the table holds once the plan is applied), and the fields that adds: (path, type), `meta.extra`
+    restructured: list[tuple[str, "DataType"]] = field(default_factory=list)
+    fields_added: list[tuple[tuple[str, ...], "DataType"]] = field(default_factory=list)
 
     def cast_to_the_table(self) -> "SchemaPlan":
         """The plan with each incompatible column written in the table's type: for a result of no rows (files that
@@ -66,6 +70,7 @@ class SchemaPlan:
 
         notes = [note("schema", f"column {c} is written to {t} (the names differ only in case)") for c, t in self.renamed]
         notes += [note("schema", f"added column {c} {t.simpleString()}") for c, t in self.added]
+        notes += [note("schema", f"added field {'.'.join(p)} {t.simpleString()}") for p, t in self.fields_added]
         notes += [note("schema", f"widened column {c} {a.simpleString()} → {b.simpleString()}") for c, a, b in self.widened]
         notes += [note("null_column", f"column {c} is no longer produced; kept and filled with NULL{breaking(c)}", c)
                   for c, _ in self.missing]
@@ -75,6 +80,10 @@ class SchemaPlan:
                   for c, a, b in self.incompatible]
         return notes
 
+    def changes_the_table(self) -> bool:
+        """Whether applying the plan is a schema commit (columns or fields added, columns widened)."""
+        return bool(self.added or self.widened or self.fields_added)
+
     def dropped_and_added(self) -> tuple[dict[str, str], dict[str, str]]:
         """The columns the result no longer makes and those it adds, with their types: a rename is one of each."""
         return ({c: t.simpleString() for c, t in [*self.missing, *self.dropped]},
@@ -82,7 +91,8 @@ class SchemaPlan:
 
     def matches_result(self) -> bool:
         """The table has exactly the result's columns, in its order, of its types (a widening makes them so)."""
-        return not (self.missing or self.narrower or self.incompatible) and self.columns == self.result_order
+        return not (self.missing or self.narrower or self.incompatible or self.restructured) \
+            and self.columns == self.result_order
 
     def as_the_query_makes(self) -> "SchemaPlan":
         """The plan of a rebuild from the query: the table gets the result's columns, order and types; a column
@@ -166,6 +176,11 @@ def plan_schema(table: "StructType", result: "StructType", case_sensitive: bool 
         old = have[name]
         if old.simpleString() == f.dataType.simpleString():  # ignores nested nullability
             continue
+        merged = merged_struct(old, f.dataType, key)
+        if merged is not None:
+            plan.restructured.append((name, merged[0]))
+            plan.fields_added += [((name, *path), kind) for path, kind in merged[1]]
+            continue
         if fits(old, f.dataType):
             plan.widened.append((name, old, f.dataType))
         elif casts_exactly(f.dataType, old):
@@ -194,10 +209,10 @@ def apply_plan(table: IcebergTable, plan: SchemaPlan, schema_id: int, run_id: st
             f"fix the query, or run {table.ref.fqn} with --full-refresh to rebuild the table")
         raise RatError(f"column {name} changes type from {old.simpleString()} to {new.simpleString()}, which is "
                        f"not a safe widening; {way_out}")
-    if not plan.added and not plan.widened:
+    if not plan.changes_the_table():
         return schema_id
     return commit_change(table.spark, table.loaded(), run_id, plan.added,
-                         [(name, new) for name, _old, new in plan.widened]).after
+                         [(name, new) for name, _old, new in plan.widened], plan.fields_added).after
 
 
 def _decide(java_table, change: SchemaChange, live_runs: set[str]) -> str:
@@ -243,6 +258,57 @@ def settle_schema_changes(table: IcebergTable, live_runs: set[str]) -> list[str]
     return done
 
 
+def merged_struct(old: "DataType", new: "DataType", key: Callable[[str], str]
+                  ) -> tuple["StructType", list[tuple[tuple[str, ...], "DataType"]]] | None:
+    """The struct a table's struct column `old` becomes to hold the result's `new`: its fields, each merged,
+    then the fields only `new` has (Iceberg adds a field last, as a column), with those added fields' paths.
+    None when either is no struct, or a field both have changes type otherwise (a struct inside merged so)."""
+    from pyspark.sql.types import StructField, StructType
+
+    if not isinstance(old, StructType) or not isinstance(new, StructType):
+        return None
+    theirs = {key(f.name): f for f in new.fields}
+    fields, added = [], []
+    for mine in old.fields:
+        other = theirs.pop(key(mine.name), None)
+        if other is None or other.dataType.simpleString() == mine.dataType.simpleString() or casts_exactly(
+                other.dataType, mine.dataType):
+            fields.append(mine)
+            continue
+        inner = merged_struct(mine.dataType, other.dataType, key)
+        if inner is None:
+            return None
+        fields.append(StructField(mine.name, inner[0], True))
+        added += [((mine.name, *path), kind) for path, kind in inner[1]]
+    for other in theirs.values():
+        fields.append(StructField(other.name, other.dataType, True))
+        added.append(((other.name,), other.dataType))
+    return StructType(fields), added
+
+
+def _restructured(column: "Column", have: "DataType", want: "DataType") -> "Column":
+    """`column`, a struct of type `have`, as the struct `want`: each field by name, cast where its type differs,
+    NULL where `have` lacks it; a NULL struct stays NULL."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StructType
+
+    assert isinstance(have, StructType) and isinstance(want, StructType)
+    theirs = {f.name.lower(): f for f in have.fields}
+    parts = []
+    for wanted in want.fields:
+        source = theirs.get(wanted.name.lower())
+        if source is None:
+            value = F.lit(None).cast(wanted.dataType)
+        elif source.dataType.simpleString() == wanted.dataType.simpleString():
+            value = column.getField(source.name)
+        elif isinstance(wanted.dataType, StructType) and isinstance(source.dataType, StructType):
+            value = _restructured(column.getField(source.name), source.dataType, wanted.dataType)
+        else:
+            value = column.getField(source.name).cast(wanted.dataType)
+        parts.append(value.alias(wanted.name))
+    return F.when(column.isNull(), F.lit(None).cast(want)).otherwise(F.struct(*parts))
+
+
 def align(result: "DataFrame", plan: SchemaPlan) -> "DataFrame":
     """The result as the table holds it: each column under the table's name and of its type, a column
     it no longer produces filled with NULL, and its columns in the table's order (the runner's own,
@@ -260,12 +326,14 @@ def align(result: "DataFrame", plan: SchemaPlan) -> "DataFrame":
     missing = dict(plan.missing)
     known = set(plan.columns)
     ordered = [c for c in plan.columns if c in named or c in missing] + [c for c in named if c not in known]
-    if ordered == result.columns and not plan.narrower:
+    if ordered == result.columns and not plan.narrower and not plan.restructured:
         return result  # no Column made: each is a JVM round trip, and a warm run writes as it is
     columns = {name: F.col(quote(source)) for name, source in named.items()}
     types = {renamed.get(f.name, f.name): f.dataType for f in result.schema.fields}
     for name, kind in plan.narrower:
         columns[name] = _cast(columns[name], name, kind, types[name])
+    for name, kind in plan.restructured:
+        columns[name] = _restructured(columns[name], types[name], kind)
     for name, kind in missing.items():
         columns[name] = F.lit(None).cast(kind)
     return result.select(*(columns[c].alias(c) for c in ordered))

@@ -381,3 +381,27 @@ def test_whole_numbers_past_a_double_stay_exact_numbers_without_a_note(scratch: 
     assert not [n for n in run["notes"] if n["kind"] == "kept_as_text"]
     assert scratch.rows(f"SELECT CAST(account AS STRING) FROM {fqn} ORDER BY id") == [
         ["9007199254740993"], ["12345678901234567890"]]
+
+
+@pytest.mark.parametrize("strategy", ["append_only", "incremental"])
+def test_a_later_json_file_with_a_new_key_inside_an_object_adds_the_field(scratch: Scratch, strategy: str):
+    """Found by a new user: `meta: {src}` then `meta: {src, extra}` failed the run ("not a safe widening").
+    Iceberg adds a field inside a struct as it adds a column: the field is added, earlier rows hold NULL in
+    it, and a file after them without the key loads with NULL too."""
+    fqn = scratch.pipeline("bronze", f"nested_{strategy}", f"-- @merge_strategy: {strategy}\n-- @unique_key: id\n"
+                           + SQL.format(f"nested_{strategy}"))
+    zone = f"nested_{strategy}"
+    scratch.landing(zone, "a.json", '{"id": 1, "meta": {"src": "web", "at": {"h": 1}}}\n')
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.landing(zone, "b.json", '{"id": 2, "meta": {"src": "app", "extra": "x", "at": {"h": 2, "m": 30}}}\n')
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert [n["text"] for n in run["notes"] if n["kind"] == "schema"] == [
+        "added field meta.at.m bigint", "added field meta.extra string"]
+    scratch.landing(zone, "c.json", '{"id": 3, "meta": {"src": "api"}}\n')
+    third = scratch.run(fqn)
+    assert third["status"] == "success", third["error"]
+    assert scratch.rows(f"SELECT id, meta.src, meta.extra, meta.at.h, meta.at.m FROM {fqn} ORDER BY id") == [
+        [1, "web", None, 1, None], [2, "app", "x", 2, 30], [3, "api", None, None, None]]
+    assert scratch.rows(f"SELECT typeof(meta) FROM {fqn} LIMIT 1") == [
+        ["struct<at:struct<h:bigint,m:bigint>,src:string,extra:string>"]]
