@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
-    from pyspark.sql.types import StructType
+    from pyspark.sql.types import DecimalType, StructType
 
 SPACES = " \u00a0\u202f"  # a space, and the no-break spaces French and Swiss exports group with
 CONVENTIONS = tuple((decimal, thousands) for decimal in (".", ",")
@@ -418,6 +418,7 @@ def in_zone(dialects: dict, decimal: str | None, thousands: str | None,
 # -- Spark ---------------------------------------------------------------------------------------------
 NUMBER_MISFIT = "rat: a number written unlike its column's others: "
 LEADING_ZERO = "rat: a number with a leading zero: "
+ROUNDED = "rat: a number with more decimal places than its pinned type: "
 LEADING_ZERO_PATTERN = "^[ \\t]*[+-]?0[0-9]"  # as _LEADING_ZEROS: `01`, `-007`; not `0`, `0.5`
 
 
@@ -438,12 +439,34 @@ def typed(schema: "StructType", numbers: tuple[NumberColumn, ...], text: tuple[s
 
 def as_read(schema: "StructType", numbers: tuple[NumberColumn, ...], pinned: frozenset[str] | None) -> "StructType":
     """What Spark reads: the zone's number columns as text, turned into numbers by `converted`; with `pinned`
-    (the columns the zone pins to a type, read as that type) every other number column too."""
-    from pyspark.sql.types import NumericType, StringType, StructField, StructType
+    (the columns the zone pins to a type, read as that type but for decimals, which Spark's parser rounds)
+    every other number column too."""
+    from pyspark.sql.types import StringType, StructField, StructType
 
-    names = {c.name for c in numbers}
-    return StructType([StructField(f.name, StringType(), True) if isinstance(f.dataType, NumericType) and (
-        f.name in names or pinned is not None and f.name not in pinned) else f for f in schema.fields])
+    return StructType([StructField(f.name, StringType(), True) if _read_as_text(f, numbers, pinned) else f
+                       for f in schema.fields])
+
+
+def _read_as_text(field, numbers: tuple[NumberColumn, ...], pinned: frozenset[str] | None) -> bool:
+    from pyspark.sql.types import DecimalType, NumericType
+
+    if not isinstance(field.dataType, NumericType):
+        return False
+    return (any(c.name == field.name for c in numbers) or pinned is not None
+            and (field.name not in pinned or isinstance(field.dataType, DecimalType)))
+
+
+def _exactly(value: "Column", text: "Column", wanted: "DecimalType", name: str, raw: "Column",
+             marker: str) -> "Column":
+    """`value` (`text` cast to the decimal `wanted`), failing the read where the cast rounded: Spark stores
+    `10.005` in a decimal(18,2) as 10.01. Compared with the text cast to a decimal of as many whole digits and
+    every place left, which holds any value `value` holds."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import DecimalType
+
+    wide = DecimalType(38, 38 - (wanted.precision - wanted.scale))
+    rounded = F.raise_error(F.concat(F.lit(marker), F.lit(name + " "), raw)).cast(wanted)
+    return F.when(value.isNotNull() & (value != text.cast(wide)), rounded).otherwise(value)
 
 
 def leading_zero(raw: "Column") -> "Column":
@@ -456,6 +479,15 @@ def leading_zero(raw: "Column") -> "Column":
             .when(first.isin("+", "-", " ", "\t"), raw.rlike(LEADING_ZERO_PATTERN)).otherwise(F.lit(False)))
 
 
+def plain_number(raw: "Column", column: NumberColumn) -> "Column":
+    """A value written as the column writes its numbers (`1.234,5`), as Spark's casts read numbers (`1234.5`)."""
+    from pyspark.sql import functions as F
+
+    grouping = "[ \u00a0\u202f]" if column.thousands == " " else re.escape(column.thousands or "")
+    text = F.regexp_replace(raw, grouping, "") if column.thousands else raw
+    return F.translate(text, column.decimal, ".") if column.decimal != "." else text
+
+
 def converted(df: "DataFrame", schema: "StructType", numbers: tuple[NumberColumn, ...],
               pinned: frozenset[str] | None) -> "DataFrame":
     """The columns `as_read` read as text, as `schema` types them. A value written otherwise fails the read
@@ -463,13 +495,12 @@ def converted(df: "DataFrame", schema: "StructType", numbers: tuple[NumberColumn
     past it, a ZIP code as 1234); widening.py then keeps the column as text. The message names the column
     and value, not the file: input_file_name() in every number column's plan made each scan track its file."""
     from pyspark.sql import functions as F
-    from pyspark.sql.types import NumericType
+    from pyspark.sql.types import DecimalType
 
     by_name = {c.name: c for c in numbers}
     for field in schema.fields:
         wanted = field.dataType
-        if not isinstance(wanted, NumericType) or (field.name not in by_name and (
-                pinned is None or field.name in pinned)):
+        if not _read_as_text(field, numbers, pinned):
             continue
         raw = F.col(f"`{field.name}`")
         what = F.concat(F.lit(field.name + " "), raw)
@@ -479,15 +510,16 @@ def converted(df: "DataFrame", schema: "StructType", numbers: tuple[NumberColumn
         blank = raw.isNull() | (F.trim(raw) == "")
         if column is None:  # cast once, and look further only at what did not cast
             number = F.expr(f"try_cast(`{field.name}` AS {wanted.simpleString()})")
+            text = raw
             value = (F.when(number.isNotNull(), F.when(leading_zero(raw), zero).otherwise(number))
                      .when(blank, F.lit(None).cast(wanted)).otherwise(misfit))
         else:
-            grouping = "[ \u00a0\u202f]" if column.thousands == " " else re.escape(column.thousands or "")
-            text = F.regexp_replace(raw, grouping, "") if column.thousands else raw
-            if column.decimal != ".":
-                text = F.translate(text, column.decimal, ".")
+            text = plain_number(raw, column)
             fits = raw.rlike("^" + _pattern(column.decimal, column.thousands, "java") + "$")
             value = (F.when(blank, F.lit(None).cast(wanted)).when(leading_zero(raw), zero)
                      .when(fits, text.cast(wanted)).otherwise(misfit))
+        if isinstance(wanted, DecimalType):  # a pinned one refuses; a sampled one (whole numbers) is widened
+            value = _exactly(value, text, wanted, field.name, raw,
+                             ROUNDED if pinned is not None and field.name in pinned else NUMBER_MISFIT)
         df = df.withColumn(field.name, value)
     return df

@@ -21,7 +21,7 @@ from ..lake.spark_errors import root_cause
 from ..lake.table import quote
 from .checks import bad_json_line
 from .dialect import Dialect, text_lines
-from .numbers import LEADING_ZERO, LEADING_ZERO_PATTERN, NUMBER_MISFIT
+from .numbers import LEADING_ZERO, LEADING_ZERO_PATTERN, NUMBER_MISFIT, ROUNDED, canonical, plain_number
 from .schema import full_csv_schema
 from .spark_reader import UNNAMED_VALUE, FileGroup, csv_frame, typed_schema
 from .zone_settings import ZoneReadSettings
@@ -133,6 +133,9 @@ def does_not_cast(column: str, dtype: "DataType") -> "Column":
     return F.col(quote(column)).isNotNull() & F.expr(f"try_cast({quote(column)} AS {dtype.simpleString()})").isNull()
 
 
+PLAIN = "__rat_plain"
+
+
 def first_misfit(spark: "SparkSession", group: FileGroup, uris: list[str], column: str,
                  dtype: "DataType") -> tuple[str, Path] | None:
     """The first value of `column` that does not cast to `dtype`, and its file."""
@@ -144,7 +147,10 @@ def first_misfit(spark: "SparkSession", group: FileGroup, uris: list[str], colum
     assert group.schema is not None and group.dialect is not None
     text = StructType([StructField(f.name, StringType()) for f in group.schema.fields])
     df = csv_frame(spark, uris, group.dialect, text, "PERMISSIVE")
-    row = df.where(does_not_cast(column, dtype)).select(
+    # as the zone writes the column's numbers (`19,90` with a decimal comma is a number)
+    number = next((c for c in group.dialect.numbers if c.name == column), None)
+    plain = F.col(quote(column)) if number is None else plain_number(F.col(quote(column)), number)
+    row = df.withColumn(PLAIN, plain).where(does_not_cast(PLAIN, dtype)).select(
         F.col(quote(column)).alias("v"), F.input_file_name().alias("f")).limit(1).collect()
     if not row:
         return None
@@ -201,6 +207,8 @@ def explain(groups: list[FileGroup], label: str, exc: BaseException) -> str | No
         return _unnamed_value(groups, cause)
     if NUMBER_MISFIT in cause:
         return _number_misfit(groups, label, cause)
+    if ROUNDED in cause:
+        return _rounded(groups, label, cause)
     if cast := _CAST_MISFIT.search(cause):
         return _cast_misfit(groups, label, *cast.groups())
     if LEADING_ZERO in cause:  # widening keeps such a column as text: this is when it could not
@@ -265,6 +273,32 @@ def _number_misfit(groups: list[FileGroup], label: str, cause: str) -> str:
                     f"or pin how the zone writes numbers (zones: {{{zone}: {{csv: {{decimal: ..., thousands: ...}}}}}}) "
                     f"or the column's type (schema: {{{column}: string}})")
     return f"landing zone {label}: {column} {value!r} is not written like the column's other numbers"
+
+
+def _rounded(groups: list[FileGroup], label: str, cause: str) -> str:
+    """A value of a column the zone pins to a decimal with fewer places than the value has (numbers.converted),
+    with the file and line that hold it, what it would have been stored as, and the decimal that holds it."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    column, _, value = cause.split(ROUNDED, 1)[1].strip().partition(" ")
+    zone = label.replace("/landing/", "/", 1)
+    for group in groups:
+        if group.schema is None or group.dialect is None or column not in group.schema.fieldNames():
+            continue
+        kind = group.schema[column].dataType
+        number = next((c for c in group.dialect.numbers if c.name == column), None)
+        exact = Decimal(canonical(value, number.decimal, number.thousands) if number else value.strip())
+        places = -int(exact.as_tuple().exponent)
+        stored = exact.quantize(Decimal(1).scaleb(-kind.scale), rounding=ROUND_HALF_UP)
+        wider = f"decimal({min(kind.precision - kind.scale + places, 38)},{places})"
+        for path in group.files:
+            line = line_of(path, group.dialect, group.schema, column, value)
+            if line is not None:
+                return (f"{path.name} line {line:,}: {column} {value!r} has more decimal places than the type "
+                        f"{kind.simpleString()} the zone pins (rat.yaml zones.{zone}.schema) holds, and would be "
+                        f"stored as {stored}; fix the file, or pin a decimal with the places it needs ({wider})")
+    return (f"landing zone {label}: {column} {value!r} has more decimal places than the decimal the zone pins "
+            f"(rat.yaml zones.{zone}.schema) holds; fix the file, or pin a decimal with more places")
 
 
 def _unnamed_value(groups: list[FileGroup], cause: str) -> str | None:

@@ -43,6 +43,29 @@ def test_a_pinned_type_is_used_and_a_value_that_does_not_fit_it_fails_naming_fil
     assert scratch.rows(f"SELECT id, amount FROM {fqn} ORDER BY id") == [[1, "2.50"], [2, "3.25"]]
 
 
+@pytest.mark.parametrize("decimal", [".", ","])
+def test_a_value_with_more_decimal_places_than_the_pinned_decimal_fails_instead_of_rounding(scratch: Scratch,
+                                                                                            decimal: str):
+    """Found by a new user: `10.005` in a column pinned decimal(18,2) loaded as 10.01, green, without a word, where
+    the docs promise a refusal naming file, line, column and value (a decimal-comma zone's `10,005` too)."""
+    zone = f"round{'comma' if decimal == ',' else 'point'}"
+    mark = lambda v: v.replace(".", decimal)  # noqa: E731
+    scratch.landing(zone, "a.csv", f"id;amount\n1;{mark('19.90')}\n2;{mark('0.10')}\n")
+    scratch.wb.landing.set_zone_settings(scratch.ns, zone, schema={"amount": "decimal(18,2)"},
+                                         csv={"delimiter": ";", "decimal": decimal})
+    fqn = scratch.pipeline("bronze", zone, SQL.format(zone))
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, CAST(amount AS STRING) FROM {fqn} ORDER BY id") == [[1, "19.90"], [2, "0.10"]]
+    scratch.landing(zone, "b.csv", f"id;amount\n3;{mark('7.5')}\n4;{mark('10.005')}\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert (f"b.csv line 3: amount {mark('10.005')!r} has more decimal places than the type decimal(18,2) the zone "
+            f"pins (rat.yaml zones.{scratch.ns}/{zone}.schema) holds, and would be stored as 10.01; fix the file, or "
+            "pin a decimal with the places it needs (decimal(19,3))") in run["error"], run["error"]
+    assert scratch.rows(f"SELECT id, CAST(amount AS STRING) FROM {fqn} ORDER BY id") == [[1, "19.90"], [2, "0.10"]]
+
+
 def test_quarantine_sets_rows_that_do_not_parse_aside_with_file_and_line(scratch: Scratch):
     scratch.landing("q", "a.csv", "id,name\n1,a\n2\n3,c\n4,d,extra\n")
     scratch.wb.landing.set_zone_settings(scratch.ns, "q", bad_rows="quarantine")
