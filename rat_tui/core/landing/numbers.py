@@ -259,8 +259,13 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
     columns, text, said = [], [], []
     for name, column in merged.items():
         if column.numeric and not column.fits:  # `1.500,25` in one file, `1000.75` in another: no one reading
-            text.append(name)
             shown = ", ".join(column.written[:1] + column.written[-1:])
+            if _NUMBER_TYPE.match(pinned_types.get(name, "")):  # read as the pin, `1.234,56` would be 1.23
+                said.append((REFUSED, f"{name} is pinned to a number type, but its numbers are written in more than "
+                                      f"one way ({shown}); fix the files, or pin decimal and thousands in the zone's "
+                                      "csv settings"))
+                continue
+            text.append(name)
             said.append(("kept_as_text", f"{name} kept as text: its numbers are written in more than one way "
                                          f"({shown}); fix the files, or pin decimal and thousands in the zone's csv "
                                          "settings"))

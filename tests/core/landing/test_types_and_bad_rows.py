@@ -66,6 +66,25 @@ def test_a_value_with_more_decimal_places_than_the_pinned_decimal_fails_instead_
     assert scratch.rows(f"SELECT id, CAST(amount AS STRING) FROM {fqn} ORDER BY id") == [[1, "19.90"], [2, "0.10"]]
 
 
+def test_a_pinned_decimal_whose_files_write_numbers_two_ways_is_refused_not_misread(scratch: Scratch):
+    """Found by a new user: `1.234,56` and `12,50` in one file, `12.50` and `7.125` in a later one, the column
+    pinned decimal(18,2): the zone could not tell the decimal mark, said the pinned column was "kept as text",
+    and the table held 1.23 and 1250.00 (Spark's parser read the commas as grouping)."""
+    scratch.landing("twoways", "e1.csv", "id;betrag\n1;1.234,56\n2;12,50\n")
+    scratch.wb.landing.set_zone_settings(scratch.ns, "twoways", schema={"betrag": "decimal(18,2)"})
+    fqn = scratch.pipeline("bronze", "twoways", SQL.format("twoways"))
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT CAST(betrag AS STRING) FROM {fqn} ORDER BY id") == [["1234.56"], ["12.50"]]
+    scratch.landing("twoways", "e3.csv", "id;betrag\n3;12.50\n4;7.125\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert (f"zone {scratch.ns}/twoways: betrag is pinned to a number type, but its numbers are written in more than "
+            "one way (1.234,56, 7.125); fix the files, or pin decimal and thousands in the zone's csv settings") \
+        in run["error"], run["error"]
+    assert scratch.rows(f"SELECT CAST(betrag AS STRING) FROM {fqn} ORDER BY id") == [["1234.56"], ["12.50"]]
+
+
 def test_quarantine_sets_rows_that_do_not_parse_aside_with_file_and_line(scratch: Scratch):
     scratch.landing("q", "a.csv", "id,name\n1,a\n2\n3,c\n4,d,extra\n")
     scratch.wb.landing.set_zone_settings(scratch.ns, "q", bad_rows="quarantine")
