@@ -256,6 +256,11 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
                 long_values=tuple(dict.fromkeys(seen.long_values + column.long_values))[:_MOST_LONG])
     numeric = {n: c for n, c in merged.items() if c.numeric and c.fits}
     decimal = pinned_decimal or _convention(numeric.values())
+    # why the zone cannot tell: its columns show no decimal mark, or some files one and others the other (a column
+    # written two ways, `12,50` and `7.25`, shows both)
+    shows = ("the zone's files show both decimal marks (',' in some, '.' in others)"
+             if len(_marks(numeric.values())) > 1 or any(c.numeric and not c.fits for c in merged.values())
+             else "the zone shows no decimal mark")
     columns, text, said = [], [], []
     for name, column in merged.items():
         if column.numeric and not column.fits:  # `1.500,25` in one file, `1000.75` in another: no one reading
@@ -308,13 +313,12 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
             shown = ", ".join(column.written[:2])
             if fits and _NUMBER_TYPE.match(pinned_types.get(name, "")):  # the pin would read 1.500 as 1.5
                 said.append((REFUSED, f"{name} is pinned to a number type, but {shown} may be thousands or decimals, "
-                                      "and the files show no decimal mark; pin decimal and thousands in the zone's "
-                                      "csv settings too"))
+                                      f"and {shows.replace('the zone shows', 'the files show')}; pin decimal and "
+                                      "thousands in the zone's csv settings too"))
             elif fits:
                 text.append(name)
-                said.append(("kept_as_text", f"{name} kept as text: {shown} may be thousands or decimals, and the "
-                                             "zone shows no decimal mark; pin decimal and thousands in the zone's csv "
-                                             "settings"))
+                said.append(("kept_as_text", f"{name} kept as text: {shown} may be thousands or decimals, and "
+                                             f"{shows}; pin decimal and thousands in the zone's csv settings"))
             continue
         convention, values = next(iter(meanings.items()))
         if convention == (".", None):
@@ -376,13 +380,19 @@ def _decimal_for(column: ColumnSample, number: NumberColumn | None) -> str:
     return f"decimal({min(whole_digits + scale, 38)},{min(scale, 38)})"
 
 
-def _convention(columns) -> str | None:
-    """The decimal mark the zone's values show (`12,50`, `1.234,5`), None when none or both."""
+def _marks(columns) -> set[str]:
+    """The decimal marks the zone's values show (`12,50`, `1.234,5`: ",")."""
     marks = set()
     for column in columns:
         decimals = {c[0] for c in column.fits}
         if len(decimals) == 1 and column.written:
             marks |= decimals
+    return marks
+
+
+def _convention(columns) -> str | None:
+    """The decimal mark the zone's values show, None when none or both."""
+    marks = _marks(columns)
     return next(iter(marks)) if len(marks) == 1 else None
 
 

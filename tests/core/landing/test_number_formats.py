@@ -190,3 +190,12 @@ def test_the_dialects_note_names_each_description_once(tmp_path):
     (zone / "c.csv").write_bytes(b"id;name\n3;c\n")
     [note] = [n for n in _reader(zone).notes if "different dialects" in n]
     assert note == "files read with different dialects: a.csv, b.csv: comma-separated, header; c.csv: ';'-separated, header"
+
+
+def test_a_zone_whose_files_show_both_decimal_marks_says_so(tmp_path):
+    """Found by a new user: beside a decimal-comma file, a decimal-point one made `1.500` "may be thousands or
+    decimals, and the zone shows no decimal mark", which the zone plainly did; it shows both."""
+    reader = _reader(_zone(tmp_path, {"a.csv": b"id;qty;amt\n1;1.500;12,50\n", "b.csv": b"id;qty;amt\n2;2.000;7.25\n"}))
+    assert [text for kind, _, _, text in _notes(reader) if kind == "kept_as_text" and "qty" in text] == [
+        "qty kept as text: 1.500, 2.000 may be thousands or decimals, and the zone's files show both decimal marks "
+        "(',' in some, '.' in others); pin decimal and thousands in the zone's csv settings"]
