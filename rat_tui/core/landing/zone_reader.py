@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from ..errors import RatError
 from ..lake.table import quote
 from ..notes import RunNote
-from .checks import is_json_array, one_format
+from .checks import holds_only_a_header, is_json_array, one_format
 from .cleaning import cleaned, empty_rows_note, formulas_note, read_uri
 from .dialect import (Dialect, body_text, detect, either_order, open_text_bytes, order_proof, read_date,
                       swapped_order)
@@ -354,7 +354,9 @@ class ZoneReader:
         every = list(dict.fromkeys(c for df in frames for c in df.columns))
         for group, df in zip(self.groups, frames):
             missing = [c for c in every if c not in df.columns]
-            if missing:
+            if missing and all(holds_only_a_header(f) for f in group.files):  # no rows to hold NULL
+                self.note(f"{group.names()}: only a header, no row loaded")
+            elif missing:
                 self.note(f"{group.names()} lack{'s' if len(group.files) == 1 else ''} column(s) "
                           f"{', '.join(missing)}: NULL in their rows")
         frames = self._text_wins(frames)

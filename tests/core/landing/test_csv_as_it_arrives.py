@@ -156,6 +156,18 @@ def test_files_with_different_columns_are_read_by_name_and_the_log_names_the_gap
     assert any("feb.csv lacks column(s) amount" in m for m in logged)
 
 
+def test_a_header_only_file_beside_others_is_said_to_hold_no_row(scratch: Scratch):
+    """Found by a new user: a file of its header alone, beside a file that renamed a column, was said to lack
+    that column, "NULL in their rows"; it has no rows."""
+    scratch.landing("ho", "r3.csv", "id,full_name,amount\n5,Eve,50\n")
+    scratch.landing("ho", "header_only.csv", "id,name,amount\n")
+    run = load_zone(scratch, "ho")
+    assert run["status"] == "success", run["error"]
+    assert any(n.endswith(": header_only.csv: only a header, no row loaded") for n in run["landing_notes"])
+    assert not [n for n in run["landing_notes"] if "header_only.csv lack" in n], run["landing_notes"]
+    assert scratch.rows(f"SELECT id, full_name, amount FROM {run['fqn']}") == [[5, "Eve", 50]]
+
+
 def test_a_bom_never_becomes_part_of_a_column_name_and_an_encoding_setting_reads_cp1252(scratch: Scratch):
     path = scratch.root / "landing" / "enc" / "a.csv"
     path.parent.mkdir(parents=True, exist_ok=True)
