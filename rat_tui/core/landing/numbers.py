@@ -348,6 +348,13 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
     return ZoneNumbers(decimal, thousands, tuple(columns), tuple(text), tuple(said))
 
 
+def pin_advised(text: str, column: str) -> str | None:
+    """The type a note on `column` kept as text advises pinning it to (`decimal(19,2)`: the sentence above), None
+    when the note advises no type."""
+    found = re.search(rf"\b{re.escape(column)} kept as text: .*\(schema: \{{{re.escape(column)}: '([^']+)'\}}\)", text)
+    return found.group(1) if found else None
+
+
 def _reading(number: NumberColumn | None) -> tuple[str, str | None]:
     """(decimal mark, thousands separator) a column of numbers is read with: Spark's own when not the zone's."""
     return (number.decimal, number.thousands) if number is not None else (".", None)

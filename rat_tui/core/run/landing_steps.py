@@ -10,6 +10,7 @@ from ..errors import RatError
 from ..lake.spark_errors import is_cancellation
 from ..landing.checks import holds_only_a_header
 from ..landing.file_read import FileRead
+from ..landing.numbers import pin_advised
 from ..notes import RunNote
 from ..project.model import PipelineRef, Project, landing_format
 from ..project.pipeline_source import LoadedPipeline
@@ -88,17 +89,26 @@ def landing_result(landing: LandingInput, nothing_new: str | None) -> dict:
 
 
 def type_change_remedy(files_read: FilesRead, pipeline: LoadedPipeline, column: str, old: str,
-                       new: str) -> str | None:
+                       new: str, notes: list[RunNote] = ()) -> str | None:
     """The way out of a column's type change caused by landing files (None: the query's): the files that
     read it so, a rebuild that gives the table the type every file fits, and the zone's `schema:` that pins
     that type for the CSV files to come (JSON and Parquet carry their own). Never a pin of the table's old
     type: a later file's `01234` pinned to int loaded as 1234, green, and its 2.5 could not be read at all.
-    For a pipeline that archives its zones a full refresh reads only the files still in the zone."""
+    For a pipeline that archives its zones a full refresh reads only the files still in the zone. When one of the
+    run's `notes` advises a type for the column (numbers past a double: a decimal), that pin comes first: the
+    rebuild then reads every file with it (after a rebuild, the table's text column refused the pin's decimal)."""
     if not files_read or _cast_by_the_query(pipeline, column):
         return None
     namespace, zone = next(iter(files_read))
     files = [f.path for read in files_read.values() for f in read]
     shown = ", ".join(p.name for p in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    advised = next((kind for note in notes if (kind := pin_advised(note.text, column))), None)
+    if advised is not None:
+        rebuild = (f"move the files loaded before back from _processed/ and run {pipeline.ref.fqn} with --full-refresh"
+                   if pipeline.config.archive_landing_zones else
+                   f"run {pipeline.ref.fqn} with --full-refresh to rebuild the table from every file in the zone with it")
+        return (f"this run's files ({shown}) read it as {new}: pin it in rat.yaml (zones: {{{namespace}/{zone}: "
+                f"{{schema: {{{column}: '{advised}'}}}}}}), as the run's note on {column} says, then {rebuild}")
     pin = (f"; after the rebuild, pin it in rat.yaml (zones: {{{namespace}/{zone}: {{schema: {{{column}: {new}}}}}}}) "
            f"so every file to come reads it as {new} (a pin alone leaves the table as it is)"
            if any(landing_format(p) == "csv" for p in files) else "")

@@ -491,8 +491,8 @@ class Execution:
                 self.state.update_run(self.record.run_id, branch=self.branch)
             self.schema_changes_pending |= plan.changes_the_table()
             applied = apply_plan(self.table, plan, self.schema_id, self.record.run_id,
-                                 lambda *change: landing_steps.type_change_remedy(self.files_read, self.pipeline,
-                                                                                  *change))
+                                 lambda *change: landing_steps.type_change_remedy(
+                                     self.files_read, self.pipeline, *change, self.ctx.landing.run_notes()))
             if applied != self.schema_id:  # a schema commit: the table loaded at the start is stale
                 self.schema_id, self.java_table = applied, None
         self.built = replace(self.built, result=align(self.result, plan))

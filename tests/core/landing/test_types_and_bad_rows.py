@@ -447,3 +447,24 @@ def test_a_later_json_file_with_a_new_key_inside_an_object_adds_the_field(scratc
         [1, "web", None, 1, None], [2, "app", "x", 2, 30], [3, "api", None, None, None]]
     assert scratch.rows(f"SELECT typeof(meta) FROM {fqn} LIMIT 1") == [
         ["struct<at:struct<h:bigint,m:bigint>,src:string,extra:string>"]]
+
+
+def test_a_later_file_of_numbers_past_a_double_advises_the_decimal_then_the_rebuild(scratch: Scratch):
+    """Found by a new user: day 2 brought `1234567890123456.78` into a double column. The refusal advised pinning
+    `string` after a rebuild while the run's note advised a decimal; pinned as the note said, the next run was
+    refused again with the same advice. The refusal now gives the note's decimal, pinned before the rebuild."""
+    fqn = scratch.pipeline("bronze", "pay", "-- @merge_strategy: append_only\n" + SQL.format("pay"))
+    scratch.landing("pay", "p1.csv", "id,amount\n1,19.90\n2,5.00\n")
+    assert scratch.run(fqn)["status"] == "success"
+    scratch.landing("pay", "p2.csv", "id,amount\n3,1234567890123456.78\n4,0.01\n")
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert run["error"].endswith(
+        f"this run's files (p2.csv) read it as string: pin it in rat.yaml (zones: {{{scratch.ns}/pay: {{schema: "
+        f"{{amount: 'decimal(18,2)'}}}}}}), as the run's note on amount says, then run {fqn} with --full-refresh "
+        "to rebuild the table from every file in the zone with it"), run["error"]
+    scratch.wb.landing.set_zone_settings(scratch.ns, "pay", schema={"amount": "decimal(18,2)"})
+    again = scratch.run(fqn, full_refresh=True)
+    assert again["status"] == "success", again["error"]
+    assert scratch.rows(f"SELECT id, CAST(amount AS STRING) FROM {fqn} ORDER BY id") == [
+        [1, "19.90"], [2, "5.00"], [3, "1234567890123456.78"], [4, "0.01"]]
