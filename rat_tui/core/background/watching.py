@@ -42,6 +42,9 @@ from ..run.runner import RunHandle, Runner
 from ..store.state import RunRecord
 from ..text import one_line
 
+CLOCK_REALTIME_COARSE = 5  # Linux's clock id; Python names only the fine clocks
+
+
 def _mtime_lag() -> float:
     """A file's time comes from a coarse clock, up to one of its ticks behind time.time(): a run that started
     before the write could otherwise look as if it read it. A save's run starts no sooner (runner.py), so the
@@ -53,7 +56,6 @@ def _mtime_lag() -> float:
     return 0.015
 
 
-CLOCK_REALTIME_COARSE = 5  # Linux's clock id; Python names only the fine clocks
 MTIME_LAG = _mtime_lag()
 
 

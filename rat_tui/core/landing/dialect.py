@@ -82,6 +82,10 @@ class Dialect:
     # what this file's sample says of each column's numbers: the zone's reading is made of every file's
     samples: dict[str, ColumnSample] | None = field(default=None, compare=False, hash=False, repr=False)
 
+    def number_column(self, name: str) -> NumberColumn | None:
+        """How the zone writes column `name`'s numbers, None when Spark reads them its own way."""
+        return next((c for c in self.numbers if c.name == name), None)
+
     def with_numbers(self, zone: ZoneNumbers) -> "Dialect":
         return replace(self, numbers=tuple(c for c in zone.columns if c.name in self.names),
                        text_columns=tuple(n for n in zone.text if n in self.names),

@@ -258,9 +258,9 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
     decimal = pinned_decimal or _convention(numeric.values())
     # why the zone cannot tell: its columns show no decimal mark, or some files one and others the other (a column
     # written two ways, `12,50` and `7.25`, shows both)
-    shows = ("the zone's files show both decimal marks (',' in some, '.' in others)"
-             if len(_marks(numeric.values())) > 1 or any(c.numeric and not c.fits for c in merged.values())
-             else "the zone shows no decimal mark")
+    both_marks = len(_marks(numeric.values())) > 1 or any(c.numeric and not c.fits for c in merged.values())
+    marks_shown = "both decimal marks (',' in some, '.' in others)" if both_marks else "no decimal mark"
+    the_zone_shows = "the zone's files show" if both_marks else "the zone shows"
     columns, text, said = [], [], []
     for name, column in merged.items():
         if column.numeric and not column.fits:  # `1.500,25` in one file, `1000.75` in another: no one reading
@@ -313,12 +313,13 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
             shown = ", ".join(column.written[:2])
             if fits and _NUMBER_TYPE.match(pinned_types.get(name, "")):  # the pin would read 1.500 as 1.5
                 said.append((REFUSED, f"{name} is pinned to a number type, but {shown} may be thousands or decimals, "
-                                      f"and {shows.replace('the zone shows', 'the files show')}; pin decimal and "
-                                      "thousands in the zone's csv settings too"))
+                                      f"and the files show {marks_shown}; pin decimal and thousands in the zone's "
+                                      "csv settings too"))
             elif fits:
                 text.append(name)
                 said.append(("kept_as_text", f"{name} kept as text: {shown} may be thousands or decimals, and "
-                                             f"{shows}; pin decimal and thousands in the zone's csv settings"))
+                                             f"{the_zone_shows} {marks_shown}; pin decimal and thousands in the zone's "
+                                             "csv settings"))
             continue
         convention, values = next(iter(meanings.items()))
         if convention == (".", None):
@@ -341,7 +342,7 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
             text.append(name)
             columns = [c for c in columns if c.name != name]
             said.append(("kept_as_text", f"{name} kept as text: {inexact} has more digits than a double holds exactly "
-                                         f"(it would read as {_as_double(canonical(inexact, *_reading(number)))}); pin "
+                                         f"(it would read as {_as_double(canonical_in(inexact, number))}); pin "
                                          "the column to a decimal wide enough for its values (schema: {"
                                          f"{name}: '{_decimal_for(column, number)}'}}) to read them as numbers"))
     thousands = pinned_thousands or next((c.thousands for c in columns if c.thousands), None)
@@ -355,16 +356,16 @@ def pin_advised(text: str, column: str) -> str | None:
     return found.group(1) if found else None
 
 
-def _reading(number: NumberColumn | None) -> tuple[str, str | None]:
-    """(decimal mark, thousands separator) a column of numbers is read with: Spark's own when not the zone's."""
-    return (number.decimal, number.thousands) if number is not None else (".", None)
+def canonical_in(value: str, number: NumberColumn | None) -> str:
+    """`value` of a column the zone writes as `number` says (Spark's own way when None), as `canonical` gives it."""
+    return canonical(value, number.decimal, number.thousands) if number is not None else value.strip()
 
 
 def _inexact_as_double(column: ColumnSample, number: NumberColumn | None) -> str | None:
     """The first of the column's long values a double does not hold exactly, as written."""
     for value in column.long_values:
         with contextlib.suppress(InvalidOperation, ValueError):
-            exact = canonical(value, *_reading(number))
+            exact = canonical_in(value, number)
             if Decimal(exact) != Decimal(repr(float(exact))):
                 return value
     return None
@@ -380,7 +381,7 @@ def _decimal_for(column: ColumnSample, number: NumberColumn | None) -> str:
     whole_digits, scale = 1, 0
     for value in column.long_values + column.written:
         with contextlib.suppress(InvalidOperation, ValueError):
-            exact = Decimal(canonical(value, *_reading(number)))
+            exact = Decimal(canonical_in(value, number))
             digits, exponent = exact.as_tuple().digits, int(exact.as_tuple().exponent)
             scale = max(scale, -exponent)
             whole_digits = max(whole_digits, len(digits) + exponent)
@@ -478,8 +479,7 @@ def _read_as_text(field, numbers: tuple[NumberColumn, ...], pinned: frozenset[st
             and (field.name not in pinned or isinstance(field.dataType, DecimalType)))
 
 
-def _exactly(value: "Column", text: "Column", wanted: "DecimalType", name: str, raw: "Column",
-             marker: str) -> "Column":
+def _exactly(value: "Column", text: "Column", wanted: "DecimalType", refusal: "Column") -> "Column":
     """`value` (`text` cast to the decimal `wanted`), failing the read where the cast rounded: Spark stores
     `10.005` in a decimal(18,2) as 10.01. Compared with the text cast to a decimal of as many whole digits and
     every place left, which holds any value `value` holds."""
@@ -487,8 +487,7 @@ def _exactly(value: "Column", text: "Column", wanted: "DecimalType", name: str, 
     from pyspark.sql.types import DecimalType
 
     wide = DecimalType(38, 38 - (wanted.precision - wanted.scale))
-    rounded = F.raise_error(F.concat(F.lit(marker), F.lit(name + " "), raw)).cast(wanted)
-    return F.when(value.isNotNull() & (value != text.cast(wide)), rounded).otherwise(value)
+    return F.when(value.isNotNull() & (value != text.cast(wide)), refusal).otherwise(value)
 
 
 def leading_zero(raw: "Column") -> "Column":
@@ -541,7 +540,7 @@ def converted(df: "DataFrame", schema: "StructType", numbers: tuple[NumberColumn
             value = (F.when(blank, F.lit(None).cast(wanted)).when(leading_zero(raw), zero)
                      .when(fits, text.cast(wanted)).otherwise(misfit))
         if isinstance(wanted, DecimalType):  # a pinned one refuses; a sampled one (whole numbers) is widened
-            value = _exactly(value, text, wanted, field.name, raw,
-                             ROUNDED if pinned is not None and field.name in pinned else NUMBER_MISFIT)
+            marker = ROUNDED if pinned is not None and field.name in pinned else NUMBER_MISFIT
+            value = _exactly(value, text, wanted, F.raise_error(F.concat(F.lit(marker), what)).cast(wanted))
         df = df.withColumn(field.name, value)
     return df

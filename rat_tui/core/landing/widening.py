@@ -21,7 +21,7 @@ from ..lake.spark_errors import root_cause
 from ..lake.table import quote
 from .checks import bad_json_line
 from .dialect import Dialect, text_lines
-from .numbers import LEADING_ZERO, LEADING_ZERO_PATTERN, NUMBER_MISFIT, ROUNDED, canonical, plain_number
+from .numbers import LEADING_ZERO, LEADING_ZERO_PATTERN, NUMBER_MISFIT, ROUNDED, canonical_in, plain_number
 from .schema import full_csv_schema
 from .spark_reader import UNNAMED_VALUE, FileGroup, csv_frame, typed_schema
 from .zone_settings import ZoneReadSettings
@@ -148,7 +148,7 @@ def first_misfit(spark: "SparkSession", group: FileGroup, uris: list[str], colum
     text = StructType([StructField(f.name, StringType()) for f in group.schema.fields])
     df = csv_frame(spark, uris, group.dialect, text, "PERMISSIVE")
     # as the zone writes the column's numbers (`19,90` with a decimal comma is a number)
-    number = next((c for c in group.dialect.numbers if c.name == column), None)
+    number = group.dialect.number_column(column)
     plain = F.col(quote(column)) if number is None else plain_number(F.col(quote(column)), number)
     row = df.withColumn(PLAIN, plain).where(does_not_cast(PLAIN, dtype)).select(
         F.col(quote(column)).alias("v"), F.input_file_name().alias("f")).limit(1).collect()
@@ -264,7 +264,7 @@ def _number_misfit(groups: list[FileGroup], label: str, cause: str) -> str:
             line = line_of(path, group.dialect, group.schema, column, value)
             if line is None:
                 continue
-            number = next((c for c in group.dialect.numbers if c.name == column), None)
+            number = group.dialect.number_column(column)
             if number is None:
                 return f"{path.name} line {line:,}: {column} {value!r} is not a number like the column's others"
             zone = label.replace("/landing/", "/", 1)
@@ -286,8 +286,7 @@ def _rounded(groups: list[FileGroup], label: str, cause: str) -> str:
         if group.schema is None or group.dialect is None or column not in group.schema.fieldNames():
             continue
         kind = group.schema[column].dataType
-        number = next((c for c in group.dialect.numbers if c.name == column), None)
-        exact = Decimal(canonical(value, number.decimal, number.thousands) if number else value.strip())
+        exact = Decimal(canonical_in(value, group.dialect.number_column(column)))
         places = -int(exact.as_tuple().exponent)
         stored = exact.quantize(Decimal(1).scaleb(-kind.scale), rounding=ROUND_HALF_UP)
         wider = f"decimal({min(kind.precision - kind.scale + places, 38)},{places})"

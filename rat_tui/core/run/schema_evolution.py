@@ -52,6 +52,7 @@ class SchemaPlan:
     # struct the table holds once the plan is applied), and the fields that adds: (path, type), `meta.extra`
     restructured: list[tuple[str, "DataType"]] = field(default_factory=list)
     fields_added: list[tuple[tuple[str, ...], "DataType"]] = field(default_factory=list)
+    case_sensitive: bool = False  # how the plan matched names, and the write matches a struct's fields
 
     def cast_to_the_table(self) -> "SchemaPlan":
         """The plan with each incompatible column written in the table's type: for a result of no rows (files that
@@ -160,7 +161,7 @@ def _cast(column: "Column", name: str, kind: "DataType", value: "DataType") -> "
 def plan_schema(table: "StructType", result: "StructType", case_sensitive: bool = False) -> SchemaPlan:
     """What writing `result` into a table of schema `table` changes. `case_sensitive`: the session's
     spark.sql.caseSensitive; when false (Spark's default) names differing only in case are one column."""
-    plan = SchemaPlan()
+    plan = SchemaPlan(case_sensitive=case_sensitive)
     have = {f.name: f.dataType for f in table.fields}
     key = name_key(case_sensitive)
     by_key = {key(name): name for name in have}
@@ -286,23 +287,23 @@ def merged_struct(old: "DataType", new: "DataType", key: Callable[[str], str]
     return StructType(fields), added
 
 
-def _restructured(column: "Column", have: "DataType", want: "DataType") -> "Column":
-    """`column`, a struct of type `have`, as the struct `want`: each field by name, cast where its type differs,
-    NULL where `have` lacks it; a NULL struct stays NULL."""
+def _restructured(column: "Column", have: "DataType", want: "DataType", key: Callable[[str], str]) -> "Column":
+    """`column`, a struct of type `have`, as the struct `want`: each field by name (as `key` matches names, as
+    merged_struct did), cast where its type differs, NULL where `have` lacks it; a NULL struct stays NULL."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import StructType
 
     assert isinstance(have, StructType) and isinstance(want, StructType)
-    theirs = {f.name.lower(): f for f in have.fields}
+    theirs = {key(f.name): f for f in have.fields}
     parts = []
     for wanted in want.fields:
-        source = theirs.get(wanted.name.lower())
+        source = theirs.get(key(wanted.name))
         if source is None:
             value = F.lit(None).cast(wanted.dataType)
         elif source.dataType.simpleString() == wanted.dataType.simpleString():
             value = column.getField(source.name)
         elif isinstance(wanted.dataType, StructType) and isinstance(source.dataType, StructType):
-            value = _restructured(column.getField(source.name), source.dataType, wanted.dataType)
+            value = _restructured(column.getField(source.name), source.dataType, wanted.dataType, key)
         else:
             value = column.getField(source.name).cast(wanted.dataType)
         parts.append(value.alias(wanted.name))
@@ -333,7 +334,7 @@ def align(result: "DataFrame", plan: SchemaPlan) -> "DataFrame":
     for name, kind in plan.narrower:
         columns[name] = _cast(columns[name], name, kind, types[name])
     for name, kind in plan.restructured:
-        columns[name] = _restructured(columns[name], types[name], kind)
+        columns[name] = _restructured(columns[name], types[name], kind, name_key(plan.case_sensitive))
     for name, kind in missing.items():
         columns[name] = F.lit(None).cast(kind)
     return result.select(*(columns[c].alias(c) for c in ordered))
