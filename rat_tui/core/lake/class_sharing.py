@@ -9,7 +9,7 @@ unusable starts without it (`-Xshare:auto`). It is made by a process of its own,
 dump happens only when a JVM exits, and a session's JVM lives as long as its process), or on demand by
 `ensure_archive` (the test suite makes it before its first JVM starts).
 
-    python -m rat_tui.core.lake.class_sharing ARCHIVE JARS --wait|--no-wait   # the maker
+    python -m rat_tui.core.lake.class_sharing ARCHIVE JARS CLASS_PATH --wait|--no-wait   # the maker
 """
 from __future__ import annotations
 
@@ -44,8 +44,9 @@ def cache_dir() -> Path:
     return cache_root() / "jvm"
 
 
-def archive_path(java_home: Path, jars: str) -> Path | None:
-    """The archive for this Java, PySpark and `spark.jars`, or None when the JDK has no base archive."""
+def archive_path(java_home: Path, jars: str, class_path: str) -> Path | None:
+    """The archive for this Java, PySpark, `spark.jars` and the driver's extra class path (a JVM maps an
+    archive only on the class path it was made with), or None when the JDK has no base archive."""
     if not (java_home / "lib" / "server" / "classes.jsa").is_file():
         return None
     import pyspark
@@ -54,7 +55,7 @@ def archive_path(java_home: Path, jars: str) -> Path | None:
     release = java_home / "release"
     parts = [str(java_home.resolve()), release.read_text(errors="replace") if release.is_file() else "",
              pyspark.__version__, str(Path(pyspark.__file__).resolve().parent)]
-    for jar in filter(None, jars.split(",")):
+    for jar in [*filter(None, jars.split(",")), *filter(None, class_path.split(os.pathsep))]:
         path = Path(jar)
         stat = path.stat() if path.is_file() else None
         parts.append(f"{jar}:{stat.st_size}:{stat.st_mtime_ns}" if stat else jar)
@@ -69,32 +70,32 @@ def sharing_options(archive: Path | None) -> list[str]:
     return [f"-XX:SharedArchiveFile={archive}", "-Xshare:auto"]
 
 
-def make_in_background(archive: Path | None, jars: str, java_home: Path) -> None:
+def make_in_background(archive: Path | None, jars: str, class_path: str, java_home: Path) -> None:
     """Start a maker of `archive` unless it is made or being made; the start that found it missing went
     without, the next ones map it."""
     if archive is not None and not archive.is_file() and not _maker_running(archive):
-        _run_maker(archive, jars, java_home, wait=False)
+        _run_maker(archive, jars, class_path, java_home, wait=False)
 
 
-def ensure_archive(archive: Path | None, jars: str, java_home: Path) -> bool:
+def ensure_archive(archive: Path | None, jars: str, class_path: str, java_home: Path) -> bool:
     """Make `archive` now unless it is there (when another process is making it, wait for that one).
     True when it exists afterwards."""
     if archive is None:
         return False
     if not archive.is_file():
-        _run_maker(archive, jars, java_home, wait=True)
+        _run_maker(archive, jars, class_path, java_home, wait=True)
     return archive.is_file()
 
 
 def ensure_bundled_archive() -> bool:
     """`ensure_archive` for the bundled Iceberg jar, what a project without `spark.jars` starts Spark with."""
-    from .java import find_java_home, iceberg_jar
+    from .java import driver_class_path, find_java_home, iceberg_jar
 
-    java_home, jars = find_java_home(), str(iceberg_jar())
-    return ensure_archive(archive_path(java_home, jars), jars, java_home)
+    java_home, jars, class_path = find_java_home(), str(iceberg_jar()), driver_class_path()
+    return ensure_archive(archive_path(java_home, jars, class_path), jars, class_path, java_home)
 
 
-def _run_maker(archive: Path, jars: str, java_home: Path, wait: bool) -> None:
+def _run_maker(archive: Path, jars: str, class_path: str, java_home: Path, wait: bool) -> None:
     """The maker is a process of its own, at low priority: its JVM must exit for the dump, and PySpark
     keeps one JVM per process."""
     try:
@@ -103,7 +104,7 @@ def _run_maker(archive: Path, jars: str, java_home: Path, wait: bool) -> None:
     except OSError as exc:
         log.info("no class-data archive: its folder %s cannot be written (%s)", archive.parent, exc)
         return
-    command = [sys.executable, "-m", __name__, str(archive), jars, "--wait" if wait else "--no-wait"]
+    command = [sys.executable, "-m", __name__, str(archive), jars, class_path, "--wait" if wait else "--no-wait"]
     with log_file:
         maker = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file,
                                  start_new_session=True, env={**os.environ, "JAVA_HOME": str(java_home)},
@@ -168,13 +169,15 @@ def _maker_lock(archive: Path, wait: bool) -> Iterator[bool]:
             lock.unlink()
 
 
-def _make(archive: Path, jars: str) -> None:
+def _make(archive: Path, jars: str, class_path: str) -> None:
     """Start a JVM that dumps the classes it loaded when it exits, run a small lakehouse's worth of work
     on it (an Iceberg table written on a branch and fast-forwarded, a CSV read, a query), and let it
     exit; the finished archive then takes its name in one rename."""
     from pyspark import SparkConf, SparkContext
     from pyspark.java_gateway import launch_gateway
     from pyspark.sql import SparkSession
+
+    from .java import LOCAL_FILE_SYSTEM
 
     part = archive.with_name(f"{archive.stem}.{os.getpid()}.part")
     began = time.monotonic()
@@ -192,6 +195,7 @@ def _make(archive: Path, jars: str) -> None:
             ("spark.sql.catalog.demo.warehouse", warehouse.as_uri()),
             ("spark.sql.ansi.enabled", "true"), ("spark.sql.shuffle.partitions", "4"),
             ("spark.driver.extraJavaOptions", f"-XX:ArchiveClassesAtExit={part}"),
+            ("spark.driver.extraClassPath", class_path), ("spark.hadoop.fs.file.impl", LOCAL_FILE_SYSTEM),
         ])
         gateway = launch_gateway(conf)
         worked = False
@@ -232,10 +236,10 @@ def _work(spark, csv: Path) -> None:
 
 def _main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    archive, jars, wait = Path(argv[0]), argv[1], argv[2:] == ["--wait"]
+    archive, jars, class_path, wait = Path(argv[0]), argv[1], argv[2], argv[3:] == ["--wait"]
     with _maker_lock(archive, wait=wait) as held:
         if held and not archive.is_file():
-            _make(archive, jars)
+            _make(archive, jars, class_path)
     return 0 if archive.is_file() else 1
 
 

@@ -13,6 +13,8 @@ log = logging.getLogger(__name__)
 
 ICEBERG_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
 ICEBERG_JAR_SHA256 = "c562d482dcd16b666e808b755469fbc4b2604284b41622c9d87e2c02b7cc6c5f"
+# Hadoop's local file system without a `chmod` process per file written (java/, devkit/hadoop_jar.py)
+LOCAL_FILE_SYSTEM = "rattui.hadoop.NioLocalFileSystem"
 
 
 def find_java_home() -> Path:
@@ -61,3 +63,13 @@ def iceberg_jar() -> Path:
             path,
         )
     return path
+
+
+def hadoop_jar() -> Path:
+    """Our own small jar, on the driver's class path: it holds LOCAL_FILE_SYSTEM."""
+    return Path(__file__).resolve().parent / "jars" / "rat-tui-hadoop.jar"
+
+
+def driver_class_path(users: str | None = None) -> str:
+    """The driver's extra class path: the user's `spark.driver.extraClassPath` entries, then our jar."""
+    return os.pathsep.join([*filter(None, [users]), str(hadoop_jar())])

@@ -17,7 +17,7 @@ from ..errors import RatError
 from ..events import EventBus, SessionStateChanged
 from ..project.model import Project
 from .class_sharing import archive_path, make_in_background, sharing_options
-from .java import find_java_home, iceberg_jar
+from .java import LOCAL_FILE_SYSTEM, driver_class_path, find_java_home, iceberg_jar
 from .jvm_exit import LaunchedJvm, survived_out_of_memory
 from .jvm_names import java_class, static_method
 from .run_session import RunSession
@@ -388,9 +388,11 @@ class SparkManager:
         log4j.write_text(_LOG4J.format(level=settings.spark_log_level.lower(), path=logs / "spark.log"))
         jars = ",".join(settings.spark_jars) if settings.spark_jars is not None else str(iceberg_jar())
         jars = ",".join([jars, *settings.spark_extra_jars]) if settings.spark_extra_jars else jars
-        sharing = sharing_options(archive_path(java_home, jars)) if settings.spark_class_sharing else []
+        class_path = driver_class_path(settings.spark_conf.get("spark.driver.extraClassPath"))
+        sharing = sharing_options(archive_path(java_home, jars, class_path)) if settings.spark_class_sharing else []
+        local = settings.spark_master.startswith("local")
         # a cluster's executors keep their scratch on their machines
-        scratch = process_scratch() if settings.spark_master.startswith("local") else None
+        scratch = process_scratch() if local else None
         java_opts = " ".join([f"-Dlog4j2.configurationFile={log4j.as_uri()}", *sharing,
                               *jit_options(self.one_shot), *([f"-Djava.io.tmpdir={scratch}"] if scratch else [])])
         conf = {
@@ -416,6 +418,8 @@ class SparkManager:
         }
         if scratch is not None:
             conf["spark.local.dir"] = str(scratch)
+        if local:  # a cluster's executors have no such class; a local session's run in this JVM
+            conf["spark.hadoop.fs.file.impl"] = LOCAL_FILE_SYSTEM
         if settings.spark_jars_packages:
             conf["spark.jars.packages"] = ",".join(settings.spark_jars_packages)
         if settings.spark_driver_memory:
@@ -426,6 +430,7 @@ class SparkManager:
             )
         conf.update(self.storage.spark_conf())
         conf.update(settings.spark_conf)
+        conf["spark.driver.extraClassPath"] = class_path
         return conf
 
     def _start(self) -> None:
@@ -451,7 +456,9 @@ class SparkManager:
             log.info("Spark session ready in %.1f s (master %s)", self.start_seconds, conf["spark.master"])
             self._set_state(SessionState.READY)
             if self.project.settings.spark_class_sharing:  # after the start, so it never delays one
-                make_in_background(archive_path(java_home, conf["spark.jars"]), conf["spark.jars"], java_home)
+                class_path = conf["spark.driver.extraClassPath"]
+                make_in_background(archive_path(java_home, conf["spark.jars"], class_path), conf["spark.jars"],
+                                   class_path, java_home)
         except RatError as exc:
             self._set_state(SessionState.FAILED, exc.sentence())
         except Exception as exc:

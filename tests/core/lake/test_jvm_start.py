@@ -11,7 +11,7 @@ import pytest
 
 from rat_tui.core.lake import class_sharing
 from rat_tui.core.lake.class_sharing import archive_path, sharing_options
-from rat_tui.core.lake.java import find_java_home, iceberg_jar
+from rat_tui.core.lake.java import driver_class_path, find_java_home, iceberg_jar
 from rat_tui.core.project.settings import load_settings
 
 
@@ -22,8 +22,8 @@ def _spark_home() -> Path:
 
 
 def test_the_session_jvm_starts_from_the_install_archive(lake):
-    java_home, jars = find_java_home(), str(iceberg_jar())
-    archive = archive_path(java_home, jars)
+    java_home, jars, class_path = find_java_home(), str(iceberg_jar()), driver_class_path()
+    archive = archive_path(java_home, jars, class_path)
     if archive is None:
         pytest.skip(f"the JDK at {java_home} has no base CDS archive, so no archive is made on top of it")
     assert archive.is_file(), f"the suite makes {archive} before its first JVM (tests/conftest.py)"
@@ -34,7 +34,7 @@ def test_the_session_jvm_starts_from_the_install_archive(lake):
     # this start maps it, and Spark's own classes come from it.
     loaded = subprocess.run(
         [str(java_home / "bin" / "java"), "-Xshare:on", f"-XX:SharedArchiveFile={archive}",
-         "-Xlog:class+load=info", "-cp", f"{_spark_home() / 'conf'}/:{_spark_home() / 'jars'}/*",
+         "-Xlog:class+load=info", "-cp", f"{class_path}:{_spark_home() / 'conf'}/:{_spark_home() / 'jars'}/*",
          "org.apache.spark.deploy.SparkSubmit", "--version"],
         capture_output=True, text=True, timeout=120, env={**os.environ, "SPARK_HOME": str(_spark_home())})
     assert loaded.returncode == 0, loaded.stdout[-2000:] + loaded.stderr[-2000:]
@@ -47,18 +47,25 @@ def test_an_archive_is_named_after_its_java_and_jars(tmp_path: Path, monkeypatch
     monkeypatch.setenv("RAT_TUI_CACHE", str(tmp_path / "cache"))
     java_home = tmp_path / "jdk"
     (java_home / "lib" / "server").mkdir(parents=True)
-    assert archive_path(java_home, "a.jar") is None, "a JDK without a base archive gets none"
+    assert archive_path(java_home, "a.jar", "") is None, "a JDK without a base archive gets none"
     (java_home / "lib" / "server" / "classes.jsa").write_bytes(b"base")
     jar = tmp_path / "extra.jar"
     jar.write_bytes(b"one")
-    first = archive_path(java_home, str(jar))
+    ours = tmp_path / "ours.jar"
+    ours.write_bytes(b"ours")
+    first = archive_path(java_home, str(jar), str(ours))
     assert first is not None and first.parent == tmp_path / "cache" / "jvm"
-    assert archive_path(java_home, str(jar)) == first
-    assert archive_path(java_home, f"{jar},{tmp_path / 'other.jar'}") != first
+    assert archive_path(java_home, str(jar), str(ours)) == first
+    assert archive_path(java_home, f"{jar},{tmp_path / 'other.jar'}", str(ours)) != first
+    assert archive_path(java_home, str(jar), f"{tmp_path / 'users.jar'}:{ours}") != first, \
+        "another class path makes another archive (a JVM maps one only on the class path it was made with)"
+    ours.write_bytes(b"ours, rebuilt")
+    assert archive_path(java_home, str(jar), str(ours)) != first, "a changed jar on the class path makes a new archive"
+    ours.write_bytes(b"ours")
     jar.write_bytes(b"a rebuilt jar")
-    assert archive_path(java_home, str(jar)) != first, "a changed jar makes a new archive"
+    assert archive_path(java_home, str(jar), str(ours)) != first, "a changed jar makes a new archive"
     (java_home / "release").write_text('JAVA_VERSION="17.0.99"')
-    assert archive_path(java_home, "a.jar") != archive_path(tmp_path / "missing", "a.jar")
+    assert archive_path(java_home, "a.jar", "") != archive_path(tmp_path / "missing", "a.jar", "")
     assert sharing_options(first) == [], "an archive not made yet is not asked for"
     first.parent.mkdir(parents=True)
     first.write_bytes(b"made")
