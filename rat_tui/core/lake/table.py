@@ -3,6 +3,7 @@ through the Java API where SQL would only add a round trip (branches, fast-forwa
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..project.model import PipelineRef
@@ -199,12 +200,13 @@ class IcebergTable:
         named += [f"{key} => {value}" for key, value in arguments.items()]
         self.spark.sql(f"CALL {quote(self.ref.namespace)}.system.{name}({', '.join(named)})")
 
-    def fast_forward(self, branch: str, remove_property: str | None = None, drop_branch: bool = False,
+    def fast_forward(self, branch: str, properties: Mapping[str, str | None] | None = None, drop_branch: bool = False,
                      table=None) -> int:
         """Moves main to the branch (what the `fast_forward` procedure does, without the SQL round
-        trip); returns main's new snapshot. `remove_property`, and with `drop_branch` the branch's
-        removal, go in the same commit (a separate drop was one more commit and two more loads a run).
-        `table`: the Java table just loaded by the caller (Iceberg refreshes it before committing)."""
+        trip); returns main's new snapshot. `properties` the table must have (a value, or None for none),
+        and with `drop_branch` the branch's removal, go in the same commit (a separate drop was one more
+        commit and two more loads a run). `table`: the Java table just loaded by the caller (Iceberg
+        refreshes it before committing)."""
         table = table if table is not None else self._iceberg()
         # main ends where the branch is: known now, where asking after the commit reloaded the metadata
         moved_to = self.head(branch, table)
@@ -213,10 +215,15 @@ class IcebergTable:
             manage = manage.fastForwardBranch("main", branch)
             return manage.removeBranch(branch) if drop_branch else manage
 
-        if remove_property is not None and table.properties().get(remove_property) is not None:
+        now = table.properties() if properties else None
+        changes = {key: value for key, value in (properties or {}).items() if now.get(key) != value}
+        if changes:
             transaction = table.newTransaction()
             moved(transaction.manageSnapshots()).commit()
-            transaction.updateProperties().remove(remove_property).commit()
+            update = transaction.updateProperties()
+            for key, value in changes.items():
+                update = update.remove(key) if value is None else update.set(key, value)
+            update.commit()
             transaction.commitTransaction()
         else:
             moved(table.manageSnapshots()).commit()

@@ -59,6 +59,7 @@ from .strategies import (
     WriteJob,
     partition_by,
     run_strategy,
+    strategy_properties,
     table_properties,
     table_schema,
     writes_once,
@@ -552,8 +553,10 @@ class Execution:
 
     def merge(self) -> None:
         """main moves to the branch, which goes in the same commit."""
+        assert self.pipeline is not None
         self.record_published(fast_forward(self.table, self.branch, self.record.run_id, self.base_snapshot,
-                                           self.schema_id, self.log, self.check_cancel))
+                                           self.schema_id, self.log, self.check_cancel,
+                                           properties=strategy_properties(self.pipeline.config)))
         self.branch_made = False
 
     def check_main_unchanged(self) -> None:

@@ -3,7 +3,7 @@ a held run is approved (review.py). Main must still be where the run began."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from .. import testpoints
 from ..errors import RatError
@@ -30,9 +30,10 @@ def check_main_unchanged(table: IcebergTable, base_snapshot: int | None, schema_
 
 def fast_forward(table: IcebergTable, branch: str, run_id: str, base_snapshot: int | None, schema_id: int | None,
                  log: Callable[[str, str], None], check_cancel: Callable[[], None] = lambda: None,
-                 since: str = "while this run was running") -> int:
+                 since: str = "while this run was running", properties: Mapping[str, str | None] | None = None) -> int:
     """Fast-forward main to the branch and drop the branch, in one commit, only if main is still where
     the run began; returns main's new snapshot. The check and the commit share one load of the table.
+    `properties`: what the table's properties must say now (see IcebergTable.fast_forward), in that commit.
 
     A fast-forward alone would also succeed after main was rolled back to an ancestor, silently
     bringing the rolled-back rows back; and it would be pointless to retry after another run
@@ -43,7 +44,7 @@ def fast_forward(table: IcebergTable, branch: str, run_id: str, base_snapshot: i
         loaded = table.loaded()
         check_main_unchanged(table, base_snapshot, schema_id, since, loaded)
         try:
-            published = table.fast_forward(branch, remove_property=record_key(run_id), drop_branch=True,
+            published = table.fast_forward(branch, {**(properties or {}), record_key(run_id): None}, drop_branch=True,
                                            table=loaded)
             testpoints.reached("after:fast_forward")
             return published

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from rat_tui.core.lake.table import IcebergTable
+from rat_tui.core.project.model import PipelineRef
 from tests.lakehelpers import Scratch
 
 pytestmark = pytest.mark.spark
@@ -96,6 +97,38 @@ def test_a_warm_full_refresh_run_makes_two_spark_jobs_and_three_commits(scratch:
     assert _snapshots(table_dir) - snapshots == 1
     assert scratch.refs(fqn).keys() == {"main"}
     assert scratch.rows(f"SELECT count(*) FROM {scratch.ns}.silver.orders") == [[100]]
+
+
+def _property(scratch: Scratch, fqn: str, key: str) -> str | None:
+    table = IcebergTable(scratch.wb.spark.session(), PipelineRef.parse(fqn))._iceberg()
+    return table.properties().get(key)
+
+
+def test_a_full_refresh_table_merges_no_manifests_and_a_table_made_before_learns_it_as_its_run_publishes(
+        scratch: Scratch):
+    """Iceberg merges small manifests at commit in its worker pool, waited on in 10 ms sleeps; a full refresh
+    replaces every manifest, so its table turns the merge off: when made, or in the commit its next run publishes
+    with (no commit more). A pipeline that stops being a full refresh gets the merge back the same way."""
+    fqn = scratch.pipeline("silver", "orders", """
+        -- @merge_strategy: full_refresh
+        SELECT id, id % 7 AS customer_id FROM range(100)
+        """)
+    assert scratch.run(fqn)["status"] == "success"
+    assert _property(scratch, fqn, "commit.manifest-merge.enabled") == "false"
+    scratch.wb.spark.session().sql(f"ALTER TABLE {fqn} UNSET TBLPROPERTIES ('commit.manifest-merge.enabled')")
+    table_dir = scratch.root / "warehouse" / "silver" / "orders"
+    version = _metadata_version(table_dir)
+    assert scratch.run(fqn)["status"] == "success"
+    assert _metadata_version(table_dir) - version == 3, "the branch, the write, main's move with the property"
+    assert _property(scratch, fqn, "commit.manifest-merge.enabled") == "false"
+    scratch.pipeline("silver", "orders", """
+        -- @merge_strategy: append_only
+        SELECT id, id % 7 AS customer_id FROM range(100)
+        """)
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert _property(scratch, fqn, "commit.manifest-merge.enabled") is None
+    assert scratch.rows(f"SELECT count(*) FROM {fqn}") == [[200]]
 
 
 def test_a_small_incremental_run_deletes_its_keys_by_name_without_a_broadcast_job(scratch: Scratch):
