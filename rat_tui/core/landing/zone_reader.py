@@ -89,31 +89,36 @@ def _refuse_swapped_day_month(groups: list[FileGroup], settings: ZoneReadSetting
     whose days are all 12 or less is taken day-first, so a US export's 02/01/2024 became 2 January beside
     another file's 12/25/2024. One clear refusal, not a swap."""
     # a key rat.yaml pins reads every file one way: the earlier loads' order does not count against it
-    seen: dict[tuple[str, str], str] = {(key, pattern): "the zone's earlier loads"
-                                         for key, pattern in settings.date_orders if getattr(settings.csv, key) is None}
+    seen: dict[tuple[str, str], FileGroup | None] = {
+        (key, pattern): None for key, pattern in settings.date_orders if getattr(settings.csv, key) is None}
     for group in groups:
         for key in ("date_format", "timestamp_format"):
             pattern = getattr(group.dialect, key)
             swapped = swapped_order(pattern)
-            other = seen.get((key, swapped)) if swapped else None
-            if other is not None:
+            if swapped and (key, swapped) in seen:
+                other = seen[(key, swapped)]
+                first = "the zone's earlier loads" if other is None else other.names()
                 raise RatError(
-                    f"the files of zone {settings.label} write dates in two orders: {other} as {swapped}, "
-                    f"{group.names()} as {pattern} ({_proof(group, key, settings)}a file whose days are all 12 or "
-                    f"less reads either way); set the zone's {key} in rat.yaml "
-                    f"(zones: {{{settings.label}: {{csv: {{{key}: '{swapped}'}}}}}}, or '{pattern}')")
+                    f"the files of zone {settings.label} write dates in two orders: {first} as {swapped}"
+                    f"{_why(other, key, settings)}, {group.names()} as {pattern}{_why(group, key, settings)}; set "
+                    f"the zone's {key} in rat.yaml (zones: {{{settings.label}: {{csv: {{{key}: '{swapped}'}}}}}}, or "
+                    f"'{pattern}')")
             if pattern:
-                seen.setdefault((key, pattern), group.names())
+                seen.setdefault((key, pattern), group)
 
 
-def _proof(group: FileGroup, key: str, settings: ZoneReadSettings) -> str:
-    """`b.csv line 2, column day: 25/12/2024; `: where a file of the group shows its order, if one does."""
+def _why(group: FileGroup | None, key: str, settings: ZoneReadSettings) -> str:
+    """` (b.csv line 2, column day: 25/12/2024)`: where a file of the group shows its order; or that none does
+    (a file whose days are all 12 or less was read in one order, and reads the other as well). Nothing for the
+    zone's earlier loads (None)."""
+    if group is None:
+        return ""
     for file in group.files:
         found = order_proof(body_text(file, group.dialect, settings.label), group.dialect, key)
         if found is not None:
             line, column, value = found
-            return f"{file.name} line {line}, column {column}: {value}; "
-    return ""
+            return f" ({file.name} line {line}, column {column}: {value})"
+    return " (no day above 12: it reads either way)"
 
 
 @dataclass
