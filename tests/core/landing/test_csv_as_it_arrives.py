@@ -376,7 +376,7 @@ def test_a_day_first_file_with_the_header_of_a_month_first_one_is_refused_in_the
     run = scratch.run(fqn)
     assert run["status"] == "failed"
     assert "the zone's earlier loads as MM/dd/yyyy, dec.csv as dd/MM/yyyy (dec.csv line 3, column day: " \
-           "25/12/2024;" in run["error"], run["error"]
+           "25/12/2024); set" in run["error"], run["error"]
     assert scratch.rows(f"SELECT id, CAST(day AS STRING) FROM {fqn} ORDER BY id") == [
         [1, "2024-12-25"], [4, "2024-02-01"]]
 
