@@ -22,9 +22,14 @@ def run_view(app: RatApp) -> RunView:
     return app.query_one(RunView)
 
 
-async def test_run_a_pipeline_and_watch_the_phases_complete(scratch: Scratch):
+async def test_run_a_pipeline_and_watch_the_phases_complete(scratch: Scratch, monkeypatch):
     fqn = scratch.pipeline("silver", "numbers", "SELECT id, id * 10 AS tens FROM VALUES (1), (2), (3) AS v(id)",
                            tests={"positive": "SELECT * FROM {{ this }} WHERE id <= 0"})
+    # The run waits inside its write until the test saw it running: a 0.7 s run once ended between two looks
+    seen = threading.Event()
+    reached = testpoints.reached
+    monkeypatch.setattr(testpoints, "reached",
+                        lambda point: seen.wait(90) if point == "during:iceberg_write" else reached(point))
     app = RatApp(scratch.wb, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, "pipeline", fqn)
@@ -32,6 +37,9 @@ async def test_run_a_pipeline_and_watch_the_phases_complete(scratch: Scratch):
         await pilot.press("r")
         await until(pilot, lambda: run_view(app).state is not None and run_view(app).state.status == "running",
                     30, "the run to start")
+        await until(pilot, lambda: "▶  iceberg_write" in screen(app), 30, "the write phase on screen")
+        assert "✔  build_result" in screen(app)
+        seen.set()
         await until(pilot, lambda: run_view(app).state.status == "success", 90, "the run to finish")
         text = screen(app)
         assert "SUCCESS" in text
