@@ -10,7 +10,7 @@ reads the CSV and says so itself.
 The key names the file's path and identity (size, modification time, inode, change time) and the
 dialect it was read with: a replaced or edited file (even one `cp -p` left with the old size and
 time) has a new key and its old twin is never read, nor is a twin made before the zone's settings
-changed. Files under TWIN_MIN_BYTES get no twin: Spark opens a small CSV about as fast as a small
+changed. Many files under SMALL_FILE_BYTES get no twin: Spark opens a small CSV about as fast as a small
 Parquet file, and a conversion job costs more than it saves (an upload of 2,000 small files was
 nearly all conversion). A twin appears whole (written under a hidden name, then
 renamed) and its marker records what it was made from, which a run checks before reading it.

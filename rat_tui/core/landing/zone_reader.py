@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from ..errors import RatError
 from ..lake.table import quote
 from ..notes import RunNote
+from .arrival import file_name
 from .checks import holds_only_a_header, is_json_array, one_format
 from .cleaning import cleaned, empty_rows_note, formulas_note, read_uri
 from .dialect import (Dialect, body_text, detect, either_order, open_text_bytes, order_proof, read_date,
@@ -267,21 +268,13 @@ class ZoneReader:
     # -- reading ---------------------------------------------------------------------
     def read(self) -> tuple["DataFrame", "Column"]:
         """The zone as one DataFrame, and a column naming each row's file (its base name)."""
-        from pyspark.sql import functions as F
-
         frames = [self._frame(g) for g in self.groups]
         self.columns = [c for c in frames[0].columns if all(c in f.columns for f in frames[1:])]
-        df = self._by_name(frames)
-        # input_file_name(), not `_metadata`: Spark 3.5 keeps reading `_metadata` (a struct built per
-        # row, 5% of a 5M-row load) even when no query reads the column; this one is dropped then.
-        # The path is %-encoded (`my%20file.csv`); url_decode would read a literal '+' as a space.
-        parts = F.split(F.input_file_name(), "/")
-        source = F.url_decode(F.regexp_replace(F.element_at(parts, -1), r"\+", "%2B"))
-        twins = [t for g in self.groups for t in (g.twins or [])]
-        if twins:
-            by_folder = F.create_map(*(F.lit(x) for t in twins for x in (t.folder.name, t.source.name)))
-            source = F.coalesce(F.element_at(by_folder, F.element_at(parts, -2)), source)
-        return df, source
+        return self._by_name(frames), file_name(self.twins())
+
+    def twins(self) -> list:
+        """The typed twins (twins.Twin) the reader reads in place of their CSV files."""
+        return [t for g in self.groups for t in (g.twins or [])]
 
     def _frame(self, group: FileGroup) -> "DataFrame":
         reader = self.spark.read

@@ -16,10 +16,10 @@ from ..project.templating import render
 from .context import PythonContext, RunContext
 from .plan_lineage import dataframe_lineage
 from .result_checks import check_result
-from .strategies import ORDER_COLUMN
+from .strategies import output_order
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
 
 
 _UNRESOLVED = re.compile(r"with name `(?:[^`]+`\.`)*([^`]+)` cannot be resolved")  # Spark's UNRESOLVED_COLUMN
@@ -131,14 +131,12 @@ def build(ctx: RunContext, pipeline: LoadedPipeline) -> "DataFrame":
     return df
 
 
-def materialise(df: "DataFrame", relpath: str) -> tuple["DataFrame", int]:
+def materialise(df: "DataFrame", relpath: str, arrival: "Column | None" = None) -> tuple["DataFrame", int]:
     """Run the query once and count its rows; later phases read the checkpoint, so the result cannot change
     under them. The count is the job that fills the checkpoint: an eager checkpoint and then a count were
-    two jobs (a unit test's table_after, a merge's run)."""
-    from pyspark.sql import functions as F
-
+    two jobs (a unit test's table_after, a merge's run). `arrival`: RunContext.arrival."""
     try:
-        checkpoint = df.withColumn(ORDER_COLUMN, F.monotonically_increasing_id()).localCheckpoint(eager=False)
+        checkpoint = output_order(df, arrival).localCheckpoint(eager=False)
         return checkpoint, checkpoint.count()
     except Exception as exc:
         if is_cancellation(exc):

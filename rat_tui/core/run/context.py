@@ -177,6 +177,11 @@ class RunContext:
         table = IcebergTable(self.spark, target)
         return table.ident if branch is None else table.branch_ident(branch)
 
+    def arrival(self) -> "Column | None":
+        """For a keyed pipeline, each row's landing file's place in the order the run's files arrived: its last
+        row of a key is then the one of the latest file (strategies.output_order)."""
+        return self.landing.arrival() if self.config.unique_key else None
+
     def landing_df(self, zone: str) -> "DataFrame":
         return self._read_landing(zone)[0]
 

@@ -26,6 +26,7 @@ from ..landing.quarantine import REJECTED_FOLDER
 from ..landing.load_history import EarlierLoad, LoadHistory, hash_bytes, zone_read_settings
 from ..landing.file_read import FileRead
 from ..landing.sample_sources import latest_samples
+from ..landing.arrival import arrival_place
 from ..landing.zone_reader import ZoneReader
 from ..landing.zone_settings import ZoneReadSettings, changed_keys, zone_entry
 from ..notes import RunNote
@@ -106,6 +107,14 @@ class LandingInput:
         if self._samples_only(label):
             df = df.limit(0)  # a run reads the sample's columns and none of its rows
         return df, source
+
+    def arrival(self) -> "Column | None":
+        """Each row's landing file's place in the order the run's files arrived (landing/arrival.py); None when
+        the run read no landing file."""
+        files = [(f.path, f.mtime) for read in self.files_read.values() for f in read]
+        if not files:
+            return None
+        return arrival_place(files, [t for reader in self.readers.values() for t in reader.twins()])
 
     def _samples_only(self, label: str) -> bool:
         """A run's zone with nothing new: it read the zone's _samples/ for its columns, and no row."""

@@ -45,11 +45,11 @@ def build_result(ctx: RunContext, pipeline: LoadedPipeline, runs_in_write: bool,
     if runs_in_write:
         return BuildOutcome(result)
     try:
-        return BuildOutcome(*materialise(result, pipeline.source_relpath))
+        return BuildOutcome(*materialise(result, pipeline.source_relpath, ctx.arrival()))
     except RatError as exc:
         if exc.__context__ is None or not widen(exc.__context__):
             raise
-        return BuildOutcome(*materialise(build(ctx, pipeline), pipeline.source_relpath))
+        return BuildOutcome(*materialise(build(ctx, pipeline), pipeline.source_relpath, ctx.arrival()))
 
 
 def widen(ctx: RunContext, pipeline: LoadedPipeline, exc: BaseException, log: Log) -> bool:

@@ -384,8 +384,8 @@ class Execution:
                 empty = False
         target = self.target
         job = WriteJob(target, self.branch, self.result, config, self.record.run_id, self.ctx.run_started_at,
-                       self.built.rows, target_empty=empty, full_refresh=self.options.full_refresh,
-                       intervals=self.intervals is not None)
+                       self.built.rows, self.ctx.arrival(), target_empty=empty,
+                       full_refresh=self.options.full_refresh, intervals=self.intervals is not None)
         # A branch made from main starts where the run began; an overwrite above or a stage moved it.
         moved = self.stage is not None or (empty and self.table_existed)
         before = target.head(self.branch) if moved else self.base_snapshot

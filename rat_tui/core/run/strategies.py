@@ -20,11 +20,11 @@ from ..project.pipeline_config import MergeStrategy, PipelineConfig
 from .names import case_sensitive, spelled
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
     from pyspark.sql.types import StructType
 
-# Added by the runner before the result is materialised: the query's output order,
-# so "last row wins" de-duplication is deterministic.
+# Added by the runner before the result is materialised: the query's output order, after the arrival of the
+# landing file a row came from (output_order), so "last row wins" de-duplication is deterministic.
 ORDER_COLUMN = "__rat_order"
 BROADCAST_MAX_ROWS = 1_000_000
 LISTED_KEYS_MAX = 1_000  # a batch of this many rows or fewer names its keys in its DELETE (listed_keys)
@@ -60,6 +60,7 @@ class WriteJob:
     run_id: str
     run_started_at: str
     rows_in_result: int | None  # None when not counted (writes_once)
+    arrival: "Column | None" = None  # a keyed pipeline's rows' landing files' places (RunContext.arrival)
     target_empty: bool = False  # a first load (or a full refresh): nothing to merge with
     full_refresh: bool = False  # a --full-refresh run of a pipeline of any strategy
     intervals: bool = False  # a partitioned pipeline's run: it replaces its intervals' rows (run/intervals.py)
@@ -175,7 +176,8 @@ REPEATED_KEYS_SHOWN = 3
 
 def note_repeated_keys(job: WriteJob, repeated: int, keys: "DataFrame") -> None:
     """Rows of the batch whose key another row has: only the last of each was written. Said, since "last" is the
-    query's output order, which without an ORDER BY is the order its rows were read in; with the most repeated
+    arrival of landing files (output_order), or the query's output order, which without an ORDER BY is the order
+    its rows were read in; with the most repeated
     keys (`keys`: the batch's key columns), so a user can find the rows (a query only when keys repeat)."""
     from pyspark.sql import functions as F
 
@@ -183,11 +185,15 @@ def note_repeated_keys(job: WriteJob, repeated: int, keys: "DataFrame") -> None:
             .orderBy(F.desc("__rat_rows"), *job.keys).limit(REPEATED_KEYS_SHOWN).collect())
     shown = ", ".join(", ".join(f"{name} {row[name]}" for name in job.keys) + f": {row['__rat_rows']} rows"
                       for row in most)
+    last = ("the last row of each key was written: of rows read straight from landing files, the row of the file "
+            "that arrived last (by modification time, then name) and its later line; of others, the last in the "
+            "query's output order (order by a column such as updated_at to choose)" if job.arrival is not None else
+            "the last row of each key in the query's output order was written (without an ORDER BY in the query, the "
+            "order its rows were read in; order by a column such as updated_at to choose)")
     job.notes.append(RunNote(
         "duplicate_keys", f"{repeated:,} row(s) of the batch repeat the {', '.join(job.keys)} of a later row "
-        f"({shown}{', …' if repeated > sum(row['__rat_rows'] - 1 for row in most) else ''}): the last row of each key "
-        "in the query's output order was written (without an ORDER BY in the query, the order its rows were read "
-        "in; order by a column such as updated_at to choose)", phase="iceberg_write"))
+        f"({shown}{', …' if repeated > sum(row['__rat_rows'] - 1 for row in most) else ''}): {last}",
+        phase="iceberg_write"))
 
 
 def listed_keys(job: WriteJob) -> bool:
@@ -203,6 +209,21 @@ def listed_keys(job: WriteJob) -> bool:
 
 def key_literal(value: int | str) -> str:
     return sql_string(value) if isinstance(value, str) else str(int(value))
+
+
+def output_order(df: "DataFrame", arrival: "Column | None") -> "DataFrame":
+    """`df` with ORDER_COLUMN: the place of each row's landing file in their arrival order when known, then the
+    row's place in the query's output."""
+    from pyspark.errors import AnalysisException
+    from pyspark.sql import functions as F
+
+    row = F.monotonically_increasing_id()
+    if arrival is None:
+        return df.withColumn(ORDER_COLUMN, row)
+    try:
+        return df.withColumn(ORDER_COLUMN, F.struct(arrival.alias("file"), row.alias("row")))
+    except AnalysisException:  # a join of two file sources: Spark cannot tell a row's file (PreReadCheck)
+        return df.withColumn(ORDER_COLUMN, row)
 
 
 def keep_last_per_key(ordered: "DataFrame", keys: tuple[str, ...]) -> "DataFrame":
@@ -290,7 +311,7 @@ def first_load(job: WriteJob, last_row_wins: bool) -> None:
         f"ON s.snapshot_id = r.snapshot_id WHERE r.name = {sql_string(job.branch)}").first()
     job.sql(f"ALTER TABLE {job.table.ident} REPLACE BRANCH {quote(job.branch)} AS OF VERSION {int(parent)}")
     job.table.expire_snapshots([head])  # the snapshots list would show it, duplicates and all
-    job.writer(keep_last_per_key(job.rows.withColumn(ORDER_COLUMN, F.monotonically_increasing_id()), keys)).append()
+    job.writer(keep_last_per_key(output_order(job.rows, job.arrival), keys)).append()
 
 
 def rises_by_one_per_row(keys: "DataFrame") -> bool:
