@@ -1,4 +1,4 @@
-"""Queues runs, one thread each: different pipelines run concurrently, the same pipeline in turn."""
+"""Queues runs, one thread each (run_threads.py): different pipelines run concurrently, the same pipeline in turn."""
 from __future__ import annotations
 
 import logging
@@ -22,6 +22,7 @@ from ..store.intervals import IntervalStore
 from ..store.state import RunRecord, StateDB
 from .across_processes import join_covering_run, pipeline_held, wait_out
 from .phases import Execution, RunOptions
+from .run_threads import RunThreads
 from .recovery import mark_orphans
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,7 @@ class Runner:
         self._pipeline_locks: dict[PipelineRef, threading.Lock] = defaultdict(threading.Lock)
         self._lock = threading.Lock()
         self.active: dict[str, RunHandle] = {}
+        self.threads = RunThreads()
 
     def submit(self, ref: PipelineRef, options: RunOptions | None = None, version: str = "draft", trigger: str = "manual",
                join_since: float | None = None) -> RunHandle:
@@ -74,7 +76,7 @@ class Runner:
         with self._lock:
             self.active[record.run_id] = handle
         self.events.publish(RunQueued(record.run_id, ref.fqn))
-        threading.Thread(target=self._work, args=(handle,), name=f"run-{record.run_id}", daemon=True).start()
+        self.threads.start(lambda: self._work(handle), f"run-{record.run_id}")
         return handle
 
     def queued_run(self, ref: PipelineRef) -> RunHandle | None:
