@@ -20,6 +20,7 @@ STATUS_COLOURS = {"success": "32", "passed": "32", "failed": "31", "error": "31"
                   "fresh": "32", "warn": "33"}
 SYMBOLS = {"success": "✓", "passed": "✓", "failed": "✗", "error": "✗"}
 CELL_WIDTH = 48
+NOTE_CELL = 100  # a run's notes' cell in a table of runs; the notes follow whole
 SENTENCES = ("reason", "error", "note", "message")  # columns that hold a sentence: printed last, uncut
 AGES = {"age_s": "age"}  # columns of seconds printed as `7h 12m`, under a name for people
 RESULT_KEYS = ("line", "cmd", "ok", "error")
@@ -129,12 +130,19 @@ class HumanOutput(io.TextIOBase):
             self.out.writelines(f"  {name}: {_cell(item, None)}\n" for name, item in entries.items())
 
     def _runs_table(self, runs: list[dict[str, Any]], said: str = "") -> None:
-        """A run's error is cut where the command's error line above said it whole (once on a terminal)."""
+        """A run's error is cut where the command's error line above said it whole (once on a terminal). Its notes
+        (what reading its files said, often several of a few hundred characters each: joined on one line they
+        ran past 1,000) show as the first note's start in the table, then whole under it, a line each."""
         rows = [[r.get("run_id"), r.get("pipeline"), r.get("status"), _rows(r.get("status"), r.get("rows_written"), ""),
                  _seconds(r),
-                 (_gist(r["error"]) if r["error"] in said else r["error"]) if r.get("error") else _said(r)]
+                 (_gist(r["error"]) if r["error"] in said else r["error"]) if r.get("error") else _notes_cell(_said(r))]
                 for r in runs]
         self._table(["run", "pipeline", "status", "rows", "time", "note"], rows, status_column=2)
+        for run in runs:
+            notes = [] if run.get("error") else _said(run)
+            if _notes_cell(notes) != "; ".join(notes):
+                self.out.write(f"notes of run {run.get('run_id')} ({run.get('pipeline')}):\n")
+                self.out.writelines(f"  - {note}\n" for note in notes)
 
     def _unit_tests(self, tests: list[dict[str, Any]]) -> None:
         """Unit tests as a table, then each failed one's rows whole (a cell cut the value that differed)
@@ -266,11 +274,27 @@ def _seconds(run: dict[str, Any]) -> str:
     return f"{finished - started:.1f} s" if started and finished else ""
 
 
-def _said(run: dict[str, Any]) -> str:
-    """A run's note and what its reading said (`zip kept as text…`, `1.500,25 read as 1500.25`): a green run
-    that changed how a file was read says so in the shell too, not only in --json and the TUI."""
-    notes = [n.get("text") if isinstance(n, dict) else n for n in run.get("notes") or []]
+def _said(run: dict[str, Any]) -> list[str]:
+    """A run's note and what its reading said (`zip kept as text…`, `1.500,25 read as 1500.25`), each after the file
+    and line it is about: a green run that changed how a file was read says so in the shell too, not only in --json
+    and the TUI."""
+    notes = [_where(n) + str(n.get("text")) if isinstance(n, dict) else n for n in run.get("notes") or []]
     # a warn-severity test that failed lets the run succeed: said here, or only --json showed it
     warned = [f"quality test {q.get('name')} warned ({q.get('violations')} violation"
               f"{'' if q.get('violations') == 1 else 's'})" for q in run.get("quality") or [] if q.get("status") == "warned"]
-    return "; ".join(dict.fromkeys(str(n) for n in (*warned, run.get("note"), *notes) if n))  # `note` is a note's text too
+    return list(dict.fromkeys(str(n) for n in (*warned, run.get("note"), *notes) if n))  # `note` is a note's text too
+
+
+def _where(note: dict[str, Any]) -> str:
+    """`shop/landing/sales/a.csv:3: `, for a note about one file (and line)."""
+    where, line = note.get("where"), note.get("line")
+    return f"{where}{f':{line}' if line else ''}: " if where else ""
+
+
+def _notes_cell(notes: list[str]) -> str:
+    """The table's cell for a run's notes: all of them when they are short, else the first's start and how many."""
+    joined = "; ".join(notes)
+    if len(joined) <= NOTE_CELL:
+        return joined
+    more = f" (+{len(notes) - 1} more below)" if len(notes) > 1 else " (whole below)"
+    return _cell(notes[0], NOTE_CELL - len(more)) + more

@@ -363,3 +363,20 @@ def test_a_warned_quality_test_shows_in_the_runs_note_and_init_quotes_a_folder_w
     assert out.getvalue().splitlines()[1].endswith("quality test no_big_orders warned (1 violation)"), out.getvalue()
     assert main(["init", str(tmp_path / "My Project")]) == 0
     assert f"try: cd '{tmp_path / 'My Project'}' && rat-tui build" in capsys.readouterr().err
+
+
+def test_a_runs_notes_print_a_line_each_under_the_table_with_their_file_and_line():
+    """Found by a new user: `rat-tui run` printed a run's notes joined by `; `, one line of over 1,000 characters."""
+    out = io.StringIO()
+    long = "sales.csv: amount read with a decimal comma (12,05 as 12.05); " + "x" * 120
+    HumanOutput(out, io.StringIO()).write(json.dumps({"line": 1, "cmd": "run", "ok": True, "run": {
+        "run_id": "1a2b3c4d", "pipeline": "s.bronze.o", "status": "success", "rows_written": 9, "notes": [
+            {"kind": "decimal_comma", "text": long, "where": "s/landing/sales/a.csv", "line": 2},
+            {"kind": "duplicate_keys", "text": "1 row(s) of the batch repeat the id of a later row", "where": None}]},
+        "runs": [{"run_id": "9f9f9f9f", "pipeline": "s.silver.p", "status": "success", "rows_written": 3,
+                  "notes": [{"kind": "x", "text": "one short note"}]}]}) + "\n")
+    lines = out.getvalue().splitlines()
+    assert lines[1].endswith("(+1 more below)") and len(lines[1]) < 160, out.getvalue()
+    assert lines[2].endswith("  one short note")  # a run of one short note keeps it in the table, whole
+    assert lines[3:] == ["notes of run 1a2b3c4d (s.bronze.o):", f"  - s/landing/sales/a.csv:2: {long}",
+                         "  - 1 row(s) of the batch repeat the id of a later row"]
