@@ -212,6 +212,7 @@ class Execution:
                 self.base_snapshot = self.table.head("main", loaded) if loaded is not None else None
             with self.phase("config_loading"):
                 self.pipeline = self.load()
+                self.refuse_changed_unique_key()
                 memory = LoadHistory(self.state)
                 history = memory if self.pipeline.config.loads_files_once else None
                 self.ctx = RunContext(
@@ -271,6 +272,16 @@ class Execution:
         self.branch_made = True
         if at_snapshot is None:  # a table this run created: its branch starts at the empty main
             self.base_snapshot = self.table.head(self.branch)
+
+    def refuse_changed_unique_key(self) -> None:
+        """A unique_key other than the table's is refused before the build (a new user waited out a 28.6 s build
+        for it); the write's schema plan checks it again, and lets a --full-refresh rebuild the table."""
+        if self.java_table is None or self.options.full_refresh or self.pipeline is None:
+            return
+        stored = self.java_table.properties().get(UNIQUE_KEY_PROPERTY)
+        if stored is not None and stored != ",".join(self.pipeline.config.unique_key):
+            unique_key_changed(self.ref.fqn, stored, self.pipeline.config, False, self.pipeline.source_relpath,
+                               case_sensitive(self.spark))
 
     def load(self) -> LoadedPipeline:
         if self.options.read_not_before is not None:
