@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import RatError
 from ..landing.checks import file_problem
-from ..landing.dialect import detect
+from ..landing.dialect import detect, zone_dialects
 from ..landing.quarantine import REJECTED_FOLDER
 from ..landing.zone_settings import ZoneReadSettings
 from ..landing.twins import find_twin
@@ -56,6 +56,8 @@ def zone_files(project: Project, state: StateDB, namespace: str, zone: str) -> l
         settings = zone_read_settings(project, state, namespace, zone)
     except RatError:  # a run says what is wrong with them; the panel still lists the files
         settings = ZoneReadSettings()
+    # with the zone's numbers: a file's decimal comma is decided over the zone (numbers.py), not by the file alone
+    dialects = zone_dialects(base, settings) if base.is_dir() else {}
     found = []
     for path in sorted(base.rglob("*")) if base.is_dir() else []:
         if not path.is_file() or landing_format(path) is None:
@@ -75,7 +77,7 @@ def zone_files(project: Project, state: StateDB, namespace: str, zone: str) -> l
             continue
         problem, dialect = file_problem(path), None
         if not problem and landing_format(path) == "csv":
-            dialect, problem = _dialect(path, settings)
+            dialect, problem = (dialects[path].describe(), None) if path in dialects else _dialect(path, settings)
         # the mtime as runs record it (FileRead: ns / 1e9, which st_mtime may miss by its last bit)
         found.append(ZoneFile(relative.as_posix(), kind, stat.st_size, modified,
                               consumed=(project.rel(path), stat.st_mtime_ns / 1e9) in consumed, problem=problem,

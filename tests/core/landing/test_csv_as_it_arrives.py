@@ -267,6 +267,17 @@ def test_the_zone_panel_lists_how_each_text_file_is_read_or_why_it_cannot_be(scr
     assert problem.startswith("a.csv would read as one column although its first line holds ';'")
 
 
+def test_the_zone_panel_shows_the_zones_decimal_comma_and_thousands_mark_on_each_file(scratch: Scratch):
+    """Found by a new user: `read as` left out the decimal comma that landing.md says it shows; a file's numbers
+    are read by the zone's convention, which `12,50` in one file decides for `1.500` in another."""
+    from rat_tui.core.commands.details import zone_files
+
+    scratch.landing("eu", "a.csv", "id;amount\n1;12,50\n2;1.234,56\n")
+    scratch.landing("eu", "b.csv", "id;amount\n3;7\n")
+    listed = {f.path: f.dialect for f in zone_files(scratch.wb.project, scratch.wb.state, scratch.ns, "eu")}
+    assert listed == {name: "';'-separated, header, decimal comma, thousands '.'" for name in ("a.csv", "b.csv")}
+
+
 def test_files_of_one_zone_whose_dates_were_detected_in_opposite_orders_are_refused(scratch: Scratch):
     """A US export: January's file has 12/25/2024 (month first, no doubt), February's only days up to 12,
     and one more column. Each file was sniffed alone: February's 02/01/2024 became 2024-01-02 beside
