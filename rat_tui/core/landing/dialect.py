@@ -373,9 +373,11 @@ def _lines_above_header(path: Path, text: str, dialect: Dialect, settings: ZoneR
     Spark would fail on the first row wider than the header)."""
     reader = _reader(text, dialect)
     rows = []  # (last line, values, width) of the first records
+    records = []
     try:
         for record in itertools.islice(reader, 50):
             rows.append((reader.line_num, sum(1 for v in record if v.strip()), len(record)))
+            records.append(record)
     except csv.Error:
         pass
     widths = Counter(width for _, values, width in rows if values >= 2)
@@ -394,9 +396,31 @@ def _lines_above_header(path: Path, text: str, dialect: Dialect, settings: ZoneR
                     f"{path.name} {above} hold(s) {width} column(s) where the rows under it have {table}: a title "
                     f"above the header? Set the number of lines above the header in rat.yaml (zones: "
                     f"{{{settings.label}: {{csv: {{skip_rows: {header - 1}}}}}}}), or fix the header")
-            return skip
+            return skip or _title_as_wide_as_the_header(records, rows[0][0])
         skip = line
     return 0
+
+
+_NUMERIC = re.compile(r"[-+]?(\d[\d.,' ]*|[.,]\d+)")
+_COLUMN_NAME = re.compile(r"[A-Za-z_][\w .()/#%-]*")
+
+
+def _title_as_wide_as_the_header(records: list[list[str]], title_lines: int) -> int:
+    """`title_lines` when the first record is a title of as many values as the header under it (`Sales export,
+    week 1` above `id,amount`): the first two records are words (the second, distinct column names), and a
+    column under them holds numbers only. Read with the title as its header, the file loaded green as two text
+    columns holding `id`, `amount` and the numbers as text."""
+    if len(records) < 3 or len(records[0]) != len(records[1]):
+        return 0
+    title, header, rows = [v.strip() for v in records[0]], [v.strip() for v in records[1]], records[2:]
+    if (not all(v and not _NUMERIC.fullmatch(v) for v in title)
+            or not all(_COLUMN_NAME.fullmatch(v) for v in header)
+            or len({v.lower() for v in header}) != len(header)
+            or [v.lower() for v in title] == [v.lower() for v in header]):
+        return 0
+    numbers_only = any(all(column < len(row) and _NUMERIC.fullmatch(row[column].strip()) for row in rows)
+                       for column in range(len(header)))
+    return title_lines if numbers_only else 0
 
 
 def swapped_order(pattern: str | None) -> str | None:

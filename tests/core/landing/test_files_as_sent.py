@@ -256,6 +256,21 @@ def test_a_small_report_with_a_one_word_title_above_two_columns_loads_its_table_
     assert scratch.rows(f"SELECT id, amount FROM {run['fqn']} ORDER BY id") == [[1, None], [2, 7.25]]
 
 
+def test_a_title_as_wide_as_the_header_is_left_out_when_the_line_under_it_names_columns_of_numbers(scratch: Scratch):
+    """`Sales export, week 1` above `id,amount` read as the header: a green run, two text columns holding `id`,
+    `amount` and the numbers as text. A first row of words in columns of numbers, under a header of words
+    (`name,city` then text only), stays a row."""
+    _zone_file(scratch, "wide", "w.csv", b"Sales export, week 1\nid,amount\n2,12.05\n3,30.00\n")
+    run = load_zone(scratch, "wide")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, amount FROM {run['fqn']} ORDER BY id") == [[2, 12.05], [3, 30.0]]
+    assert any("w.csv: line 1 above the header (a title) not loaded" in m for m in _logged(scratch, run))
+    _zone_file(scratch, "words", "t.csv", b"name,city\nAlice,Paris\nBob,Rome\n")
+    run = load_zone(scratch, "words", "p2")
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT name, city FROM {run['fqn']} ORDER BY name") == [["Alice", "Paris"], ["Bob", "Rome"]]
+
+
 def test_skip_rows_pins_the_lines_above_the_header(scratch: Scratch):
     """A title of several values, which detection cannot tell from a header: refused naming the lines; with
     skip_rows pinned the table loads."""
