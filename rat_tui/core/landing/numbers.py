@@ -306,6 +306,15 @@ def zone_numbers(samples: list[dict[str, ColumnSample]], pinned_decimal: str | N
             continue  # whole numbers only: Spark reads them
         fits = [c for c in CONVENTIONS if c in column.fits and (pinned_decimal is None or c[0] == pinned_decimal)
                 and (pinned_thousands is None or c[1] in (None, pinned_thousands))]
+        if not fits and (pinned_decimal or pinned_thousands):
+            # no reading the pin allows: left to Spark, `1.500` beside another file's `10.50` read as 1.5, green
+            pin = re.compile(_pattern(pinned_decimal or ".", pinned_thousands))
+            misfit = next((v for v in column.written if not pin.fullmatch(v.strip())), column.written[0])
+            marks = " and ".join(f"{what} {mark!r}" for what, mark in (("decimal", pinned_decimal),
+                                                                       ("thousands", pinned_thousands)) if mark)
+            said.append((REFUSED, f"{name}: {misfit} is not a number written with the {marks} the zone's csv settings "
+                                  "pin; fix the file, or the settings"))
+            continue
         meanings = _meanings(fits, column.written)
         if len(meanings) > 1 and decimal is not None:
             meanings = _meanings([c for c in fits if c[0] == decimal], column.written)

@@ -75,7 +75,7 @@ def test_run_runs_review_and_selection_results_are_typed_and_print_as_the_contra
     assert [(r.pipeline, r.status) for r in selection.runs] == [(fqn, "success"), (down, "success")]
     assert set(printed(selection)) == {"runs"} and all(set(r) == RUN_KEYS for r in printed(selection)["runs"])
 
-    scratch.pipeline("silver", "people", "SELECT no_such_column FROM VALUES (1) AS v(id)")
+    scratch.pipeline("silver", "people", KEYED.split("SELECT")[0] + "SELECT no_such_column FROM VALUES (1) AS v(id)")
     with pytest.raises(RatError) as failed:
         scratch.wb.runs.run(f"{fqn}+")
     partial = failed.value.result

@@ -199,3 +199,21 @@ def test_a_zone_whose_files_show_both_decimal_marks_says_so(tmp_path):
     assert [text for kind, _, _, text in _notes(reader) if kind == "kept_as_text" and "qty" in text] == [
         "qty kept as text: 1.500, 2.000 may be thousands or decimals, and the zone's files show both decimal marks "
         "(',' in some, '.' in others); pin decimal and thousands in the zone's csv settings"]
+
+
+def test_numbers_no_reading_of_the_pinned_decimal_fits_are_refused_naming_the_value(scratch: Scratch):
+    """Found by a new user: with `decimal: ','` and `thousands: '.'` pinned, a zone of a comma-separated file
+    (`10.50`) and a `;`-separated one (`1.500`) loaded 1.5, green: no reading the pin allows fitted both, and the
+    column was left to Spark's. The same file alone reads 1500."""
+    fqn = scratch.pipeline("bronze", "pinned", "SELECT id, amount FROM {{ landing_zone('pinned') }}")
+    scratch.landing("pinned", "march.csv", "id,name,amount\n1,a,10.50\n2,b,20.00\n")
+    scratch.landing("pinned", "fix.csv", "id;name;amount\n2;b;1.500\n3;c;2.000\n")
+    scratch.wb.landing.set_zone_settings(scratch.ns, "pinned", csv={"decimal": ",", "thousands": "."})
+    run = scratch.run(fqn)
+    assert run["status"] == "failed"
+    assert run["error"].endswith("amount: 10.50 is not a number written with the decimal ',' and thousands '.' the "
+                                 "zone's csv settings pin; fix the file, or the settings")
+    (scratch.root / "landing" / "pinned" / "march.csv").unlink()
+    run = scratch.run(fqn)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, amount FROM {fqn} ORDER BY id") == [[2, 1500], [3, 2000]]
