@@ -11,6 +11,7 @@ from rat_tui.core.landing.dialect import detect, zone_dialects
 from rat_tui.core.landing.zone_reader import ZoneReader
 from rat_tui.core.landing.zone_settings import read_settings
 from rat_tui.core.project.settings import Settings
+from tests.lakehelpers import Scratch
 
 
 def _settings(csv: dict | None = None, schema: dict | None = None):
