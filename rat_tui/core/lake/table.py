@@ -130,12 +130,12 @@ class IcebergTable:
         snapshot = None if head is None else table.snapshot(head)
         return snapshot is None or int(snapshot.summary().get("total-records") or 0) == 0
 
-    def schema_and_property(self, key: str, table=None) -> tuple["StructType", int, str | None]:
-        """main's schema as Spark sees it, its id, and one table property, from one load of the table
-        (`spark.table().schema` and `SHOW TBLPROPERTIES` were two Spark analyses: 90 ms a run), or from
+    def schema_and_property(self, key: str | None, table=None) -> tuple["StructType", int, str | None]:
+        """main's schema as Spark sees it, its id, and one table property (None for no key), from one load of the
+        table (`spark.table().schema` and `SHOW TBLPROPERTIES` were two Spark analyses: 90 ms a run), or from
         `table`, a Java table loaded earlier that nothing has committed to since."""
         table = table if table is not None else self._iceberg()
-        return self.spark_schema(table), table.schema().schemaId(), table.properties().get(key)
+        return self.spark_schema(table), table.schema().schemaId(), None if key is None else table.properties().get(key)
 
     def spark_schema(self, table=None) -> "StructType":
         """main's schema as Spark sees it, from one load of the table (or from `table`, just loaded)."""
