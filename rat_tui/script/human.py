@@ -278,17 +278,20 @@ def _said(run: dict[str, Any]) -> list[str]:
     """A run's note and what its reading said (`zip kept as text…`, `1.500,25 read as 1500.25`), each after the file
     and line it is about: a green run that changed how a file was read says so in the shell too, not only in --json
     and the TUI."""
-    notes = [_where(n) + str(n.get("text")) if isinstance(n, dict) else n for n in run.get("notes") or []]
+    notes = [n if isinstance(n, dict) else {"text": n} for n in run.get("notes") or []]
     # a warn-severity test that failed lets the run succeed: said here, or only --json showed it
     warned = [f"quality test {q.get('name')} warned ({q.get('violations')} violation"
               f"{'' if q.get('violations') == 1 else 's'})" for q in run.get("quality") or [] if q.get("status") == "warned"]
-    return list(dict.fromkeys(str(n) for n in (*warned, run.get("note"), *notes) if n))  # `note` is a note's text too
+    note = run.get("note")  # often a note's text too: said once, with its file
+    if any(n.get("text") == note for n in notes):
+        note = None
+    return list(dict.fromkeys(str(n) for n in (*warned, note, *(_where(n) + str(n.get("text")) for n in notes)) if n))
 
 
 def _where(note: dict[str, Any]) -> str:
-    """`shop/landing/sales/a.csv:3: `, for a note about one file (and line)."""
-    where, line = note.get("where"), note.get("line")
-    return f"{where}{f':{line}' if line else ''}: " if where else ""
+    """`shop/landing/sales/a.csv:3: `, for a note about one file (and line): RunNote.as_dict's `file`."""
+    file, line = note.get("file"), note.get("line")
+    return f"{file}{f':{line}' if line else ''}: " if file else ""
 
 
 def _notes_cell(notes: list[str]) -> str:

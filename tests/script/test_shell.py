@@ -371,8 +371,9 @@ def test_a_runs_notes_print_a_line_each_under_the_table_with_their_file_and_line
     long = "sales.csv: amount read with a decimal comma (12,05 as 12.05); " + "x" * 120
     HumanOutput(out, io.StringIO()).write(json.dumps({"line": 1, "cmd": "run", "ok": True, "run": {
         "run_id": "1a2b3c4d", "pipeline": "s.bronze.o", "status": "success", "rows_written": 9, "notes": [
-            {"kind": "decimal_comma", "text": long, "where": "s/landing/sales/a.csv", "line": 2},
-            {"kind": "duplicate_keys", "text": "1 row(s) of the batch repeat the id of a later row", "where": None}]},
+            {"kind": "decimal_comma", "text": long, "file": "s/landing/sales/a.csv", "line": 2},
+            {"kind": "duplicate_keys", "text": "1 row(s) of the batch repeat the id of a later row", "file": None}],
+        "note": long},
         "runs": [{"run_id": "9f9f9f9f", "pipeline": "s.silver.p", "status": "success", "rows_written": 3,
                   "notes": [{"kind": "x", "text": "one short note"}]}]}) + "\n")
     lines = out.getvalue().splitlines()
