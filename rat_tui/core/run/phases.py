@@ -127,8 +127,7 @@ class Execution:
         # the Java table as the run loaded it, while nothing has committed to it since: the schema and the
         # branch are read and made from it (two catalog loads fewer a run); None once anything commits
         self.java_table = None
-        # main's unique key as config_loading read it from java_table (one read a run), in a tuple: None unread
-        self.stored_unique_key: tuple[str | None] | None = None
+        self.stored_unique_key: str | None = None  # main's, as config_loading read it from java_table
         self.schema_id: int | None = None  # what the run writes with; main must still have it to publish
         self.schema_changes_pending = False  # this run changed the schema, or found changes to settle
         self.stage: IcebergTable | None = None  # a rebuild writes here (rebuild.py)
@@ -280,8 +279,7 @@ class Execution:
         for it); the write's schema plan checks it again, and lets a --full-refresh rebuild the table."""
         if self.java_table is None or self.pipeline is None:
             return
-        stored = self.java_table.properties().get(UNIQUE_KEY_PROPERTY)
-        self.stored_unique_key = (stored,)
+        stored = self.stored_unique_key = self.java_table.properties().get(UNIQUE_KEY_PROPERTY)
         if not self.options.full_refresh and stored is not None and stored != ",".join(self.pipeline.config.unique_key):
             unique_key_changed(self.ref.fqn, stored, self.pipeline.config, False, self.pipeline.source_relpath,
                                case_sensitive(self.spark))
@@ -475,11 +473,12 @@ class Execution:
         no value main returns.
         """
         assert self.built is not None and self.result is not None and self.pipeline is not None
-        read = self.stored_unique_key if self.java_table is not None else None  # the same table: read already
+        # java_table is still the one config_loading read main's key from (it is let go only after this)
+        read = self.java_table is not None
         schema, self.schema_id, unique_key = self.table.schema_and_property(
             None if read else UNIQUE_KEY_PROPERTY, self.java_table)
         if read:
-            unique_key = read[0]
+            unique_key = self.stored_unique_key
         sensitive = case_sensitive(self.spark)
         plan = plan_schema(schema, table_schema(self.result.schema, config), sensitive)
         full_refresh = self.options.full_refresh

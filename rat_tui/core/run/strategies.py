@@ -177,8 +177,8 @@ REPEATED_KEYS_SHOWN = 3
 def note_repeated_keys(job: WriteJob, repeated: int, keys: "DataFrame") -> None:
     """Rows of the batch whose key another row has: only the last of each was written. Said, since "last" is the
     arrival of landing files (output_order), or the query's output order, which without an ORDER BY is the order
-    its rows were read in; with the most repeated
-    keys (`keys`: the batch's key columns), so a user can find the rows (a query only when keys repeat)."""
+    its rows were read in; with the most repeated keys (`keys`: the batch's key columns), so a user can find the
+    rows (a query only when keys repeat)."""
     from pyspark.sql import functions as F
 
     most = (keys.groupBy(*job.keys).agg(F.count(F.lit(1)).alias("__rat_rows")).filter("__rat_rows > 1")

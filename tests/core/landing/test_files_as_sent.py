@@ -240,16 +240,21 @@ def test_a_report_with_a_title_above_its_header_loads_its_table(scratch: Scratch
     assert any("1 row(s) of fy2010.csv with no value not loaded (line 7)" in m for m in logged)
 
 
+def _loads_without_its_title(scratch: Scratch, zone: str, name: str, content: bytes, rows: list) -> None:
+    """The file's `id, amount` rows load, and the run says its line 1 (a title) was left out."""
+    _zone_file(scratch, zone, name, content)
+    run = load_zone(scratch, zone)
+    assert run["status"] == "success", run["error"]
+    assert scratch.rows(f"SELECT id, amount FROM {run['fqn']} ORDER BY id") == rows
+    assert any(f"{name}: line 1 above the header (a title) not loaded" in m for m in _logged(scratch, run))
+
+
 def test_a_small_report_with_a_one_word_title_above_two_columns_loads_its_table_and_a_headerless_pair_its_rows(
         scratch: Scratch):
     """Found by a new user: `Sales` above `id,amount` was taken for the header, a table of one column named
     `Sales` (only tables of three columns or more were looked at). A two-column file's first row with an empty
     value (`1,`) is a row, not a title."""
-    _zone_file(scratch, "small", "r.csv", b"Sales\nid,amount\n1,10.5\n2,7.25\n")
-    run = load_zone(scratch, "small")
-    assert run["status"] == "success", run["error"]
-    assert scratch.rows(f"SELECT id, amount FROM {run['fqn']} ORDER BY id") == [[1, 10.5], [2, 7.25]]
-    assert any("r.csv: line 1 above the header (a title) not loaded" in m for m in _logged(scratch, run))
+    _loads_without_its_title(scratch, "small", "r.csv", b"Sales\nid,amount\n1,10.5\n2,7.25\n", [[1, 10.5], [2, 7.25]])
     _zone_file(scratch, "pairs", "p.csv", b"id,amount\n1,\n2,7.25\n")
     run = load_zone(scratch, "pairs")
     assert run["status"] == "success", run["error"]
@@ -260,11 +265,8 @@ def test_a_title_as_wide_as_the_header_is_left_out_when_the_line_under_it_names_
     """`Sales export, week 1` above `id,amount` read as the header: a green run, two text columns holding `id`,
     `amount` and the numbers as text. A first row of words in columns of numbers, under a header of words
     (`name,city` then text only), stays a row."""
-    _zone_file(scratch, "wide", "w.csv", b"Sales export, week 1\nid,amount\n2,12.05\n3,30.00\n")
-    run = load_zone(scratch, "wide")
-    assert run["status"] == "success", run["error"]
-    assert scratch.rows(f"SELECT id, amount FROM {run['fqn']} ORDER BY id") == [[2, 12.05], [3, 30.0]]
-    assert any("w.csv: line 1 above the header (a title) not loaded" in m for m in _logged(scratch, run))
+    _loads_without_its_title(scratch, "wide", "w.csv", b"Sales export, week 1\nid,amount\n2,12.05\n3,30.00\n",
+                             [[2, 12.05], [3, 30.0]])
     _zone_file(scratch, "words", "t.csv", b"name,city\nAlice,Paris\nBob,Rome\n")
     run = load_zone(scratch, "words", "p2")
     assert run["status"] == "success", run["error"]
